@@ -1,0 +1,6 @@
+//! The pure domain core of terraform-provider-eksgpu: the GPU catalog, and
+//! (in later layers) rules, renderers of Kubernetes objects and the drift diff
+//! of owned fields. No I/O and no async here: everything is a function of its
+//! inputs and tested as such.
+
+pub mod catalog;

@@ -1,0 +1,141 @@
+//! The traits a provider implements. Requests and responses are structs so the
+//! API can grow without breaking implementations; nothing here names the wire.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::diag::{AttributePath, Diagnostics};
+use crate::schema::Schema;
+use crate::value::Value;
+
+/// Per-process context handed to every operation. Cancelled when Terraform
+/// calls `StopProvider` (Ctrl-C), so long waits can end promptly.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    cancel: CancellationToken,
+}
+
+impl Context {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Resolves once Terraform asked the provider to stop.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await;
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+pub struct ConfigureRequest {
+    pub terraform_version: String,
+    pub config: Value,
+}
+
+#[async_trait]
+pub trait Provider: Send + Sync + 'static {
+    fn schema(&self) -> Schema;
+
+    fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
+
+    /// Called once per process before any read, plan or apply. With
+    /// `get_provider_schema_optional`, `schema()` may not have been requested first.
+    async fn configure(&self, req: ConfigureRequest, diags: &mut Diagnostics);
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>>;
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>>;
+}
+
+#[async_trait]
+pub trait DataSource: Send + Sync + 'static {
+    fn type_name(&self) -> &'static str;
+
+    fn schema(&self) -> Schema;
+
+    /// Offline checks of the configuration; values may be unknown.
+    fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
+
+    /// Returns the full state (config plus computed attributes), or `None`
+    /// after recording an error.
+    async fn read(&self, ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value>;
+}
+
+pub struct PlanRequest {
+    /// `Null` when the object is being created.
+    pub prior_state: Value,
+    /// `Null` when the object is being destroyed.
+    pub proposed_new_state: Value,
+    pub config: Value,
+    pub prior_private: Vec<u8>,
+}
+
+pub struct PlanResponse {
+    pub planned_state: Value,
+    pub requires_replace: Vec<AttributePath>,
+    pub planned_private: Vec<u8>,
+}
+
+pub struct ApplyRequest {
+    pub prior_state: Value,
+    /// `Null` for a destroy.
+    pub planned_state: Value,
+    pub config: Value,
+    pub planned_private: Vec<u8>,
+}
+
+pub struct ApplyResponse {
+    /// Must be `Null` after a destroy and non-null otherwise. On a partial
+    /// failure return what exists, so state loses nothing.
+    pub new_state: Value,
+    pub private: Vec<u8>,
+}
+
+pub struct ReadRequest {
+    pub current_state: Value,
+    pub private: Vec<u8>,
+}
+
+pub struct ReadResponse {
+    /// `Null` when the object is gone.
+    pub new_state: Value,
+    pub private: Vec<u8>,
+}
+
+pub struct ImportResponse {
+    pub state: Value,
+    pub private: Vec<u8>,
+}
+
+#[async_trait]
+pub trait Resource: Send + Sync + 'static {
+    fn type_name(&self) -> &'static str;
+
+    fn schema(&self) -> Schema;
+
+    fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
+
+    /// Plans offline: no cloud calls, unknown inputs give unknown outputs.
+    async fn plan(&self, ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse;
+
+    async fn apply(&self, ctx: &Context, req: ApplyRequest, diags: &mut Diagnostics) -> ApplyResponse;
+
+    async fn read(&self, ctx: &Context, req: ReadRequest, diags: &mut Diagnostics) -> ReadResponse;
+
+    async fn import(&self, ctx: &Context, id: &str, diags: &mut Diagnostics) -> Option<ImportResponse>;
+
+    /// Upgrades stored state (already decoded with the current schema's type)
+    /// from `version`. Called for every instance on every run.
+    fn upgrade(&self, _version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
+        state
+    }
+}

@@ -1,0 +1,243 @@
+//! Schemas: the shape of provider, resource and data source configuration,
+//! built in code (the single source of truth) and sent to Terraform.
+
+use crate::types::Type;
+
+/// A versioned schema of a resource, data source or the provider itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    pub version: i64,
+    pub block: Block,
+}
+
+impl Schema {
+    pub fn new(block: Block) -> Self {
+        Self { version: 0, block }
+    }
+
+    /// The cty type of values of this schema (state, config, plan).
+    pub fn value_type(&self) -> Type {
+        self.block.implied_type()
+    }
+}
+
+/// How an attribute is set: by the user, by the provider, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Required,
+    Optional,
+    Computed,
+    /// Set by the user, else computed by the provider.
+    OptionalComputed,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    pub name: String,
+    pub ty: Type,
+    pub mode: Mode,
+    pub description: String,
+    pub sensitive: bool,
+    pub deprecated: bool,
+    /// Changing it replaces the object (used by the resource plan helper).
+    pub forces_replacement: bool,
+}
+
+impl Attribute {
+    fn new(name: &str, ty: Type, mode: Mode, description: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            ty,
+            mode,
+            description: description.to_owned(),
+            sensitive: false,
+            deprecated: false,
+            forces_replacement: false,
+        }
+    }
+
+    pub fn required(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Required, description)
+    }
+
+    pub fn optional(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Optional, description)
+    }
+
+    pub fn computed(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Computed, description)
+    }
+
+    pub fn optional_computed(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::OptionalComputed, description)
+    }
+
+    #[must_use]
+    pub fn sensitive(mut self) -> Self {
+        self.sensitive = true;
+        self
+    }
+
+    #[must_use]
+    pub fn forces_replacement(mut self) -> Self {
+        self.forces_replacement = true;
+        self
+    }
+}
+
+/// How many blocks of a type may appear. Protocol-6 nested attributes are
+/// not offered: Terraform 1.0.x crashes on some of them (protocol.md §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nesting {
+    Single,
+    List,
+    Set,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedBlock {
+    pub name: String,
+    pub nesting: Nesting,
+    pub block: Block,
+    pub min_items: i64,
+    pub max_items: i64,
+}
+
+impl NestedBlock {
+    pub fn single(name: &str, block: Block) -> Self {
+        Self { name: name.to_owned(), nesting: Nesting::Single, block, min_items: 0, max_items: 0 }
+    }
+
+    pub fn list(name: &str, block: Block) -> Self {
+        Self { name: name.to_owned(), nesting: Nesting::List, block, min_items: 0, max_items: 0 }
+    }
+
+    #[must_use]
+    pub fn min_items(mut self, n: i64) -> Self {
+        self.min_items = n;
+        self
+    }
+
+    #[must_use]
+    pub fn max_items(mut self, n: i64) -> Self {
+        self.max_items = n;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Block {
+    pub attributes: Vec<Attribute>,
+    pub blocks: Vec<NestedBlock>,
+    /// Markdown.
+    pub description: String,
+    pub deprecated: bool,
+}
+
+impl Block {
+    pub fn new(description: &str) -> Self {
+        Self { description: description.to_owned(), ..Self::default() }
+    }
+
+    #[must_use]
+    pub fn attribute(mut self, a: Attribute) -> Self {
+        self.attributes.push(a);
+        self
+    }
+
+    #[must_use]
+    pub fn block(mut self, b: NestedBlock) -> Self {
+        self.blocks.push(b);
+        self
+    }
+
+    pub fn implied_type(&self) -> Type {
+        let attrs = self.attributes.iter().map(|a| (a.name.clone(), a.ty.clone()));
+        let blocks = self.blocks.iter().map(|b| {
+            let inner = b.block.implied_type();
+            let ty = match b.nesting {
+                Nesting::Single => inner,
+                Nesting::List => Type::list(inner),
+                Nesting::Set => Type::set(inner),
+            };
+            (b.name.clone(), ty)
+        });
+        Type::Object(attrs.chain(blocks).collect())
+    }
+
+    pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    pub fn find_block(&self, name: &str) -> Option<&NestedBlock> {
+        self.blocks.iter().find(|b| b.name == name)
+    }
+}
+
+/// The rules current Terraform's `configschema.InternalValidate` applies when it
+/// loads a provider; Terraform 1.0.3 does not check them, so we do (protocol.md §2.3).
+pub fn internal_validate(block: &Block, path: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let valid_name = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let mut seen = std::collections::BTreeSet::new();
+    for a in &block.attributes {
+        let at = format!("{path}{}", a.name);
+        if !valid_name(&a.name) {
+            problems.push(format!("{at}: name must match ^[a-z0-9_]+$"));
+        }
+        if !seen.insert(a.name.as_str()) {
+            problems.push(format!("{at}: duplicate name"));
+        }
+        if a.description.is_empty() {
+            problems.push(format!("{at}: missing description (docs are generated from it)"));
+        }
+    }
+    for b in &block.blocks {
+        let at = format!("{path}{}", b.name);
+        if !valid_name(&b.name) {
+            problems.push(format!("{at}: name must match ^[a-z0-9_]+$"));
+        }
+        if !seen.insert(b.name.as_str()) {
+            problems.push(format!("{at}: name used by an attribute and a block"));
+        }
+        if b.nesting == Nesting::Single && (b.min_items > 1 || b.max_items > 1) {
+            problems.push(format!("{at}: single blocks take min/max items of 0 or 1"));
+        }
+        if b.max_items != 0 && b.min_items > b.max_items {
+            problems.push(format!("{at}: min_items exceeds max_items"));
+        }
+        problems.extend(internal_validate(&b.block, &format!("{at}.")));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn implied_type_includes_blocks() {
+        let block = Block::new("x")
+            .attribute(Attribute::required("name", Type::String, "n"))
+            .block(NestedBlock::list("pool", Block::new("p").attribute(Attribute::optional("id", Type::Number, "i"))))
+            .block(NestedBlock::single("one", Block::new("o")));
+        assert_eq!(
+            block.implied_type(),
+            Type::object([
+                ("name", Type::String),
+                ("pool", Type::list(Type::object([("id", Type::Number)]))),
+                ("one", Type::object([])),
+            ])
+        );
+    }
+
+    #[test]
+    fn internal_validate_catches_what_terraform_rejects() {
+        let bad = Block::new("x")
+            .attribute(Attribute::required("Bad-Name", Type::String, "d"))
+            .attribute(Attribute::optional("dup", Type::String, "d"))
+            .block(NestedBlock::single("dup", Block::new("b")).max_items(2));
+        let problems = internal_validate(&bad, "");
+        assert_eq!(problems.len(), 3, "{problems:?}");
+    }
+}

@@ -1,0 +1,137 @@
+//! The generated protocol code, private to this crate, and the one place that
+//! translates between it and the crate's own types.
+
+#[allow(dead_code, clippy::all, clippy::pedantic, missing_docs, unreachable_pub)]
+pub(crate) mod tfplugin6 {
+    tonic::include_proto!("tfplugin6");
+}
+
+#[allow(dead_code, clippy::all, clippy::pedantic, missing_docs, unreachable_pub)]
+pub(crate) mod plugin {
+    tonic::include_proto!("plugin");
+}
+
+use crate::diag::{AttributePath, Diagnostic, Diagnostics, Severity, Step};
+use crate::schema::{Attribute, Block, Mode, NestedBlock, Nesting, Schema};
+use crate::types::Type;
+use crate::value::{DecodeError, EncodeError, Value, decode_json, decode_msgpack, encode_msgpack};
+
+use tfplugin6::schema::nested_block::NestingMode;
+
+pub(crate) fn schema_to_proto(schema: &Schema) -> tfplugin6::Schema {
+    tfplugin6::Schema { version: schema.version, block: Some(block_to_proto(&schema.block)) }
+}
+
+fn block_to_proto(block: &Block) -> tfplugin6::schema::Block {
+    let Block { attributes, blocks, description, deprecated } = block;
+    tfplugin6::schema::Block {
+        version: 0,
+        attributes: attributes.iter().map(attribute_to_proto).collect(),
+        block_types: blocks.iter().map(nested_block_to_proto).collect(),
+        description: description.clone(),
+        description_kind: tfplugin6::StringKind::Markdown.into(),
+        deprecated: *deprecated,
+    }
+}
+
+fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
+    // `forces_replacement` is provider-side plan logic, not part of the wire schema.
+    let Attribute { name, ty, mode, description, sensitive, deprecated, forces_replacement: _ } = a;
+    tfplugin6::schema::Attribute {
+        name: name.clone(),
+        r#type: ty.to_json().to_string().into_bytes(),
+        description: description.clone(),
+        required: *mode == Mode::Required,
+        optional: matches!(mode, Mode::Optional | Mode::OptionalComputed),
+        computed: matches!(mode, Mode::Computed | Mode::OptionalComputed),
+        sensitive: *sensitive,
+        description_kind: tfplugin6::StringKind::Markdown.into(),
+        deprecated: *deprecated,
+    }
+}
+
+fn nested_block_to_proto(b: &NestedBlock) -> tfplugin6::schema::NestedBlock {
+    let NestedBlock { name, nesting, block, min_items, max_items } = b;
+    tfplugin6::schema::NestedBlock {
+        type_name: name.clone(),
+        block: Some(block_to_proto(block)),
+        nesting: match nesting {
+            Nesting::Single => NestingMode::Single,
+            Nesting::List => NestingMode::List,
+            Nesting::Set => NestingMode::Set,
+        }
+        .into(),
+        min_items: *min_items,
+        max_items: *max_items,
+    }
+}
+
+pub(crate) fn diagnostics_to_proto(diags: Diagnostics) -> Vec<tfplugin6::Diagnostic> {
+    diags.into_vec().into_iter().map(diagnostic_to_proto).collect()
+}
+
+fn diagnostic_to_proto(d: Diagnostic) -> tfplugin6::Diagnostic {
+    let Diagnostic { severity, summary, detail, path } = d;
+    tfplugin6::Diagnostic {
+        severity: match severity {
+            Severity::Error => tfplugin6::diagnostic::Severity::Error,
+            Severity::Warning => tfplugin6::diagnostic::Severity::Warning,
+        }
+        .into(),
+        summary,
+        detail,
+        attribute: path.filter(|p| !p.is_empty()).map(|p| path_to_proto(&p)),
+    }
+}
+
+pub(crate) fn path_to_proto(path: &AttributePath) -> tfplugin6::AttributePath {
+    use tfplugin6::attribute_path::step::Selector;
+    tfplugin6::AttributePath {
+        steps: path
+            .steps()
+            .iter()
+            .map(|s| tfplugin6::attribute_path::Step {
+                selector: Some(match s {
+                    Step::Attribute(n) => Selector::AttributeName(n.clone()),
+                    Step::Key(k) => Selector::ElementKeyString(k.clone()),
+                    Step::Index(i) => Selector::ElementKeyInt(*i),
+                }),
+            })
+            .collect(),
+    }
+}
+
+/// Decodes a `DynamicValue`: msgpack when present, else JSON, else null
+/// (the same preference as Terraform's own `decodeDynamicValue`).
+pub(crate) fn decode_dynamic(v: Option<&tfplugin6::DynamicValue>, ty: &Type) -> Result<Value, DecodeError> {
+    match v {
+        Some(dv) if !dv.msgpack.is_empty() => decode_msgpack(&dv.msgpack, ty),
+        Some(dv) if !dv.json.is_empty() => decode_json(&dv.json, ty),
+        _ => Ok(Value::Null),
+    }
+}
+
+pub(crate) fn encode_dynamic(v: &Value, ty: &Type) -> Result<tfplugin6::DynamicValue, EncodeError> {
+    Ok(tfplugin6::DynamicValue { msgpack: encode_msgpack(v, ty)?, json: Vec::new() })
+}
+
+/// A value Terraform sent that does not fit the schema: the user sees where.
+pub(crate) fn decode_failed(what: &str, err: &DecodeError) -> Diagnostic {
+    let d = Diagnostic::error(
+        format!("Invalid {what}"),
+        format!(
+            "Terraform sent a {what} this provider could not read: {err}. This usually means the \
+             Terraform CLI and the provider disagree about the schema; run `terraform init -upgrade` \
+             and report it if it persists."
+        ),
+    );
+    if err.path.is_empty() { d } else { d.at(err.path.clone()) }
+}
+
+/// A value the provider built that does not fit its own schema: a provider bug.
+pub(crate) fn encode_failed(what: &str, err: &EncodeError) -> Diagnostic {
+    Diagnostic::error(
+        format!("Provider produced an invalid {what}"),
+        format!("{err}. This is a bug in terraform-provider-eksgpu; please report it with this message."),
+    )
+}
