@@ -2,8 +2,11 @@
 //! which GPUs, how much memory each GPU has, and how MIG can split them.
 //! Facts only, each row with its source; prices are never part of it.
 
+mod entry;
 mod instances;
 mod mig;
+
+pub use entry::{Entry, LiveInstanceType, entries};
 
 /// Where a row's facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,97 @@
+//! AWS access: settings from the provider block, a lazily loaded SDK
+//! configuration (nothing contacts AWS until a resource or data source needs
+//! it), and the operations the provider uses.
+
+mod ec2;
+mod error;
+
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use tokio::sync::OnceCell;
+
+pub use ec2::InstanceTypes;
+pub use error::AwsError;
+
+/// `assume_role { … }` of the provider block.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AssumeRole {
+    pub role_arn: String,
+    pub session_name: Option<String>,
+    pub external_id: Option<String>,
+}
+
+/// `endpoints { … }` of the provider block: per-service URL overrides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Endpoints {
+    pub eks: Option<String>,
+    pub ec2: Option<String>,
+    pub iam: Option<String>,
+    pub sts: Option<String>,
+}
+
+/// The AWS part of the provider configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AwsSettings {
+    pub region: Option<String>,
+    pub profile: Option<String>,
+    pub assume_role: Option<AssumeRole>,
+    pub endpoints: Endpoints,
+}
+
+/// Clients built on first use from [`AwsSettings`] and the standard
+/// credential chain (environment, shared config and credentials files, web
+/// identity, container and instance metadata), as the AWS CLI reads them.
+pub struct AwsClients {
+    settings: AwsSettings,
+    config: OnceCell<SdkConfig>,
+}
+
+impl AwsClients {
+    pub fn new(settings: AwsSettings) -> Self {
+        Self { settings, config: OnceCell::new() }
+    }
+
+    pub fn settings(&self) -> &AwsSettings {
+        &self.settings
+    }
+
+    async fn sdk_config(&self) -> &SdkConfig {
+        self.config.get_or_init(|| load(&self.settings)).await
+    }
+
+    /// EC2 instance-type facts (`ec2:DescribeInstanceTypes`).
+    pub async fn instance_types(&self) -> ec2::Ec2InstanceTypes {
+        let config = self.sdk_config().await;
+        let mut builder = aws_sdk_ec2::config::Builder::from(config);
+        if let Some(url) = &self.settings.endpoints.ec2 {
+            builder = builder.endpoint_url(url);
+        }
+        ec2::Ec2InstanceTypes::new(aws_sdk_ec2::Client::from_conf(builder.build()))
+    }
+}
+
+async fn load(settings: &AwsSettings) -> SdkConfig {
+    let mut loader = aws_config::defaults(BehaviorVersion::latest());
+    if let Some(region) = &settings.region {
+        loader = loader.region(Region::new(region.clone()));
+    }
+    if let Some(profile) = &settings.profile {
+        loader = loader.profile_name(profile);
+    }
+    let base = loader.load().await;
+    let Some(role) = &settings.assume_role else {
+        return base;
+    };
+    // The role is assumed through STS, at the overridden endpoint when one is set.
+    let mut sts_base = base.to_builder();
+    if let Some(url) = &settings.endpoints.sts {
+        sts_base.set_endpoint_url(Some(url.clone()));
+    }
+    let mut provider = aws_config::sts::AssumeRoleProvider::builder(role.role_arn.clone())
+        .session_name(role.session_name.clone().unwrap_or_else(|| "terraform-provider-eksgpu".to_owned()))
+        .configure(&sts_base.build());
+    if let Some(id) = &role.external_id {
+        provider = provider.external_id(id.clone());
+    }
+    let provider = provider.build().await;
+    base.to_builder().credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(provider)).build()
+}

@@ -1,0 +1,13 @@
+//! Data sources, one module each.
+
+pub mod gpu_catalog;
+
+use std::sync::Arc;
+
+use eksgpu_tfplugin::DataSource;
+
+use crate::provider::ProviderState;
+
+pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
+    vec![Arc::new(gpu_catalog::GpuCatalog::new(state.clone()))]
+}

@@ -1,0 +1,137 @@
+//! The provider block: its schema (fixed names, see docs/index.md), offline
+//! validation, and the configuration every resource and data source shares.
+
+mod config;
+
+use std::sync::{Arc, OnceLock};
+
+use async_trait::async_trait;
+use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
+use eksgpu_tfplugin::{ConfigureRequest, DataSource, Diagnostics, Resource, Type, Value};
+
+pub use config::{Configured, KarpenterVersion, KubernetesSettings, Secret, DEFAULT_FIELD_MANAGER, DEFAULT_KARPENTER_VERSION};
+
+use crate::data_sources;
+
+/// Shared by the provider and everything it serves; set once by ConfigureProvider.
+#[derive(Default)]
+pub struct ProviderState {
+    configured: OnceLock<Configured>,
+}
+
+impl ProviderState {
+    pub fn configured(&self) -> Option<&Configured> {
+        self.configured.get()
+    }
+}
+
+#[derive(Default)]
+pub struct EksGpuProvider {
+    state: Arc<ProviderState>,
+}
+
+impl EksGpuProvider {
+    pub fn state(&self) -> &Arc<ProviderState> {
+        &self.state
+    }
+}
+
+#[async_trait]
+impl eksgpu_tfplugin::Provider for EksGpuProvider {
+    fn schema(&self) -> Schema {
+        schema()
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        config::validate(config, diags);
+    }
+
+    async fn configure(&self, req: ConfigureRequest, diags: &mut Diagnostics) {
+        config::validate(&req.config, diags);
+        if diags.has_errors() {
+            return;
+        }
+        let configured = config::parse(&req.config);
+        tracing::debug!(
+            terraform_version = %req.terraform_version,
+            region = configured.aws.settings().region.as_deref().unwrap_or("(default chain)"),
+            karpenter_version = %configured.karpenter_version,
+            "provider configured"
+        );
+        // A second ConfigureProvider in one process never happens; keep the first.
+        let _ = self.state.configured.set(configured);
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        data_sources::all(&self.state)
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>> {
+        Vec::new()
+    }
+}
+
+pub fn schema() -> Schema {
+    let s = |name: &str, description: &str| Attribute::optional(name, Type::String, description);
+    Schema::new(
+        Block::new(
+            "Configures how the provider reaches AWS and each cluster. Nothing contacts AWS until a \
+             resource or data source needs it, so `terraform plan` of rendered objects works offline.",
+        )
+        .attribute(s("region", "AWS region. Defaults to the AWS default chain (`AWS_REGION`, the profile's region)."))
+        .attribute(s("profile", "Named profile of the AWS shared config and credentials files."))
+        .attribute(s(
+            "karpenter_version",
+            &format!(
+                "Karpenter release the clusters run, as `MAJOR.MINOR` (e.g. `\"1.14\"`). Validation only \
+                 assumes Karpenter API features this release has. Default `\"{DEFAULT_KARPENTER_VERSION}\"`."
+            ),
+        ))
+        .attribute(s(
+            "field_manager",
+            &format!("Server-side apply field manager for in-cluster objects. Default `\"{DEFAULT_FIELD_MANAGER}\"`."),
+        ))
+        .block(
+            NestedBlock::single(
+                "assume_role",
+                Block::new("IAM role to assume (through STS) for every AWS call.")
+                    .attribute(Attribute::required("role_arn", Type::String, "ARN of the role to assume."))
+                    .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
+                    .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive()),
+            )
+            .max_items(1),
+        )
+        .block(
+            NestedBlock::single(
+                "endpoints",
+                Block::new("Endpoint URL overrides, e.g. for VPC endpoints or local emulators.")
+                    .attribute(s("eks", "EKS endpoint URL."))
+                    .attribute(s("ec2", "EC2 endpoint URL."))
+                    .attribute(s("iam", "IAM endpoint URL."))
+                    .attribute(s("sts", "STS endpoint URL (used to assume `assume_role`).")),
+            )
+            .max_items(1),
+        )
+        .block(
+            NestedBlock::single(
+                "kubernetes",
+                Block::new(
+                    "How to reach the clusters' Kubernetes API. By default the provider finds each cluster \
+                     itself: endpoint and CA from EKS `DescribeCluster`, and an EKS IAM token as \
+                     `aws eks get-token` makes.",
+                )
+                .attribute(s("host", "API server URL (`https://…`)."))
+                .attribute(s("cluster_ca_certificate", "PEM CA bundle of the API server."))
+                .attribute(s("token", "Bearer token.").sensitive())
+                .attribute(Attribute::optional(
+                    "insecure",
+                    Type::Bool,
+                    "Skip TLS verification of the API server. For test clusters only.",
+                ))
+                .attribute(s("config_path", "Path to a kubeconfig file."))
+                .attribute(s("config_context", "Context of the kubeconfig to use.")),
+            )
+            .max_items(1),
+        ),
+    )
+}

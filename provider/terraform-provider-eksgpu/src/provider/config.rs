@@ -1,0 +1,229 @@
+//! Reading and checking the provider block.
+
+use std::fmt;
+
+use eksgpu_cloud::{AssumeRole, AwsClients, AwsSettings, Endpoints};
+use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
+
+pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
+/// The Karpenter release whose CRDs are in ../shared/crds (v1.14.1).
+pub const DEFAULT_KARPENTER_VERSION: &str = "1.14";
+/// Kubernetes rejects longer field managers (apimachinery `validateFieldManager`).
+const MAX_FIELD_MANAGER_LEN: usize = 128;
+
+/// A value that must never reach a log line or a diagnostic.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// The `kubernetes` block.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KubernetesSettings {
+    pub host: Option<String>,
+    pub cluster_ca_certificate: Option<String>,
+    pub token: Option<Secret>,
+    pub insecure: bool,
+    pub config_path: Option<String>,
+    pub config_context: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KarpenterVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl KarpenterVersion {
+    pub fn parse(s: &str) -> Option<Self> {
+        let mut parts = s.trim().trim_start_matches('v').split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        // A patch part is allowed and ignored: API features change with minors.
+        if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
+            return None;
+        }
+        Some(Self { major, minor })
+    }
+}
+
+impl fmt::Display for KarpenterVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Everything configured in the provider block.
+pub struct Configured {
+    pub aws: AwsClients,
+    pub kubernetes: Option<KubernetesSettings>,
+    pub karpenter_version: KarpenterVersion,
+    pub field_manager: String,
+}
+
+fn string(v: &Value, name: &str) -> Option<String> {
+    v.get(name).as_str().map(str::to_owned)
+}
+
+/// The single nested block `name`, if present (Terraform sends null when absent).
+fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    Some(v.get(name)).filter(|b| matches!(b, Value::Object(_)))
+}
+
+pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
+    if let Some(s) = config.get("karpenter_version").as_str()
+        && KarpenterVersion::parse(s).is_none_or(|v| v.major < 1)
+    {
+        diags.error_at(
+            AttributePath::attr("karpenter_version"),
+            "Invalid Karpenter version",
+            format!(
+                "{s:?} is not a Karpenter v1 release. Write MAJOR.MINOR, e.g. \"{DEFAULT_KARPENTER_VERSION}\"; \
+                 this provider renders the karpenter.sh/v1 API, which needs Karpenter 1.0 or later."
+            ),
+        );
+    }
+    if let Some(s) = config.get("field_manager").as_str()
+        && (s.is_empty() || s.len() > MAX_FIELD_MANAGER_LEN || s.chars().any(char::is_control))
+    {
+        diags.error_at(
+            AttributePath::attr("field_manager"),
+            "Invalid field manager",
+            format!("The field manager must be 1 to {MAX_FIELD_MANAGER_LEN} printable characters."),
+        );
+    }
+    if let Some(endpoints) = block(config, "endpoints") {
+        for service in ["eks", "ec2", "iam", "sts"] {
+            if let Some(url) = endpoints.get(service).as_str()
+                && !(url.starts_with("https://") || url.starts_with("http://"))
+            {
+                diags.error_at(
+                    AttributePath::attr("endpoints").attribute(service),
+                    "Invalid endpoint URL",
+                    format!("{url:?} is not a URL. Write it with its scheme, e.g. \"https://{service}.us-west-2.amazonaws.com\"."),
+                );
+            }
+        }
+    }
+    if let Some(role) = block(config, "assume_role")
+        && let Some(arn) = role.get("role_arn").as_str()
+        && !(arn.starts_with("arn:") && arn.contains(":role/"))
+    {
+        diags.error_at(
+            AttributePath::attr("assume_role").attribute("role_arn"),
+            "Invalid role ARN",
+            format!("{arn:?} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)."),
+        );
+    }
+    if let Some(k) = block(config, "kubernetes") {
+        let path = AttributePath::attr("kubernetes");
+        if let Some(host) = k.get("host").as_str()
+            && !(host.starts_with("https://") || host.starts_with("http://"))
+        {
+            diags.error_at(path.clone().attribute("host"), "Invalid Kubernetes host", format!("{host:?} is not a URL; write https://…"));
+        }
+        if k.get("insecure").as_bool() == Some(true) && !k.get("cluster_ca_certificate").is_null() {
+            diags.error_at(
+                path.attribute("insecure"),
+                "Conflicting TLS settings",
+                "Set either insecure = true or cluster_ca_certificate, not both.",
+            );
+        }
+    }
+}
+
+pub(super) fn parse(config: &Value) -> Configured {
+    let endpoints = block(config, "endpoints").map_or_else(Endpoints::default, |e| Endpoints {
+        eks: string(e, "eks"),
+        ec2: string(e, "ec2"),
+        iam: string(e, "iam"),
+        sts: string(e, "sts"),
+    });
+    let assume_role = block(config, "assume_role").and_then(|r| {
+        Some(AssumeRole {
+            role_arn: string(r, "role_arn")?,
+            session_name: string(r, "session_name"),
+            external_id: string(r, "external_id"),
+        })
+    });
+    let kubernetes = block(config, "kubernetes").map(|k| KubernetesSettings {
+        host: string(k, "host"),
+        cluster_ca_certificate: string(k, "cluster_ca_certificate"),
+        token: string(k, "token").map(Secret),
+        insecure: k.get("insecure").as_bool().unwrap_or(false),
+        config_path: string(k, "config_path"),
+        config_context: string(k, "config_context"),
+    });
+    let settings = AwsSettings { region: string(config, "region"), profile: string(config, "profile"), assume_role, endpoints };
+    Configured {
+        aws: AwsClients::new(settings),
+        kubernetes,
+        karpenter_version: config
+            .get("karpenter_version")
+            .as_str()
+            .and_then(KarpenterVersion::parse)
+            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION))
+            .unwrap_or(KarpenterVersion { major: 1, minor: 14 }),
+        field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: Vec<(&str, Value)>) -> Value {
+        Value::object(pairs)
+    }
+
+    #[test]
+    fn karpenter_versions() {
+        assert_eq!(KarpenterVersion::parse("1.14"), Some(KarpenterVersion { major: 1, minor: 14 }));
+        assert_eq!(KarpenterVersion::parse("v1.9.2"), Some(KarpenterVersion { major: 1, minor: 9 }));
+        assert!(KarpenterVersion::parse("1").is_none());
+        assert!(KarpenterVersion::parse("latest").is_none());
+        assert!(KarpenterVersion::parse("1.2.3.4").is_none());
+        let mut d = Diagnostics::new();
+        validate(&config(vec![("karpenter_version", "0.37".into())]), &mut d);
+        assert_eq!(d.iter().next().unwrap().path, Some(AttributePath::attr("karpenter_version")));
+    }
+
+    #[test]
+    fn bad_endpoints_and_roles_point_at_their_attribute() {
+        let mut d = Diagnostics::new();
+        let endpoints = Value::object([("ec2", "localhost:5000".into())]);
+        let role = Value::object([("role_arn", "admin".into())]);
+        validate(&config(vec![("endpoints", endpoints), ("assume_role", role)]), &mut d);
+        let paths: Vec<_> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
+        assert_eq!(paths, ["endpoints.ec2", "assume_role.role_arn"]);
+    }
+
+    #[test]
+    fn unknown_values_are_not_validated() {
+        let mut d = Diagnostics::new();
+        validate(&config(vec![("karpenter_version", Value::Unknown), ("field_manager", Value::Unknown)]), &mut d);
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn defaults_apply_and_tokens_stay_secret() {
+        let k = Value::object([("token", "s3cr3t".into())]);
+        let c = parse(&config(vec![("region", "us-west-2".into()), ("kubernetes", k)]));
+        assert_eq!(c.field_manager, DEFAULT_FIELD_MANAGER);
+        assert_eq!(c.karpenter_version.to_string(), DEFAULT_KARPENTER_VERSION);
+        assert_eq!(c.aws.settings().region.as_deref(), Some("us-west-2"));
+        let k = c.kubernetes.unwrap();
+        assert!(!format!("{k:?}").contains("s3cr3t"));
+        assert_eq!(k.token.unwrap().expose(), "s3cr3t");
+    }
+}
