@@ -1,1 +1,21 @@
-//! placeholder
+//! Acceptance harness for terraform-provider-eksgpu, in the spirit of
+//! terraform-plugin-testing: it drives the real `terraform` CLI (the one on
+//! PATH or `TF_ACC_TERRAFORM_PATH`, and 1.0.3 from PyPI as the oldest
+//! supported) against the freshly built provider and local emulators.
+//!
+//! Nothing here reaches beyond 127.0.0.1: Terraform gets its own CLI config
+//! with a filesystem mirror, and AWS calls go to moto on a loopback port.
+
+pub mod grpc;
+pub mod moto;
+pub mod provider_bin;
+pub mod terraform;
+pub mod tools;
+
+pub use moto::Moto;
+pub use terraform::{TerraformVersion, Workdir, terraform_versions};
+
+/// The root of the repository (for `examples/`).
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}

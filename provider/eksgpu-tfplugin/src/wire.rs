@@ -2,12 +2,12 @@
 //! translates between it and the crate's own types.
 
 #[allow(dead_code, clippy::all, clippy::pedantic, missing_docs, unreachable_pub)]
-pub(crate) mod tfplugin6 {
+pub mod tfplugin6 {
     tonic::include_proto!("tfplugin6");
 }
 
 #[allow(dead_code, clippy::all, clippy::pedantic, missing_docs, unreachable_pub)]
-pub(crate) mod plugin {
+pub mod plugin {
     tonic::include_proto!("plugin");
 }
 

@@ -1,0 +1,59 @@
+//! moto, the AWS emulator, on a free loopback port for the life of a test.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Moto {
+    child: Child,
+    pub port: u16,
+}
+
+impl Moto {
+    pub fn start() -> Moto {
+        let tools = crate::tools::tools();
+        let port = free_port();
+        let child = Command::new(&tools.moto_server)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("failed to start {}: {e}", tools.moto_server.display()));
+        let moto = Moto { child, port };
+        moto.wait_ready();
+        moto
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn wait_ready(&self) {
+        // Ready in ~1 s on an idle machine; bounded so a broken install fails fast.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                let req = "GET /moto-api/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+                let mut resp = String::new();
+                if s.write_all(req.as_bytes()).is_ok() && s.read_to_string(&mut resp).is_ok() && resp.starts_with("HTTP/1.") && resp.contains(" 200 ") {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("moto did not become ready on port {} within 30 s", self.port);
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind(("127.0.0.1", 0)).and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or_else(|e| panic!("no free port: {e}"))
+}

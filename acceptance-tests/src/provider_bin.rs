@@ -1,0 +1,32 @@
+//! The provider binary under test, built once per test process by the same
+//! cargo that runs the tests, so a test can never run a stale build.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub const PROVIDER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Path of a freshly built `terraform-provider-eksgpu` (debug profile), or
+/// `EKSGPU_PROVIDER_BIN` when set (e.g. a release build for benchmarks).
+pub fn provider_binary() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("EKSGPU_PROVIDER_BIN") {
+            return PathBuf::from(p);
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "terraform-provider-eksgpu", "--bin", "terraform-provider-eksgpu", "--message-format=json"])
+            .current_dir(crate::repo_root())
+            .output()
+            .unwrap_or_else(|e| panic!("failed to run cargo build: {e}"));
+        assert!(out.status.success(), "cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "terraform-provider-eksgpu")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .unwrap_or_else(|| panic!("cargo build reported no terraform-provider-eksgpu executable"))
+    })
+}

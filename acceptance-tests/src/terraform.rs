@@ -1,0 +1,187 @@
+//! A Terraform working directory with its own CLI config and a filesystem
+//! mirror holding the provider under test, and the CLI calls tests make.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::provider_bin::{PROVIDER_VERSION, provider_binary};
+
+/// One Terraform CLI to run scenarios with.
+#[derive(Debug, Clone)]
+pub struct TerraformVersion {
+    pub label: &'static str,
+    pub path: PathBuf,
+}
+
+/// The CLIs every scenario runs under: the current one (`TF_ACC_TERRAFORM_PATH`
+/// or `terraform` on PATH) and 1.0.3, the oldest supported, from PyPI.
+/// `EKSGPU_TF_VERSIONS=current` (or `1.0.3`) narrows the set for a quick run.
+pub fn terraform_versions() -> Vec<TerraformVersion> {
+    let current = std::env::var_os("TF_ACC_TERRAFORM_PATH").map_or_else(|| PathBuf::from("terraform"), PathBuf::from);
+    let all = [
+        TerraformVersion { label: "current", path: current },
+        TerraformVersion { label: "1.0.3", path: crate::tools::tools().terraform_1_0_3.clone() },
+    ];
+    let only = std::env::var("EKSGPU_TF_VERSIONS").ok();
+    all.into_iter().filter(|v| only.as_deref().is_none_or(|o| o.split(',').any(|x| x.trim() == v.label))).collect()
+}
+
+/// The outcome of one CLI call.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Self {
+        Self {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn combined(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+pub struct Workdir {
+    pub dir: PathBuf,
+    pub tf: TerraformVersion,
+    env: Vec<(String, String)>,
+}
+
+impl Workdir {
+    /// A fresh directory holding `main.tf`, set up for `tf`.
+    pub fn new(tf: &TerraformVersion, main_tf: &str) -> Workdir {
+        let w = Self::empty(tf);
+        w.write("main.tf", main_tf);
+        w
+    }
+
+    /// A fresh directory with a copy of the `.tf` files of `example` (relative to the repo root).
+    pub fn from_example(tf: &TerraformVersion, example: &str) -> Workdir {
+        let w = Self::empty(tf);
+        let src = crate::repo_root().join(example);
+        let entries = std::fs::read_dir(&src).unwrap_or_else(|e| panic!("read {}: {e}", src.display()));
+        for entry in entries.filter_map(Result::ok) {
+            let p = entry.path();
+            if p.extension().is_some_and(|e| e == "tf") {
+                std::fs::copy(&p, w.dir.join(entry.file_name())).unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
+            }
+        }
+        w
+    }
+
+    fn empty(tf: &TerraformVersion) -> Workdir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "eksgpu-acc-{}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed),
+            tf.label
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mirror = dir.join("_mirror/registry.terraform.io/eksgpu/eksgpu").join(PROVIDER_VERSION).join("linux_amd64");
+        std::fs::create_dir_all(&mirror).unwrap_or_else(|e| panic!("create {}: {e}", mirror.display()));
+        std::os::unix::fs::symlink(provider_binary(), mirror.join(format!("terraform-provider-eksgpu_v{PROVIDER_VERSION}")))
+            .unwrap_or_else(|e| panic!("symlink provider: {e}"));
+        // Only the mirror: no `direct {}`, so Terraform never reaches for a registry.
+        let rc = format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"registry.terraform.io/eksgpu/*\"]\n  }}\n}}\n",
+            dir.join("_mirror").display()
+        );
+        std::fs::write(dir.join("_terraformrc"), rc).unwrap_or_else(|e| panic!("write terraformrc: {e}"));
+        Workdir { dir, tf: tf.clone(), env: Vec::new() }
+    }
+
+    pub fn write(&self, name: &str, content: &str) {
+        std::fs::write(self.dir.join(name), content).unwrap_or_else(|e| panic!("write {name}: {e}"));
+    }
+
+    /// Adds an environment variable for every later CLI call (e.g. `TF_VAR_…`).
+    pub fn env(&mut self, key: &str, value: &str) {
+        self.env.push((key.to_owned(), value.to_owned()));
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = Command::new(&self.tf.path);
+        cmd.args(args).current_dir(&self.dir);
+        for (k, _) in std::env::vars() {
+            // The machine's TF_* settings (a CLI config path that does not exist, log levels) must not leak in.
+            if k.starts_with("TF_") || k.starts_with("AWS_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("TF_CLI_CONFIG_FILE", self.dir.join("_terraformrc"))
+            .env("CHECKPOINT_DISABLE", "1")
+            .env("TF_IN_AUTOMATION", "1")
+            .env("TF_INPUT", "0")
+            // Hermetic AWS: fixed fake credentials, no IMDS probing, no user config files.
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .env("AWS_CONFIG_FILE", self.dir.join("_aws_config"))
+            .env("AWS_SHARED_CREDENTIALS_FILE", self.dir.join("_aws_credentials"));
+        if std::env::var_os("EKSGPU_TF_LOG").is_some() {
+            cmd.env("TF_LOG", "DEBUG").env("TF_LOG_PATH", self.dir.join("terraform.log"));
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        Run::from(cmd.output().unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())))
+    }
+
+    /// Runs and asserts success, returning the run.
+    pub fn ok(&self, args: &[&str]) -> Run {
+        let r = self.run(args);
+        assert_eq!(r.code, 0, "terraform {} ({}) failed in {}:\n{}", args.join(" "), self.tf.label, self.dir.display(), r.combined());
+        r
+    }
+
+    pub fn init(&self) {
+        self.ok(&["init", "-no-color"]);
+    }
+
+    pub fn apply(&self) -> Run {
+        self.ok(&["apply", "-auto-approve", "-no-color"])
+    }
+
+    /// `plan -detailed-exitcode`: 0 = no changes, 2 = changes, 1 = error.
+    pub fn plan_code(&self, extra: &[&str]) -> (i32, Run) {
+        let mut args = vec!["plan", "-detailed-exitcode", "-no-color"];
+        args.extend_from_slice(extra);
+        let r = self.run(&args);
+        (r.code, r)
+    }
+
+    /// Asserts the plan is empty, with and without refresh (as terraform-plugin-testing does).
+    pub fn assert_empty_plan(&self) {
+        for extra in [&["-refresh=false"][..], &[][..]] {
+            let (code, r) = self.plan_code(extra);
+            assert_eq!(code, 0, "plan {extra:?} ({}) was not empty in {}:\n{}", self.tf.label, self.dir.display(), r.combined());
+        }
+    }
+
+    pub fn outputs(&self) -> serde_json::Value {
+        let r = self.ok(&["output", "-json"]);
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("output -json is not JSON ({e}): {}", r.stdout))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        // Keep the directory of a failing test for inspection.
+        if !std::thread::panicking() && std::env::var_os("EKSGPU_KEEP_WORKDIRS").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
