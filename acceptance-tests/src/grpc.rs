@@ -25,13 +25,20 @@ pub struct ClientIdentity {
 
 impl ClientIdentity {
     pub fn generate() -> ClientIdentity {
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap_or_else(|e| panic!("keygen: {e}"));
+        let key =
+            rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap_or_else(|e| panic!("keygen: {e}"));
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap_or_else(|e| panic!("{e}"));
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        params.distinguished_name.push(rcgen::DnType::OrganizationName, "HashiCorp");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, "HashiCorp");
         params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
         let cert = params.self_signed(&key).unwrap_or_else(|e| panic!("self-sign: {e}"));
-        ClientIdentity { cert_pem: cert.pem(), cert_der: cert.der().clone(), key_der: key.serialize_der() }
+        ClientIdentity {
+            cert_pem: cert.pem(),
+            cert_der: cert.der().clone(),
+            key_der: key.serialize_der(),
+        }
     }
 }
 
@@ -56,30 +63,43 @@ impl ProviderProcess {
             .unwrap_or_else(|e| panic!("spawn {}: {e}", binary.display()));
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).unwrap_or_else(|e| panic!("read handshake: {e}"));
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("read handshake: {e}"));
         let fields: Vec<&str> = line.trim_end().split('|').collect();
         assert_eq!(fields.len(), 6, "bad handshake line {line:?}");
         assert_eq!(&fields[..3], ["1", "6", "unix"], "bad handshake line {line:?}");
         assert_eq!(fields[4], "grpc");
         let server_cert = (!fields[5].is_empty()).then(|| {
-            base64::engine::general_purpose::STANDARD_NO_PAD.decode(fields[5]).unwrap_or_else(|e| panic!("cert: {e}"))
+            base64::engine::general_purpose::STANDARD_NO_PAD
+                .decode(fields[5])
+                .unwrap_or_else(|e| panic!("cert: {e}"))
         });
-        ProviderProcess { socket: PathBuf::from(fields[3]), server_cert, handshake: line, child }
+        ProviderProcess {
+            socket: PathBuf::from(fields[3]),
+            server_cert,
+            handshake: line,
+            child,
+        }
     }
 
     /// A channel over mutual TLS presenting `client`, trusting exactly the handshake's certificate.
     pub async fn channel(&self, client: &ClientIdentity) -> Result<Channel, tonic::transport::Error> {
-        let server_cert = self.server_cert.clone().unwrap_or_else(|| panic!("provider serves without TLS"));
-        let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap_or_else(|e| panic!("{e}"))
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(PinnedServer(server_cert)))
-            .with_client_auth_cert(
-                vec![client.cert_der.clone()],
-                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(client.key_der.clone())),
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
+        let server_cert = self
+            .server_cert
+            .clone()
+            .unwrap_or_else(|| panic!("provider serves without TLS"));
+        let mut config =
+            rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap_or_else(|e| panic!("{e}"))
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(PinnedServer(server_cert)))
+                .with_client_auth_cert(
+                    vec![client.cert_der.clone()],
+                    PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(client.key_der.clone())),
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
         config.alpn_protocols = vec![b"h2".to_vec()];
         let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
         let socket = self.socket.clone();
@@ -88,7 +108,12 @@ impl ProviderProcess {
                 let (connector, socket) = (connector.clone(), socket.clone());
                 async move {
                     let stream = tokio::net::UnixStream::connect(socket).await?;
-                    let tls = connector.connect(ServerName::try_from("localhost").map_err(std::io::Error::other)?, stream).await?;
+                    let tls = connector
+                        .connect(
+                            ServerName::try_from("localhost").map_err(std::io::Error::other)?,
+                            stream,
+                        )
+                        .await?;
                     Ok::<_, std::io::Error>(TokioIo::new(tls))
                 }
             }))
@@ -137,7 +162,9 @@ impl ServerCertVerifier for PinnedServer {
         if end_entity.as_ref() == self.0.as_slice() {
             Ok(ServerCertVerified::assertion())
         } else {
-            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer))
+            Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            ))
         }
     }
 
@@ -147,7 +174,12 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &rustls::crypto::aws_lc_rs::default_provider().signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &rustls::crypto::aws_lc_rs::default_provider().signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -156,10 +188,17 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &rustls::crypto::aws_lc_rs::default_provider().signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &rustls::crypto::aws_lc_rs::default_provider().signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        rustls::crypto::aws_lc_rs::default_provider().signature_verification_algorithms.supported_schemes()
+        rustls::crypto::aws_lc_rs::default_provider()
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }

@@ -37,7 +37,11 @@ impl Moto {
                 let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
                 let req = "GET /moto-api/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
                 let mut resp = String::new();
-                if s.write_all(req.as_bytes()).is_ok() && s.read_to_string(&mut resp).is_ok() && resp.starts_with("HTTP/1.") && resp.contains(" 200 ") {
+                if s.write_all(req.as_bytes()).is_ok()
+                    && s.read_to_string(&mut resp).is_ok()
+                    && resp.starts_with("HTTP/1.")
+                    && resp.contains(" 200 ")
+                {
                     return;
                 }
             }
@@ -55,5 +59,8 @@ impl Drop for Moto {
 }
 
 pub fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.1", 0)).and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or_else(|e| panic!("no free port: {e}"))
+    TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free port: {e}"))
 }

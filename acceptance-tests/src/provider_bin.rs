@@ -8,25 +8,46 @@ use std::sync::OnceLock;
 pub const PROVIDER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Path of a freshly built `terraform-provider-eksgpu` (debug profile), or
-/// `EKSGPU_PROVIDER_BIN` when set (e.g. a release build for benchmarks).
+/// `EKSGPU_PROVIDER_BIN` when set.
 pub fn provider_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("EKSGPU_PROVIDER_BIN") {
-            return PathBuf::from(p);
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let out = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "terraform-provider-eksgpu", "--bin", "terraform-provider-eksgpu", "--message-format=json"])
-            .current_dir(crate::repo_root())
-            .output()
-            .unwrap_or_else(|e| panic!("failed to run cargo build: {e}"));
-        assert!(out.status.success(), "cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "terraform-provider-eksgpu")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .unwrap_or_else(|| panic!("cargo build reported no terraform-provider-eksgpu executable"))
-    })
+    BIN.get_or_init(|| std::env::var_os("EKSGPU_PROVIDER_BIN").map_or_else(|| build(false), PathBuf::from))
+}
+
+/// A release build, for benchmarks.
+pub fn provider_binary_release() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| build(true))
+}
+
+fn build(release: bool) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut args = vec![
+        "build",
+        "--quiet",
+        "-p",
+        "terraform-provider-eksgpu",
+        "--bin",
+        "terraform-provider-eksgpu",
+        "--message-format=json",
+    ];
+    if release {
+        args.push("--release");
+    }
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(crate::repo_root())
+        .output()
+        .unwrap_or_else(|e| panic!("failed to run cargo build: {e}"));
+    assert!(
+        out.status.success(),
+        "cargo build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "terraform-provider-eksgpu")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo build reported no terraform-provider-eksgpu executable"))
 }

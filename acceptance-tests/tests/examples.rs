@@ -32,12 +32,23 @@ fn gpu_catalog_example() {
 fn quickstart_offline_and_against_moto() {
     for out in apply_and_replan("examples/quickstart", &[]) {
         assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["gpus"], 8);
-        assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["source"], "karpenter-instance-types");
+        assert_eq!(
+            out["h200"]["value"]["p5en.48xlarge"]["source"],
+            "karpenter-instance-types"
+        );
     }
     let moto = Moto::start();
     for out in apply_and_replan("examples/quickstart", &[("ec2_endpoint", moto.url())]) {
-        assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["source"], "ec2-describe-instance-types");
+        assert_eq!(
+            out["h200"]["value"]["p5en.48xlarge"]["source"],
+            "ec2-describe-instance-types"
+        );
         let inference = out["single_gpu_inference_types"]["value"].as_array().unwrap();
-        assert!(inference.iter().any(|t| t.as_str().unwrap().starts_with("g5.2xlarge (A10G")), "{inference:?}");
+        assert!(
+            inference
+                .iter()
+                .any(|t| t.as_str().unwrap().starts_with("g5.2xlarge (A10G")),
+            "{inference:?}"
+        );
     }
 }

@@ -15,9 +15,20 @@ fn filters_apply_and_a_second_plan_is_empty() {
         assert_eq!(p5en["gpus"], 8, "{} {out}", tf.label);
         assert_eq!(p5en["gpu_memory"], 144_384);
         let profiles = p5en["mig_profiles"].as_array().unwrap();
-        assert!(profiles.iter().any(|p| p == "1g.18gb") && profiles.iter().any(|p| p == "7g.141gb"), "{profiles:?}");
-        let large: Vec<_> = out["large_mig_instance_types"]["value"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-        assert!(large.contains(&"p4de.24xlarge") && large.contains(&"p5.4xlarge") && !large.contains(&"p4d.24xlarge"), "{large:?}");
+        assert!(
+            profiles.iter().any(|p| p == "1g.18gb") && profiles.iter().any(|p| p == "7g.141gb"),
+            "{profiles:?}"
+        );
+        let large: Vec<_> = out["large_mig_instance_types"]["value"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert!(
+            large.contains(&"p4de.24xlarge") && large.contains(&"p5.4xlarge") && !large.contains(&"p4d.24xlarge"),
+            "{large:?}"
+        );
         w.assert_empty_plan();
     }
 }
@@ -45,8 +56,16 @@ data "eksgpu_gpu_catalog" "bad_memory" {
         assert_eq!(code, 1, "{}", r.combined());
         let err = r.combined();
         // Terraform quotes the offending line when the diagnostic carries the attribute path.
-        assert!(err.contains("Unknown GPU model") && err.contains(r#"gpu_model = "H900""#), "{} {err}", tf.label);
-        assert!(err.contains("Invalid memory filter") && err.contains("min_gpu_memory_mib = -5"), "{} {err}", tf.label);
+        assert!(
+            err.contains("Unknown GPU model") && err.contains(r#"gpu_model = "H900""#),
+            "{} {err}",
+            tf.label
+        );
+        assert!(
+            err.contains("Invalid memory filter") && err.contains("min_gpu_memory_mib = -5"),
+            "{} {err}",
+            tf.label
+        );
     }
 }
 
@@ -93,10 +112,17 @@ output "v100" {{
         assert_eq!(p5en["source"], "ec2-describe-instance-types", "{out}");
         assert_eq!(p5en["gpu_count"], 8);
         assert_eq!(p5en["gpu_memory_mib"], 144_384);
-        assert_eq!(p5en["mig_profiles"].as_array().unwrap().len(), 7, "MIG geometry stays the catalog's");
+        assert_eq!(
+            p5en["mig_profiles"].as_array().unwrap().len(),
+            7,
+            "MIG geometry stays the catalog's"
+        );
         let v100 = out["v100"]["value"].as_array().unwrap();
         assert!(!v100.is_empty(), "{out}");
-        assert!(v100.iter().all(|t| t["mig_capable"] == false && t["source"] == "ec2-describe-instance-types"));
+        assert!(
+            v100.iter()
+                .all(|t| t["mig_capable"] == false && t["source"] == "ec2-describe-instance-types")
+        );
         w.assert_empty_plan();
     }
 }
@@ -128,7 +154,11 @@ data "eksgpu_gpu_catalog" "all" {{
         let (code, r) = w.plan_code(&[]);
         assert_eq!(code, 1);
         let err = r.combined();
-        assert!(err.contains("AWS call ec2:DescribeInstanceTypes failed"), "{} {err}", tf.label);
+        assert!(
+            err.contains("AWS call ec2:DescribeInstanceTypes failed"),
+            "{} {err}",
+            tf.label
+        );
         assert!(err.contains("refresh_from_ec2 = true"), "{} {err}", tf.label);
         assert!(!err.contains("panic"), "{err}");
     }

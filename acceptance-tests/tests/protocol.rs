@@ -22,7 +22,10 @@ fn run_by_hand_it_says_it_is_a_terraform_plugin() {
 #[test]
 fn an_unsupported_protocol_version_is_refused_clearly() {
     let out = Command::new(provider_binary())
-        .env(eksgpu_tfplugin::handshake::MAGIC_COOKIE_KEY, eksgpu_tfplugin::handshake::MAGIC_COOKIE_VALUE)
+        .env(
+            eksgpu_tfplugin::handshake::MAGIC_COOKIE_KEY,
+            eksgpu_tfplugin::handshake::MAGIC_COOKIE_VALUE,
+        )
         .env("PLUGIN_PROTOCOL_VERSIONS", "4,5")
         .output()
         .unwrap();
@@ -37,19 +40,29 @@ async fn mtls_pins_the_client_certificate_and_shutdown_exits_promptly() {
     assert!(process.socket.exists());
 
     let mut provider = process.provider(&client).await;
-    let schema = provider.get_provider_schema(proto::get_provider_schema::Request {}).await.unwrap().into_inner();
+    let schema = provider
+        .get_provider_schema(proto::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
     assert!(schema.data_source_schemas.contains_key("eksgpu_gpu_catalog"));
 
     // Another certificate, even one shaped exactly like Terraform's, is refused.
     let stranger = ClientIdentity::generate();
     let refused = match process.channel(&stranger).await {
         Err(_) => true,
-        Ok(ch) => ProviderClient::new(ch).get_provider_schema(proto::get_provider_schema::Request {}).await.is_err(),
+        Ok(ch) => ProviderClient::new(ch)
+            .get_provider_schema(proto::get_provider_schema::Request {})
+            .await
+            .is_err(),
     };
     assert!(refused, "a client without the pinned certificate was served");
 
     // The refused client did not take the server down.
-    provider.get_provider_schema(proto::get_provider_schema::Request {}).await.unwrap();
+    provider
+        .get_provider_schema(proto::get_provider_schema::Request {})
+        .await
+        .unwrap();
 
     process.controller(&client).await.shutdown(Empty {}).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -66,7 +79,12 @@ async fn mtls_pins_the_client_certificate_and_shutdown_exits_promptly() {
 
 #[tokio::test]
 async fn debug_mode_prints_a_reattach_value_and_serves() {
-    let mut child = Command::new(provider_binary()).arg("--debug").stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(provider_binary())
+        .arg("--debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let stdout = child.stdout.take().unwrap();
     let mut reader = BufReader::new(stdout);
     let mut reattach = None;
@@ -86,7 +104,11 @@ async fn debug_mode_prints_a_reattach_value_and_serves() {
     assert_eq!(entry["Test"], true);
     let socket = entry["Addr"]["String"].as_str().unwrap().into();
     let mut client = ProviderClient::new(plaintext_channel(socket).await.unwrap());
-    let schema = client.get_provider_schema(proto::get_provider_schema::Request {}).await.unwrap().into_inner();
+    let schema = client
+        .get_provider_schema(proto::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
     assert!(schema.provider.is_some());
     let _ = child.kill();
     let _ = child.wait();

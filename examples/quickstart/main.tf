@@ -49,7 +49,7 @@ output "h200" {
 }
 
 output "single_gpu_inference_types" {
-  description = "NVIDIA instance types with exactly one whole GPU that MIG cannot split: whole-GPU or time-sliced inference."
+  description = "Instance types with exactly one whole GPU or accelerator that MIG cannot split: whole-GPU or time-sliced inference."
   value = [
     for t in data.eksgpu_gpu_catalog.inference.instance_types :
     "${t.instance_type} (${t.gpu_model}, ${t.gpu_memory_mib} MiB)"

@@ -47,7 +47,10 @@ pub struct AwsClients {
 
 impl AwsClients {
     pub fn new(settings: AwsSettings) -> Self {
-        Self { settings, config: OnceCell::new() }
+        Self {
+            settings,
+            config: OnceCell::new(),
+        }
     }
 
     pub fn settings(&self) -> &AwsSettings {
@@ -87,11 +90,17 @@ async fn load(settings: &AwsSettings) -> SdkConfig {
         sts_base.set_endpoint_url(Some(url.clone()));
     }
     let mut provider = aws_config::sts::AssumeRoleProvider::builder(role.role_arn.clone())
-        .session_name(role.session_name.clone().unwrap_or_else(|| "terraform-provider-eksgpu".to_owned()))
+        .session_name(
+            role.session_name
+                .clone()
+                .unwrap_or_else(|| "terraform-provider-eksgpu".to_owned()),
+        )
         .configure(&sts_base.build());
     if let Some(id) = &role.external_id {
         provider = provider.external_id(id.clone());
     }
     let provider = provider.build().await;
-    base.to_builder().credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(provider)).build()
+    base.to_builder()
+        .credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(provider))
+        .build()
 }

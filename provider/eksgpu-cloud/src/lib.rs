@@ -4,4 +4,4 @@
 
 pub mod aws;
 
-pub use aws::{AwsClients, AwsError, AwsSettings, AssumeRole, Endpoints, InstanceTypes};
+pub use aws::{AssumeRole, AwsClients, AwsError, AwsSettings, Endpoints, InstanceTypes};

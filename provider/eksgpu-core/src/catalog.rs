@@ -163,9 +163,13 @@ pub struct Filter {
 
 impl Filter {
     pub fn matches(&self, t: &InstanceType) -> bool {
-        self.gpu_model.as_deref().is_none_or(|m| t.gpu_model.eq_ignore_ascii_case(m.trim()))
+        self.gpu_model
+            .as_deref()
+            .is_none_or(|m| t.gpu_model.eq_ignore_ascii_case(m.trim()))
             && self.mig_capable.is_none_or(|m| t.mig_capable() == m)
-            && self.min_gpu_memory_mib.is_none_or(|min| t.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))
+            && self
+                .min_gpu_memory_mib
+                .is_none_or(|min| t.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))
     }
 }
 

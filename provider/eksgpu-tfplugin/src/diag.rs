@@ -86,11 +86,21 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self { severity: Severity::Error, summary: summary.into(), detail: detail.into(), path: None }
+        Self {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            path: None,
+        }
     }
 
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), path: None }
+        Self {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail: detail.into(),
+            path: None,
+        }
     }
 
     #[must_use]

@@ -36,14 +36,18 @@ pub fn negotiate(cookie: Option<&str>, versions: Option<&str>) -> Result<u32, Ha
         // Absent: go-plugin falls back to the plugin's own version.
         None => Ok(PROTOCOL_VERSION),
         Some(list) if list.split(',').any(|v| v.trim().parse() == Ok(PROTOCOL_VERSION)) => Ok(PROTOCOL_VERSION),
-        Some(list) => Err(HandshakeError::NoCommonProtocol { offered: list.to_owned() }),
+        Some(list) => Err(HandshakeError::NoCommonProtocol {
+            offered: list.to_owned(),
+        }),
     }
 }
 
 /// The handshake line: `1|6|unix|<path>|grpc|<base64 DER, no padding>`.
 /// The certificate field is empty when serving without TLS.
 pub fn line(socket_path: &str, server_cert_der: Option<&[u8]>) -> String {
-    let cert = server_cert_der.map(|der| base64::engine::general_purpose::STANDARD_NO_PAD.encode(der)).unwrap_or_default();
+    let cert = server_cert_der
+        .map(|der| base64::engine::general_purpose::STANDARD_NO_PAD.encode(der))
+        .unwrap_or_default();
     format!("{CORE_PROTOCOL}|{PROTOCOL_VERSION}|unix|{socket_path}|grpc|{cert}\n")
 }
 
@@ -69,7 +73,10 @@ mod tests {
     #[test]
     fn refuses_to_run_without_the_cookie() {
         assert_eq!(negotiate(None, Some("6")), Err(HandshakeError::NotLaunchedByTerraform));
-        assert_eq!(negotiate(Some("nope"), Some("6")), Err(HandshakeError::NotLaunchedByTerraform));
+        assert_eq!(
+            negotiate(Some("nope"), Some("6")),
+            Err(HandshakeError::NotLaunchedByTerraform)
+        );
     }
 
     #[test]
@@ -86,7 +93,10 @@ mod tests {
 
     #[test]
     fn line_has_unpadded_base64_der() {
-        assert_eq!(line("/tmp/p.sock", Some(&[1, 2, 3, 4])), "1|6|unix|/tmp/p.sock|grpc|AQIDBA\n");
+        assert_eq!(
+            line("/tmp/p.sock", Some(&[1, 2, 3, 4])),
+            "1|6|unix|/tmp/p.sock|grpc|AQIDBA\n"
+        );
         assert_eq!(line("/tmp/p.sock", None), "1|6|unix|/tmp/p.sock|grpc|\n");
     }
 

@@ -80,7 +80,9 @@ fn hclog_level(level: Level) -> &'static str {
 
 /// RFC 3339 in UTC with microseconds, as hclog writes (`2006-01-02T15:04:05.000000Z07:00`).
 fn timestamp() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = now.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(i64::try_from(days).unwrap_or(0));

@@ -105,11 +105,23 @@ pub struct NestedBlock {
 
 impl NestedBlock {
     pub fn single(name: &str, block: Block) -> Self {
-        Self { name: name.to_owned(), nesting: Nesting::Single, block, min_items: 0, max_items: 0 }
+        Self {
+            name: name.to_owned(),
+            nesting: Nesting::Single,
+            block,
+            min_items: 0,
+            max_items: 0,
+        }
     }
 
     pub fn list(name: &str, block: Block) -> Self {
-        Self { name: name.to_owned(), nesting: Nesting::List, block, min_items: 0, max_items: 0 }
+        Self {
+            name: name.to_owned(),
+            nesting: Nesting::List,
+            block,
+            min_items: 0,
+            max_items: 0,
+        }
     }
 
     #[must_use]
@@ -136,7 +148,10 @@ pub struct Block {
 
 impl Block {
     pub fn new(description: &str) -> Self {
-        Self { description: description.to_owned(), ..Self::default() }
+        Self {
+            description: description.to_owned(),
+            ..Self::default()
+        }
     }
 
     #[must_use]
@@ -178,7 +193,11 @@ impl Block {
 /// loads a provider; Terraform 1.0.3 does not check them, so we do (protocol.md §2.3).
 pub fn internal_validate(block: &Block, path: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let valid_name = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let valid_name = |n: &str| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
     let mut seen = std::collections::BTreeSet::new();
     for a in &block.attributes {
         let at = format!("{path}{}", a.name);
@@ -219,7 +238,10 @@ mod tests {
     fn implied_type_includes_blocks() {
         let block = Block::new("x")
             .attribute(Attribute::required("name", Type::String, "n"))
-            .block(NestedBlock::list("pool", Block::new("p").attribute(Attribute::optional("id", Type::Number, "i"))))
+            .block(NestedBlock::list(
+                "pool",
+                Block::new("p").attribute(Attribute::optional("id", Type::Number, "i")),
+            ))
             .block(NestedBlock::single("one", Block::new("o")));
         assert_eq!(
             block.implied_type(),

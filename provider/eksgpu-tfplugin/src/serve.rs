@@ -49,8 +49,10 @@ pub async fn serve(provider: Arc<dyn Provider>, opts: ServeOptions) -> Result<()
         )?;
     }
     let socket = SocketPath::new()?;
-    let listener =
-        UnixListener::bind(&socket.0).map_err(|source| ServeError::Listen { path: socket.0.clone(), source })?;
+    let listener = UnixListener::bind(&socket.0).map_err(|source| ServeError::Listen {
+        path: socket.0.clone(),
+        source,
+    })?;
     let shutdown = Arc::new(Notify::new());
     let router = router(provider, shutdown.clone());
     let path = socket.0.to_string_lossy().into_owned();
@@ -69,7 +71,9 @@ pub async fn serve(provider: Arc<dyn Provider>, opts: ServeOptions) -> Result<()
             let _ = tokio::signal::ctrl_c().await;
             shutdown.notify_one();
         });
-        router.serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop).await?;
+        router
+            .serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop)
+            .await?;
         return Ok(());
     }
 
@@ -87,12 +91,16 @@ pub async fn serve(provider: Arc<dyn Provider>, opts: ServeOptions) -> Result<()
             let identity = ServerIdentity::generate()?;
             let config = Arc::new(tls::server_config(&identity, client_cert)?);
             print_line(&handshake::line(&path, Some(identity.cert_der.as_ref())))?;
-            router.serve_with_incoming_shutdown(tls_incoming(listener, config), stop).await?;
+            router
+                .serve_with_incoming_shutdown(tls_incoming(listener, config), stop)
+                .await?;
         }
         None => {
             // Only TF_DISABLE_PLUGIN_TLS (test frameworks) launches without a certificate.
             print_line(&handshake::line(&path, None))?;
-            router.serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop).await?;
+            router
+                .serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop)
+                .await?;
         }
     }
     Ok(())
@@ -106,9 +114,14 @@ fn router(provider: Arc<dyn Provider>, shutdown: Arc<Notify>) -> tonic::transpor
     let (health_reporter, health) = tonic_health::server::health_reporter();
     // go-plugin's Ping asks for the service named "plugin".
     tokio::spawn(async move {
-        health_reporter.set_service_status("plugin", tonic_health::ServingStatus::Serving).await;
+        health_reporter
+            .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+            .await;
     });
-    tonic::transport::Server::builder().add_service(provider).add_service(controller).add_service(health)
+    tonic::transport::Server::builder()
+        .add_service(provider)
+        .add_service(controller)
+        .add_service(health)
 }
 
 /// Accepts unix connections and completes TLS on each in its own task, so one
@@ -161,7 +174,9 @@ impl plugin::grpc_controller_server::GrpcController for Controller {
 
 fn print_line(s: &str) -> Result<(), ServeError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(s.as_bytes()).and_then(|()| out.flush()).map_err(ServeError::Stdout)
+    out.write_all(s.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(ServeError::Stdout)
 }
 
 /// A socket path that is removed when serving ends.
@@ -170,7 +185,9 @@ struct SocketPath(PathBuf);
 impl SocketPath {
     fn new() -> Result<Self, ServeError> {
         let dir = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
         // sun_path is limited to 108 bytes: keep the name short.
         let path = dir.join(format!("plugin-eksgpu-{}-{nanos:x}.sock", std::process::id()));
         let _ = std::fs::remove_file(&path);

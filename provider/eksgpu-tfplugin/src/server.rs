@@ -52,11 +52,19 @@ impl ProviderService {
             .into_iter()
             .map(|r| (r.type_name(), Entry::new(r.clone(), r.schema())))
             .collect();
-        Self { provider, provider_schema, data_sources, resources, ctx: Context::new() }
+        Self {
+            provider,
+            provider_schema,
+            data_sources,
+            resources,
+            ctx: Context::new(),
+        }
     }
 
     fn data_source(&self, name: &str) -> Result<&Entry<dyn DataSource>, Diagnostics> {
-        self.data_sources.get(name).ok_or_else(|| unknown_type("data source", name))
+        self.data_sources
+            .get(name)
+            .ok_or_else(|| unknown_type("data source", name))
     }
 
     fn resource(&self, name: &str) -> Result<&Entry<dyn Resource>, Diagnostics> {
@@ -118,7 +126,10 @@ impl pb::provider_server::Provider for ProviderService {
         _req: Request<pb::get_provider_schema::Request>,
     ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
         let to_map = |entries: Vec<(&str, &Schema)>| {
-            entries.into_iter().map(|(k, s)| (k.to_owned(), crate::wire::schema_to_proto(s))).collect()
+            entries
+                .into_iter()
+                .map(|(k, s)| (k.to_owned(), crate::wire::schema_to_proto(s)))
+                .collect()
         };
         Ok(Response::new(pb::get_provider_schema::Response {
             provider: Some(crate::wire::schema_to_proto(&self.provider_schema.schema)),
@@ -126,8 +137,13 @@ impl pb::provider_server::Provider for ProviderService {
             data_source_schemas: to_map(self.data_sources.iter().map(|(k, e)| (*k, &e.schema)).collect()),
             diagnostics: Vec::new(),
             // Terraform 1.0.3 reads a nil provider_meta block without a check: always send one.
-            provider_meta: Some(crate::wire::schema_to_proto(&Schema::new(crate::schema::Block::new("")))),
-            server_capabilities: Some(pb::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true }),
+            provider_meta: Some(crate::wire::schema_to_proto(&Schema::new(crate::schema::Block::new(
+                "",
+            )))),
+            server_capabilities: Some(pb::ServerCapabilities {
+                plan_destroy: true,
+                get_provider_schema_optional: true,
+            }),
         }))
     }
 
@@ -137,10 +153,17 @@ impl pb::provider_server::Provider for ProviderService {
     ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
         let req = req.into_inner();
         let mut diags = Diagnostics::new();
-        if let Some(config) = decode(req.config.as_ref(), &self.provider_schema.ty, "provider configuration", &mut diags) {
+        if let Some(config) = decode(
+            req.config.as_ref(),
+            &self.provider_schema.ty,
+            "provider configuration",
+            &mut diags,
+        ) {
             self.provider.validate(&config, &mut diags);
         }
-        Ok(Response::new(pb::validate_provider_config::Response { diagnostics: diagnostics_to_proto(diags) }))
+        Ok(Response::new(pb::validate_provider_config::Response {
+            diagnostics: diagnostics_to_proto(diags),
+        }))
     }
 
     async fn validate_resource_config(
@@ -157,7 +180,9 @@ impl pb::provider_server::Provider for ProviderService {
             }
             Err(d) => diags.extend(d),
         }
-        Ok(Response::new(pb::validate_resource_config::Response { diagnostics: diagnostics_to_proto(diags) }))
+        Ok(Response::new(pb::validate_resource_config::Response {
+            diagnostics: diagnostics_to_proto(diags),
+        }))
     }
 
     async fn validate_data_resource_config(
@@ -174,7 +199,9 @@ impl pb::provider_server::Provider for ProviderService {
             }
             Err(d) => diags.extend(d),
         }
-        Ok(Response::new(pb::validate_data_resource_config::Response { diagnostics: diagnostics_to_proto(diags) }))
+        Ok(Response::new(pb::validate_data_resource_config::Response {
+            diagnostics: diagnostics_to_proto(diags),
+        }))
     }
 
     async fn upgrade_resource_state(
@@ -209,9 +236,17 @@ impl pb::provider_server::Provider for ProviderService {
     ) -> Result<Response<pb::configure_provider::Response>, Status> {
         let req = req.into_inner();
         let mut diags = Diagnostics::new();
-        if let Some(config) = decode(req.config.as_ref(), &self.provider_schema.ty, "provider configuration", &mut diags) {
+        if let Some(config) = decode(
+            req.config.as_ref(),
+            &self.provider_schema.ty,
+            "provider configuration",
+            &mut diags,
+        ) {
             let provider = self.provider.clone();
-            let creq = ConfigureRequest { terraform_version: req.terraform_version, config };
+            let creq = ConfigureRequest {
+                terraform_version: req.terraform_version,
+                config,
+            };
             match guarded("ConfigureProvider", async move {
                 let mut d = Diagnostics::new();
                 provider.configure(creq, &mut d).await;
@@ -222,7 +257,9 @@ impl pb::provider_server::Provider for ProviderService {
                 Ok(((), d)) | Err(d) => diags.extend(d),
             }
         }
-        Ok(Response::new(pb::configure_provider::Response { diagnostics: diagnostics_to_proto(diags) }))
+        Ok(Response::new(pb::configure_provider::Response {
+            diagnostics: diagnostics_to_proto(diags),
+        }))
     }
 
     async fn read_resource(
@@ -241,7 +278,10 @@ impl pb::provider_server::Provider for ProviderService {
             Ok(e) => {
                 if let Some(current_state) = decode(req.current_state.as_ref(), &e.ty, "state", &mut diags) {
                     let (imp, ctx) = (e.imp.clone(), self.ctx.clone());
-                    let rreq = ReadRequest { current_state, private: req.private };
+                    let rreq = ReadRequest {
+                        current_state,
+                        private: req.private,
+                    };
                     match guarded("ReadResource", async move {
                         let mut d = Diagnostics::new();
                         let r = imp.read(&ctx, rreq, &mut d).await;
@@ -281,7 +321,12 @@ impl pb::provider_server::Provider for ProviderService {
                 let config = decode(req.config.as_ref(), &e.ty, "resource configuration", &mut diags);
                 if let (Some(prior_state), Some(proposed_new_state), Some(config)) = (prior, proposed, config) {
                     let (imp, ctx) = (e.imp.clone(), self.ctx.clone());
-                    let preq = PlanRequest { prior_state, proposed_new_state, config, prior_private: req.prior_private };
+                    let preq = PlanRequest {
+                        prior_state,
+                        proposed_new_state,
+                        config,
+                        prior_private: req.prior_private,
+                    };
                     match guarded("PlanResourceChange", async move {
                         let mut d = Diagnostics::new();
                         let r = imp.plan(&ctx, preq, &mut d).await;
@@ -324,7 +369,12 @@ impl pb::provider_server::Provider for ProviderService {
                 let config = decode(req.config.as_ref(), &e.ty, "resource configuration", &mut diags);
                 if let (Some(prior_state), Some(planned_state), Some(config)) = (prior, planned, config) {
                     let (imp, ctx) = (e.imp.clone(), self.ctx.clone());
-                    let areq = ApplyRequest { prior_state, planned_state, config, planned_private: req.planned_private };
+                    let areq = ApplyRequest {
+                        prior_state,
+                        planned_state,
+                        config,
+                        planned_private: req.planned_private,
+                    };
                     match guarded("ApplyResourceChange", async move {
                         let mut d = Diagnostics::new();
                         let r = imp.apply(&ctx, areq, &mut d).await;
@@ -419,7 +469,10 @@ impl pb::provider_server::Provider for ProviderService {
             }
             Err(d) => diags.extend(d),
         }
-        Ok(Response::new(pb::read_data_source::Response { state, diagnostics: diagnostics_to_proto(diags) }))
+        Ok(Response::new(pb::read_data_source::Response {
+            state,
+            diagnostics: diagnostics_to_proto(diags),
+        }))
     }
 
     async fn stop_provider(

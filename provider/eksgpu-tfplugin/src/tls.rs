@@ -35,14 +35,21 @@ impl ServerIdentity {
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
         params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
-        params.distinguished_name.push(rcgen::DnType::OrganizationName, "terraform-provider-eksgpu");
-        params.extended_key_usages =
-            vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth, rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, "terraform-provider-eksgpu");
+        params.extended_key_usages = vec![
+            rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+            rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+        ];
         let now = std::time::SystemTime::now();
         params.not_before = (now - std::time::Duration::from_secs(30)).into();
         params.not_after = (now + std::time::Duration::from_secs(30 * 24 * 3600)).into();
         let cert = params.self_signed(&key)?;
-        Ok(Self { cert_der: cert.der().clone(), key_der: PrivatePkcs8KeyDer::from(key.serialize_der()) })
+        Ok(Self {
+            cert_der: cert.der().clone(),
+            key_der: PrivatePkcs8KeyDer::from(key.serialize_der()),
+        })
     }
 }
 
@@ -65,11 +72,17 @@ pub fn server_config(
     client_cert: CertificateDer<'static>,
 ) -> Result<rustls::ServerConfig, TlsError> {
     let provider = crypto_provider();
-    let verifier = PinnedClientCert { expected: client_cert, algorithms: provider.signature_verification_algorithms };
+    let verifier = PinnedClientCert {
+        expected: client_cert,
+        algorithms: provider.signature_verification_algorithms,
+    };
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_client_cert_verifier(Arc::new(verifier))
-        .with_single_cert(vec![identity.cert_der.clone()], PrivateKeyDer::Pkcs8(identity.key_der.clone_key()))?;
+        .with_single_cert(
+            vec![identity.cert_der.clone()],
+            PrivateKeyDer::Pkcs8(identity.key_der.clone_key()),
+        )?;
     config.alpn_protocols = vec![b"h2".to_vec()];
     Ok(config)
 }
@@ -95,7 +108,9 @@ impl ClientCertVerifier for PinnedClientCert {
             Ok(ClientCertVerified::assertion())
         } else {
             tracing::warn!("refused a TLS client whose certificate is not the one Terraform handed over");
-            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::ApplicationVerificationFailure))
+            Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::ApplicationVerificationFailure,
+            ))
         }
     }
 
@@ -148,8 +163,14 @@ mod tests {
     #[test]
     fn client_cert_pem_parses() {
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P384_SHA384).unwrap();
-        let cert = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap().self_signed(&key).unwrap();
+        let cert = rcgen::CertificateParams::new(vec!["localhost".into()])
+            .unwrap()
+            .self_signed(&key)
+            .unwrap();
         assert_eq!(parse_client_cert(&cert.pem()).unwrap().as_ref(), cert.der().as_ref());
-        assert!(matches!(parse_client_cert("garbage"), Err(TlsError::NoClientCertificate)));
+        assert!(matches!(
+            parse_client_cert("garbage"),
+            Err(TlsError::NoClientCertificate)
+        ));
     }
 }

@@ -30,12 +30,7 @@ impl Type {
     }
 
     pub fn object<'a>(attributes: impl IntoIterator<Item = (&'a str, Type)>) -> Type {
-        Type::Object(
-            attributes
-                .into_iter()
-                .map(|(name, ty)| (name.to_owned(), ty))
-                .collect(),
-        )
+        Type::Object(attributes.into_iter().map(|(name, ty)| (name.to_owned(), ty)).collect())
     }
 
     /// The JSON encoding Terraform expects in `Schema.Attribute.type`
@@ -50,13 +45,12 @@ impl Type {
             Type::Set(e) => json!(["set", e.to_json()]),
             Type::Map(e) => json!(["map", e.to_json()]),
             Type::Object(attrs) => {
-                let attrs: serde_json::Map<String, J> = attrs
-                    .iter()
-                    .map(|(k, t)| (k.clone(), t.to_json()))
-                    .collect();
+                let attrs: serde_json::Map<String, J> = attrs.iter().map(|(k, t)| (k.clone(), t.to_json())).collect();
                 json!(["object", attrs])
             }
-            Type::Tuple(elems) => json!(["tuple", elems.iter().map(Type::to_json).collect::<Vec<_>>()]),
+            Type::Tuple(elems) => {
+                json!(["tuple", elems.iter().map(Type::to_json).collect::<Vec<_>>()])
+            }
         }
     }
 
@@ -96,6 +90,9 @@ mod tests {
 
     #[test]
     fn friendly_names() {
-        assert_eq!(Type::list(Type::map(Type::String)).friendly_name(), "list of map of string");
+        assert_eq!(
+            Type::list(Type::map(Type::String)).friendly_name(),
+            "list of map of string"
+        );
     }
 }

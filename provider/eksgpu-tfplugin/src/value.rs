@@ -101,12 +101,7 @@ impl Value {
     }
 
     pub fn object<'a>(attributes: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
-        Value::Object(
-            attributes
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect(),
-        )
+        Value::Object(attributes.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
     }
 
     /// The value at `path`, following attribute names, map keys and indices.

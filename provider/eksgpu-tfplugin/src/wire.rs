@@ -19,11 +19,19 @@ use crate::value::{DecodeError, EncodeError, Value, decode_json, decode_msgpack,
 use tfplugin6::schema::nested_block::NestingMode;
 
 pub(crate) fn schema_to_proto(schema: &Schema) -> tfplugin6::Schema {
-    tfplugin6::Schema { version: schema.version, block: Some(block_to_proto(&schema.block)) }
+    tfplugin6::Schema {
+        version: schema.version,
+        block: Some(block_to_proto(&schema.block)),
+    }
 }
 
 fn block_to_proto(block: &Block) -> tfplugin6::schema::Block {
-    let Block { attributes, blocks, description, deprecated } = block;
+    let Block {
+        attributes,
+        blocks,
+        description,
+        deprecated,
+    } = block;
     tfplugin6::schema::Block {
         version: 0,
         attributes: attributes.iter().map(attribute_to_proto).collect(),
@@ -36,7 +44,15 @@ fn block_to_proto(block: &Block) -> tfplugin6::schema::Block {
 
 fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
     // `forces_replacement` is provider-side plan logic, not part of the wire schema.
-    let Attribute { name, ty, mode, description, sensitive, deprecated, forces_replacement: _ } = a;
+    let Attribute {
+        name,
+        ty,
+        mode,
+        description,
+        sensitive,
+        deprecated,
+        forces_replacement: _,
+    } = a;
     tfplugin6::schema::Attribute {
         name: name.clone(),
         r#type: ty.to_json().to_string().into_bytes(),
@@ -51,7 +67,13 @@ fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
 }
 
 fn nested_block_to_proto(b: &NestedBlock) -> tfplugin6::schema::NestedBlock {
-    let NestedBlock { name, nesting, block, min_items, max_items } = b;
+    let NestedBlock {
+        name,
+        nesting,
+        block,
+        min_items,
+        max_items,
+    } = b;
     tfplugin6::schema::NestedBlock {
         type_name: name.clone(),
         block: Some(block_to_proto(block)),
@@ -71,7 +93,12 @@ pub(crate) fn diagnostics_to_proto(diags: Diagnostics) -> Vec<tfplugin6::Diagnos
 }
 
 fn diagnostic_to_proto(d: Diagnostic) -> tfplugin6::Diagnostic {
-    let Diagnostic { severity, summary, detail, path } = d;
+    let Diagnostic {
+        severity,
+        summary,
+        detail,
+        path,
+    } = d;
     tfplugin6::Diagnostic {
         severity: match severity {
             Severity::Error => tfplugin6::diagnostic::Severity::Error,
@@ -112,7 +139,10 @@ pub(crate) fn decode_dynamic(v: Option<&tfplugin6::DynamicValue>, ty: &Type) -> 
 }
 
 pub(crate) fn encode_dynamic(v: &Value, ty: &Type) -> Result<tfplugin6::DynamicValue, EncodeError> {
-    Ok(tfplugin6::DynamicValue { msgpack: encode_msgpack(v, ty)?, json: Vec::new() })
+    Ok(tfplugin6::DynamicValue {
+        msgpack: encode_msgpack(v, ty)?,
+        json: Vec::new(),
+    })
 }
 
 /// A value Terraform sent that does not fit the schema: the user sees where.

@@ -25,14 +25,21 @@ fn main() -> ExitCode {
     }
     eksgpu_tfplugin::logging::init("provider.terraform-provider-eksgpu");
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("failed to start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let opts = ServeOptions { provider_address: eksgpu_provider::PROVIDER_ADDRESS.to_owned(), debug };
+    let opts = ServeOptions {
+        provider_address: eksgpu_provider::PROVIDER_ADDRESS.to_owned(),
+        debug,
+    };
     let result = runtime.block_on(eksgpu_tfplugin::serve(eksgpu_provider::new(), opts));
     // Do not wait for idle connection pools or timers: Terraform is waiting for us to exit.
     runtime.shutdown_background();

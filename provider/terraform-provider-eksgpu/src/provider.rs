@@ -9,7 +9,9 @@ use async_trait::async_trait;
 use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
 use eksgpu_tfplugin::{ConfigureRequest, DataSource, Diagnostics, Resource, Type, Value};
 
-pub use config::{Configured, KarpenterVersion, KubernetesSettings, Secret, DEFAULT_FIELD_MANAGER, DEFAULT_KARPENTER_VERSION};
+pub use config::{
+    Configured, DEFAULT_FIELD_MANAGER, DEFAULT_KARPENTER_VERSION, KarpenterVersion, KubernetesSettings, Secret,
+};
 
 use crate::data_sources;
 
@@ -78,8 +80,14 @@ pub fn schema() -> Schema {
             "Configures how the provider reaches AWS and each cluster. Nothing contacts AWS until a \
              resource or data source needs it, so `terraform plan` of rendered objects works offline.",
         )
-        .attribute(s("region", "AWS region. Defaults to the AWS default chain (`AWS_REGION`, the profile's region)."))
-        .attribute(s("profile", "Named profile of the AWS shared config and credentials files."))
+        .attribute(s(
+            "region",
+            "AWS region. Defaults to the AWS default chain (`AWS_REGION`, the profile's region).",
+        ))
+        .attribute(s(
+            "profile",
+            "Named profile of the AWS shared config and credentials files.",
+        ))
         .attribute(s(
             "karpenter_version",
             &format!(
@@ -95,7 +103,11 @@ pub fn schema() -> Schema {
             NestedBlock::single(
                 "assume_role",
                 Block::new("IAM role to assume (through STS) for every AWS call.")
-                    .attribute(Attribute::required("role_arn", Type::String, "ARN of the role to assume."))
+                    .attribute(Attribute::required(
+                        "role_arn",
+                        Type::String,
+                        "ARN of the role to assume.",
+                    ))
                     .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
                     .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive()),
             )

@@ -9,10 +9,16 @@ use serde_json::{Map, Value as J, json};
 /// `{"format_version":"1.0","provider_schemas":{<address>:{…}}}`.
 pub fn provider_schemas() -> J {
     let provider = crate::new();
-    let data_sources: Map<String, J> =
-        provider.data_sources().iter().map(|d| (d.type_name().to_owned(), schema(&d.schema()))).collect();
-    let resources: Map<String, J> =
-        provider.resources().iter().map(|r| (r.type_name().to_owned(), schema(&r.schema()))).collect();
+    let data_sources: Map<String, J> = provider
+        .data_sources()
+        .iter()
+        .map(|d| (d.type_name().to_owned(), schema(&d.schema())))
+        .collect();
+    let resources: Map<String, J> = provider
+        .resources()
+        .iter()
+        .map(|r| (r.type_name().to_owned(), schema(&r.schema())))
+        .collect();
     let mut entry = Map::new();
     entry.insert("provider".into(), schema(&provider.schema()));
     if !resources.is_empty() {
@@ -31,7 +37,10 @@ fn schema(s: &Schema) -> J {
 fn block(b: &Block) -> J {
     let mut out = Map::new();
     if !b.attributes.is_empty() {
-        out.insert("attributes".into(), J::Object(b.attributes.iter().map(|a| (a.name.clone(), attribute(a))).collect()));
+        out.insert(
+            "attributes".into(),
+            J::Object(b.attributes.iter().map(|a| (a.name.clone(), attribute(a))).collect()),
+        );
     }
     if !b.blocks.is_empty() {
         let blocks = b.blocks.iter().map(|nb| {

@@ -30,11 +30,18 @@ impl AwsError {
             _ => (None, None, None),
         };
         let message = service_message.unwrap_or_else(|| DisplayErrorContext(&err).to_string());
-        Self { operation, code, message, request_id }
+        Self {
+            operation,
+            code,
+            message,
+            request_id,
+        }
     }
 
     /// Access problems deserve a hint about the IAM policy in the docs.
     pub fn is_access_denied(&self) -> bool {
-        self.code.as_deref().is_some_and(|c| c.contains("AccessDenied") || c == "UnauthorizedOperation")
+        self.code
+            .as_deref()
+            .is_some_and(|c| c.contains("AccessDenied") || c == "UnauthorizedOperation")
     }
 }

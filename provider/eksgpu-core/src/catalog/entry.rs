@@ -76,7 +76,8 @@ pub fn entries(filter: &super::Filter, live: Option<&[LiveInstanceType]>) -> Vec
             continue;
         }
         let twin = instance_types().iter().find(|t| {
-            t.gpu_model.eq_ignore_ascii_case(&l.gpu_model) && (l.gpu_memory_mib.is_none() || t.gpu_memory_mib == l.gpu_memory_mib)
+            t.gpu_model.eq_ignore_ascii_case(&l.gpu_model)
+                && (l.gpu_memory_mib.is_none() || t.gpu_memory_mib == l.gpu_memory_mib)
         });
         let mig = twin.and_then(|t| t.mig);
         let mut e = Entry {
@@ -106,16 +107,23 @@ fn sort_key(name: &str) -> (&str, u32, &str) {
         "metal" => u32::MAX,
         "large" => 1,
         "xlarge" => 2,
-        s => s.strip_suffix("xlarge").and_then(|n| n.parse::<u32>().ok()).map_or(u32::MAX - 1, |n| n * 2),
+        s => s
+            .strip_suffix("xlarge")
+            .and_then(|n| n.parse::<u32>().ok())
+            .map_or(u32::MAX - 1, |n| n * 2),
     };
     (family, rank, size)
 }
 
 impl super::Filter {
     pub fn matches_entry(&self, e: &Entry) -> bool {
-        self.gpu_model.as_deref().is_none_or(|m| e.gpu_model.eq_ignore_ascii_case(m.trim()))
+        self.gpu_model
+            .as_deref()
+            .is_none_or(|m| e.gpu_model.eq_ignore_ascii_case(m.trim()))
             && self.mig_capable.is_none_or(|m| e.mig_capable == m)
-            && self.min_gpu_memory_mib.is_none_or(|min| e.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))
+            && self
+                .min_gpu_memory_mib
+                .is_none_or(|min| e.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))
     }
 }
 
@@ -138,7 +146,13 @@ mod tests {
 
     #[test]
     fn offline_rows_are_the_catalog() {
-        let rows = entries(&Filter { gpu_model: Some("H200".into()), ..Filter::default() }, None);
+        let rows = entries(
+            &Filter {
+                gpu_model: Some("H200".into()),
+                ..Filter::default()
+            },
+            None,
+        );
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1].instance_type, "p5en.48xlarge");
         assert_eq!(rows[1].source, Source::KarpenterInstanceTypes);
@@ -147,12 +161,24 @@ mod tests {
 
     #[test]
     fn ec2_figures_win_and_unknown_types_are_added() {
-        let live = [live("p5.48xlarge", "H100", 8, 81_920), live("p5.24xlarge", "h100", 4, 81_920)];
-        let rows = entries(&Filter { gpu_model: Some("H100".into()), ..Filter::default() }, Some(&live));
+        let live = [
+            live("p5.48xlarge", "H100", 8, 81_920),
+            live("p5.24xlarge", "h100", 4, 81_920),
+        ];
+        let rows = entries(
+            &Filter {
+                gpu_model: Some("H100".into()),
+                ..Filter::default()
+            },
+            Some(&live),
+        );
         let names: Vec<_> = rows.iter().map(|r| r.instance_type.as_str()).collect();
         assert_eq!(names, ["p5.4xlarge", "p5.24xlarge", "p5.48xlarge"]);
         let new = &rows[1];
-        assert_eq!((new.gpu_model.as_str(), new.gpu_count, new.mig_capable), ("H100", 4, true));
+        assert_eq!(
+            (new.gpu_model.as_str(), new.gpu_count, new.mig_capable),
+            ("H100", 4, true)
+        );
         assert_eq!(new.source, Source::Ec2DescribeInstanceTypes);
         assert_eq!(rows[2].source, Source::Ec2DescribeInstanceTypes);
         // Not reported by EC2: stays as the catalog has it.

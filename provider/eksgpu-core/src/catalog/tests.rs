@@ -2,7 +2,10 @@ use super::*;
 
 #[test]
 fn h200_rows_have_eight_gpus_and_mig_profiles() {
-    let f = Filter { gpu_model: Some("h200".into()), ..Filter::default() };
+    let f = Filter {
+        gpu_model: Some("h200".into()),
+        ..Filter::default()
+    };
     let rows: Vec<_> = instance_types().iter().filter(|t| f.matches(t)).collect();
     let names: Vec<_> = rows.iter().map(|t| t.name).collect();
     assert_eq!(names, ["p5e.48xlarge", "p5en.48xlarge"]);
@@ -26,11 +29,23 @@ fn non_mig_gpus_are_not_mig_capable() {
 
 #[test]
 fn filters_combine() {
-    let f = Filter { mig_capable: Some(true), min_gpu_memory_mib: Some(150_000), ..Filter::default() };
-    let names: Vec<_> = instance_types().iter().filter(|t| f.matches(t)).map(|t| t.name).collect();
+    let f = Filter {
+        mig_capable: Some(true),
+        min_gpu_memory_mib: Some(150_000),
+        ..Filter::default()
+    };
+    let names: Vec<_> = instance_types()
+        .iter()
+        .filter(|t| f.matches(t))
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["p6-b200.48xlarge", "p6-b300.48xlarge", "p6e-gb200.36xlarge"]);
     // Neuron rows have no GPU memory figure and never pass a memory filter.
-    let f = Filter { gpu_model: Some("Trainium2".into()), min_gpu_memory_mib: Some(1), ..Filter::default() };
+    let f = Filter {
+        gpu_model: Some("Trainium2".into()),
+        min_gpu_memory_mib: Some(1),
+        ..Filter::default()
+    };
     assert_eq!(instance_types().iter().filter(|t| f.matches(t)).count(), 0);
 }
 
@@ -49,11 +64,23 @@ fn every_mig_table_is_consistent() {
         for p in mig.profiles {
             assert!(p.compute_slices <= mig.compute_slices, "{} {}", t.name, p.name);
             assert!(p.max_instances <= mig.max_instances, "{} {}", t.name, p.name);
-            assert!(p.name.starts_with(&format!("{}g.", p.compute_slices)), "{} {}", t.name, p.name);
+            assert!(
+                p.name.starts_with(&format!("{}g.", p.compute_slices)),
+                "{} {}",
+                t.name,
+                p.name
+            );
         }
-        let balanced_slices: u32 =
-            mig.balanced.iter().map(|(name, n)| mig.profile(name).map_or(99, |p| p.compute_slices) * n).sum();
-        assert!(mig.balanced.is_empty() || balanced_slices <= mig.compute_slices, "{}", t.name);
+        let balanced_slices: u32 = mig
+            .balanced
+            .iter()
+            .map(|(name, n)| mig.profile(name).map_or(99, |p| p.compute_slices) * n)
+            .sum();
+        assert!(
+            mig.balanced.is_empty() || balanced_slices <= mig.compute_slices,
+            "{}",
+            t.name
+        );
         if let Some(mib) = t.gpu_memory_mib {
             // The biggest profile is the whole GPU: its GB figure is within 10 % of EC2's MiB figure.
             if let Some(whole) = mig.profiles.iter().max_by_key(|p| p.memory_gb) {

@@ -23,7 +23,11 @@ impl Provider for TestProvider {
     }
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if config.get("region").as_str() == Some("mars-1") {
-            diags.error_at(crate::AttributePath::attr("region"), "Invalid region", "No such region.");
+            diags.error_at(
+                crate::AttributePath::attr("region"),
+                "Invalid region",
+                "No such region.",
+            );
         }
     }
     async fn configure(&self, _req: ConfigureRequest, _diags: &mut Diagnostics) {}
@@ -56,7 +60,10 @@ impl DataSource for Echo {
             }
             // A provider bug: a value that does not fit the schema.
             Some("wrongtype") => Some(Value::object([("input", Value::Bool(true))])),
-            Some(s) => Some(Value::object([("input", s.into()), ("output", s.to_uppercase().into())])),
+            Some(s) => Some(Value::object([
+                ("input", s.into()),
+                ("output", s.to_uppercase().into()),
+            ])),
             None => None,
         }
     }
@@ -81,27 +88,43 @@ impl Resource for Thing {
         {
             m.insert("id".into(), Value::Unknown);
         }
-        PlanResponse { planned_state: planned, requires_replace: vec![], planned_private: b"p".to_vec() }
+        PlanResponse {
+            planned_state: planned,
+            requires_replace: vec![],
+            planned_private: b"p".to_vec(),
+        }
     }
     async fn apply(&self, _ctx: &Context, req: ApplyRequest, diags: &mut Diagnostics) -> ApplyResponse {
         if req.config.get("name").as_str() == Some("fail") {
             diags.error("Create failed", "The API said no.");
-            return ApplyResponse { new_state: req.prior_state, private: vec![] };
+            return ApplyResponse {
+                new_state: req.prior_state,
+                private: vec![],
+            };
         }
         let mut s = req.planned_state;
         if let Value::Object(m) = &mut s {
             m.insert("id".into(), "id-1".into());
         }
-        ApplyResponse { new_state: s, private: req.planned_private }
+        ApplyResponse {
+            new_state: s,
+            private: req.planned_private,
+        }
     }
     async fn read(&self, _ctx: &Context, req: ReadRequest, diags: &mut Diagnostics) -> ReadResponse {
         if req.current_state.get("name").as_str() == Some("unreachable") {
             diags.error("Read failed", "Timeout.");
         }
-        ReadResponse { new_state: req.current_state, private: req.private }
+        ReadResponse {
+            new_state: req.current_state,
+            private: req.private,
+        }
     }
     async fn import(&self, _ctx: &Context, id: &str, _d: &mut Diagnostics) -> Option<ImportResponse> {
-        Some(ImportResponse { state: Value::object([("name", id.into()), ("id", id.into())]), private: vec![] })
+        Some(ImportResponse {
+            state: Value::object([("name", id.into()), ("id", id.into())]),
+            private: vec![],
+        })
     }
 }
 
@@ -110,7 +133,10 @@ fn service() -> ProviderService {
 }
 
 fn dv(v: &Value, ty: &Type) -> Option<pb::DynamicValue> {
-    Some(pb::DynamicValue { msgpack: encode_msgpack(v, ty).unwrap(), json: vec![] })
+    Some(pb::DynamicValue {
+        msgpack: encode_msgpack(v, ty).unwrap(),
+        json: vec![],
+    })
 }
 
 fn echo_type() -> Type {
@@ -123,7 +149,11 @@ fn thing_type() -> Type {
 
 #[tokio::test]
 async fn schema_has_provider_meta_and_capabilities() {
-    let r = service().get_provider_schema(Request::new(Default::default())).await.unwrap().into_inner();
+    let r = service()
+        .get_provider_schema(Request::new(Default::default()))
+        .await
+        .unwrap()
+        .into_inner();
     assert!(r.provider.unwrap().block.is_some());
     assert!(r.provider_meta.unwrap().block.is_some());
     assert!(r.data_source_schemas.contains_key("test_echo"));
@@ -142,20 +172,40 @@ async fn data_source_reads_and_reports_errors() {
         config: dv(&Value::object([("input", input.into()), ("output", Value::Null)]), &ty),
         ..Default::default()
     };
-    let r = s.read_data_source(Request::new(read("gpu"))).await.unwrap().into_inner();
+    let r = s
+        .read_data_source(Request::new(read("gpu")))
+        .await
+        .unwrap()
+        .into_inner();
     let state = decode_msgpack(&r.state.unwrap().msgpack, &ty).unwrap();
     assert_eq!(state.get("output"), &Value::from("GPU"));
 
-    let r = s.read_data_source(Request::new(read("bad"))).await.unwrap().into_inner();
+    let r = s
+        .read_data_source(Request::new(read("bad")))
+        .await
+        .unwrap()
+        .into_inner();
     assert!(r.state.is_none());
     assert_eq!(r.diagnostics[0].summary, "Bad input");
 
     // A panicking provider is one error diagnostic, not a dead process.
-    let r = s.read_data_source(Request::new(read("panic"))).await.unwrap().into_inner();
+    let r = s
+        .read_data_source(Request::new(read("panic")))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(r.diagnostics[0].summary, "Provider internal error");
 
-    let r = s.read_data_source(Request::new(read("wrongtype"))).await.unwrap().into_inner();
-    assert!(r.diagnostics[0].summary.starts_with("Provider produced an invalid"), "{:?}", r.diagnostics);
+    let r = s
+        .read_data_source(Request::new(read("wrongtype")))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        r.diagnostics[0].summary.starts_with("Provider produced an invalid"),
+        "{:?}",
+        r.diagnostics
+    );
 }
 
 #[tokio::test]
@@ -165,7 +215,9 @@ async fn malformed_values_are_diagnostics_with_paths() {
             type_name: "test_echo".into(),
             // {"input": 5, "output": nil}
             config: Some(pb::DynamicValue {
-                msgpack: vec![0x82, 0xa5, b'i', b'n', b'p', b'u', b't', 0x05, 0xa6, b'o', b'u', b't', b'p', b'u', b't', 0xc0],
+                msgpack: vec![
+                    0x82, 0xa5, b'i', b'n', b'p', b'u', b't', 0x05, 0xa6, b'o', b'u', b't', b'p', b'u', b't', 0xc0,
+                ],
                 json: vec![],
             }),
             ..Default::default()
@@ -181,7 +233,10 @@ async fn malformed_values_are_diagnostics_with_paths() {
 #[tokio::test]
 async fn unknown_types_are_diagnostics() {
     let r = service()
-        .read_data_source(Request::new(pb::read_data_source::Request { type_name: "nope".into(), ..Default::default() }))
+        .read_data_source(Request::new(pb::read_data_source::Request {
+            type_name: "nope".into(),
+            ..Default::default()
+        }))
         .await
         .unwrap()
         .into_inner();
@@ -253,7 +308,10 @@ async fn resource_lifecycle_through_the_wire() {
 async fn a_failed_read_keeps_the_prior_state() {
     let s = service();
     let ty = thing_type();
-    let prior = dv(&Value::object([("name", "unreachable".into()), ("id", "i".into())]), &ty);
+    let prior = dv(
+        &Value::object([("name", "unreachable".into()), ("id", "i".into())]),
+        &ty,
+    );
     let r = s
         .read_resource(Request::new(pb::read_resource::Request {
             type_name: "test_thing".into(),
@@ -275,7 +333,10 @@ async fn upgrade_reads_json_state() {
         .upgrade_resource_state(Request::new(pb::upgrade_resource_state::Request {
             type_name: "test_thing".into(),
             version: 0,
-            raw_state: Some(pb::RawState { json: br#"{"name":"a","id":"i","gone":1}"#.to_vec(), ..Default::default() }),
+            raw_state: Some(pb::RawState {
+                json: br#"{"name":"a","id":"i","gone":1}"#.to_vec(),
+                ..Default::default()
+            }),
         }))
         .await
         .unwrap()

@@ -10,8 +10,10 @@ use crate::types::Type;
 /// Decodes JSON as a value of type `ty`. Object attributes the type no longer
 /// has are dropped (state written by an older schema); missing ones are null.
 pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
-    let json: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| DecodeError { path: AttributePath::root(), reason: format!("invalid JSON: {e}") })?;
+    let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| DecodeError {
+        path: AttributePath::root(),
+        reason: format!("invalid JSON: {e}"),
+    })?;
     let mut path = Vec::new();
     convert(&json, ty, &mut path)
 }
@@ -91,7 +93,11 @@ mod tests {
 
     #[test]
     fn stored_state_decodes_and_drops_removed_attributes() {
-        let ty = Type::object([("id", Type::String), ("n", Type::Number), ("tags", Type::map(Type::String))]);
+        let ty = Type::object([
+            ("id", Type::String),
+            ("n", Type::Number),
+            ("tags", Type::map(Type::String)),
+        ]);
         let v = decode_json(br#"{"id":"x","n":2.5,"old":true,"tags":{"a":"b"}}"#, &ty).unwrap();
         assert_eq!(
             v,

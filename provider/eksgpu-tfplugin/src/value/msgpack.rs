@@ -19,7 +19,10 @@ const MAX_DEPTH: usize = 64;
 /// Decodes msgpack bytes as a value of type `ty`. Any extension type is an
 /// unknown (Terraform < 1.6 sends ext 0, newer ones may send refined ext 12).
 pub fn decode_msgpack(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
-    let mut reader = Reader { buf: bytes, path: Vec::new() };
+    let mut reader = Reader {
+        buf: bytes,
+        path: Vec::new(),
+    };
     let value = reader.value(ty)?;
     if !reader.buf.is_empty() {
         return Err(reader.error(format!("{} trailing bytes after the value", reader.buf.len())));
@@ -34,7 +37,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn error(&self, reason: impl Into<String>) -> DecodeError {
-        DecodeError { path: AttributePath::from_steps(self.path.clone()), reason: reason.into() }
+        DecodeError {
+            path: AttributePath::from_steps(self.path.clone()),
+            reason: reason.into(),
+        }
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
@@ -92,7 +98,11 @@ impl<'a> Reader<'a> {
             Type::Tuple(elems) => {
                 let values = self.sequence(marker, ty, |i| elems.get(i).unwrap_or(&Type::String))?;
                 if values.len() != elems.len() {
-                    return Err(self.error(format!("tuple of {} elements expected, got {}", elems.len(), values.len())));
+                    return Err(self.error(format!(
+                        "tuple of {} elements expected, got {}",
+                        elems.len(),
+                        values.len()
+                    )));
                 }
                 Ok(Value::Tuple(values))
             }
@@ -144,7 +154,11 @@ impl<'a> Reader<'a> {
                 if f.is_nan() {
                     return Err(self.error("NaN is not a Terraform number"));
                 }
-                if f.is_infinite() { Number::Float(f) } else { Number::from_f64(f) }
+                if f.is_infinite() {
+                    Number::Float(f)
+                } else {
+                    Number::from_f64(f)
+                }
             }
             Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
                 let s = self.string(marker)?;
@@ -197,7 +211,11 @@ impl<'a> Reader<'a> {
             let Some(elem_ty) = elem(&key) else {
                 return Err(self.error(format!("unsupported attribute {key:?}")));
             };
-            let step = if matches!(ty, Type::Object(_)) { Step::Attribute(key.clone()) } else { Step::Key(key.clone()) };
+            let step = if matches!(ty, Type::Object(_)) {
+                Step::Attribute(key.clone())
+            } else {
+                Step::Key(key.clone())
+            };
             self.path.push(step);
             let v = self.value(elem_ty)?;
             self.path.pop();

@@ -15,8 +15,9 @@ pub enum Number {
 
 impl Number {
     pub fn from_f64(f: f64) -> Number {
-        // i64::MAX as f64 rounds up to 2^63, so the upper bound is exclusive.
-        if f.fract() == 0.0 && f >= -9.223_372_036_854_775_808e18 && f < 9.223_372_036_854_775_808e18 {
+        // 2^63 is exactly representable; i64::MAX as f64 rounds up to it, so the upper bound is exclusive.
+        const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+        if f.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&f) {
             #[allow(clippy::cast_possible_truncation)]
             Number::Int(f as i64)
         } else {
@@ -82,7 +83,11 @@ fn is_exact(text: &str, f: f64) -> bool {
         if s.contains(['e', 'E']) {
             return s.to_ascii_lowercase();
         }
-        let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s };
+        let s = if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            s
+        };
         s.to_owned()
     };
     normalise(text) == normalise(&format!("{f}")) || text.contains(['e', 'E'])
@@ -118,7 +123,10 @@ mod tests {
             Number::parse("123456789012345678901234567890"),
             Some(Number::Decimal("123456789012345678901234567890".into()))
         );
-        assert_eq!(Number::parse("0.1000000000000000000001"), Some(Number::Decimal("0.1000000000000000000001".into())));
+        assert_eq!(
+            Number::parse("0.1000000000000000000001"),
+            Some(Number::Decimal("0.1000000000000000000001".into()))
+        );
         assert_eq!(Number::parse("1e3"), Some(Number::Int(1000)));
         for bad in ["", "-", "1.", ".5", "abc", "1e", "NaN", "inf", "1.2.3"] {
             assert_eq!(Number::parse(bad), None, "{bad}");
@@ -127,6 +135,9 @@ mod tests {
 
     #[test]
     fn u64_beyond_i64_is_kept_exactly() {
-        assert_eq!(Number::from_u64(u64::MAX), Number::Decimal("18446744073709551615".into()));
+        assert_eq!(
+            Number::from_u64(u64::MAX),
+            Number::Decimal("18446744073709551615".into())
+        );
     }
 }

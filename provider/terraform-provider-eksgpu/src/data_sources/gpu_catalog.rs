@@ -58,7 +58,11 @@ pub fn schema() -> Schema {
             Type::String,
             "Only instance types with this GPU model (case-insensitive), e.g. `\"H200\"`, `\"A10G\"`, `\"L40S\"`.",
         ))
-        .attribute(Attribute::optional("mig_capable", Type::Bool, "Only instance types whose GPUs can (`true`) or cannot (`false`) be split with MIG."))
+        .attribute(Attribute::optional(
+            "mig_capable",
+            Type::Bool,
+            "Only instance types whose GPUs can (`true`) or cannot (`false`) be split with MIG.",
+        ))
         .attribute(Attribute::optional(
             "min_gpu_memory_mib",
             Type::Number,
@@ -110,7 +114,9 @@ fn check(config: &Value, diags: &mut Diagnostics) -> Filter {
     // With a refresh, EC2 may know models the embedded catalog does not.
     if let Some(model) = &f.gpu_model
         && !refresh
-        && !catalog::gpu_models().iter().any(|m| m.eq_ignore_ascii_case(model.trim()))
+        && !catalog::gpu_models()
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(model.trim()))
     {
         diags.error_at(
             AttributePath::attr("gpu_model"),
@@ -229,7 +235,10 @@ mod tests {
     async fn reads_offline_and_fits_the_schema() {
         let ds = GpuCatalog::new(Arc::new(ProviderState::default()));
         let mut d = Diagnostics::new();
-        let state = ds.read(&Context::new(), config(vec![("gpu_model", "H200".into())]), &mut d).await.unwrap();
+        let state = ds
+            .read(&Context::new(), config(vec![("gpu_model", "H200".into())]), &mut d)
+            .await
+            .unwrap();
         assert!(d.is_empty());
         let rows = state.get("instance_types").elements();
         assert_eq!(rows[1].get("instance_type"), &Value::from("p5en.48xlarge"));
@@ -243,25 +252,40 @@ mod tests {
     fn bad_filters_point_at_their_attribute() {
         let mut d = Diagnostics::new();
         check(&config(vec![("gpu_model", "H900".into())]), &mut d);
-        check(&config(vec![("min_gpu_memory_mib", Value::Number(Number::Float(1.5)))]), &mut d);
+        check(
+            &config(vec![("min_gpu_memory_mib", Value::Number(Number::Float(1.5)))]),
+            &mut d,
+        );
         check(&config(vec![("min_gpu_memory_mib", Value::from(-1))]), &mut d);
         let paths: Vec<_> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
         assert_eq!(paths, ["gpu_model", "min_gpu_memory_mib", "min_gpu_memory_mib"]);
         let detail = &d.iter().next().unwrap().detail;
-        assert!(detail.contains("H200") && detail.contains("refresh_from_ec2"), "{detail}");
+        assert!(
+            detail.contains("H200") && detail.contains("refresh_from_ec2"),
+            "{detail}"
+        );
     }
 
     #[test]
     fn unknown_filters_are_not_errors() {
         let mut d = Diagnostics::new();
-        check(&config(vec![("gpu_model", Value::Unknown), ("min_gpu_memory_mib", Value::Unknown)]), &mut d);
+        check(
+            &config(vec![
+                ("gpu_model", Value::Unknown),
+                ("min_gpu_memory_mib", Value::Unknown),
+            ]),
+            &mut d,
+        );
         assert!(d.is_empty());
     }
 
     #[test]
     fn refresh_allows_models_the_catalog_lacks() {
         let mut d = Diagnostics::new();
-        check(&config(vec![("gpu_model", "X900".into()), ("refresh_from_ec2", true.into())]), &mut d);
+        check(
+            &config(vec![("gpu_model", "X900".into()), ("refresh_from_ec2", true.into())]),
+            &mut d,
+        );
         assert!(d.is_empty());
     }
 }

@@ -130,7 +130,11 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         if let Some(host) = k.get("host").as_str()
             && !(host.starts_with("https://") || host.starts_with("http://"))
         {
-            diags.error_at(path.clone().attribute("host"), "Invalid Kubernetes host", format!("{host:?} is not a URL; write https://…"));
+            diags.error_at(
+                path.clone().attribute("host"),
+                "Invalid Kubernetes host",
+                format!("{host:?} is not a URL; write https://…"),
+            );
         }
         if k.get("insecure").as_bool() == Some(true) && !k.get("cluster_ca_certificate").is_null() {
             diags.error_at(
@@ -164,7 +168,12 @@ pub(super) fn parse(config: &Value) -> Configured {
         config_path: string(k, "config_path"),
         config_context: string(k, "config_context"),
     });
-    let settings = AwsSettings { region: string(config, "region"), profile: string(config, "profile"), assume_role, endpoints };
+    let settings = AwsSettings {
+        region: string(config, "region"),
+        profile: string(config, "profile"),
+        assume_role,
+        endpoints,
+    };
     Configured {
         aws: AwsClients::new(settings),
         kubernetes,
@@ -188,14 +197,23 @@ mod tests {
 
     #[test]
     fn karpenter_versions() {
-        assert_eq!(KarpenterVersion::parse("1.14"), Some(KarpenterVersion { major: 1, minor: 14 }));
-        assert_eq!(KarpenterVersion::parse("v1.9.2"), Some(KarpenterVersion { major: 1, minor: 9 }));
+        assert_eq!(
+            KarpenterVersion::parse("1.14"),
+            Some(KarpenterVersion { major: 1, minor: 14 })
+        );
+        assert_eq!(
+            KarpenterVersion::parse("v1.9.2"),
+            Some(KarpenterVersion { major: 1, minor: 9 })
+        );
         assert!(KarpenterVersion::parse("1").is_none());
         assert!(KarpenterVersion::parse("latest").is_none());
         assert!(KarpenterVersion::parse("1.2.3.4").is_none());
         let mut d = Diagnostics::new();
         validate(&config(vec![("karpenter_version", "0.37".into())]), &mut d);
-        assert_eq!(d.iter().next().unwrap().path, Some(AttributePath::attr("karpenter_version")));
+        assert_eq!(
+            d.iter().next().unwrap().path,
+            Some(AttributePath::attr("karpenter_version"))
+        );
     }
 
     #[test]
@@ -211,7 +229,13 @@ mod tests {
     #[test]
     fn unknown_values_are_not_validated() {
         let mut d = Diagnostics::new();
-        validate(&config(vec![("karpenter_version", Value::Unknown), ("field_manager", Value::Unknown)]), &mut d);
+        validate(
+            &config(vec![
+                ("karpenter_version", Value::Unknown),
+                ("field_manager", Value::Unknown),
+            ]),
+            &mut d,
+        );
         assert!(d.is_empty());
     }
 

@@ -9,7 +9,10 @@ fn object_type() -> Type {
         ("enabled", Type::Bool),
         ("zones", Type::list(Type::String)),
         ("labels", Type::map(Type::String)),
-        ("pool", Type::list(Type::object([("name", Type::String), ("ids", Type::set(Type::Number))]))),
+        (
+            "pool",
+            Type::list(Type::object([("name", Type::String), ("ids", Type::set(Type::Number))])),
+        ),
     ])
 }
 
@@ -30,7 +33,10 @@ fn null_and_unknown_round_trip() {
 
 #[test]
 fn unknown_is_written_as_fixext1_zero() {
-    assert_eq!(encode_msgpack(&Value::Unknown, &Type::String).unwrap(), vec![0xd4, 0, 0]);
+    assert_eq!(
+        encode_msgpack(&Value::Unknown, &Type::String).unwrap(),
+        vec![0xd4, 0, 0]
+    );
 }
 
 #[test]
@@ -54,10 +60,17 @@ fn numbers_arrive_as_int_float_or_string() {
         (&[0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0], Number::Float(0.5)),
         (&[0xcb, 0x40, 0x08, 0, 0, 0, 0, 0, 0], Number::Int(3)),
         (&[0xa3, b'1', b'.', b'5'], Number::Float(1.5)),
-        (&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], Number::Decimal("18446744073709551615".into())),
+        (
+            &[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+            Number::Decimal("18446744073709551615".into()),
+        ),
     ];
     for (bytes, want) in cases {
-        assert_eq!(decode_msgpack(bytes, &Type::Number).unwrap(), Value::Number(want.clone()), "{bytes:x?}");
+        assert_eq!(
+            decode_msgpack(bytes, &Type::Number).unwrap(),
+            Value::Number(want.clone()),
+            "{bytes:x?}"
+        );
     }
     let big = Value::Number(Number::Decimal("123456789012345678901234567890".into()));
     let bytes = encode_msgpack(&big, &Type::Number).unwrap();
@@ -74,7 +87,9 @@ fn a_number_string_that_is_not_a_number_is_an_error() {
 fn type_errors_name_the_attribute_path() {
     let ty = object_type();
     // {"pool": [{"name": 7}]}
-    let bytes = [0x81, 0xa4, b'p', b'o', b'o', b'l', 0x91, 0x81, 0xa4, b'n', b'a', b'm', b'e', 0x07];
+    let bytes = [
+        0x81, 0xa4, b'p', b'o', b'o', b'l', 0x91, 0x81, 0xa4, b'n', b'a', b'm', b'e', 0x07,
+    ];
     let err = decode_msgpack(&bytes, &ty).unwrap_err();
     assert_eq!(err.path.to_string(), "pool[0].name");
     assert!(err.reason.contains("expected string"), "{err}");
@@ -83,8 +98,18 @@ fn type_errors_name_the_attribute_path() {
 #[test]
 fn unsupported_attributes_and_trailing_bytes_are_rejected() {
     let ty = Type::object([("a", Type::String)]);
-    assert!(decode_msgpack(&[0x81, 0xa1, b'b', 0xc0], &ty).unwrap_err().reason.contains("unsupported attribute"));
-    assert!(decode_msgpack(&[0xc0, 0xc0], &ty).unwrap_err().reason.contains("trailing"));
+    assert!(
+        decode_msgpack(&[0x81, 0xa1, b'b', 0xc0], &ty)
+            .unwrap_err()
+            .reason
+            .contains("unsupported attribute")
+    );
+    assert!(
+        decode_msgpack(&[0xc0, 0xc0], &ty)
+            .unwrap_err()
+            .reason
+            .contains("trailing")
+    );
 }
 
 #[test]
@@ -114,14 +139,16 @@ fn huge_declared_lengths_do_not_allocate() {
 
 #[test]
 fn deep_nesting_is_bounded() {
-    let mut ty = Type::String;
-    let mut bytes = Vec::new();
-    for _ in 0..200 {
-        ty = Type::list(ty);
-        bytes.push(0x91);
-    }
+    let ty = (0..200).fold(Type::String, |t, _| Type::list(t));
+    // 200 one-element arrays around a nil.
+    let mut bytes = vec![0x91; 200];
     bytes.push(0xc0);
-    assert!(decode_msgpack(&bytes, &ty).unwrap_err().reason.contains("nested too deeply"));
+    assert!(
+        decode_msgpack(&bytes, &ty)
+            .unwrap_err()
+            .reason
+            .contains("nested too deeply")
+    );
 }
 
 fn arb_type() -> impl Strategy<Value = Type> {
@@ -147,16 +174,27 @@ fn arb_value(ty: Type) -> BoxedStrategy<Value> {
             (-1e12f64..1e12).prop_map(|f| Value::Number(Number::from_f64(f))),
         ]
         .boxed(),
-        Type::List(e) => proptest::collection::vec(arb_value(*e), 0..3).prop_map(Value::List).boxed(),
-        Type::Set(e) => proptest::collection::vec(arb_value(*e), 0..3).prop_map(Value::Set).boxed(),
-        Type::Map(e) => proptest::collection::btree_map(".{0,4}", arb_value(*e), 0..3).prop_map(Value::Map).boxed(),
+        Type::List(e) => proptest::collection::vec(arb_value(*e), 0..3)
+            .prop_map(Value::List)
+            .boxed(),
+        Type::Set(e) => proptest::collection::vec(arb_value(*e), 0..3)
+            .prop_map(Value::Set)
+            .boxed(),
+        Type::Map(e) => proptest::collection::btree_map(".{0,4}", arb_value(*e), 0..3)
+            .prop_map(Value::Map)
+            .boxed(),
         Type::Object(attrs) => attrs
             .into_iter()
             .map(|(k, t)| arb_value(t).prop_map(move |v| (k.clone(), v)))
             .collect::<Vec<_>>()
             .prop_map(|kv| Value::Object(kv.into_iter().collect()))
             .boxed(),
-        Type::Tuple(elems) => elems.into_iter().map(arb_value).collect::<Vec<_>>().prop_map(Value::Tuple).boxed(),
+        Type::Tuple(elems) => elems
+            .into_iter()
+            .map(arb_value)
+            .collect::<Vec<_>>()
+            .prop_map(Value::Tuple)
+            .boxed(),
     };
     prop_oneof![1 => special, 4 => known].boxed()
 }

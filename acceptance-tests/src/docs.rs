@@ -1,0 +1,157 @@
+//! Registry-layout docs (`docs/index.md`, `docs/data-sources/*.md`,
+//! `docs/resources/*.md`) generated from the schema snapshot and the examples,
+//! as tfplugindocs does. A template in `schemas/templates/` (same relative
+//! path, `.md.tmpl`) may supply the prose; `{{ .Example }}` and `{{ .Schema }}`
+//! mark where the example and the schema go.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value as J;
+
+const ADDRESS: &str = "registry.terraform.io/eksgpu/eksgpu";
+
+/// Every generated doc as (path relative to the repo root, content).
+pub fn render(root: &Path) -> Vec<(String, String)> {
+    let schema: J =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/provider.json")).unwrap_or_default())
+            .unwrap_or(J::Null);
+    let entry = &schema["provider_schemas"][ADDRESS];
+    let mut docs = Vec::new();
+    docs.push((
+        "docs/index.md".to_owned(),
+        page(
+            root,
+            "index",
+            "eksgpu Provider",
+            "",
+            &entry["provider"],
+            "examples/provider/provider.tf",
+        ),
+    ));
+    for (kind, dir, key) in [
+        ("Data Source", "data-sources", "data_source_schemas"),
+        ("Resource", "resources", "resource_schemas"),
+    ] {
+        let Some(map) = entry[key].as_object() else {
+            continue;
+        };
+        for (type_name, s) in map {
+            let short = type_name.trim_start_matches("eksgpu_");
+            let example = format!(
+                "examples/{dir}/{type_name}/{}.tf",
+                if kind == "Resource" { "resource" } else { "data-source" }
+            );
+            let front = format!(
+                "---\npage_title: \"{type_name} {kind} - eksgpu\"\nsubcategory: \"\"\ndescription: |-\n  {}\n---\n\n",
+                first_sentence(s)
+            );
+            let title = format!("{type_name} ({kind})");
+            docs.push((
+                format!("docs/{dir}/{short}.md"),
+                page(root, &format!("{dir}/{short}"), &title, &front, s, &example),
+            ));
+        }
+    }
+    docs
+}
+
+fn first_sentence(s: &J) -> String {
+    let d = s["block"]["description"].as_str().unwrap_or_default();
+    d.split(". ")
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('.')
+        .to_owned()
+        + "."
+}
+
+fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, example: &str) -> String {
+    let example_text = std::fs::read_to_string(root.join(example)).ok();
+    let example_md = example_text
+        .map(|t| format!("## Example Usage\n\n```terraform\n{}\n```\n", t.trim_end()))
+        .unwrap_or_default();
+    let schema_md = schema_markdown(&schema["block"]);
+    let body = match std::fs::read_to_string(root.join(format!("schemas/templates/{template}.md.tmpl"))) {
+        Ok(t) => t
+            .replace("{{ .Example }}", example_md.trim_end())
+            .replace("{{ .Schema }}", schema_md.trim_end()),
+        Err(_) => {
+            let description = schema["block"]["description"].as_str().unwrap_or_default();
+            format!("# {title}\n\n{description}\n\n{example_md}\n{schema_md}")
+        }
+    };
+    let mut out = format!("{front}{}", body.trim_end());
+    out.push('\n');
+    out
+}
+
+fn schema_markdown(block: &J) -> String {
+    let mut out = String::from("## Schema\n");
+    let mut nested = Vec::new();
+    write_block(&mut out, block, "", &mut nested);
+    while let Some((anchor, title, b)) = nested.pop() {
+        let _ = write!(out, "\n<a id=\"{anchor}\"></a>\n### Nested Schema for `{title}`\n");
+        write_block(&mut out, &b, &format!("{anchor}--"), &mut nested);
+    }
+    out
+}
+
+fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(String, String, J)>) {
+    let attrs = block["attributes"].as_object().cloned().unwrap_or_default();
+    let blocks = block["block_types"].as_object().cloned().unwrap_or_default();
+    for heading in ["Required", "Optional", "Read-Only"] {
+        let pick = |a: &J| match heading {
+            "Required" => a["required"] == true,
+            "Optional" => a["optional"] == true,
+            _ => a["computed"] == true && a["optional"] != true,
+        };
+        let mut lines = Vec::new();
+        for (name, a) in &attrs {
+            if pick(a) {
+                let sensitive = if a["sensitive"] == true { ", Sensitive" } else { "" };
+                lines.push(format!(
+                    "- `{name}` ({}{sensitive}) {}",
+                    type_name(&a["type"]),
+                    a["description"].as_str().unwrap_or_default()
+                ));
+            }
+        }
+        if heading == "Optional" {
+            for (name, b) in &blocks {
+                let anchor = format!("{prefix}nestedblock--{name}");
+                let limit = match b["max_items"].as_i64() {
+                    Some(1) => "Block, Max: 1".to_owned(),
+                    _ => format!("Block {}", b["nesting_mode"].as_str().unwrap_or("list")),
+                };
+                let desc = b["block"]["description"].as_str().unwrap_or_default();
+                lines.push(format!(
+                    "- `{name}` ({limit}) {desc} (see [below for nested schema](#{anchor}))"
+                ));
+                nested.push((anchor, name.clone(), b["block"].clone()));
+            }
+        }
+        if !lines.is_empty() {
+            let _ = write!(out, "\n### {heading}\n\n{}\n", lines.join("\n"));
+        }
+    }
+}
+
+fn type_name(t: &J) -> String {
+    match t {
+        J::String(s) => s.clone(),
+        J::Array(a) if a.len() >= 2 => match a[0].as_str() {
+            Some("object") => "Object".to_owned(),
+            Some(kind) => format!("{} of {}", capitalise(kind), type_name(&a[1])),
+            None => "Dynamic".to_owned(),
+        },
+        _ => "Dynamic".to_owned(),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
