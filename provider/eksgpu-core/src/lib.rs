@@ -4,3 +4,8 @@
 //! inputs and tested as such.
 
 pub mod catalog;
+pub mod model;
+pub mod yaml;
+pub mod kinds;
+pub mod render;
+pub mod rules;

@@ -1,0 +1,121 @@
+//! The node strategy as the domain sees it: plain data, built by the provider
+//! from a fully known configuration. No Terraform or Kubernetes types here.
+
+use std::collections::BTreeMap;
+
+/// Where a pool's nodes come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capacity {
+    AutoMode,
+    Karpenter,
+    ManagedNodeGroup,
+    Hybrid,
+}
+
+impl Capacity {
+    pub const ALL: [Capacity; 4] = [Capacity::AutoMode, Capacity::Karpenter, Capacity::ManagedNodeGroup, Capacity::Hybrid];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capacity::AutoMode => "auto_mode",
+            Capacity::Karpenter => "karpenter",
+            Capacity::ManagedNodeGroup => "managed_node_group",
+            Capacity::Hybrid => "hybrid",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Capacity> {
+        Capacity::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// Capacity whose nodes Karpenter (or Auto Mode's managed Karpenter) provisions.
+    pub fn is_in_cluster(self) -> bool {
+        matches!(self, Capacity::AutoMode | Capacity::Karpenter)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taint {
+    pub key: String,
+    pub value: Option<String>,
+    /// Kubernetes spelling: `NoSchedule`, `PreferNoSchedule`, `NoExecute`.
+    pub effect: String,
+}
+
+impl Taint {
+    /// `nvidia.com/gpu=true:NoSchedule`, the default on GPU pools.
+    pub fn default_gpu() -> Taint {
+        Taint { key: "nvidia.com/gpu".into(), value: Some("true".into()), effect: "NoSchedule".into() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disruption {
+    pub consolidation_policy: Option<String>,
+    pub consolidate_after: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootVolume {
+    /// Kubernetes quantity, e.g. `200Gi`.
+    pub size: Option<String>,
+    pub volume_type: Option<String>,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kubelet {
+    pub max_pods: Option<i64>,
+    pub eviction_hard: BTreeMap<String, String>,
+}
+
+/// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeClass {
+    pub ami_alias: Option<String>,
+    pub role: Option<String>,
+    pub subnet_selector_tags: BTreeMap<String, String>,
+    pub security_group_selector_tags: BTreeMap<String, String>,
+    pub root_volume: Option<RootVolume>,
+    pub kubelet: Option<Kubelet>,
+    pub tags: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pool {
+    pub name: String,
+    pub capacity: Capacity,
+    pub instance_types: Vec<String>,
+    /// Karpenter spelling (`on-demand`, `spot`, `reserved`); empty means on-demand.
+    pub capacity_types: Vec<String>,
+    pub zones: Vec<String>,
+    pub gpu_limit: Option<i64>,
+    /// Labels the user asked for, before the provider adds its own.
+    pub labels: BTreeMap<String, String>,
+    /// Add `nvidia.com/gpu=true:NoSchedule` unless a taint on `nvidia.com/gpu` is given (default true).
+    pub gpu_taint: bool,
+    pub taints: Vec<Taint>,
+    pub disruption: Option<Disruption>,
+    pub dra: bool,
+    pub node_class: Option<NodeClass>,
+}
+
+/// Helm values of the NVIDIA GPU Operator the strategy computes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuOperator {
+    /// `single` or `mixed` (the operator's `mig.strategy`).
+    pub mig_strategy: String,
+    pub dcgm_exporter: bool,
+    pub service_monitor: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeStrategy {
+    pub cluster_name: String,
+    pub name: String,
+    pub kubernetes_version: Option<String>,
+    pub gpu_operator: Option<GpuOperator>,
+    pub pools: Vec<Pool>,
+}

@@ -1,0 +1,147 @@
+//! Renderers: the Kubernetes objects and Helm values a node strategy stands
+//! for, computed from the model alone (no cluster contact), so `terraform plan`
+//! can show them before anything exists.
+
+mod gpu_operator;
+mod karpenter;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+pub use gpu_operator::gpu_operator_values;
+
+use crate::kinds::{self, Kind};
+use crate::model::{Capacity, NodeStrategy, Pool, Taint};
+
+/// One object to apply: its kind and name, and the full body to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub kind: Kind,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub body: Value,
+}
+
+/// The GPU Operator labels that switch one component off on a node.
+pub const DEPLOY_DEVICE_PLUGIN: &str = "nvidia.com/gpu.deploy.device-plugin";
+pub const DEPLOY_DRIVER: &str = "nvidia.com/gpu.deploy.driver";
+pub const DEPLOY_TOOLKIT: &str = "nvidia.com/gpu.deploy.container-toolkit";
+pub const MIG_CONFIG: &str = "nvidia.com/mig.config";
+pub const DEVICE_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
+
+/// Node labels of a pool: the user's, plus what the GPU stack needs.
+/// On Auto Mode the AWS-managed device plugin serves GPUs, so the GPU
+/// Operator's own plugin must stay off (EKSGPU010); where the operator installs
+/// drivers (hybrid pools present) the NVIDIA AMIs' preinstalled ones must win.
+pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
+    let mut labels = pool.labels.clone();
+    if strategy.gpu_operator.is_some() {
+        let mut default = |k: &str| {
+            labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
+        };
+        if pool.capacity == Capacity::AutoMode {
+            default(DEPLOY_DEVICE_PLUGIN);
+        }
+        if gpu_operator::installs_driver(strategy) && pool.capacity != Capacity::Hybrid {
+            default(DEPLOY_DRIVER);
+            default(DEPLOY_TOOLKIT);
+        }
+        // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017).
+        if pool.dra {
+            default(DEPLOY_DEVICE_PLUGIN);
+        }
+    }
+    labels
+}
+
+/// Taints of a pool: the user's, plus the GPU taint unless one is given or opted out.
+pub fn effective_taints(pool: &Pool) -> Vec<Taint> {
+    let mut taints = pool.taints.clone();
+    if pool.gpu_taint && !taints.iter().any(|t| t.key == "nvidia.com/gpu") {
+        taints.insert(0, Taint::default_gpu());
+    }
+    taints
+}
+
+/// The in-cluster objects of one pool, in apply order (node classes first).
+/// Managed node groups and hybrid pools live on the AWS side and render none.
+pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
+    match pool.capacity {
+        Capacity::Karpenter => vec![karpenter::ec2_node_class(strategy, pool), karpenter::node_pool(strategy, pool)],
+        Capacity::AutoMode => {
+            let mut out = Vec::new();
+            if pool.node_class.is_some() {
+                out.push(karpenter::auto_mode_node_class(strategy, pool));
+            }
+            out.push(karpenter::node_pool(strategy, pool));
+            out
+        }
+        Capacity::ManagedNodeGroup | Capacity::Hybrid => Vec::new(),
+    }
+}
+
+/// What a pod needs to land on the pool: `node_selector`.
+pub fn node_selector(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
+    let (k, v) = match pool.capacity {
+        Capacity::AutoMode | Capacity::Karpenter => ("karpenter.sh/nodepool", pool.name.clone()),
+        Capacity::ManagedNodeGroup => ("eks.amazonaws.com/nodegroup", format!("{}-{}", strategy.cluster_name, pool.name)),
+        Capacity::Hybrid => ("eks.amazonaws.com/compute-type", "hybrid".to_owned()),
+    };
+    BTreeMap::from([(k.to_owned(), v)])
+}
+
+/// A toleration for each taint of the pool, as a pod spec writes it.
+pub fn tolerations(pool: &Pool) -> Vec<BTreeMap<&'static str, String>> {
+    effective_taints(pool)
+        .into_iter()
+        .map(|t| {
+            let mut m = BTreeMap::from([("key", t.key), ("effect", t.effect)]);
+            match t.value {
+                Some(v) => {
+                    m.insert("operator", "Equal".to_owned());
+                    m.insert("value", v);
+                }
+                None => {
+                    m.insert("operator", "Exists".to_owned());
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// The extended resource a container requests to get a GPU of this pool;
+/// `None` for DRA pools, whose GPUs are claimed through ResourceClaims.
+pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String> {
+    if pool.dra {
+        return None;
+    }
+    let mixed = strategy.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "mixed");
+    match pool.labels.get(MIG_CONFIG).and_then(|c| c.strip_prefix("all-")) {
+        // Under `mixed`, each profile is its own resource; `all-1g.18gb.me` names profile `1g.18gb+me`.
+        Some(profile) if mixed && profile != "balanced" && profile != "disabled" && profile != "enabled" => {
+            Some(format!("nvidia.com/mig-{}", profile.replacen(".me", "+me", 1)))
+        }
+        _ => Some("nvidia.com/gpu".to_owned()),
+    }
+}
+
+/// Standard metadata of every object the strategy owns.
+fn metadata(strategy: &NodeStrategy, name: &str) -> Value {
+    json!({
+        "name": name,
+        "labels": {
+            kinds::labels::MANAGED_BY: kinds::labels::MANAGED_BY_VALUE,
+            kinds::labels::STRATEGY: strategy.name,
+            kinds::labels::CLUSTER: strategy.cluster_name,
+        },
+    })
+}
+
+fn string_map(m: &BTreeMap<String, String>) -> Value {
+    Value::Object(m.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+}
+
+#[cfg(test)]
+mod tests;

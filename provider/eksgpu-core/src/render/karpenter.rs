@@ -1,0 +1,199 @@
+//! Karpenter v1 objects (`karpenter.sh/v1` NodePool, `karpenter.k8s.aws/v1`
+//! EC2NodeClass) and their EKS Auto Mode counterparts (the same NodePool with
+//! `nodeClassRef.group: eks.amazonaws.com`, and `eks.amazonaws.com/v1`
+//! NodeClass). Field names and shapes follow the v1.14.1 CRDs (domain.md §3–§4).
+
+use serde_json::{Map, Value, json};
+
+use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
+use crate::kinds;
+use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
+
+/// Karpenter's AL2023 alias picks the NVIDIA variant of the AMI by instance type.
+pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
+/// The discovery tag the EKS Karpenter guides put on subnets and security groups.
+pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
+
+pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
+    let node_class_ref = match pool.capacity {
+        Capacity::AutoMode => json!({
+            "group": kinds::AUTO_MODE_NODE_CLASS.group,
+            "kind": kinds::AUTO_MODE_NODE_CLASS.kind,
+            // Without a node_class block, the built-in NodeClass of Auto Mode.
+            "name": if pool.node_class.is_some() { pool.name.as_str() } else { "default" },
+        }),
+        _ => json!({
+            "group": kinds::EC2_NODE_CLASS.group,
+            "kind": kinds::EC2_NODE_CLASS.kind,
+            "name": pool.name,
+        }),
+    };
+    let mut requirements = vec![json!({
+        "key": "node.kubernetes.io/instance-type",
+        "operator": "In",
+        "values": pool.instance_types,
+    })];
+    let capacity_types = if pool.capacity_types.is_empty() { vec!["on-demand".to_owned()] } else { pool.capacity_types.clone() };
+    requirements.push(json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacity_types}));
+    if !pool.zones.is_empty() {
+        requirements.push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": pool.zones}));
+    }
+
+    let mut template_spec = Map::new();
+    template_spec.insert("nodeClassRef".into(), node_class_ref);
+    template_spec.insert("requirements".into(), Value::Array(requirements));
+    let taints = effective_taints(pool);
+    if !taints.is_empty() {
+        let taints = taints
+            .iter()
+            .map(|t| {
+                let mut m = Map::new();
+                m.insert("key".into(), t.key.clone().into());
+                if let Some(v) = &t.value {
+                    m.insert("value".into(), v.clone().into());
+                }
+                m.insert("effect".into(), t.effect.clone().into());
+                Value::Object(m)
+            })
+            .collect();
+        template_spec.insert("taints".into(), Value::Array(taints));
+    }
+
+    let mut template = Map::new();
+    let labels = effective_labels(strategy, pool);
+    if !labels.is_empty() {
+        template.insert("metadata".into(), json!({"labels": string_map(&labels)}));
+    }
+    template.insert("spec".into(), Value::Object(template_spec));
+
+    let mut spec = Map::new();
+    spec.insert("template".into(), Value::Object(template));
+    if let Some(d) = &pool.disruption {
+        let mut m = Map::new();
+        if let Some(p) = &d.consolidation_policy {
+            m.insert("consolidationPolicy".into(), p.clone().into());
+        }
+        // consolidateAfter is required whenever disruption is written (Karpenter v1 CRD).
+        m.insert("consolidateAfter".into(), d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into());
+        spec.insert("disruption".into(), Value::Object(m));
+    }
+    if let Some(limit) = pool.gpu_limit {
+        spec.insert("limits".into(), json!({"nvidia.com/gpu": limit}));
+    }
+    Manifest {
+        kind: kinds::NODE_POOL,
+        name: pool.name.clone(),
+        namespace: None,
+        body: object(kinds::NODE_POOL, metadata(strategy, &pool.name), Value::Object(spec)),
+    }
+}
+
+fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {
+    let tags = if tags.is_empty() {
+        json!({ DISCOVERY_TAG: cluster })
+    } else {
+        string_map(tags)
+    };
+    json!([{ "tags": tags }])
+}
+
+pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
+    let nc = pool.node_class.clone().unwrap_or_default();
+    let mut spec = Map::new();
+    spec.insert(
+        "amiSelectorTerms".into(),
+        json!([{"alias": nc.ami_alias.as_deref().unwrap_or(DEFAULT_AMI_ALIAS)}]),
+    );
+    if let Some(role) = &nc.role {
+        spec.insert("role".into(), role.clone().into());
+    }
+    spec.insert("subnetSelectorTerms".into(), selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name));
+    spec.insert(
+        "securityGroupSelectorTerms".into(),
+        selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
+    );
+    if let Some(rv) = &nc.root_volume {
+        let mut ebs = Map::new();
+        if let Some(s) = &rv.size {
+            ebs.insert("volumeSize".into(), s.clone().into());
+        }
+        ebs.insert("volumeType".into(), rv.volume_type.clone().unwrap_or_else(|| "gp3".to_owned()).into());
+        if let Some(i) = rv.iops {
+            ebs.insert("iops".into(), i.into());
+        }
+        if let Some(t) = rv.throughput {
+            ebs.insert("throughput".into(), t.into());
+        }
+        if let Some(e) = rv.encrypted {
+            ebs.insert("encrypted".into(), e.into());
+        }
+        spec.insert(
+            "blockDeviceMappings".into(),
+            json!([{"deviceName": "/dev/xvda", "rootVolume": true, "ebs": Value::Object(ebs)}]),
+        );
+    }
+    if let Some(k) = &nc.kubelet {
+        let mut m = Map::new();
+        if let Some(p) = k.max_pods {
+            m.insert("maxPods".into(), p.into());
+        }
+        if !k.eviction_hard.is_empty() {
+            m.insert("evictionHard".into(), string_map(&k.eviction_hard));
+        }
+        if !m.is_empty() {
+            spec.insert("kubelet".into(), Value::Object(m));
+        }
+    }
+    if !nc.tags.is_empty() {
+        spec.insert("tags".into(), string_map(&nc.tags));
+    }
+    Manifest {
+        kind: kinds::EC2_NODE_CLASS,
+        name: pool.name.clone(),
+        namespace: None,
+        body: object(kinds::EC2_NODE_CLASS, metadata(strategy, &pool.name), Value::Object(spec)),
+    }
+}
+
+/// The Auto Mode NodeClass takes no AMI and no kubelet settings (EKSGPU006);
+/// the root volume maps to its ephemeral storage.
+pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
+    let nc: NodeClass = pool.node_class.clone().unwrap_or_default();
+    let mut spec = Map::new();
+    if let Some(role) = &nc.role {
+        spec.insert("role".into(), role.clone().into());
+    }
+    spec.insert("subnetSelectorTerms".into(), selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name));
+    spec.insert(
+        "securityGroupSelectorTerms".into(),
+        selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
+    );
+    if let Some(rv) = &nc.root_volume {
+        let mut m = Map::new();
+        if let Some(s) = &rv.size {
+            m.insert("size".into(), s.clone().into());
+        }
+        if let Some(i) = rv.iops {
+            m.insert("iops".into(), i.into());
+        }
+        if let Some(t) = rv.throughput {
+            m.insert("throughput".into(), t.into());
+        }
+        if !m.is_empty() {
+            spec.insert("ephemeralStorage".into(), Value::Object(m));
+        }
+    }
+    if !nc.tags.is_empty() {
+        spec.insert("tags".into(), string_map(&nc.tags));
+    }
+    Manifest {
+        kind: kinds::AUTO_MODE_NODE_CLASS,
+        name: pool.name.clone(),
+        namespace: None,
+        body: object(kinds::AUTO_MODE_NODE_CLASS, metadata(strategy, &pool.name), Value::Object(spec)),
+    }
+}
+
+fn object(kind: kinds::Kind, metadata: Value, spec: Value) -> Value {
+    json!({"apiVersion": kind.api_version(), "kind": kind.kind, "metadata": metadata, "spec": spec})
+}

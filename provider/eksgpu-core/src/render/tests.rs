@@ -1,0 +1,120 @@
+//! Renderers against golden YAML (regenerate with EKSGPU_UPDATE_SNAPSHOTS=1).
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Taint};
+use crate::yaml::{to_yaml, to_yaml_stream};
+
+fn golden(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("EKSGPU_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(actual, expected, "golden {name} differs; regenerate with scripts/generate if intended");
+}
+
+/// The seeds' inference NodePool, corrected for Karpenter v1 (seeds-digest §3).
+fn seed_strategy() -> NodeStrategy {
+    let inference = Pool {
+        name: "gpu-inference".into(),
+        capacity: Capacity::Karpenter,
+        instance_types: vec!["p5.48xlarge".into(), "g6e.12xlarge".into(), "g5.12xlarge".into()],
+        capacity_types: vec!["on-demand".into()],
+        zones: vec![],
+        gpu_limit: Some(32),
+        labels: BTreeMap::from([("node-type".into(), "gpu-inference".into()), ("gpu-operator".into(), "enabled".into())]),
+        gpu_taint: true,
+        taints: vec![],
+        disruption: Some(Disruption { consolidation_policy: Some("WhenEmpty".into()), consolidate_after: Some("5m".into()) }),
+        dra: false,
+        node_class: Some(NodeClass {
+            ami_alias: Some("al2023@latest".into()),
+            role: Some("KarpenterNodeRole-gpu".into()),
+            root_volume: Some(RootVolume {
+                size: Some("200Gi".into()),
+                volume_type: Some("gp3".into()),
+                iops: Some(16000),
+                throughput: Some(1000),
+                encrypted: Some(true),
+            }),
+            kubelet: Some(Kubelet { max_pods: Some(110), eviction_hard: BTreeMap::new() }),
+            ..NodeClass::default()
+        }),
+    };
+    let auto = Pool {
+        name: "auto-gpu".into(),
+        capacity: Capacity::AutoMode,
+        instance_types: vec!["p5.48xlarge".into()],
+        capacity_types: vec!["spot".into(), "on-demand".into()],
+        zones: vec!["us-east-2a".into()],
+        gpu_limit: None,
+        labels: BTreeMap::new(),
+        gpu_taint: true,
+        taints: vec![Taint { key: "workload".into(), value: None, effect: "NoExecute".into() }],
+        disruption: None,
+        dra: false,
+        node_class: None,
+    };
+    NodeStrategy {
+        cluster_name: "gpu".into(),
+        name: "genai".into(),
+        kubernetes_version: None,
+        gpu_operator: Some(GpuOperator { mig_strategy: "single".into(), dcgm_exporter: true, service_monitor: true }),
+        pools: vec![inference, auto],
+    }
+}
+
+#[test]
+fn karpenter_pool_renders_v1_objects() {
+    let s = seed_strategy();
+    let m = pool_manifests(&s, &s.pools[0]);
+    assert_eq!(m.iter().map(|m| m.kind.kind).collect::<Vec<_>>(), ["EC2NodeClass", "NodePool"]);
+    // Karpenter v1: kubelet lives on the EC2NodeClass, never the NodePool.
+    assert!(m[0].body["spec"]["kubelet"]["maxPods"] == 110);
+    assert!(m[1].body["spec"]["template"]["spec"].get("kubelet").is_none());
+    golden("karpenter-inference.yaml", &to_yaml_stream(m.iter().map(|m| &m.body)));
+}
+
+#[test]
+fn auto_mode_pool_turns_the_operator_device_plugin_off() {
+    let s = seed_strategy();
+    let m = pool_manifests(&s, &s.pools[1]);
+    assert_eq!(m.len(), 1, "the built-in NodeClass is referenced, not created");
+    let spec = &m[0].body["spec"]["template"];
+    assert_eq!(spec["metadata"]["labels"][DEPLOY_DEVICE_PLUGIN], "false");
+    assert_eq!(spec["spec"]["nodeClassRef"]["group"], "eks.amazonaws.com");
+    assert_eq!(spec["spec"]["nodeClassRef"]["name"], "default");
+    golden("auto-mode.yaml", &to_yaml_stream(m.iter().map(|m| &m.body)));
+}
+
+#[test]
+fn computed_pool_values() {
+    let s = seed_strategy();
+    assert_eq!(node_selector(&s, &s.pools[0]), BTreeMap::from([("karpenter.sh/nodepool".into(), "gpu-inference".into())]));
+    let tol = tolerations(&s.pools[1]);
+    assert_eq!(tol[0]["key"], "nvidia.com/gpu");
+    assert_eq!(tol[0]["operator"], "Equal");
+    assert_eq!(tol[1]["operator"], "Exists");
+    assert_eq!(gpu_resource_name(&s, &s.pools[0]).as_deref(), Some("nvidia.com/gpu"));
+    let mut mixed = s.clone();
+    mixed.gpu_operator.as_mut().unwrap().mig_strategy = "mixed".into();
+    mixed.pools[0].labels.insert(MIG_CONFIG.into(), "all-1g.10gb".into());
+    assert_eq!(gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(), Some("nvidia.com/mig-1g.10gb"));
+}
+
+#[test]
+fn gpu_operator_values_fit_the_mix() {
+    let mut s = seed_strategy();
+    let v = gpu_operator_values(&s).unwrap();
+    assert_eq!(v["driver"]["enabled"], false);
+    assert_eq!(v["migManager"]["enabled"], false);
+    assert_eq!(v["dcgmExporter"]["serviceMonitor"]["enabled"], true);
+    golden("gpu-operator-values.yaml", &to_yaml(&v));
+    s.pools[0].labels.insert(MIG_CONFIG.into(), "all-1g.10gb".into());
+    assert_eq!(gpu_operator_values(&s).unwrap()["migManager"]["enabled"], true);
+    s.gpu_operator = None;
+    assert!(gpu_operator_values(&s).is_none());
+}

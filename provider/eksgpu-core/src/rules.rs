@@ -1,0 +1,279 @@
+//! Plan-time rules: every configuration that cannot work on EKS gets a stable
+//! code, a severity, the attribute it is about, and what to do instead.
+//! `RULES` is the catalogue (`docs/rules.md` is generated from it); the checks
+//! return data (`Violation`), never errors.
+
+mod node_strategy;
+
+pub use node_strategy::check_node_strategy;
+
+/// How bad a violation is: errors stop the plan, warnings inform it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One step of the path to the attribute a violation is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Attr(&'static str),
+    Index(usize),
+    Key(String),
+}
+
+/// A rule of the catalogue.
+#[derive(Debug)]
+pub struct Rule {
+    pub code: &'static str,
+    pub severity: Severity,
+    /// Short title, used as the diagnostic summary.
+    pub summary: &'static str,
+    /// When it fires.
+    pub trigger: &'static str,
+    /// What to do instead.
+    pub fix: &'static str,
+    /// Where the fact behind it comes from.
+    pub source: &'static str,
+}
+
+/// A rule that fired, at a path, with a detail naming the values involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub path: Vec<Step>,
+    pub summary: &'static str,
+    pub detail: String,
+}
+
+impl Violation {
+    pub(crate) fn new(code: &'static str, path: Vec<Step>, detail: String) -> Violation {
+        let rule = rule(code);
+        Violation {
+            code,
+            severity: rule.map_or(Severity::Error, |r| r.severity),
+            path,
+            summary: rule.map_or("Invalid configuration", |r| r.summary),
+            detail: format!("{detail} {}", rule.map_or("", |r| r.fix)).trim_end().to_owned(),
+        }
+    }
+}
+
+pub fn rule(code: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.code == code)
+}
+
+/// The catalogue. Codes EKSGPU001–018 are fixed by the interface; additions are EKSGPU1xx.
+pub static RULES: &[Rule] = &[
+    Rule {
+        code: "EKSGPU001",
+        severity: Severity::Error,
+        summary: "MIG on an Auto Mode pool",
+        trigger: "A pool with `capacity = \"auto_mode\"` selects a MIG layout (`nvidia.com/mig.config` label, or a MIG sharing pool).",
+        fix: "MIG Manager cannot run on the AWS-managed Auto Mode AMI. Serve MIG workloads from a `karpenter` or `managed_node_group` pool on a MIG-capable GPU.",
+        source: "seeds 000 §3, 001; EKS user guide, Auto Mode accelerated workloads",
+    },
+    Rule {
+        code: "EKSGPU002",
+        severity: Severity::Error,
+        summary: "MIG on a GPU without MIG",
+        trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G).",
+        fix: "Use a MIG-capable type (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, g7e) or share the GPU with time-slicing, MPS or HAMi instead.",
+        source: "NVIDIA MIG user guide, supported GPUs (domain.md §1.5)",
+    },
+    Rule {
+        code: "EKSGPU003",
+        severity: Severity::Error,
+        summary: "MIG profile not valid for the GPU",
+        trigger: "A MIG profile does not exist on the GPU model, or a layout exceeds the GPU's compute slices or instance limits.",
+        fix: "Pick profiles from `data.eksgpu_gpu_catalog` (`mig_profiles` of the instance type) and keep the layout within 7 slices (4 on RTX PRO 6000).",
+        source: "NVIDIA go-nvml mock tables, GPU Operator mig-parted config (mig_profiles.csv)",
+    },
+    Rule {
+        code: "EKSGPU004",
+        severity: Severity::Error,
+        summary: "DRA not supported here",
+        trigger: "DRA is requested on a capacity kind, Kubernetes version or Karpenter version that does not support it.",
+        fix: "Use a managed node group on Kubernetes 1.34 or later, Karpenter 1.15 or later, or Auto Mode on Kubernetes 1.36 or later.",
+        source: "domain.md §9.6 (EKS DRA support matrix)",
+    },
+    Rule {
+        code: "EKSGPU005",
+        severity: Severity::Error,
+        summary: "Disruption setting not valid for Karpenter v1",
+        trigger: "`consolidation_policy` is not a Karpenter v1 value (`WhenUnderutilized` is the v1beta1 name; `Balanced` needs Karpenter 1.14), or `consolidate_after` is not a duration such as `5m` or `Never`.",
+        fix: "Use `WhenEmpty` or `WhenEmptyOrUnderutilized` (or `Balanced` on Karpenter 1.14+), and a duration like `30s`, `5m`, `1h` or `Never`.",
+        source: "karpenter.sh/v1 NodePool CRD v1.14.1",
+    },
+    Rule {
+        code: "EKSGPU006",
+        severity: Severity::Error,
+        summary: "Kubelet settings where they cannot apply",
+        trigger: "`node_class.kubelet` on an `auto_mode` pool: the Auto Mode NodeClass has no kubelet block.",
+        fix: "Remove the kubelet block, or move the workload to a `karpenter` pool, where the provider renders kubelet settings on the EC2NodeClass (Karpenter v1 has no NodePool kubelet).",
+        source: "EKS Auto Mode NodeClass reference; Karpenter v1 migration guide",
+    },
+    Rule {
+        code: "EKSGPU007",
+        severity: Severity::Error,
+        summary: "Invalid hybrid remote network",
+        trigger: "Hybrid remote networks are not RFC1918, outside /8–/32, more than 15, or overlap each other, the VPC CIDRs or the service CIDR.",
+        fix: "Give non-overlapping private CIDRs for on-prem nodes and pods, distinct from the cluster VPC and service ranges.",
+        source: "EKS API remoteNetworkConfig; EKS Hybrid Nodes networking guide",
+    },
+    Rule {
+        code: "EKSGPU008",
+        severity: Severity::Warning,
+        summary: "Auto Mode and managed node groups in one cluster",
+        trigger: "The strategy mixes `auto_mode` and `managed_node_group` pools.",
+        fix: "AWS documents the combination, but a recorded attempt stalled in CREATING for 30+ minutes; validate it in your account first, or use Standard Mode with Karpenter and managed node groups.",
+        source: "seed 001 (incident report)",
+    },
+    Rule {
+        code: "EKSGPU009",
+        severity: Severity::Warning,
+        summary: "Instance type observed not to provision on Auto Mode",
+        trigger: "An `auto_mode` pool lists an instance type seen failing to provision on Auto Mode (p5en.48xlarge, p6-b200.48xlarge as of 2026-04).",
+        fix: "Re-validate in your account and region, or serve these types from a `karpenter` pool.",
+        source: "seed 000 §3 (observed 2026-04, NoCompatibleInstanceTypes)",
+    },
+    Rule {
+        code: "EKSGPU010",
+        severity: Severity::Error,
+        summary: "GPU Operator device plugin on Auto Mode nodes",
+        trigger: "With the GPU Operator, an `auto_mode` pool's label `nvidia.com/gpu.deploy.device-plugin` is set to something other than \"false\".",
+        fix: "Leave the label out (the provider sets it to \"false\" on Auto Mode pools): the operator's plugin next to Auto Mode's own leaves `nvidia.com/gpu` allocatable at 0.",
+        source: "seeds 000 §3, 004 §9.2",
+    },
+    Rule {
+        code: "EKSGPU011",
+        severity: Severity::Warning,
+        summary: "Device-plugin sharing on dynamic Karpenter capacity",
+        trigger: "Time-slicing or MPS through the device plugin (`nvidia.com/device-plugin.config` label) on a `karpenter` pool.",
+        fix: "Karpenter counts each shared slot as a whole GPU when it sizes nodes; prefer static capacity (a managed node group) for shared GPUs, or DRA.",
+        source: "seed 003 §5",
+    },
+    Rule {
+        code: "EKSGPU012",
+        severity: Severity::Error,
+        summary: "Declared workloads exceed GPU memory",
+        trigger: "The memory declared by a sharing pool's workloads exceeds the memory of one GPU.",
+        fix: "Lower the workloads' memory, use fewer replicas per GPU, or a GPU with more memory.",
+        source: "seed 003 §5 (two vLLM at 0.90 of an A10G)",
+    },
+    Rule {
+        code: "EKSGPU013",
+        severity: Severity::Error,
+        summary: "AMI type not valid",
+        trigger: "`ami_type` does not fit the Kubernetes version or the GPU (e.g. `AL2_x86_64_GPU` on 1.33+, an x86 AMI for arm64 GPUs).",
+        fix: "Use `AL2023_x86_64_NVIDIA` (or `AL2023_ARM_64_NVIDIA` for g5g and p6e-gb200), or a Bottlerocket NVIDIA variant.",
+        source: "EKS AMI docs; AL2 deprecation (domain.md §6)",
+    },
+    Rule {
+        code: "EKSGPU014",
+        severity: Severity::Warning,
+        summary: "GPU pool without a taint",
+        trigger: "A pool opts out of the GPU taint (`gpu_taint = false`) and has no other NoSchedule or NoExecute taint.",
+        fix: "Without a taint, CPU-only pods (CoreDNS, monitoring) land on expensive GPU nodes. Keep the default `nvidia.com/gpu=true:NoSchedule` or add a taint.",
+        source: "seeds 000 §4, 004 §7",
+    },
+    Rule {
+        code: "EKSGPU015",
+        severity: Severity::Error,
+        summary: "MIG strategy single with a mixed layout",
+        trigger: "MIG strategy `single` with a layout of more than one profile (e.g. `all-balanced`).",
+        fix: "Use `mixed`, or a uniform layout (`all-<profile>`): under `single`, nodes with mixed profiles advertise `...-MIG-INVALID`.",
+        source: "NVIDIA k8s-device-plugin, MIG strategies",
+    },
+    Rule {
+        code: "EKSGPU016",
+        severity: Severity::Error,
+        summary: "Not a GPU instance type",
+        trigger: "An instance type is unknown to the catalog, or is not an NVIDIA GPU instance where a GPU pool is declared.",
+        fix: "Use a type from `data.eksgpu_gpu_catalog` (Neuron types such as trn and inf carry no NVIDIA stack).",
+        source: "GPU catalog (gpu_instances.csv)",
+    },
+    Rule {
+        code: "EKSGPU017",
+        severity: Severity::Error,
+        summary: "Two device managers on the same nodes",
+        trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver, or HAMi with a device plugin (including Auto Mode's built-in one).",
+        fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"`; HAMi and DRA need their own pools.",
+        source: "seed 003 §5; EKS DRA docs (no DRA and device plugin on one node)",
+    },
+    Rule {
+        code: "EKSGPU018",
+        severity: Severity::Error,
+        summary: "Auto Mode capability flags inconsistent",
+        trigger: "The cluster's Auto Mode compute, block storage and load balancing flags differ.",
+        fix: "Enable or disable all three together, as the EKS API requires.",
+        source: "EKS API reference (Auto Mode)",
+    },
+    Rule {
+        code: "EKSGPU101",
+        severity: Severity::Warning,
+        summary: "Fractional GPU type gives no nvidia.com/gpu",
+        trigger: "A Karpenter or Auto Mode pool lists a fractional-GPU type (g6f, gr6f).",
+        fix: "Karpenter advertises no `nvidia.com/gpu` on these types, so pods requesting it never land there; use whole-GPU types for such pods.",
+        source: "Karpenter instance-type reference (domain.md §1.3)",
+    },
+    Rule {
+        code: "EKSGPU102",
+        severity: Severity::Error,
+        summary: "Device-plugin sharing config on Auto Mode",
+        trigger: "An `auto_mode` pool selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
+        fix: "Auto Mode's device plugin is AWS-managed and takes no sharing config; share GPUs on a `karpenter` or `managed_node_group` pool, or use DRA (Auto Mode, Kubernetes 1.36+).",
+        source: "EKS user guide, Auto Mode accelerated workloads (domain.md §4)",
+    },
+    Rule {
+        code: "EKSGPU103",
+        severity: Severity::Error,
+        summary: "Custom AMI on Auto Mode",
+        trigger: "`node_class.ami_alias` on an `auto_mode` pool.",
+        fix: "Auto Mode runs EKS-owned AMIs only; remove `ami_alias` or use a `karpenter` pool.",
+        source: "EKS Auto Mode restrictions (domain.md §4)",
+    },
+    Rule {
+        code: "EKSGPU104",
+        severity: Severity::Error,
+        summary: "EC2NodeClass without a node role",
+        trigger: "A `karpenter` pool has no `node_class.role`: an EC2NodeClass needs the IAM role of its nodes.",
+        fix: "Set `node_class { role = \"<node role name>\" }` to the role your Karpenter nodes use.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD (role or instanceProfile required)",
+    },
+    Rule {
+        code: "EKSGPU105",
+        severity: Severity::Error,
+        summary: "Invalid pool name",
+        trigger: "A pool name is used twice in the strategy, or is not a valid Kubernetes object name (lower-case letters, digits, '-', at most 63).",
+        fix: "Give each pool a unique DNS-label name such as `gpu-inference`.",
+        source: "Kubernetes object names (RFC 1123 labels)",
+    },
+    Rule {
+        code: "EKSGPU106",
+        severity: Severity::Error,
+        summary: "Invalid capacity type or taint effect",
+        trigger: "A capacity type is not `on-demand`, `spot` or `reserved` for a Karpenter or Auto Mode pool, or a taint effect is not `NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
+        fix: "Write Kubernetes spellings in `capacity_types` and `taint.effect`; the provider maps them to the EKS API's style for node groups.",
+        source: "karpenter.sh/v1 NodePool CRD; Kubernetes taints",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_documented() {
+        let codes: Vec<_> = RULES.iter().map(|r| r.code).collect();
+        let mut sorted = codes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(codes, sorted);
+        for r in RULES {
+            assert!(r.code.len() == 9 && r.code.starts_with("EKSGPU"), "{}", r.code);
+            assert!(!r.fix.is_empty() && !r.trigger.is_empty() && !r.source.is_empty(), "{}", r.code);
+        }
+    }
+}

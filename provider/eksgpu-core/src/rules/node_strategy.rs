@@ -1,0 +1,259 @@
+//! Checks of a node strategy's pools (offline; values the user has not made
+//! known yet are left out of the model and skipped by the provider).
+
+use super::{Step, Violation};
+use crate::catalog;
+use crate::model::{Capacity, NodeStrategy, Pool};
+use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
+
+/// Instance types seen failing to provision on Auto Mode (seed 000 §3,
+/// observed 2026-04). An observation, so a warning: re-validate and update.
+const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
+
+/// The Karpenter release whose API the rules may assume, `(major, minor)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    pub karpenter_version: (u32, u32),
+}
+
+pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, pool) in s.pools.iter().enumerate() {
+        let at = |rest: &[Step]| -> Vec<Step> {
+            let mut p = vec![Step::Attr("pool"), Step::Index(i)];
+            p.extend_from_slice(rest);
+            p
+        };
+        if !is_dns_label(&pool.name) {
+            out.push(Violation::new(
+                "EKSGPU105",
+                at(&[Step::Attr("name")]),
+                format!("{:?} is not a valid Kubernetes object name.", pool.name),
+            ));
+        } else if !seen.insert(pool.name.as_str()) {
+            out.push(Violation::new("EKSGPU105", at(&[Step::Attr("name")]), format!("Pool name {:?} is used twice.", pool.name)));
+        }
+        check_pool(s, pool, ctx, &at, &mut out);
+    }
+    let has = |c: Capacity| s.pools.iter().any(|p| p.capacity == c);
+    if has(Capacity::AutoMode) && has(Capacity::ManagedNodeGroup) {
+        let i = s.pools.iter().position(|p| p.capacity == Capacity::ManagedNodeGroup).unwrap_or(0);
+        out.push(Violation::new(
+            "EKSGPU008",
+            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
+            "This strategy mixes auto_mode and managed_node_group pools.".into(),
+        ));
+    }
+    out
+}
+
+fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+    let label = |k: &str| pool.labels.get(k).map(String::as_str);
+    let label_path = |k: &str| at(&[Step::Attr("labels"), Step::Key(k.to_owned())]);
+    let auto = pool.capacity == Capacity::AutoMode;
+
+    // EKSGPU016 / 101 / 009: instance types.
+    let mut types = Vec::new();
+    for (j, name) in pool.instance_types.iter().enumerate() {
+        let path = at(&[Step::Attr("instance_types"), Step::Index(j)]);
+        match catalog::instance_type(name) {
+            None => out.push(Violation::new("EKSGPU016", path, format!("{name:?} is not in the GPU catalog."))),
+            Some(t) if !t.is_nvidia_gpu() => out.push(Violation::new(
+                "EKSGPU016",
+                path,
+                format!("{name} carries {} accelerators, not NVIDIA GPUs.", t.gpu_model),
+            )),
+            Some(t) => {
+                if t.fractional && pool.capacity.is_in_cluster() {
+                    out.push(Violation::new("EKSGPU101", path.clone(), format!("{name} is a fractional-GPU type.")));
+                }
+                if auto && AUTO_MODE_OBSERVED_FAILURES.contains(&name.as_str()) {
+                    out.push(Violation::new("EKSGPU009", path, format!("{name} was observed failing to provision on Auto Mode.")));
+                }
+                types.push(t);
+            }
+        }
+    }
+
+    // Capacity types and taint effects in Kubernetes spelling.
+    if pool.capacity.is_in_cluster() {
+        for (j, c) in pool.capacity_types.iter().enumerate() {
+            if !["on-demand", "spot", "reserved"].contains(&c.as_str()) {
+                out.push(Violation::new(
+                    "EKSGPU106",
+                    at(&[Step::Attr("capacity_types"), Step::Index(j)]),
+                    format!("{c:?} is not a Karpenter capacity type."),
+                ));
+            }
+        }
+    }
+    for (j, t) in pool.taints.iter().enumerate() {
+        if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&t.effect.as_str()) {
+            out.push(Violation::new(
+                "EKSGPU106",
+                at(&[Step::Attr("taint"), Step::Index(j), Step::Attr("effect")]),
+                format!("{:?} is not a Kubernetes taint effect.", t.effect),
+            ));
+        }
+    }
+
+    // EKSGPU005: Karpenter v1 disruption.
+    if let Some(d) = &pool.disruption {
+        if let Some(p) = &d.consolidation_policy {
+            let balanced_ok = ctx.karpenter_version >= (1, 14);
+            let valid = p == "WhenEmpty" || p == "WhenEmptyOrUnderutilized" || (p == "Balanced" && balanced_ok);
+            if !valid {
+                let why = match p.as_str() {
+                    "WhenUnderutilized" => "WhenUnderutilized is the v1beta1 name; Karpenter v1 rejects it.".to_owned(),
+                    "Balanced" => format!(
+                        "Balanced needs Karpenter 1.14; the provider is configured for {}.{}.",
+                        ctx.karpenter_version.0, ctx.karpenter_version.1
+                    ),
+                    other => format!("{other:?} is not a consolidation policy."),
+                };
+                out.push(Violation::new("EKSGPU005", at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]), why));
+            }
+        }
+        if let Some(a) = &d.consolidate_after
+            && !is_karpenter_duration(a)
+        {
+            out.push(Violation::new(
+                "EKSGPU005",
+                at(&[Step::Attr("disruption"), Step::Attr("consolidate_after")]),
+                format!("{a:?} is not a Karpenter duration."),
+            ));
+        }
+    }
+
+    // EKSGPU006 / 103 / 104: node classes.
+    if let Some(nc) = &pool.node_class {
+        let nc_path = |rest: &[Step]| {
+            let mut p = at(&[Step::Attr("node_class")]);
+            p.extend_from_slice(rest);
+            p
+        };
+        if auto && nc.kubelet.is_some() {
+            out.push(Violation::new("EKSGPU006", nc_path(&[Step::Attr("kubelet")]), "This pool has capacity = \"auto_mode\".".into()));
+        }
+        if auto && nc.ami_alias.is_some() {
+            out.push(Violation::new("EKSGPU103", nc_path(&[Step::Attr("ami_alias")]), "This pool has capacity = \"auto_mode\".".into()));
+        }
+    }
+    if pool.capacity == Capacity::Karpenter && pool.node_class.as_ref().is_none_or(|nc| nc.role.is_none()) {
+        let path = if pool.node_class.is_some() { at(&[Step::Attr("node_class"), Step::Attr("role")]) } else { at(&[Step::Attr("capacity")]) };
+        out.push(Violation::new("EKSGPU104", path, format!("Pool {:?} renders an EC2NodeClass.", pool.name)));
+    }
+
+    // MIG labels: EKSGPU001 / 002 / 003 / 015.
+    if let Some(config) = label(MIG_CONFIG).filter(|c| *c != "all-disabled") {
+        let path = label_path(MIG_CONFIG);
+        if auto {
+            out.push(Violation::new("EKSGPU001", path.clone(), format!("Pool {:?} selects MIG layout {config:?}.", pool.name)));
+        }
+        for t in &types {
+            match t.mig {
+                None => out.push(Violation::new(
+                    "EKSGPU002",
+                    path.clone(),
+                    format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
+                )),
+                Some(mig) => {
+                    let profile = config.strip_prefix("all-").filter(|p| !["balanced", "enabled"].contains(p));
+                    if let Some(p) = profile {
+                        // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
+                        let name = p.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
+                        if !mig.profiles.is_empty() && mig.profile(&name).is_none() {
+                            out.push(Violation::new(
+                                "EKSGPU003",
+                                path.clone(),
+                                format!(
+                                    "{} ({}) has no MIG profile {name:?}; it has {}.",
+                                    t.name,
+                                    t.gpu_model,
+                                    mig.profiles.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if config == "all-balanced" && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single") {
+            out.push(Violation::new("EKSGPU015", path, "all-balanced mixes three profiles per GPU.".into()));
+        }
+    }
+
+    // Device-plugin sharing: EKSGPU102 on Auto Mode, EKSGPU011 on Karpenter.
+    if label(DEVICE_PLUGIN_CONFIG).is_some() {
+        match pool.capacity {
+            Capacity::AutoMode => out.push(Violation::new("EKSGPU102", label_path(DEVICE_PLUGIN_CONFIG), format!("Pool {:?} is an Auto Mode pool.", pool.name))),
+            Capacity::Karpenter => out.push(Violation::new("EKSGPU011", label_path(DEVICE_PLUGIN_CONFIG), format!("Pool {:?} is a Karpenter pool.", pool.name))),
+            _ => {}
+        }
+    }
+
+    // EKSGPU010 / 017: device managers.
+    let plugin_label = label(DEPLOY_DEVICE_PLUGIN);
+    let operator = s.gpu_operator.is_some();
+    if auto && operator && plugin_label.is_some_and(|v| v != "false") {
+        out.push(Violation::new(
+            "EKSGPU010",
+            label_path(DEPLOY_DEVICE_PLUGIN),
+            format!("The label is {:?} on Auto Mode pool {:?}.", plugin_label.unwrap_or_default(), pool.name),
+        ));
+    }
+    let hami = label("gpu") == Some("on");
+    if pool.dra && plugin_label.is_some_and(|v| v != "false") {
+        out.push(Violation::new("EKSGPU017", at(&[Step::Attr("dra")]), "This pool serves DRA claims and keeps the device plugin on.".into()));
+    }
+    if pool.dra && hami {
+        out.push(Violation::new("EKSGPU017", at(&[Step::Attr("dra")]), "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into()));
+    }
+    if hami && (auto || (operator && plugin_label != Some("false"))) {
+        let why = if auto {
+            "HAMi cannot replace Auto Mode's built-in device plugin.".to_owned()
+        } else {
+            "HAMi would run next to the GPU Operator's device plugin.".to_owned()
+        };
+        out.push(Violation::new("EKSGPU017", label_path("gpu"), why));
+    }
+
+    // EKSGPU014: GPU pool without a taint.
+    let has_repelling_taint = pool.taints.iter().any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
+    if !pool.gpu_taint && !has_repelling_taint {
+        out.push(Violation::new("EKSGPU014", at(&[Step::Attr("gpu_taint")]), format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name)));
+    }
+}
+
+/// RFC 1123 label: what Kubernetes accepts as a NodePool or node group name part.
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// `([0-9]+(s|m|h))+` or `Never`, as the NodePool CRD's pattern.
+fn is_karpenter_duration(s: &str) -> bool {
+    if s == "Never" {
+        return true;
+    }
+    let mut digits = 0;
+    let mut parts = 0;
+    for c in s.chars() {
+        match c {
+            '0'..='9' => digits += 1,
+            's' | 'm' | 'h' if digits > 0 => {
+                digits = 0;
+                parts += 1;
+            }
+            _ => return false,
+        }
+    }
+    digits == 0 && parts > 0
+}
+
+#[cfg(test)]
+mod tests;
