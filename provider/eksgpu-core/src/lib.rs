@@ -9,3 +9,5 @@ pub mod yaml;
 pub mod kinds;
 pub mod render;
 pub mod rules;
+pub mod fields;
+pub mod readback;

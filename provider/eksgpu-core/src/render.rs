@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 pub use gpu_operator::gpu_operator_values;
+pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG};
 
 use crate::kinds::{self, Kind};
 use crate::model::{Capacity, NodeStrategy, Pool, Taint};

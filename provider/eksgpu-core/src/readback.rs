@@ -1,0 +1,195 @@
+//! Reading a pool back from its live objects, cut down to the provider's own
+//! fields (see `fields`). Where the live value is what the prior pool renders
+//! to — defaults included — the prior spelling is kept, so an unchanged object
+//! reads back as exactly the prior pool and only real drift shows in a plan.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::kinds;
+use crate::model::{Capacity, Disruption, Kubelet, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
+use crate::render::{self, effective_labels};
+
+/// The pool as its live NodePool (and node class, if any) say, both already
+/// projected to the provider's fields.
+pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, node_class: Option<&Value>) -> Pool {
+    let mut pool = prior.clone();
+    let spec = &node_pool["spec"];
+    let template = &spec["template"];
+    if let Some(group) = template["spec"]["nodeClassRef"]["group"].as_str() {
+        pool.capacity = if group == kinds::AUTO_MODE_NODE_CLASS.group { Capacity::AutoMode } else { Capacity::Karpenter };
+    }
+
+    let requirement = |key: &str| -> Option<Vec<String>> {
+        template["spec"]["requirements"].as_array()?.iter().find(|r| r["key"] == key).map(|r| strings(&r["values"]))
+    };
+    pool.instance_types = requirement("node.kubernetes.io/instance-type").unwrap_or_default();
+    let capacity_types = requirement("karpenter.sh/capacity-type").unwrap_or_default();
+    pool.capacity_types =
+        if prior.capacity_types.is_empty() && capacity_types == ["on-demand"] { Vec::new() } else { capacity_types };
+    pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
+    pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
+
+    // Labels the provider adds on its own are not the user's.
+    let added: BTreeMap<String, String> =
+        effective_labels(strategy, prior).into_iter().filter(|(k, _)| !prior.labels.contains_key(k)).collect();
+    pool.labels = string_map(&template["metadata"]["labels"])
+        .into_iter()
+        .filter(|(k, v)| added.get(k) != Some(v))
+        .collect();
+
+    let mut taints: Vec<Taint> = template["spec"]["taints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| Taint {
+            key: t["key"].as_str().unwrap_or_default().to_owned(),
+            value: t["value"].as_str().map(str::to_owned),
+            effect: t["effect"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect();
+    let user_gpu_taint = prior.taints.iter().any(|t| t.key == "nvidia.com/gpu");
+    if user_gpu_taint {
+        pool.gpu_taint = prior.gpu_taint;
+    } else if let Some(i) = taints.iter().position(|t| *t == Taint::default_gpu()) {
+        taints.remove(i);
+        pool.gpu_taint = true;
+    } else {
+        pool.gpu_taint = false;
+    }
+    pool.taints = taints;
+
+    pool.disruption = spec.get("disruption").filter(|d| d.is_object()).map(|d| {
+        let after = d["consolidateAfter"].as_str().map(str::to_owned);
+        let prior_after = prior.disruption.as_ref().and_then(|p| p.consolidate_after.clone());
+        Disruption {
+            consolidation_policy: d["consolidationPolicy"].as_str().map(str::to_owned),
+            consolidate_after: if prior_after.is_none() && after.as_deref() == Some("0s") { None } else { after },
+        }
+    });
+
+    pool.node_class = match pool.capacity {
+        Capacity::Karpenter => node_class.map(|nc| ec2_node_class(strategy, prior, nc)),
+        _ => node_class.map(|nc| auto_mode_node_class(strategy, prior, nc)),
+    };
+    pool
+}
+
+/// A pool found in a cluster with no prior state (`terraform import`).
+pub fn import_pool(strategy: &NodeStrategy, name: &str, node_pool: &Value, node_class: Option<&Value>) -> Pool {
+    let blank = Pool {
+        name: name.to_owned(),
+        capacity: Capacity::Karpenter,
+        instance_types: Vec::new(),
+        capacity_types: Vec::new(),
+        zones: Vec::new(),
+        gpu_limit: None,
+        labels: BTreeMap::new(),
+        gpu_taint: false,
+        taints: Vec::new(),
+        disruption: None,
+        dra: false,
+        node_class: None,
+    };
+    // Read once to learn the capacity kind, then again so defaults compare against the right kind.
+    let first = read_back_pool(strategy, &blank, node_pool, node_class);
+    let prior = Pool { capacity: first.capacity, ..blank };
+    read_back_pool(strategy, &prior, node_pool, node_class)
+}
+
+fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeClass {
+    let p = prior.node_class.clone().unwrap_or_default();
+    let spec = &live["spec"];
+    let alias = spec["amiSelectorTerms"][0]["alias"].as_str().map(str::to_owned);
+    let root = spec["blockDeviceMappings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|b| b["rootVolume"] == true)
+        .map(|b| {
+            let ebs = &b["ebs"];
+            let vt = ebs["volumeType"].as_str().map(str::to_owned);
+            let prior_vt = p.root_volume.as_ref().and_then(|r| r.volume_type.clone());
+            RootVolume {
+                size: scalar_string(&ebs["volumeSize"]),
+                volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") { None } else { vt },
+                iops: ebs["iops"].as_i64(),
+                throughput: ebs["throughput"].as_i64(),
+                encrypted: ebs["encrypted"].as_bool(),
+            }
+        });
+    let kubelet = spec.get("kubelet").filter(|k| k.is_object()).map(|k| Kubelet {
+        max_pods: k["maxPods"].as_i64(),
+        eviction_hard: string_map(&k["evictionHard"]),
+    });
+    NodeClass {
+        ami_alias: if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) { None } else { alias },
+        role: spec["role"].as_str().map(str::to_owned),
+        subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
+        security_group_selector_tags: selector_tags(strategy, &p.security_group_selector_tags, &spec["securityGroupSelectorTerms"]),
+        root_volume: root,
+        kubelet,
+        tags: string_map(&spec["tags"]),
+    }
+}
+
+fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeClass {
+    let p = prior.node_class.clone().unwrap_or_default();
+    let spec = &live["spec"];
+    let storage = spec.get("ephemeralStorage").filter(|s| s.is_object());
+    NodeClass {
+        ami_alias: None,
+        role: spec["role"].as_str().map(str::to_owned),
+        subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
+        security_group_selector_tags: selector_tags(strategy, &p.security_group_selector_tags, &spec["securityGroupSelectorTerms"]),
+        root_volume: storage.map(|s| RootVolume {
+            size: scalar_string(&s["size"]),
+            volume_type: None,
+            iops: s["iops"].as_i64(),
+            throughput: s["throughput"].as_i64(),
+            encrypted: None,
+        }),
+        kubelet: None,
+        tags: string_map(&spec["tags"]),
+    }
+}
+
+/// Selector tags; the discovery-tag default reads back as "not set".
+fn selector_tags(strategy: &NodeStrategy, prior: &BTreeMap<String, String>, terms: &Value) -> BTreeMap<String, String> {
+    let tags = string_map(&terms[0]["tags"]);
+    let default = BTreeMap::from([(render::DISCOVERY_TAG.to_owned(), strategy.cluster_name.clone())]);
+    if prior.is_empty() && tags == default { BTreeMap::new() } else { tags }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_owned)).collect()
+}
+
+fn string_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+        .collect()
+}
+
+fn scalar_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An integer resource quantity, written as a number or a plain decimal string.
+fn quantity(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,107 @@
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::*;
+use crate::fields::FieldSet;
+use crate::model::GpuOperator;
+use crate::render::pool_manifests;
+
+fn strategy(pools: Vec<Pool>) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "gpu".into(),
+        name: "genai".into(),
+        kubernetes_version: None,
+        gpu_operator: Some(GpuOperator { mig_strategy: "single".into(), dcgm_exporter: true, service_monitor: false }),
+        pools,
+    }
+}
+
+fn karpenter_pool() -> Pool {
+    Pool {
+        name: "inference".into(),
+        capacity: Capacity::Karpenter,
+        instance_types: vec!["p5.48xlarge".into()],
+        capacity_types: vec![],
+        zones: vec![],
+        gpu_limit: Some(32),
+        labels: BTreeMap::from([("team".into(), "ml".into())]),
+        gpu_taint: true,
+        taints: vec![],
+        disruption: Some(Disruption { consolidation_policy: Some("WhenEmpty".into()), consolidate_after: None }),
+        dra: false,
+        node_class: Some(NodeClass { role: Some("NodeRole".into()), ..NodeClass::default() }),
+    }
+}
+
+fn auto_pool() -> Pool {
+    Pool { name: "auto".into(), capacity: Capacity::AutoMode, node_class: None, disruption: None, ..karpenter_pool() }
+}
+
+/// What a server holds after applying the manifests, plus server defaults.
+fn served(manifest: &Value) -> Value {
+    let mut v = manifest.clone();
+    if v["kind"] == "NodePool" {
+        v["spec"]["template"]["spec"]["expireAfter"] = json!("720h");
+        v["spec"]["disruption"]["budgets"] = json!([{"nodes": "10%"}]);
+        if v["spec"]["disruption"].get("consolidationPolicy").is_none() {
+            v["spec"]["disruption"]["consolidationPolicy"] = json!("WhenEmptyOrUnderutilized");
+            v["spec"]["disruption"]["consolidateAfter"] = json!("0s");
+        }
+    }
+    v
+}
+
+fn project(manifest: &Value, live: &Value) -> Value {
+    FieldSet::of_value(manifest).project(live).unwrap()
+}
+
+#[test]
+fn unchanged_objects_read_back_as_the_prior_pool() {
+    for pool in [karpenter_pool(), auto_pool()] {
+        let s = strategy(vec![pool.clone()]);
+        let m = pool_manifests(&s, &pool);
+        let np = m.iter().find(|m| m.kind.kind == "NodePool").unwrap();
+        let nc = m.iter().find(|m| m.kind.kind != "NodePool");
+        let live_np = project(&np.body, &served(&np.body));
+        let live_nc = nc.map(|nc| project(&nc.body, &served(&nc.body)));
+        assert_eq!(read_back_pool(&s, &pool, &live_np, live_nc.as_ref()), pool, "{}", pool.name);
+    }
+}
+
+#[test]
+fn an_edited_limit_is_one_field_of_drift() {
+    let pool = karpenter_pool();
+    let s = strategy(vec![pool.clone()]);
+    let m = pool_manifests(&s, &pool);
+    let mut live = served(&m[1].body);
+    live["spec"]["limits"]["nvidia.com/gpu"] = json!("64");
+    let read = read_back_pool(&s, &pool, &project(&m[1].body, &live), Some(&project(&m[0].body, &served(&m[0].body))));
+    assert_eq!(read, Pool { gpu_limit: Some(64), ..pool });
+}
+
+#[test]
+fn a_removed_gpu_taint_and_an_edited_label_read_back() {
+    let pool = karpenter_pool();
+    let s = strategy(vec![pool.clone()]);
+    let m = pool_manifests(&s, &pool);
+    let mut live = served(&m[1].body);
+    live["spec"]["template"]["spec"]["taints"] = json!([]);
+    live["spec"]["template"]["metadata"]["labels"]["team"] = json!("infra");
+    let read = read_back_pool(&s, &pool, &project(&m[1].body, &live), Some(&m[0].body));
+    assert!(!read.gpu_taint);
+    assert_eq!(read.labels["team"], "infra");
+}
+
+#[test]
+fn import_reconstructs_the_pool() {
+    let pool = karpenter_pool();
+    let s = strategy(vec![pool.clone()]);
+    let m = pool_manifests(&s, &pool);
+    let imported = import_pool(&s, "inference", &m[1].body, Some(&m[0].body));
+    assert_eq!(imported, pool);
+    let auto = auto_pool();
+    let s = strategy(vec![auto.clone()]);
+    let m = pool_manifests(&s, &auto);
+    assert_eq!(import_pool(&s, "auto", &m[0].body, None), auto);
+}
