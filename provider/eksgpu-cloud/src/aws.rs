@@ -3,12 +3,14 @@
 //! it), and the operations the provider uses.
 
 mod ec2;
+mod eks;
 mod error;
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use tokio::sync::OnceCell;
 
 pub use ec2::InstanceTypes;
+pub use eks::ClusterInfo;
 pub use error::AwsError;
 
 /// `assume_role { … }` of the provider block.
@@ -57,7 +59,7 @@ impl AwsClients {
         &self.settings
     }
 
-    async fn sdk_config(&self) -> &SdkConfig {
+    pub(crate) async fn sdk_config(&self) -> &SdkConfig {
         self.config.get_or_init(|| load(&self.settings)).await
     }
 

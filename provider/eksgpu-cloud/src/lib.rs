@@ -3,5 +3,6 @@
 //! stays free of I/O. Only this crate names `aws_sdk_*` types.
 
 pub mod aws;
+pub mod kube;
 
 pub use aws::{AssumeRole, AwsClients, AwsError, AwsSettings, Endpoints, InstanceTypes};

@@ -60,3 +60,12 @@ pub mod labels {
     pub const STRATEGY: &str = "eksgpu.terraform.io/strategy";
     pub const CLUSTER: &str = "eksgpu.terraform.io/cluster";
 }
+
+/// Annotations that carry what the objects alone cannot say, so that
+/// `terraform import` can rebuild the configuration exactly.
+pub mod annotations {
+    /// On every NodePool: `{"index": <position of the pool>, "dra": <bool>}`.
+    pub const POOL: &str = "eksgpu.terraform.io/pool";
+    /// On every NodePool: the strategy's `gpu_operator` settings as JSON, or absent.
+    pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+}

@@ -77,7 +77,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
 }
 
 /// A pool found in a cluster with no prior state (`terraform import`).
-pub fn import_pool(strategy: &NodeStrategy, name: &str, node_pool: &Value, node_class: Option<&Value>) -> Pool {
+pub fn import_pool(strategy: &NodeStrategy, name: &str, dra: bool, node_pool: &Value, node_class: Option<&Value>) -> Pool {
     let blank = Pool {
         name: name.to_owned(),
         capacity: Capacity::Karpenter,
@@ -89,7 +89,7 @@ pub fn import_pool(strategy: &NodeStrategy, name: &str, node_pool: &Value, node_
         gpu_taint: false,
         taints: Vec::new(),
         disruption: None,
-        dra: false,
+        dra,
         node_class: None,
     };
     // Read once to learn the capacity kind, then again so defaults compare against the right kind.
@@ -193,3 +193,21 @@ fn quantity(v: &Value) -> Option<i64> {
 
 #[cfg(test)]
 mod tests;
+
+/// `(index, dra)` from a NodePool's pool annotation.
+pub fn pool_annotation(node_pool: &Value) -> Option<(usize, bool)> {
+    let raw = node_pool["metadata"]["annotations"][kinds::annotations::POOL].as_str()?;
+    let v: Value = serde_json::from_str(raw).ok()?;
+    Some((usize::try_from(v["index"].as_u64()?).ok()?, v["dra"].as_bool().unwrap_or(false)))
+}
+
+/// The strategy's `gpu_operator` settings recorded on a NodePool.
+pub fn gpu_operator_annotation(node_pool: &Value) -> Option<crate::model::GpuOperator> {
+    let raw = node_pool["metadata"]["annotations"][kinds::annotations::GPU_OPERATOR].as_str()?;
+    let v: Value = serde_json::from_str(raw).ok()?;
+    Some(crate::model::GpuOperator {
+        mig_strategy: v["mig_strategy"].as_str()?.to_owned(),
+        dcgm_exporter: v["dcgm_exporter"].as_bool()?,
+        service_monitor: v["service_monitor"].as_bool()?,
+    })
+}

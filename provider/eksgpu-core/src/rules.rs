@@ -5,7 +5,7 @@
 
 mod node_strategy;
 
-pub use node_strategy::check_node_strategy;
+pub use node_strategy::{Context as NodeStrategyContext, check_node_strategy};
 
 /// How bad a violation is: errors stop the plan, warnings inform it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

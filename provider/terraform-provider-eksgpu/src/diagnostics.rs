@@ -31,3 +31,43 @@ pub(crate) fn cancelled(what: &str) -> Diagnostic {
         format!("Terraform asked the provider to stop while it was {what}. Nothing was changed; run again to finish."),
     )
 }
+
+/// A Kubernetes API call failed while `what`.
+pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path: AttributePath) -> Diagnostic {
+    use eksgpu_cloud::kube::KubeError as K;
+    let (summary, hint) = match err {
+        K::KindNotInstalled { .. } => ("Kubernetes kind not installed", "Install it, then apply again."),
+        K::Conflict { .. } => (
+            "Field owned by another manager",
+            "Someone changed a field this provider manages. Set force_conflicts = true to take it back, or adopt \
+             the change in your configuration.",
+        ),
+        K::Invalid { .. } => ("Object rejected by the API server", "This is a bug if the plan passed; please report it."),
+        K::Unauthorized { .. } => (
+            "Not authorized by the cluster",
+            "The identity Terraform runs as needs access to the cluster: an EKS access entry (or the kubernetes block's token).",
+        ),
+        K::Aws(e) => return aws_failed(e, path),
+        _ => ("Kubernetes API call failed", "Check that the cluster is reachable from where Terraform runs."),
+    };
+    Diagnostic::error(summary, format!("Failed {what}: {err}. {hint}")).at(path)
+}
+
+/// A rule of the catalogue fired.
+pub(crate) fn violation(v: &eksgpu_core::rules::Violation) -> Diagnostic {
+    use eksgpu_core::rules::{Severity, Step};
+    let mut path = AttributePath::root();
+    for step in &v.path {
+        path = match step {
+            Step::Attr(a) => path.attribute(*a),
+            Step::Index(i) => path.index(*i),
+            Step::Key(k) => path.key(k.clone()),
+        };
+    }
+    let summary = format!("{}: {}", v.code, v.summary);
+    let d = match v.severity {
+        Severity::Error => Diagnostic::error(summary, v.detail.clone()),
+        Severity::Warning => Diagnostic::warning(summary, v.detail.clone()),
+    };
+    d.at(path)
+}

@@ -5,6 +5,7 @@
 pub mod data_sources;
 mod diagnostics;
 pub mod provider;
+pub mod resources;
 pub mod schema_json;
 
 use std::sync::Arc;

@@ -13,7 +13,7 @@ pub use config::{
     Configured, DEFAULT_FIELD_MANAGER, DEFAULT_KARPENTER_VERSION, KarpenterVersion, KubernetesSettings, Secret,
 };
 
-use crate::data_sources;
+use crate::{data_sources, resources};
 
 /// Shared by the provider and everything it serves; set once by ConfigureProvider.
 #[derive(Default)]
@@ -69,7 +69,7 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        Vec::new()
+        resources::all(&self.state)
     }
 }
 

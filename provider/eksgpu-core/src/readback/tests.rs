@@ -98,10 +98,10 @@ fn import_reconstructs_the_pool() {
     let pool = karpenter_pool();
     let s = strategy(vec![pool.clone()]);
     let m = pool_manifests(&s, &pool);
-    let imported = import_pool(&s, "inference", &m[1].body, Some(&m[0].body));
+    let imported = import_pool(&s, "inference", false, &m[1].body, Some(&m[0].body));
     assert_eq!(imported, pool);
     let auto = auto_pool();
     let s = strategy(vec![auto.clone()]);
     let m = pool_manifests(&s, &auto);
-    assert_eq!(import_pool(&s, "auto", &m[0].body, None), auto);
+    assert_eq!(import_pool(&s, "auto", false, &m[0].body, None), auto);
 }

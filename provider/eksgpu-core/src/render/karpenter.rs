@@ -80,11 +80,20 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     if let Some(limit) = pool.gpu_limit {
         spec.insert("limits".into(), json!({"nvidia.com/gpu": limit}));
     }
+    let mut meta = metadata(strategy, &pool.name);
+    let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
+    let mut annotations = Map::new();
+    annotations.insert(kinds::annotations::POOL.into(), json!({"index": index, "dra": pool.dra}).to_string().into());
+    if let Some(op) = &strategy.gpu_operator {
+        let op = json!({"mig_strategy": op.mig_strategy, "dcgm_exporter": op.dcgm_exporter, "service_monitor": op.service_monitor});
+        annotations.insert(kinds::annotations::GPU_OPERATOR.into(), op.to_string().into());
+    }
+    meta["annotations"] = Value::Object(annotations);
     Manifest {
         kind: kinds::NODE_POOL,
         name: pool.name.clone(),
         namespace: None,
-        body: object(kinds::NODE_POOL, metadata(strategy, &pool.name), Value::Object(spec)),
+        body: object(kinds::NODE_POOL, meta, Value::Object(spec)),
     }
 }
 

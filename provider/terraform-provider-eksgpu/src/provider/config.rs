@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
+use eksgpu_cloud::kube::{Access, Clusters};
 use eksgpu_cloud::{AssumeRole, AwsClients, AwsSettings, Endpoints};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
@@ -65,7 +68,9 @@ impl fmt::Display for KarpenterVersion {
 
 /// Everything configured in the provider block.
 pub struct Configured {
-    pub aws: AwsClients,
+    pub aws: Arc<AwsClients>,
+    /// Connections to cluster APIs, made on first use.
+    pub clusters: Clusters,
     pub kubernetes: Option<KubernetesSettings>,
     pub karpenter_version: KarpenterVersion,
     pub field_manager: String,
@@ -174,8 +179,22 @@ pub(super) fn parse(config: &Value) -> Configured {
         assume_role,
         endpoints,
     };
+    let aws = Arc::new(AwsClients::new(settings));
+    let access = match &kubernetes {
+        Some(KubernetesSettings { config_path: Some(path), config_context, .. }) => {
+            Access::Kubeconfig { path: path.clone(), context: config_context.clone() }
+        }
+        Some(KubernetesSettings { host: Some(host), cluster_ca_certificate, insecure, token, .. }) => Access::Static {
+            host: host.clone(),
+            ca_pem: cluster_ca_certificate.clone(),
+            insecure: *insecure,
+            token: token.as_ref().map(|t| t.expose().to_owned()),
+        },
+        _ => Access::Eks,
+    };
     Configured {
-        aws: AwsClients::new(settings),
+        clusters: Clusters::new(access, aws.clone()),
+        aws,
         kubernetes,
         karpenter_version: config
             .get("karpenter_version")

@@ -1,0 +1,63 @@
+//! In-cluster objects through the Kubernetes API: server-side apply, get,
+//! delete and list of the kinds the provider renders, addressed without
+//! discovery, behind the small [`Cluster`] trait.
+
+mod access;
+mod client;
+
+pub use access::{Access, Clusters};
+pub use client::KubeCluster;
+
+use async_trait::async_trait;
+use eksgpu_core::kinds::Kind;
+use serde_json::Value;
+
+/// How to apply: the field manager, and whether to take over fields other managers own.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyOptions<'a> {
+    pub field_manager: &'a str,
+    pub force: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KubeError {
+    /// The kind's CRD is missing: Karpenter (or Auto Mode) is not installed.
+    #[error("the cluster does not serve {kind} ({api_version}); install {provided_by}")]
+    KindNotInstalled { kind: &'static str, api_version: String, provided_by: &'static str },
+    /// Another field manager owns a field with a different value.
+    #[error("conflict with another field manager: {message}")]
+    Conflict { message: String },
+    /// The object failed the server's validation.
+    #[error("the API server rejected the object: {message}")]
+    Invalid { message: String },
+    #[error("the API server refused the credentials ({code}): {message}")]
+    Unauthorized { code: u16, message: String },
+    #[error("the API server answered {code}: {message}")]
+    Api { code: u16, message: String },
+    #[error("cannot reach the API server: {0}")]
+    Transport(String),
+    #[error("invalid cluster access settings: {0}")]
+    Config(String),
+    #[error(transparent)]
+    Aws(#[from] crate::AwsError),
+}
+
+/// One cluster's API, as the resources use it.
+#[async_trait]
+pub trait Cluster: Send + Sync {
+    /// Server-side apply; creates the object when missing. Returns the live object.
+    async fn apply(&self, kind: &Kind, namespace: Option<&str>, name: &str, body: &Value, opts: ApplyOptions<'_>)
+    -> Result<Value, KubeError>;
+
+    /// The live object, or `None` when it does not exist.
+    async fn get(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, KubeError>;
+
+    /// Deletes; `Ok(false)` when it was already gone.
+    async fn delete(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<bool, KubeError>;
+
+    /// Objects of a kind (all namespaces) matching a label selector such as `a=b,c=d`.
+    async fn list(&self, kind: &Kind, label_selector: &str) -> Result<Vec<Value>, KubeError>;
+
+    /// The API server's Kubernetes version as `MAJOR.MINOR`.
+    async fn server_version(&self) -> Result<String, KubeError>;
+}

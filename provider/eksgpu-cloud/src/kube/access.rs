@@ -1,0 +1,143 @@
+//! Reaching each cluster's API: by default endpoint and CA from EKS
+//! `DescribeCluster` and an EKS IAM token (as `aws eks get-token` makes), or
+//! what the provider's `kubernetes` block says. One connection per cluster
+//! for the provider process, renewed before its token expires.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use tokio::sync::Mutex;
+
+use super::{Cluster, KubeCluster, KubeError};
+use crate::AwsClients;
+
+/// EKS tokens live 15 minutes; renew well before.
+const TOKEN_REUSE: Duration = Duration::from_secs(10 * 60);
+
+/// How the provider reaches cluster APIs.
+#[derive(Clone, Default)]
+pub enum Access {
+    /// `DescribeCluster` plus an EKS IAM token (the default).
+    #[default]
+    Eks,
+    /// A fixed API server; without a token, an EKS IAM token for the cluster name.
+    Static { host: String, ca_pem: Option<String>, insecure: bool, token: Option<String> },
+    /// A kubeconfig file and context.
+    Kubeconfig { path: String, context: Option<String> },
+}
+
+impl std::fmt::Debug for Access {
+    // Tokens never reach a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Access::Eks => f.write_str("Eks"),
+            Access::Static { host, insecure, .. } => write!(f, "Static {{ host: {host:?}, insecure: {insecure} }}"),
+            Access::Kubeconfig { path, context } => write!(f, "Kubeconfig {{ path: {path:?}, context: {context:?} }}"),
+        }
+    }
+}
+
+struct Entry {
+    cluster: Arc<dyn Cluster>,
+    made: Instant,
+    expires: bool,
+}
+
+/// Connections to clusters by name, made on first use.
+pub struct Clusters {
+    access: Access,
+    aws: Arc<AwsClients>,
+    cache: Mutex<HashMap<String, Entry>>,
+    /// API server endpoint and CA from DescribeCluster: once per cluster per process.
+    endpoints: Mutex<HashMap<String, (String, String)>>,
+}
+
+impl Clusters {
+    pub fn new(access: Access, aws: Arc<AwsClients>) -> Self {
+        Self { access, aws, cache: Mutex::new(HashMap::new()), endpoints: Mutex::new(HashMap::new()) }
+    }
+
+    /// The API of cluster `name`.
+    pub async fn get(&self, name: &str) -> Result<Arc<dyn Cluster>, KubeError> {
+        let mut cache = self.cache.lock().await;
+        if let Some(e) = cache.get(name)
+            && (!e.expires || e.made.elapsed() < TOKEN_REUSE)
+        {
+            return Ok(e.cluster.clone());
+        }
+        let (config, expires) = self.config(name).await?;
+        let client = kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
+        let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client));
+        cache.insert(name.to_owned(), Entry { cluster: cluster.clone(), made: Instant::now(), expires });
+        Ok(cluster)
+    }
+
+    async fn config(&self, name: &str) -> Result<(kube::Config, bool), KubeError> {
+        match &self.access {
+            Access::Kubeconfig { path, context } => {
+                let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(|e| KubeError::Config(format!("{path}: {e}")))?;
+                let options = kube::config::KubeConfigOptions { context: context.clone(), ..Default::default() };
+                let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+                    .await
+                    .map_err(|e| KubeError::Config(e.to_string()))?;
+                Ok((config, false))
+            }
+            Access::Static { host, ca_pem, insecure, token } => {
+                let mut config = base_config(host, ca_pem.as_deref())?;
+                config.accept_invalid_certs = *insecure;
+                let (token, expires) = match token {
+                    Some(t) => (t.clone(), false),
+                    None => (self.aws.eks_token(name).await?, true),
+                };
+                config.auth_info.token = Some(token.into());
+                Ok((config, expires))
+            }
+            Access::Eks => {
+                let (endpoint, ca_b64) = self.endpoint(name).await?;
+                // EKS returns the CA bundle as base64 of PEM.
+                let ca_pem = base64::engine::general_purpose::STANDARD
+                    .decode(ca_b64.trim())
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .ok_or_else(|| KubeError::Config(format!("cluster {name}: certificateAuthority.data is not base64 PEM")))?;
+                let mut config = base_config(&endpoint, Some(&ca_pem))?;
+                config.auth_info.token = Some(self.aws.eks_token(name).await?.into());
+                Ok((config, true))
+            }
+        }
+    }
+
+    async fn endpoint(&self, name: &str) -> Result<(String, String), KubeError> {
+        let mut endpoints = self.endpoints.lock().await;
+        if let Some(e) = endpoints.get(name) {
+            return Ok(e.clone());
+        }
+        let info = self.aws.describe_cluster(name).await?;
+        let pair = (
+            info.endpoint.ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?,
+            info.certificate_authority.unwrap_or_default(),
+        );
+        endpoints.insert(name.to_owned(), pair.clone());
+        Ok(pair)
+    }
+}
+
+fn base_config(host: &str, ca_pem: Option<&str>) -> Result<kube::Config, KubeError> {
+    let uri = host.parse().map_err(|e| KubeError::Config(format!("host {host:?}: {e}")))?;
+    let mut config = kube::Config::new(uri);
+    if let Some(pem) = ca_pem {
+        let ders: Vec<Vec<u8>> =
+            CertificateDer::pem_slice_iter(pem.as_bytes()).filter_map(Result::ok).map(|c| c.as_ref().to_vec()).collect();
+        if ders.is_empty() {
+            return Err(KubeError::Config("cluster CA certificate holds no PEM certificate".into()));
+        }
+        config.root_cert = Some(ders);
+    }
+    config.connect_timeout = Some(Duration::from_secs(10));
+    config.read_timeout = Some(Duration::from_secs(60));
+    Ok(config)
+}

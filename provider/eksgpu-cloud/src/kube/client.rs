@@ -1,0 +1,124 @@
+//! [`Cluster`] over kube-rs with dynamic objects: every kind is addressed by
+//! its known group, version and plural, so no discovery call is ever made.
+
+use async_trait::async_trait;
+use eksgpu_core::kinds::Kind;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
+use serde_json::Value;
+
+use super::{ApplyOptions, Cluster, KubeError};
+
+pub struct KubeCluster {
+    client: kube::Client,
+}
+
+impl KubeCluster {
+    pub fn new(client: kube::Client) -> Self {
+        Self { client }
+    }
+
+    fn api(&self, kind: &Kind, namespace: Option<&str>) -> Api<DynamicObject> {
+        let resource = ApiResource {
+            group: kind.group.to_owned(),
+            version: kind.version.to_owned(),
+            api_version: kind.api_version(),
+            kind: kind.kind.to_owned(),
+            plural: kind.plural.to_owned(),
+        };
+        match namespace {
+            Some(ns) if kind.namespaced => Api::namespaced_with(self.client.clone(), ns, &resource),
+            _ => Api::all_with(self.client.clone(), &resource),
+        }
+    }
+}
+
+/// Maps API errors to what users can act on. A 404 without an object name in
+/// its details means the resource type itself is not served (no CRD).
+fn error(kind: &Kind, e: kube::Error) -> KubeError {
+    match e {
+        kube::Error::Api(status) => {
+            let code = status.code;
+            let message = status.message.clone();
+            let names_object = status.details.as_ref().is_some_and(|d| !d.name.is_empty());
+            match code {
+                404 if !names_object => KubeError::KindNotInstalled {
+                    kind: kind.kind,
+                    api_version: kind.api_version(),
+                    provided_by: kind.provided_by,
+                },
+                409 => KubeError::Conflict { message },
+                422 => {
+                    let causes: Vec<String> = status
+                        .details
+                        .iter()
+                        .flat_map(|d| d.causes.iter())
+                        .map(|c| format!("{}: {}", c.field, c.message))
+                        .collect();
+                    let message = if causes.is_empty() { message } else { format!("{message} ({})", causes.join("; ")) };
+                    KubeError::Invalid { message }
+                }
+                401 | 403 => KubeError::Unauthorized { code, message },
+                _ => KubeError::Api { code, message },
+            }
+        }
+        other => KubeError::Transport(other.to_string()),
+    }
+}
+
+fn is_not_found(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 404 && s.details.as_ref().is_some_and(|d| !d.name.is_empty()))
+}
+
+fn to_value(o: DynamicObject) -> Value {
+    serde_json::to_value(o).unwrap_or(Value::Null)
+}
+
+#[async_trait]
+impl Cluster for KubeCluster {
+    async fn apply(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        name: &str,
+        body: &Value,
+        opts: ApplyOptions<'_>,
+    ) -> Result<Value, KubeError> {
+        let mut params = PatchParams::apply(opts.field_manager);
+        params.force = opts.force;
+        let applied = self.api(kind, namespace).patch(name, &params, &Patch::Apply(body)).await.map_err(|e| error(kind, e))?;
+        tracing::debug!(kind = kind.kind, name, "applied");
+        Ok(to_value(applied))
+    }
+
+    async fn get(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, KubeError> {
+        match self.api(kind, namespace).get(name).await {
+            Ok(o) => Ok(Some(to_value(o))),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(error(kind, e)),
+        }
+    }
+
+    async fn delete(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<bool, KubeError> {
+        match self.api(kind, namespace).delete(name, &DeleteParams::background()).await {
+            Ok(_) => Ok(true),
+            // Gone already, or its kind is gone with it: nothing left to delete.
+            Err(e) if is_not_found(&e) => Ok(false),
+            Err(e) => match error(kind, e) {
+                KubeError::KindNotInstalled { .. } => Ok(false),
+                other => Err(other),
+            },
+        }
+    }
+
+    async fn list(&self, kind: &Kind, label_selector: &str) -> Result<Vec<Value>, KubeError> {
+        let list = self.api(kind, None).list(&ListParams::default().labels(label_selector)).await.map_err(|e| error(kind, e))?;
+        Ok(list.items.into_iter().map(to_value).collect())
+    }
+
+    async fn server_version(&self) -> Result<String, KubeError> {
+        let info = self.client.apiserver_version().await.map_err(|e| KubeError::Transport(e.to_string()))?;
+        // EKS reports minors like "33+": keep the digits.
+        let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
+        Ok(format!("{}.{minor}", info.major))
+    }
+}
