@@ -1,0 +1,132 @@
+//! The kinds the emulator serves: core `v1` Namespace and ConfigMap, and the
+//! custom kinds from the CRD files in `crds/` (upstream files unchanged where
+//! upstream publishes one).
+
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone)]
+pub struct KindInfo {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub namespaced: bool,
+    /// The openAPIV3Schema of the served version.
+    pub schema: Value,
+}
+
+impl KindInfo {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
+
+    /// `plural.group`, the CRD's name (`nodepools.karpenter.sh`; `configmaps` for core).
+    pub fn resource(&self) -> String {
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+    }
+}
+
+const CRDS: [&str; 7] = [
+    include_str!("../crds/karpenter.sh_nodepools.yaml"),
+    include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
+    include_str!("../crds/eks.amazonaws.com_nodeclasses.yaml"),
+    include_str!("../crds/nvidia.com_clusterpolicies.yaml"),
+    include_str!("../crds/keda.sh_scaledobjects.yaml"),
+    include_str!("../crds/resource.k8s.io_resourceclaims.yaml"),
+    include_str!("../crds/resource.k8s.io_deviceclasses.yaml"),
+];
+
+#[derive(Debug, Clone)]
+pub struct Registry {
+    kinds: Vec<KindInfo>,
+    /// Kinds answered as if their CRD were not installed.
+    disabled: Vec<String>,
+}
+
+impl Registry {
+    pub fn builtin() -> Registry {
+        let mut kinds = vec![
+            KindInfo {
+                group: String::new(),
+                version: "v1".into(),
+                kind: "Namespace".into(),
+                plural: "namespaces".into(),
+                namespaced: false,
+                schema: json!({"type": "object", "properties": {
+                    "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+                    "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
+                    "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+            },
+            KindInfo {
+                group: String::new(),
+                version: "v1".into(),
+                kind: "ConfigMap".into(),
+                plural: "configmaps".into(),
+                namespaced: true,
+                schema: json!({"type": "object", "properties": {
+                    "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+                    "data": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "binaryData": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "immutable": {"type": "boolean"}}}),
+            },
+        ];
+        for text in CRDS {
+            if let Some(k) = parse_crd(text) {
+                kinds.push(k);
+            }
+        }
+        Registry { kinds, disabled: Vec::new() }
+    }
+
+    pub fn find(&self, group: &str, plural: &str) -> Option<&KindInfo> {
+        self.kinds.iter().find(|k| k.group == group && k.plural == plural && !self.disabled.contains(&k.resource()))
+    }
+
+    pub fn served(&self) -> impl Iterator<Item = &KindInfo> {
+        self.kinds.iter().filter(|k| !self.disabled.contains(&k.resource()))
+    }
+
+    /// Makes a kind disappear (as if its CRD were deleted), by `plural.group`.
+    pub fn disable(&mut self, resource: &str) {
+        self.disabled.push(resource.to_owned());
+    }
+}
+
+fn parse_crd(text: &str) -> Option<KindInfo> {
+    let crd: Value = serde_saphyr::from_str(text).ok()?;
+    let spec = &crd["spec"];
+    let version = spec["versions"].as_array()?.iter().find(|v| v["served"] == true && v["storage"] == true)?;
+    Some(KindInfo {
+        group: spec["group"].as_str()?.to_owned(),
+        version: version["name"].as_str()?.to_owned(),
+        kind: spec["names"]["kind"].as_str()?.to_owned(),
+        plural: spec["names"]["plural"].as_str()?.to_owned(),
+        namespaced: spec["scope"] == "Namespaced",
+        schema: version["schema"]["openAPIV3Schema"].clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_crd_file_loads() {
+        let r = Registry::builtin();
+        for (g, p) in [
+            ("karpenter.sh", "nodepools"),
+            ("karpenter.k8s.aws", "ec2nodeclasses"),
+            ("eks.amazonaws.com", "nodeclasses"),
+            ("nvidia.com", "clusterpolicies"),
+            ("keda.sh", "scaledobjects"),
+            ("resource.k8s.io", "resourceclaims"),
+            ("resource.k8s.io", "deviceclasses"),
+            ("", "configmaps"),
+        ] {
+            let k = r.find(g, p).unwrap_or_else(|| panic!("{p}.{g} not loaded"));
+            assert!(k.schema["type"] == "object", "{p}");
+        }
+        assert!(!r.find("karpenter.sh", "nodepools").unwrap().namespaced);
+        assert!(r.find("keda.sh", "scaledobjects").unwrap().namespaced);
+    }
+}

@@ -1,0 +1,16 @@
+//! A small Kubernetes API server for the acceptance tests of
+//! terraform-provider-eksgpu (see `../shared/spec/testing.md`): discovery,
+//! core Namespace and ConfigMap, the custom kinds of `crds/`, server-side
+//! apply with managed fields in the real `FieldsV1` format, conflicts, force,
+//! dry run, CRD defaulting, pruning and validation, bearer-token auth, and a
+//! control endpoint (reset, faults, edits as another manager, request log).
+//!
+//! It is a test part: it keeps everything in memory and listens on loopback.
+
+pub mod fields;
+pub mod kinds;
+pub mod schema;
+pub mod server;
+pub mod store;
+
+pub use server::{Emulator, Options};
