@@ -8,6 +8,7 @@
 
 pub mod docs;
 pub mod grpc;
+pub mod kube;
 pub mod moto;
 pub mod provider_bin;
 pub mod terraform;

@@ -68,3 +68,42 @@ pub fn free_port() -> u16 {
         .map(|a| a.port())
         .unwrap_or_else(|e| panic!("no free port: {e}"))
 }
+
+impl Moto {
+    /// Creates an EKS cluster in moto and makes DescribeCluster answer with
+    /// the given API endpoint and CA (base64 of PEM, as EKS returns it).
+    pub fn create_cluster(&self, name: &str, version: &str, endpoint: &str, ca_pem: &str) {
+        use base64::Engine;
+        let body = serde_json::json!({
+            "name": name, "version": version, "roleArn": "arn:aws:iam::123456789012:role/eks-cluster",
+            "resourcesVpcConfig": {"subnetIds": []},
+        })
+        .to_string();
+        // moto routes by the SigV4 credential scope and does not check signatures.
+        let auth = "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
+        let created = raw(self.port, "POST", "/clusters", &body, &[("Authorization", auth)]);
+        assert!(created.contains(name), "create cluster in moto failed: {created}");
+        let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+        let reg = serde_json::json!({"endpoint": endpoint, "ca_data": ca}).to_string();
+        raw(self.port, "POST", &format!("/_eksgpu/clusters/{name}"), &reg, &[]);
+    }
+
+    /// The AWS request log: `{operation, method, path}` per call.
+    pub fn requests(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&raw(self.port, "GET", "/_eksgpu/requests", "", &[])).unwrap_or_default()
+    }
+}
+
+fn raw(port: u16, method: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("{e}"));
+    let extra: String = headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
+    let req = format!(
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap_or_else(|e| panic!("{e}"));
+    resp.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+}

@@ -11,26 +11,27 @@ pub const PROVIDER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `EKSGPU_PROVIDER_BIN` when set.
 pub fn provider_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| std::env::var_os("EKSGPU_PROVIDER_BIN").map_or_else(|| build(false), PathBuf::from))
+    BIN.get_or_init(|| {
+        std::env::var_os("EKSGPU_PROVIDER_BIN").map_or_else(|| build("terraform-provider-eksgpu", false), PathBuf::from)
+    })
 }
 
 /// A release build, for benchmarks.
 pub fn provider_binary_release() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build(true))
+    BIN.get_or_init(|| build("terraform-provider-eksgpu", true))
 }
 
-fn build(release: bool) -> PathBuf {
+/// The Kubernetes API emulator (a test part of this workspace).
+pub fn emulator_binary() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| build("eksgpu-kube-emulator", false))
+}
+
+/// Builds binary `name` of the package of the same name.
+fn build(name: &str, release: bool) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut args = vec![
-        "build",
-        "--quiet",
-        "-p",
-        "terraform-provider-eksgpu",
-        "--bin",
-        "terraform-provider-eksgpu",
-        "--message-format=json",
-    ];
+    let mut args = vec!["build", "--quiet", "-p", name, "--bin", name, "--message-format=json"];
     if release {
         args.push("--release");
     }
@@ -47,7 +48,7 @@ fn build(release: bool) -> PathBuf {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "terraform-provider-eksgpu")
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo build reported no terraform-provider-eksgpu executable"))
+        .unwrap_or_else(|| panic!("cargo build reported no {name} executable"))
 }

@@ -106,6 +106,9 @@ fn set(v: &mut Value, k: &str, x: Value) {
 /// always holds the value in force (and an import matches the plan).
 fn apply_defaults(v: &mut Value) {
     let Value::Object(m) = v else { return };
+    if m.get("force_conflicts").is_none_or(Value::is_null) {
+        m.insert("force_conflicts".into(), false.into());
+    }
     if let Some(Value::List(pools)) = m.get_mut("pool") {
         for p in pools {
             if let Value::Object(pm) = p {
@@ -410,7 +413,7 @@ impl Resource for NodeStrategyResource {
             ("cluster_name", cluster_name.into()),
             ("name", name.into()),
             ("kubernetes_version", version.into()),
-            ("force_conflicts", Value::Null),
+            ("force_conflicts", false.into()),
             ("gpu_operator", convert::gpu_operator_value(s.gpu_operator.as_ref())),
             ("pool", Value::List(pools)),
             (

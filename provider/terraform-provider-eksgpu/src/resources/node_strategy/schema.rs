@@ -142,11 +142,12 @@ pub fn schema() -> Schema {
             Type::String,
             "Kubernetes version of the cluster (`MAJOR.MINOR`); read from the cluster at apply when not set.",
         ))
-        .attribute(Attribute::optional(
+        .attribute(Attribute::optional_computed(
             "force_conflicts",
             Type::Bool,
             "Take ownership of fields another field manager changed (server-side apply `force`). Default `false`: such \
-             a change is a conflict error, so nothing is overwritten silently.",
+             a change is a conflict error, so nothing is overwritten silently. Not stored in the cluster: an import \
+             reads it as `false`.",
         ))
         .attribute(Attribute::computed(
             "gpu_operator_values_yaml",

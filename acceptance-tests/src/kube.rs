@@ -1,0 +1,168 @@
+//! The Kubernetes side of a test: the project's API emulator on loopback by
+//! default, or any real API server given by `EKSGPU_TEST_KUBECONFIG` (then the
+//! same scenarios prove the provider against a real cluster). Tests read and
+//! edit objects through the Kubernetes API itself, so they run unchanged on both.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
+use serde_json::Value;
+
+use crate::provider_bin::emulator_binary;
+
+/// A kind as tests address it.
+#[derive(Debug, Clone, Copy)]
+pub struct TestKind {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+}
+
+pub const NODE_POOL: TestKind = TestKind { group: "karpenter.sh", version: "v1", kind: "NodePool", plural: "nodepools" };
+pub const EC2_NODE_CLASS: TestKind =
+    TestKind { group: "karpenter.k8s.aws", version: "v1", kind: "EC2NodeClass", plural: "ec2nodeclasses" };
+
+struct Emulator {
+    child: Child,
+    control_url: String,
+}
+
+pub struct KubeTarget {
+    pub url: String,
+    pub ca_pem: Option<String>,
+    token: Option<String>,
+    kubeconfig: Option<String>,
+    emulator: Option<Emulator>,
+    runtime: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+/// Options for the emulator; ignored against a real cluster.
+#[derive(Debug, Clone, Default)]
+pub struct EmulatorOptions {
+    /// Accept EKS IAM tokens for this cluster name (the DescribeCluster path).
+    pub eks_cluster: Option<String>,
+    /// Kinds (`plural.group`) to leave unserved.
+    pub without: Vec<String>,
+}
+
+impl KubeTarget {
+    pub fn start() -> KubeTarget {
+        Self::start_with(&EmulatorOptions::default())
+    }
+
+    pub fn start_with(opts: &EmulatorOptions) -> KubeTarget {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+        if let Ok(path) = std::env::var("EKSGPU_TEST_KUBECONFIG") {
+            let client = runtime.block_on(async {
+                let kc = kube::config::Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+                let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap_or_else(|e| panic!("{e}"));
+                kube::Client::try_from(config).unwrap_or_else(|e| panic!("{e}"))
+            });
+            return KubeTarget { url: String::new(), ca_pem: None, token: None, kubeconfig: Some(path), emulator: None, runtime, client };
+        }
+        let token = format!("test-token-{}", std::process::id());
+        let mut cmd = Command::new(emulator_binary());
+        cmd.args(["--tls", "--token", &token]);
+        if let Some(c) = &opts.eks_cluster {
+            cmd.args(["--eks-cluster", c]);
+        }
+        for w in &opts.without {
+            cmd.args(["--without", w]);
+        }
+        // The emulator serves until its stdin closes: it never outlives the test.
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap_or_else(|e| panic!("emulator: {e}"));
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout"))).read_line(&mut line).unwrap_or_else(|e| panic!("{e}"));
+        let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("emulator said {line:?}: {e}"));
+        let url = info["url"].as_str().unwrap_or_default().to_owned();
+        let ca_pem = info["ca_pem"].as_str().map(str::to_owned);
+        let control_url = info["control_url"].as_str().unwrap_or_default().to_owned();
+        let client = {
+            let mut config = kube::Config::new(url.parse().unwrap_or_else(|e| panic!("{e}")));
+            config.accept_invalid_certs = true;
+            config.auth_info.token = Some(token.clone().into());
+            let _guard = runtime.enter();
+            kube::Client::try_from(config).unwrap_or_else(|e| panic!("{e}"))
+        };
+        KubeTarget { url, ca_pem, token: Some(token), kubeconfig: None, emulator: Some(Emulator { child, control_url }), runtime, client }
+    }
+
+    pub fn is_emulator(&self) -> bool {
+        self.emulator.is_some()
+    }
+
+    /// The provider's `kubernetes { … }` block that reaches this API server.
+    pub fn provider_block(&self) -> String {
+        match (&self.kubeconfig, &self.token, &self.ca_pem) {
+            (Some(path), _, _) => format!("  kubernetes {{\n    config_path = {path:?}\n  }}\n"),
+            (None, Some(token), Some(ca)) => format!(
+                "  kubernetes {{\n    host                   = {:?}\n    token                  = {token:?}\n    cluster_ca_certificate = <<-EOT\n{}    EOT\n  }}\n",
+                self.url,
+                ca.lines().map(|l| format!("      {l}\n")).collect::<String>()
+            ),
+            _ => String::new(),
+        }
+    }
+
+    fn api(&self, k: TestKind, ns: Option<&str>) -> Api<DynamicObject> {
+        let r = ApiResource {
+            group: k.group.into(),
+            version: k.version.into(),
+            api_version: format!("{}/{}", k.group, k.version),
+            kind: k.kind.into(),
+            plural: k.plural.into(),
+        };
+        match ns {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &r),
+            None => Api::all_with(self.client.clone(), &r),
+        }
+    }
+
+    pub fn get(&self, k: TestKind, name: &str) -> Option<Value> {
+        let api = self.api(k, None);
+        self.runtime.block_on(async { api.get_opt(name).await.unwrap_or_else(|e| panic!("get {name}: {e}")) }).map(|o| serde_json::to_value(o).unwrap_or_default())
+    }
+
+    /// An out-of-band edit by another field manager (a merge patch, as `kubectl edit` makes).
+    pub fn edit(&self, k: TestKind, name: &str, patch: Value, manager: &str) {
+        let api = self.api(k, None);
+        let params = PatchParams { field_manager: Some(manager.to_owned()), ..Default::default() };
+        self.runtime.block_on(async { api.patch(name, &params, &Patch::Merge(&patch)).await.unwrap_or_else(|e| panic!("edit {name}: {e}")) });
+    }
+
+    /// The emulator's request log (method, path, query, auth), after clearing nothing.
+    pub fn requests(&self) -> Vec<Value> {
+        let Some(e) = &self.emulator else { return Vec::new() };
+        serde_json::from_str(&http(&e.control_url, "GET", "/requests", "")).unwrap_or_default()
+    }
+
+    pub fn clear_requests(&self) {
+        if let Some(e) = &self.emulator {
+            http(&e.control_url, "DELETE", "/requests", "");
+        }
+    }
+}
+
+impl Drop for KubeTarget {
+    fn drop(&mut self) {
+        if let Some(e) = &mut self.emulator {
+            let _ = e.child.kill();
+            let _ = e.child.wait();
+        }
+    }
+}
+
+/// A minimal HTTP/1.0 call to a loopback control endpoint.
+pub fn http(base: &str, method: &str, path: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap_or_else(|e| panic!("{addr}: {e}"));
+    let req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    s.write_all(req.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap_or_else(|e| panic!("{e}"));
+    resp.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+}

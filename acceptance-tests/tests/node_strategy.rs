@@ -1,0 +1,237 @@
+//! `eksgpu_node_strategy` through the real Terraform CLI against the
+//! Kubernetes API emulator (or the API server of `EKSGPU_TEST_KUBECONFIG`) and
+//! moto: lifecycle, drift, import, offline plans, missing CRDs, call counts.
+
+use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, EmulatorOptions, KubeTarget, NODE_POOL};
+use eksgpu_acceptance_tests::moto::free_port;
+use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
+use serde_json::{Value, json};
+
+fn config(kube: &KubeTarget, limit: u32, force: bool) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name    = "gpu"
+  name            = "genai"
+  force_conflicts = {force}
+  gpu_operator {{}}
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge", "g6e.12xlarge"]
+    gpu_limit      = {limit}
+    labels         = {{ "node-type" = "gpu-inference" }}
+    disruption {{
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "5m"
+    }}
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+      kubelet {{
+        max_pods = 110
+      }}
+    }}
+  }}
+  pool {{
+    name           = "auto"
+    capacity       = "auto_mode"
+    instance_types = ["g6e.12xlarge"]
+  }}
+}}
+"#,
+        kube.provider_block()
+    )
+}
+
+/// Leaf paths where two JSON values differ (`pool[0].gpu_limit`).
+fn diff_paths(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                diff_paths(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), p, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                diff_paths(u, v, format!("{path}[{i}]"), out);
+            }
+        }
+        _ if a != b => out.push(path),
+        _ => {}
+    }
+}
+
+/// The attribute paths a saved plan changes on the strategy.
+fn planned_changes(w: &Workdir) -> Vec<String> {
+    w.ok(&["plan", "-no-color", "-out", "drift.tfplan"]);
+    let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "drift.tfplan"]).stdout).unwrap();
+    let change = &plan["resource_changes"][0]["change"];
+    let mut out = Vec::new();
+    diff_paths(&change["before"], &change["after"], String::new(), &mut out);
+    out
+}
+
+#[test]
+fn lifecycle_create_import_drift_restore_destroy() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, 32, false));
+        w.init();
+        w.apply();
+        // Server defaults (budgets, expireAfter) are set but never drift.
+        let np = kube.get(NODE_POOL, "inference").expect("NodePool applied");
+        assert_eq!(np["spec"]["disruption"]["budgets"], json!([{"nodes": "10%"}]), "{}", tf.label);
+        assert_eq!(np["spec"]["template"]["spec"]["expireAfter"], "720h");
+        assert_eq!(kube.get(EC2_NODE_CLASS, "inference").unwrap()["spec"]["kubelet"]["maxPods"], 110);
+        w.assert_empty_plan();
+
+        // Import into a fresh state: the next plan is empty.
+        let imported = Workdir::new(&tf, &config(&kube, 32, false));
+        imported.init();
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        // An out-of-band edit of an owned field is a one-field diff.
+        kube.edit(NODE_POOL, "inference", json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}), "kubectl-edit");
+        assert_eq!(planned_changes(&w), ["pool[0].gpu_limit"], "{}", tf.label);
+        // The field now belongs to another manager: applying without force is a clear conflict.
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(r.code, 1);
+        assert!(r.combined().contains("kubectl-edit") && r.combined().contains("force_conflicts"), "{}", r.combined());
+        // Opting in to take ownership restores it.
+        w.write("main.tf", &config(&kube, 32, true));
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"], 32);
+
+        // Changing an owned field is an in-place update of exactly that field.
+        w.write("main.tf", &config(&kube, 48, true));
+        let changes = planned_changes(&w);
+        assert!(changes.contains(&"pool[0].gpu_limit".to_owned()), "{changes:?}");
+        w.apply();
+        assert_eq!(kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"], 48);
+
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        for (kind, name) in [(NODE_POOL, "inference"), (EC2_NODE_CLASS, "inference"), (NODE_POOL, "auto")] {
+            assert!(kube.get(kind, name).is_none(), "{} {name} left behind", kind.kind);
+        }
+    }
+}
+
+#[test]
+fn example_applies_through_describe_cluster_and_eks_tokens() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start_with(&EmulatorOptions { eks_cluster: Some("gpu-cluster".into()), ..Default::default() });
+        if !kube.is_emulator() {
+            return; // The DescribeCluster path needs the emulator's endpoint registered in moto.
+        }
+        let moto = Moto::start();
+        moto.create_cluster("gpu-cluster", "1.33", &kube.url, kube.ca_pem.as_deref().unwrap_or_default());
+        let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_node_strategy");
+        w.env("AWS_ENDPOINT_URL", &moto.url());
+        w.init();
+        w.apply();
+        let describes = |m: &Moto| m.requests().iter().filter(|r| r["operation"] == "GET /clusters/gpu-cluster").count();
+        // Plan is offline; the apply's provider process describes the cluster once.
+        assert_eq!(describes(&moto), 1, "{}: {:?}", tf.label, moto.requests());
+        let reqs = kube.requests();
+        assert!(reqs.iter().all(|r| r["auth"] == "eks"), "every call carries an EKS IAM token: {reqs:?}");
+        let discovery = |r: &&Value| {
+            let p = r["path"].as_str().unwrap_or_default();
+            p == "/api" || p == "/apis" || p.split('/').count() == 4 && p.starts_with("/apis/")
+        };
+        assert_eq!(reqs.iter().filter(discovery).count(), 0, "no discovery calls: {reqs:?}");
+
+        // A refresh reads each owned object once, after one DescribeCluster.
+        kube.clear_requests();
+        let (code, r) = w.plan_code(&[]);
+        assert_eq!(code, 0, "{}", r.combined());
+        assert_eq!(describes(&moto), 2);
+        let gets: Vec<_> = kube.requests().into_iter().filter(|r| r["method"] == "GET").collect();
+        // gpu-inference and gpu-training: NodePool + EC2NodeClass; auto-gpu: NodePool (built-in NodeClass).
+        assert_eq!(gets.len(), 5, "{gets:?}");
+        let out = w.outputs();
+        assert_eq!(out["inference_node_selector"]["value"], json!({"karpenter.sh/nodepool": "gpu-inference"}));
+        assert!(out["gpu_operator_values"]["value"].as_str().unwrap().contains("serviceMonitor:\n    enabled: true"));
+    }
+}
+
+#[test]
+fn plans_offline_with_unknown_inputs() {
+    let dead = format!("http://127.0.0.1:{}", free_port());
+    let main_tf = format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+  endpoints {{
+    eks = "{dead}"
+    sts = "{dead}"
+  }}
+}}
+resource "eksgpu_node_strategy" "first" {{
+  cluster_name = "gpu"
+  name         = "first"
+  pool {{
+    name           = "inference"
+    capacity       = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+  }}
+}}
+# Its cluster name is known only after the first strategy is applied.
+resource "eksgpu_node_strategy" "second" {{
+  cluster_name = "gpu-${{eksgpu_node_strategy.first.kubernetes_version}}"
+  name         = "second"
+  pool {{
+    name           = "training"
+    capacity       = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+  }}
+}}
+"#
+    );
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        w.ok(&["plan", "-no-color", "-out", "offline.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "offline.tfplan"]).stdout).unwrap();
+        let changes = plan["resource_changes"].as_array().unwrap();
+        let first = changes.iter().find(|c| c["name"] == "first").unwrap();
+        assert!(first["change"]["after"]["pool"][0]["manifests_yaml"].as_str().unwrap().contains("kind: NodePool"));
+        let second = changes.iter().find(|c| c["name"] == "second").unwrap();
+        assert_eq!(second["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true, "{}", tf.label);
+    }
+}
+
+#[test]
+fn a_missing_crd_names_what_to_install() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start_with(&EmulatorOptions {
+            without: vec!["nodepools.karpenter.sh".into(), "ec2nodeclasses.karpenter.k8s.aws".into()],
+            ..Default::default()
+        });
+        if !kube.is_emulator() {
+            return;
+        }
+        let w = Workdir::new(&tf, &config(&kube, 32, false));
+        w.init();
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(r.code, 1);
+        let err = r.combined();
+        assert!(err.contains("Kubernetes kind not installed") && err.contains("install Karpenter"), "{err}");
+        assert!(!err.contains("panic"));
+    }
+}

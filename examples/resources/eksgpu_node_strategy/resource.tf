@@ -1,0 +1,105 @@
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+# The cluster's API is found through EKS (DescribeCluster) and reached with an
+# EKS IAM token, as `aws eks get-token` makes; no kubeconfig needed.
+provider "eksgpu" {
+  region = "us-west-2"
+}
+
+# The GPU pools of the field reports, corrected for Karpenter v1:
+# `WhenUnderutilized` is `WhenEmptyOrUnderutilized` (or `WhenEmpty`) in v1, and
+# kubelet settings live on the EC2NodeClass, not the NodePool.
+resource "eksgpu_node_strategy" "genai" {
+  cluster_name = "gpu-cluster"
+  name         = "genai"
+
+  # Helm values for nvidia/gpu-operator that fit these pools (gpu_operator_values_yaml).
+  gpu_operator {
+    service_monitor = true
+  }
+
+  # Inference: on-demand, nodes removed only when empty, 5 minutes after.
+  pool {
+    name           = "gpu-inference"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge", "g6e.12xlarge", "g5.12xlarge"]
+    gpu_limit      = 32
+    labels = {
+      "node-type"    = "gpu-inference"
+      "gpu-operator" = "enabled"
+    }
+
+    disruption {
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "5m"
+    }
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+
+      root_volume {
+        size       = "200Gi"
+        iops       = 16000
+        throughput = 1000
+        encrypted  = true
+      }
+
+      kubelet {
+        max_pods = 110
+      }
+    }
+  }
+
+  # Training: Spot first, on-demand as fallback. consolidate_after only delays
+  # voluntary consolidation; Spot reclaims still happen, so checkpoint.
+  pool {
+    name           = "gpu-training"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge", "p4d.24xlarge"]
+    capacity_types = ["spot", "on-demand"]
+    gpu_limit      = 64
+
+    taint {
+      key    = "workload"
+      value  = "training"
+      effect = "NoSchedule"
+    }
+
+    disruption {
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "30m"
+    }
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+    }
+  }
+
+  # Simple inference on EKS Auto Mode: AWS manages driver and device plugin;
+  # the provider labels the pool so the GPU Operator's own plugin stays off.
+  pool {
+    name           = "auto-gpu"
+    capacity       = "auto_mode"
+    instance_types = ["p5.48xlarge", "g6e.12xlarge"]
+    capacity_types = ["spot", "on-demand"]
+  }
+}
+
+# What workload modules consume.
+output "inference_node_selector" {
+  value = eksgpu_node_strategy.genai.pool[0].node_selector
+}
+
+output "inference_tolerations" {
+  value = eksgpu_node_strategy.genai.pool[0].tolerations
+}
+
+output "gpu_operator_values" {
+  value = eksgpu_node_strategy.genai.gpu_operator_values_yaml
+}
