@@ -47,13 +47,47 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
                 first_sentence(s)
             );
             let title = format!("{type_name} ({kind})");
-            docs.push((
-                format!("docs/{dir}/{short}.md"),
-                page(root, &format!("{dir}/{short}"), &title, &front, s, &example),
-            ));
+            let mut body = page(root, &format!("{dir}/{short}"), &title, &front, s, &example);
+            let import = root.join(format!("examples/{dir}/{type_name}/import.sh"));
+            if let Ok(import) = std::fs::read_to_string(import) {
+                let _ = write!(
+                    body,
+                    "\n## Import\n\nImport is supported using the following syntax:\n\n```shell\n{}\n```\n",
+                    import.trim_end()
+                );
+            }
+            docs.push((format!("docs/{dir}/{short}.md"), body));
         }
     }
+    docs.push(("docs/rules.md".to_owned(), rules()));
     docs
+}
+
+/// `docs/rules.md` from the rule catalogue in eksgpu-core.
+fn rules() -> String {
+    let mut out = String::from(
+        "# Rules\n\nEvery configuration that cannot work on EKS is rejected at `terraform plan` with a stable code. \
+         Errors stop the plan; warnings inform it. Each diagnostic points at the attribute it is about and says \
+         what to do instead. Codes EKSGPU001–018 are fixed; the provider's own additions are EKSGPU1xx.\n\n\
+         This page is generated from the rule table in `provider/eksgpu-core/src/rules.rs`.\n\n\
+         | code | severity | when | what to do | source |\n|---|---|---|---|---|\n",
+    );
+    for r in eksgpu_core::rules::RULES {
+        let severity = match r.severity {
+            eksgpu_core::rules::Severity::Error => "error",
+            eksgpu_core::rules::Severity::Warning => "warning",
+        };
+        let cell = |s: &str| s.replace('|', "\\|");
+        let _ = writeln!(
+            out,
+            "| {} | {severity} | {} | {} | {} |",
+            r.code,
+            cell(r.trigger),
+            cell(r.fix),
+            cell(r.source)
+        );
+    }
+    out
 }
 
 fn first_sentence(s: &J) -> String {

@@ -20,9 +20,18 @@ pub struct TestKind {
     pub plural: &'static str,
 }
 
-pub const NODE_POOL: TestKind = TestKind { group: "karpenter.sh", version: "v1", kind: "NodePool", plural: "nodepools" };
-pub const EC2_NODE_CLASS: TestKind =
-    TestKind { group: "karpenter.k8s.aws", version: "v1", kind: "EC2NodeClass", plural: "ec2nodeclasses" };
+pub const NODE_POOL: TestKind = TestKind {
+    group: "karpenter.sh",
+    version: "v1",
+    kind: "NodePool",
+    plural: "nodepools",
+};
+pub const EC2_NODE_CLASS: TestKind = TestKind {
+    group: "karpenter.k8s.aws",
+    version: "v1",
+    kind: "EC2NodeClass",
+    plural: "ec2nodeclasses",
+};
 
 struct Emulator {
     child: Child,
@@ -54,14 +63,27 @@ impl KubeTarget {
     }
 
     pub fn start_with(opts: &EmulatorOptions) -> KubeTarget {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
         if let Ok(path) = std::env::var("EKSGPU_TEST_KUBECONFIG") {
             let client = runtime.block_on(async {
                 let kc = kube::config::Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-                let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap_or_else(|e| panic!("{e}"));
+                let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                    .await
+                    .unwrap_or_else(|e| panic!("{e}"));
                 kube::Client::try_from(config).unwrap_or_else(|e| panic!("{e}"))
             });
-            return KubeTarget { url: String::new(), ca_pem: None, token: None, kubeconfig: Some(path), emulator: None, runtime, client };
+            return KubeTarget {
+                url: String::new(),
+                ca_pem: None,
+                token: None,
+                kubeconfig: Some(path),
+                emulator: None,
+                runtime,
+                client,
+            };
         }
         let token = format!("test-token-{}", std::process::id());
         let mut cmd = Command::new(emulator_binary());
@@ -73,9 +95,16 @@ impl KubeTarget {
             cmd.args(["--without", w]);
         }
         // The emulator serves until its stdin closes: it never outlives the test.
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap_or_else(|e| panic!("emulator: {e}"));
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("emulator: {e}"));
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout"))).read_line(&mut line).unwrap_or_else(|e| panic!("{e}"));
+        BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout")))
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{e}"));
         let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("emulator said {line:?}: {e}"));
         let url = info["url"].as_str().unwrap_or_default().to_owned();
         let ca_pem = info["ca_pem"].as_str().map(str::to_owned);
@@ -87,7 +116,15 @@ impl KubeTarget {
             let _guard = runtime.enter();
             kube::Client::try_from(config).unwrap_or_else(|e| panic!("{e}"))
         };
-        KubeTarget { url, ca_pem, token: Some(token), kubeconfig: None, emulator: Some(Emulator { child, control_url }), runtime, client }
+        KubeTarget {
+            url,
+            ca_pem,
+            token: Some(token),
+            kubeconfig: None,
+            emulator: Some(Emulator { child, control_url }),
+            runtime,
+            client,
+        }
     }
 
     pub fn is_emulator(&self) -> bool {
@@ -123,14 +160,23 @@ impl KubeTarget {
 
     pub fn get(&self, k: TestKind, name: &str) -> Option<Value> {
         let api = self.api(k, None);
-        self.runtime.block_on(async { api.get_opt(name).await.unwrap_or_else(|e| panic!("get {name}: {e}")) }).map(|o| serde_json::to_value(o).unwrap_or_default())
+        self.runtime
+            .block_on(async { api.get_opt(name).await.unwrap_or_else(|e| panic!("get {name}: {e}")) })
+            .map(|o| serde_json::to_value(o).unwrap_or_default())
     }
 
     /// An out-of-band edit by another field manager (a merge patch, as `kubectl edit` makes).
     pub fn edit(&self, k: TestKind, name: &str, patch: Value, manager: &str) {
         let api = self.api(k, None);
-        let params = PatchParams { field_manager: Some(manager.to_owned()), ..Default::default() };
-        self.runtime.block_on(async { api.patch(name, &params, &Patch::Merge(&patch)).await.unwrap_or_else(|e| panic!("edit {name}: {e}")) });
+        let params = PatchParams {
+            field_manager: Some(manager.to_owned()),
+            ..Default::default()
+        };
+        self.runtime.block_on(async {
+            api.patch(name, &params, &Patch::Merge(&patch))
+                .await
+                .unwrap_or_else(|e| panic!("edit {name}: {e}"))
+        });
     }
 
     /// The emulator's request log (method, path, query, auth), after clearing nothing.
@@ -160,9 +206,14 @@ pub fn http(base: &str, method: &str, path: &str, body: &str) -> String {
     use std::io::{Read, Write};
     let addr = base.trim_start_matches("http://");
     let mut s = std::net::TcpStream::connect(addr).unwrap_or_else(|e| panic!("{addr}: {e}"));
-    let req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let req = format!(
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
     s.write_all(req.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let mut resp = String::new();
     s.read_to_string(&mut resp).unwrap_or_else(|e| panic!("{e}"));
-    resp.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+    resp.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
 }

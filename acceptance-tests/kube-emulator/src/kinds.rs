@@ -17,12 +17,20 @@ pub struct KindInfo {
 
 impl KindInfo {
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
     }
 
     /// `plural.group`, the CRD's name (`nodepools.karpenter.sh`; `configmaps` for core).
     pub fn resource(&self) -> String {
-        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
     }
 }
 
@@ -75,11 +83,16 @@ impl Registry {
                 kinds.push(k);
             }
         }
-        Registry { kinds, disabled: Vec::new() }
+        Registry {
+            kinds,
+            disabled: Vec::new(),
+        }
     }
 
     pub fn find(&self, group: &str, plural: &str) -> Option<&KindInfo> {
-        self.kinds.iter().find(|k| k.group == group && k.plural == plural && !self.disabled.contains(&k.resource()))
+        self.kinds
+            .iter()
+            .find(|k| k.group == group && k.plural == plural && !self.disabled.contains(&k.resource()))
     }
 
     pub fn served(&self) -> impl Iterator<Item = &KindInfo> {
@@ -95,7 +108,10 @@ impl Registry {
 fn parse_crd(text: &str) -> Option<KindInfo> {
     let crd: Value = serde_saphyr::from_str(text).ok()?;
     let spec = &crd["spec"];
-    let version = spec["versions"].as_array()?.iter().find(|v| v["served"] == true && v["storage"] == true)?;
+    let version = spec["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["served"] == true && v["storage"] == true)?;
     Some(KindInfo {
         group: spec["group"].as_str()?.to_owned(),
         version: version["name"].as_str()?.to_owned(),

@@ -28,7 +28,10 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    println!("{}", serde_json::json!({"url": emulator.url, "control_url": emulator.control_url, "ca_pem": emulator.ca_pem}));
+    println!(
+        "{}",
+        serde_json::json!({"url": emulator.url, "control_url": emulator.control_url, "ca_pem": emulator.ca_pem})
+    );
     // Serve until the parent goes away (stdin closes), so no emulator outlives its test.
     let mut sink = Vec::new();
     let _ = tokio::io::stdin().read_to_end(&mut sink).await;

@@ -85,7 +85,11 @@ pub fn list_type(schema: &Value) -> ListType {
 }
 
 fn field_path(parent: &str, name: &str) -> String {
-    if parent.is_empty() { name.to_owned() } else { format!("{parent}.{name}") }
+    if parent.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{parent}.{name}")
+    }
 }
 
 /// Fields that are not in the schema. Server-side apply refuses them (500
@@ -172,7 +176,11 @@ pub fn validate(value: &Value, schema: &Value, path: &str, out: &mut Vec<Cause>)
     let is_root = path.is_empty();
     if value.is_null() {
         if schema["nullable"] != true && !schema["type"].is_null() {
-            out.push(Cause { reason: "FieldValueTypeInvalid", field: path.to_owned(), message: "Invalid value: \"null\": must not be null".into() });
+            out.push(Cause {
+                reason: "FieldValueTypeInvalid",
+                field: path.to_owned(),
+                message: "Invalid value: \"null\": must not be null".into(),
+            });
         }
         return;
     }
@@ -181,7 +189,10 @@ pub fn validate(value: &Value, schema: &Value, path: &str, out: &mut Vec<Cause>)
         out.push(Cause {
             reason: "FieldValueTypeInvalid",
             field: path.to_owned(),
-            message: format!("Invalid value: {}: {path} in body must be of type {expected}", kind_name(value)),
+            message: format!(
+                "Invalid value: {}: {path} in body must be of type {expected}",
+                kind_name(value)
+            ),
         });
         return;
     }
@@ -210,40 +221,69 @@ pub fn validate(value: &Value, schema: &Value, path: &str, out: &mut Vec<Cause>)
             if let Some(max) = schema["maxLength"].as_u64()
                 && s.chars().count() as u64 > max
             {
-                out.push(Cause { reason: "FieldValueTooLong", field: path.to_owned(), message: format!("Too long: may not be more than {max} bytes") });
+                out.push(Cause {
+                    reason: "FieldValueTooLong",
+                    field: path.to_owned(),
+                    message: format!("Too long: may not be more than {max} bytes"),
+                });
             }
         }
         Value::Number(n) => {
             if let (Some(min), Some(x)) = (schema["minimum"].as_f64(), n.as_f64())
                 && x < min
             {
-                out.push(Cause { reason: "FieldValueInvalid", field: path.to_owned(), message: format!("Invalid value: {n}: {path} in body should be greater than or equal to {min}") });
+                out.push(Cause {
+                    reason: "FieldValueInvalid",
+                    field: path.to_owned(),
+                    message: format!("Invalid value: {n}: {path} in body should be greater than or equal to {min}"),
+                });
             }
             if let (Some(max), Some(x)) = (schema["maximum"].as_f64(), n.as_f64())
                 && x > max
             {
-                out.push(Cause { reason: "FieldValueInvalid", field: path.to_owned(), message: format!("Invalid value: {n}: {path} in body should be less than or equal to {max}") });
+                out.push(Cause {
+                    reason: "FieldValueInvalid",
+                    field: path.to_owned(),
+                    message: format!("Invalid value: {n}: {path} in body should be less than or equal to {max}"),
+                });
             }
         }
         Value::Array(a) => {
             if let Some(max) = schema["maxItems"].as_u64()
                 && a.len() as u64 > max
             {
-                out.push(Cause { reason: "FieldValueTooMany", field: path.to_owned(), message: format!("Too many: {}: must have at most {max} items", a.len()) });
+                out.push(Cause {
+                    reason: "FieldValueTooMany",
+                    field: path.to_owned(),
+                    message: format!("Too many: {}: must have at most {max} items", a.len()),
+                });
             }
             if let Some(min) = schema["minItems"].as_u64()
                 && (a.len() as u64) < min
             {
-                out.push(Cause { reason: "FieldValueInvalid", field: path.to_owned(), message: format!("Invalid value: {path} in body should have at least {min} items") });
+                out.push(Cause {
+                    reason: "FieldValueInvalid",
+                    field: path.to_owned(),
+                    message: format!("Invalid value: {path} in body should have at least {min} items"),
+                });
             }
             for (i, v) in a.iter().enumerate() {
                 validate(v, items(schema), &format!("{path}[{i}]"), out);
             }
         }
         Value::Object(m) => {
-            for r in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            for r in schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
                 if !m.contains_key(r) {
-                    out.push(Cause { reason: "FieldValueRequired", field: field_path(path, r), message: "Required value".into() });
+                    out.push(Cause {
+                        reason: "FieldValueRequired",
+                        field: field_path(path, r),
+                        message: "Required value".into(),
+                    });
                 }
             }
             for (k, v) in m {
@@ -287,7 +327,11 @@ mod tests {
     use super::*;
 
     fn nodepool_schema() -> Value {
-        crate::kinds::Registry::builtin().find("karpenter.sh", "nodepools").unwrap().schema.clone()
+        crate::kinds::Registry::builtin()
+            .find("karpenter.sh", "nodepools")
+            .unwrap()
+            .schema
+            .clone()
     }
 
     #[test]
@@ -305,7 +349,12 @@ mod tests {
         let s = nodepool_schema();
         let v = json!({"spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "consolidateAfter": "5m"}, "template": {"spec": {"kubelet": {"maxPods": 110}}}}});
         let mut causes = Vec::new();
-        validate(&v["spec"]["disruption"], &s["properties"]["spec"]["properties"]["disruption"], "spec.disruption", &mut causes);
+        validate(
+            &v["spec"]["disruption"],
+            &s["properties"]["spec"]["properties"]["disruption"],
+            "spec.disruption",
+            &mut causes,
+        );
         assert_eq!(causes[0].reason, "FieldValueNotSupported");
         let mut unknown = Vec::new();
         undeclared(&v, &s, "", &mut unknown);

@@ -62,12 +62,18 @@ type Resp = Response<Full<Bytes>>;
 fn json_response(code: u16, v: &Value) -> Resp {
     let mut r = Response::new(Full::new(Bytes::from(v.to_string())));
     *r.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    r.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
     r
 }
 
 fn status(code: u16, reason: &str, message: &str) -> Resp {
-    json_response(code, &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "details": {}, "code": code}))
+    json_response(
+        code,
+        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "details": {}, "code": code}),
+    )
 }
 
 impl Emulator {
@@ -76,7 +82,13 @@ impl Emulator {
         for w in &opts.without {
             registry.disable(w);
         }
-        let state = Arc::new(Mutex::new(State { store: Store::default(), registry, faults: vec![], requests: vec![], opts: opts.clone() }));
+        let state = Arc::new(Mutex::new(State {
+            store: Store::default(),
+            registry,
+            faults: vec![],
+            requests: vec![],
+            opts: opts.clone(),
+        }));
         let api = TcpListener::bind(("127.0.0.1", 0)).await?;
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
         let api_port = api.local_addr()?.port();
@@ -113,11 +125,17 @@ impl Emulator {
                 let s = state.clone();
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |req| control_handler(s.clone(), req));
-                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
                 });
             }
         });
-        Ok(Emulator { url: format!("{scheme}://127.0.0.1:{api_port}"), control_url, ca_pem })
+        Ok(Emulator {
+            url: format!("{scheme}://127.0.0.1:{api_port}"),
+            control_url,
+            ca_pem,
+        })
     }
 }
 
@@ -127,13 +145,20 @@ fn tls_config() -> Result<(rustls::ServerConfig, String), String> {
     let ca_key = rcgen::KeyPair::generate().map_err(e)?;
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).map_err(e)?;
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params.distinguished_name.push(rcgen::DnType::CommonName, "kubernetes");
-    ca_params.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::DigitalSignature];
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "kubernetes");
+    ca_params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
     let ca = ca_params.self_signed(&ca_key).map_err(e)?;
     let issuer = rcgen::Issuer::new(ca_params, ca_key);
     let key = rcgen::KeyPair::generate().map_err(e)?;
     let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).map_err(e)?;
-    params.distinguished_name.push(rcgen::DnType::CommonName, "kube-apiserver");
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "kube-apiserver");
     let cert = params.signed_by(&key, &issuer).map_err(e)?;
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
         .with_safe_default_protocol_versions()
@@ -148,11 +173,17 @@ fn tls_config() -> Result<(rustls::ServerConfig, String), String> {
 }
 
 async fn body(req: Request<Incoming>) -> Bytes {
-    req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default()
+    req.into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default()
 }
 
 fn query_param<'a>(query: &'a str, name: &str) -> Option<&'a str> {
-    query.split('&').find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == name).map(|(_, v)| v))
+    query
+        .split('&')
+        .find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == name).map(|(_, v)| v))
 }
 
 fn decode(s: &str) -> String {
@@ -201,34 +232,54 @@ fn authenticate(opts: &Options, req: &Request<Incoming>) -> Result<&'static str,
 /// `GetCallerIdentity` URL that signs the `x-k8s-aws-id` header and expires
 /// within 15 minutes (aws-iam-authenticator's checks, short of calling STS).
 pub fn valid_eks_token(token: &str) -> bool {
-    let Some(b64) = token.strip_prefix("k8s-aws-v1.") else { return false };
-    let Ok(url) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64.trim_end_matches('=')) else { return false };
+    let Some(b64) = token.strip_prefix("k8s-aws-v1.") else {
+        return false;
+    };
+    let Ok(url) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64.trim_end_matches('=')) else {
+        return false;
+    };
     let Ok(url) = String::from_utf8(url) else { return false };
-    let Some((_, query)) = url.split_once('?') else { return false };
+    let Some((_, query)) = url.split_once('?') else {
+        return false;
+    };
     let q = |n: &str| query_param(query, n).map(decode);
     q("Action").as_deref() == Some("GetCallerIdentity")
         && q("X-Amz-Signature").is_some_and(|s| s.len() == 64)
         && q("X-Amz-SignedHeaders").is_some_and(|h| h.split(';').any(|x| x == "x-k8s-aws-id"))
-        && q("X-Amz-Expires").and_then(|e| e.parse::<u32>().ok()).is_some_and(|e| e <= 900)
+        && q("X-Amz-Expires")
+            .and_then(|e| e.parse::<u32>().ok())
+            .is_some_and(|e| e <= 900)
 }
 
-/// `(group, version, namespace, plural, name)` of a resource path.
-fn parse_path(path: &str) -> Option<(String, String, Option<String>, String, Option<String>)> {
+/// Where a resource path points.
+struct ResourcePath {
+    group: String,
+    version: String,
+    namespace: Option<String>,
+    plural: String,
+    name: Option<String>,
+}
+
+fn parse_path(path: &str) -> Option<ResourcePath> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, version, rest) = match segs.as_slice() {
         ["api", v, rest @ ..] => (String::new(), (*v).to_owned(), rest),
         ["apis", g, v, rest @ ..] => ((*g).to_owned(), (*v).to_owned(), rest),
         _ => return None,
     };
-    let owned = |s: &&str| (*s).to_owned();
-    match rest {
-        ["namespaces", ns, plural, name @ ..] if name.len() <= 1 => {
-            Some((group, version, Some((*ns).to_owned()), (*plural).to_owned(), name.first().map(owned)))
-        }
-        [plural] => Some((group, version, None, (*plural).to_owned(), None)),
-        [plural, name] => Some((group, version, None, (*plural).to_owned(), Some((*name).to_owned()))),
-        _ => None,
-    }
+    let (namespace, plural, name) = match rest {
+        ["namespaces", ns, plural, name @ ..] if name.len() <= 1 => (Some(*ns), *plural, name.first().copied()),
+        [plural] => (None, *plural, None),
+        [plural, name] => (None, *plural, Some(*name)),
+        _ => return None,
+    };
+    Some(ResourcePath {
+        group,
+        version,
+        namespace: namespace.map(str::to_owned),
+        plural: plural.to_owned(),
+        name: name.map(str::to_owned),
+    })
 }
 
 fn discovery(registry: &Registry, path: &str) -> Option<Value> {
@@ -239,16 +290,26 @@ fn discovery(registry: &Registry, path: &str) -> Option<Value> {
             .map(|k| json!({"name": k.plural, "singularName": k.kind.to_lowercase(), "namespaced": k.namespaced, "kind": k.kind,
                             "verbs": ["create", "delete", "get", "list", "patch", "update"]}))
             .collect();
-        let gv = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+        let gv = if group.is_empty() {
+            version.to_owned()
+        } else {
+            format!("{group}/{version}")
+        };
         json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list})
     };
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
-        ["version"] => Some(json!({"major": "1", "minor": "33", "gitVersion": "v1.33.4-eks-emulator", "platform": "linux/amd64"})),
+        ["version"] => {
+            Some(json!({"major": "1", "minor": "33", "gitVersion": "v1.33.4-eks-emulator", "platform": "linux/amd64"}))
+        }
         ["api"] => Some(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})),
         ["api", "v1"] => Some(resources("", "v1")),
         ["apis"] => {
-            let mut groups: Vec<(String, String)> = registry.served().filter(|k| !k.group.is_empty()).map(|k| (k.group.clone(), k.version.clone())).collect();
+            let mut groups: Vec<(String, String)> = registry
+                .served()
+                .filter(|k| !k.group.is_empty())
+                .map(|k| (k.group.clone(), k.version.clone()))
+                .collect();
             groups.sort();
             groups.dedup();
             let groups: Vec<Value> = groups
@@ -269,15 +330,23 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let query = req.uri().query().unwrap_or_default().to_owned();
-    let content_type = req.headers().get(hyper::header::CONTENT_TYPE).and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
+    let content_type = req
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
 
     // Faults first, as a flaky network or server would answer.
     let (fault, auth) = {
         let mut st = state.lock().await;
         let auth = authenticate(&st.opts, &req);
-        st.requests.push(json!({"method": method.as_str(), "path": path, "query": query, "auth": auth.unwrap_or("rejected")}));
+        st.requests
+            .push(json!({"method": method.as_str(), "path": path, "query": query, "auth": auth.unwrap_or("rejected")}));
         let fault = st.faults.iter_mut().find(|f| {
-            f.remaining > 0 && f.method.as_deref().is_none_or(|m| m == method.as_str()) && f.path.as_ref().is_none_or(|r| r.is_match(&path))
+            f.remaining > 0
+                && f.method.as_deref().is_none_or(|m| m == method.as_str())
+                && f.path.as_ref().is_none_or(|r| r.is_match(&path))
         });
         let fault = fault.map(|f| {
             f.remaining -= 1;
@@ -301,46 +370,113 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result
     {
         return Ok(json_response(200, &v));
     }
-    let Some((group, version, ns, plural, name)) = parse_path(&path) else {
-        return Ok(status(404, "NotFound", "the server could not find the requested resource"));
+    let Some(ResourcePath {
+        group,
+        version,
+        namespace: ns,
+        plural,
+        name,
+    }) = parse_path(&path)
+    else {
+        return Ok(status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ));
     };
-    let Some(kind) = st.registry.find(&group, &plural).filter(|k| k.version == version).cloned() else {
-        return Ok(status(404, "NotFound", "the server could not find the requested resource"));
+    let Some(kind) = st
+        .registry
+        .find(&group, &plural)
+        .filter(|k| k.version == version)
+        .cloned()
+    else {
+        return Ok(status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ));
     };
-    if kind.namespaced != ns.is_some() && !(kind.namespaced && ns.is_none() && method == Method::GET && name.is_none()) {
-        return Ok(status(404, "NotFound", "the server could not find the requested resource"));
+    if kind.namespaced != ns.is_some() && !(kind.namespaced && ns.is_none() && method == Method::GET && name.is_none())
+    {
+        return Ok(status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ));
     }
     let ns = ns.as_deref();
     let manager = query_param(&query, "fieldManager").map(decode);
     let result: Result<(u16, Value), ApiError> = match (&method, name.as_deref()) {
-        (&Method::GET, Some(n)) => st.store.get(&kind, ns, n).map(|v| (200, v)).ok_or_else(|| not_found(&kind, n)),
+        (&Method::GET, Some(n)) => st
+            .store
+            .get(&kind, ns, n)
+            .map(|v| (200, v))
+            .ok_or_else(|| not_found(&kind, n)),
         (&Method::GET, None) => {
             let selector = query_param(&query, "labelSelector").map(decode).unwrap_or_default();
             let items = st.store.list(&kind, ns, &selector);
-            Ok((200, json!({"kind": format!("{}List", kind.kind), "apiVersion": kind.api_version(), "metadata": {"resourceVersion": "1"}, "items": items})))
+            Ok((
+                200,
+                json!({"kind": format!("{}List", kind.kind), "apiVersion": kind.api_version(), "metadata": {"resourceVersion": "1"}, "items": items}),
+            ))
         }
         (&Method::DELETE, Some(n)) => st.store.delete(&kind, ns, n).map(|v| (200, v)),
         (&Method::PATCH, Some(n)) if content_type.starts_with("application/apply-patch") => match manager {
-            None => Err(ApiError { code: 400, reason: "BadRequest", message: "PATCH with apply requires a fieldManager".into(), details: json!({}) }),
+            None => Err(ApiError {
+                code: 400,
+                reason: "BadRequest",
+                message: "PATCH with apply requires a fieldManager".into(),
+                details: json!({}),
+            }),
             Some(m) => match parse_body(&payload) {
                 Some(cfg) => {
                     let force = query_param(&query, "force") == Some("true");
                     let dry = query_param(&query, "dryRun") == Some("All");
                     let existed = st.store.get(&kind, ns, n).is_some();
-                    st.store.apply(&kind, ns, n, &cfg, &m, force, dry).map(|v| (if existed { 200 } else { 201 }, v))
+                    st.store
+                        .apply(&kind, ns, n, &cfg, &m, force, dry)
+                        .map(|v| (if existed { 200 } else { 201 }, v))
                 }
-                None => Err(ApiError { code: 400, reason: "BadRequest", message: "the body is neither JSON nor YAML".into(), details: json!({}) }),
+                None => Err(ApiError {
+                    code: 400,
+                    reason: "BadRequest",
+                    message: "the body is neither JSON nor YAML".into(),
+                    details: json!({}),
+                }),
             },
         },
-        (&Method::PATCH, Some(n)) if content_type.starts_with("application/merge-patch+json") => match serde_json::from_slice::<Value>(&payload) {
-            Ok(p) => st.store.update(&kind, ns, n, &p, manager.as_deref().unwrap_or("unknown")).map(|v| (200, v)),
-            Err(e) => Err(ApiError { code: 400, reason: "BadRequest", message: e.to_string(), details: json!({}) }),
-        },
+        (&Method::PATCH, Some(n)) if content_type.starts_with("application/merge-patch+json") => {
+            match serde_json::from_slice::<Value>(&payload) {
+                Ok(p) => st
+                    .store
+                    .update(&kind, ns, n, &p, manager.as_deref().unwrap_or("unknown"))
+                    .map(|v| (200, v)),
+                Err(e) => Err(ApiError {
+                    code: 400,
+                    reason: "BadRequest",
+                    message: e.to_string(),
+                    details: json!({}),
+                }),
+            }
+        }
         (&Method::POST, None) => match serde_json::from_slice::<Value>(&payload) {
-            Ok(b) => st.store.create(&kind, ns, &b, manager.as_deref().unwrap_or("unknown")).map(|(v, _)| (201, v)),
-            Err(e) => Err(ApiError { code: 400, reason: "BadRequest", message: e.to_string(), details: json!({}) }),
+            Ok(b) => st
+                .store
+                .create(&kind, ns, &b, manager.as_deref().unwrap_or("unknown"))
+                .map(|(v, _)| (201, v)),
+            Err(e) => Err(ApiError {
+                code: 400,
+                reason: "BadRequest",
+                message: e.to_string(),
+                details: json!({}),
+            }),
         },
-        _ => Err(ApiError { code: 405, reason: "MethodNotAllowed", message: format!("{method} is not supported here"), details: json!({}) }),
+        _ => Err(ApiError {
+            code: 405,
+            reason: "MethodNotAllowed",
+            message: format!("{method} is not supported here"),
+            details: json!({}),
+        }),
     };
     Ok(match result {
         Ok((code, v)) => json_response(code, &v),
@@ -350,7 +486,9 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result
 
 /// apply-patch bodies are YAML; JSON is YAML too, and the common case.
 fn parse_body(b: &[u8]) -> Option<Value> {
-    serde_json::from_slice(b).ok().or_else(|| serde_saphyr::from_str(std::str::from_utf8(b).ok()?).ok())
+    serde_json::from_slice(b)
+        .ok()
+        .or_else(|| serde_saphyr::from_str(std::str::from_utf8(b).ok()?).ok())
 }
 
 async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result<Resp, Infallible> {
@@ -377,7 +515,10 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
                 path: payload["path"].as_str().and_then(|p| regex::Regex::new(p).ok()),
                 status: payload["status"].as_u64().and_then(|s| u16::try_from(s).ok()),
                 latency: Duration::from_millis(payload["latency_ms"].as_u64().unwrap_or(0)),
-                remaining: payload["count"].as_u64().and_then(|c| u32::try_from(c).ok()).unwrap_or(1),
+                remaining: payload["count"]
+                    .as_u64()
+                    .and_then(|c| u32::try_from(c).ok())
+                    .unwrap_or(1),
             };
             st.faults.push(fault);
             json_response(200, &json!({"status": "ok"}))
@@ -400,13 +541,18 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
 
 /// An out-of-band edit as another field manager (an `Update`, like `kubectl edit`).
 fn edit(st: &mut State, p: &Value) -> Resp {
-    let find = |k: &&KindInfo| k.group == p["group"].as_str().unwrap_or_default() && k.plural == p["plural"].as_str().unwrap_or_default();
+    let find = |k: &&KindInfo| {
+        k.group == p["group"].as_str().unwrap_or_default() && k.plural == p["plural"].as_str().unwrap_or_default()
+    };
     let Some(kind) = st.registry.served().find(find).cloned() else {
         return status(404, "NotFound", "no such kind");
     };
     let name = p["name"].as_str().unwrap_or_default();
     let manager = p["manager"].as_str().unwrap_or("kubectl-edit");
-    match st.store.update(&kind, p["namespace"].as_str(), name, &p["patch"], manager) {
+    match st
+        .store
+        .update(&kind, p["namespace"].as_str(), name, &p["patch"], manager)
+    {
         Ok(v) => json_response(200, &v),
         Err(e) => json_response(e.code, &e.status()),
     }

@@ -50,7 +50,12 @@ fn details(kind: &KindInfo, name: &str, causes: Vec<Value>) -> Value {
 }
 
 pub fn not_found(kind: &KindInfo, name: &str) -> ApiError {
-    ApiError { code: 404, reason: "NotFound", message: format!("{} \"{name}\" not found", kind.resource()), details: details(kind, name, vec![]) }
+    ApiError {
+        code: 404,
+        reason: "NotFound",
+        message: format!("{} \"{name}\" not found", kind.resource()),
+        details: details(kind, name, vec![]),
+    }
 }
 
 type Key = (String, String, String);
@@ -147,12 +152,21 @@ impl Store {
         force: bool,
         dry_run: bool,
     ) -> Result<Value, ApiError> {
-        let bad = |message: String| ApiError { code: 400, reason: "BadRequest", message, details: json!({}) };
+        let bad = |message: String| ApiError {
+            code: 400,
+            reason: "BadRequest",
+            message,
+            details: json!({}),
+        };
         if !config.is_object() {
             return Err(bad("the applied configuration must be an object".into()));
         }
         if config["apiVersion"] != kind.api_version().as_str() || config["kind"] != kind.kind.as_str() {
-            return Err(bad(format!("apiVersion and kind must be {} {}", kind.api_version(), kind.kind)));
+            return Err(bad(format!(
+                "apiVersion and kind must be {} {}",
+                kind.api_version(),
+                kind.kind
+            )));
         }
         if config["metadata"]["name"].as_str().is_some_and(|n| n != name) {
             return Err(bad("the name of the object does not match the name on the URL".into()));
@@ -164,7 +178,10 @@ impl Store {
             return Err(ApiError {
                 code: 500,
                 reason: "InternalError",
-                message: format!("failed to create typed patch object ({}/{}, Kind={}): {field}: field not declared in schema", kind.group, kind.version, kind.kind),
+                message: format!(
+                    "failed to create typed patch object ({}/{}, Kind={}): {field}: field not declared in schema",
+                    kind.group, kind.version, kind.kind
+                ),
                 details: json!({"causes": [{"message": format!("{field}: field not declared in schema")}]}),
             });
         }
@@ -178,7 +195,10 @@ impl Store {
             if let Some(ns) = ns {
                 meta.insert("namespace".into(), ns.into());
             }
-            Object { value: json!({"apiVersion": kind.api_version(), "kind": kind.kind, "metadata": meta}), managers: vec![] }
+            Object {
+                value: json!({"apiVersion": kind.api_version(), "kind": kind.kind, "metadata": meta}),
+                managers: vec![],
+            }
         });
         let new_set = fields::leaves(config, &kind.schema);
 
@@ -204,34 +224,63 @@ impl Store {
                 .iter()
                 .map(|(m, p)| json!({"reason": "FieldManagerConflict", "message": format!("conflict with \"{m}\""), "field": path_text(p)}))
                 .collect();
-            let list: Vec<String> = conflicts.iter().map(|(m, p)| format!("conflict with \"{m}\": {}", path_text(p))).collect();
+            let list: Vec<String> = conflicts
+                .iter()
+                .map(|(m, p)| format!("conflict with \"{m}\": {}", path_text(p)))
+                .collect();
             return Err(ApiError {
                 code: 409,
                 reason: "Conflict",
-                message: format!("Apply failed with {} conflict{}: {}", conflicts.len(), if conflicts.len() == 1 { "" } else { "s" }, list.join(", ")),
+                message: format!(
+                    "Apply failed with {} conflict{}: {}",
+                    conflicts.len(),
+                    if conflicts.len() == 1 { "" } else { "s" },
+                    list.join(", ")
+                ),
                 details: details(kind, name, causes),
             });
         }
 
         // Fields this manager applied before and omits now go, unless someone else owns them.
-        let old_set = obj.managers.iter().find(|e| e.manager == manager && e.operation == "Apply").map(|e| e.fields.clone()).unwrap_or_default();
+        let old_set = obj
+            .managers
+            .iter()
+            .find(|e| e.manager == manager && e.operation == "Apply")
+            .map(|e| e.fields.clone())
+            .unwrap_or_default();
         for removed in old_set.difference(&new_set) {
-            let shared = obj.managers.iter().any(|e| !(e.manager == manager && e.operation == "Apply") && e.fields.contains(removed));
+            let shared = obj
+                .managers
+                .iter()
+                .any(|e| !(e.manager == manager && e.operation == "Apply") && e.fields.contains(removed));
             if !shared {
                 fields::remove(&mut obj.value, removed);
             }
         }
         fields::merge(&mut obj.value, config, &kind.schema, true);
-        obj.managers.retain(|e| !(e.manager == manager && e.operation == "Apply"));
+        obj.managers
+            .retain(|e| !(e.manager == manager && e.operation == "Apply"));
         if !new_set.is_empty() {
-            obj.managers.push(Entry { manager: manager.to_owned(), operation: "Apply", api_version: kind.api_version(), fields: new_set });
+            obj.managers.push(Entry {
+                manager: manager.to_owned(),
+                operation: "Apply",
+                api_version: kind.api_version(),
+                fields: new_set,
+            });
         }
         self.finish(kind, name, obj, existing, is_new, dry_run, &k)
     }
 
     /// An update (JSON merge patch) by `manager`, as `kubectl edit` or a
     /// controller makes: it takes ownership of what it sets, without conflicts.
-    pub fn update(&mut self, kind: &KindInfo, ns: Option<&str>, name: &str, patch: &Value, manager: &str) -> Result<Value, ApiError> {
+    pub fn update(
+        &mut self,
+        kind: &KindInfo,
+        ns: Option<&str>,
+        name: &str,
+        patch: &Value,
+        manager: &str,
+    ) -> Result<Value, ApiError> {
         let k = key(kind, ns, name);
         let existing = self.objects.get(&k).cloned().ok_or_else(|| not_found(kind, name))?;
         let mut obj = existing.clone();
@@ -241,12 +290,22 @@ impl Store {
         let mut deleted = FieldSet::new();
         split_patch(patch, &kind.schema, &mut Vec::new(), &mut set_fields, &mut deleted);
         for e in &mut obj.managers {
-            e.fields.retain(|p| !set_fields.contains(p) && !deleted.iter().any(|d| p.starts_with(d)));
+            e.fields
+                .retain(|p| !set_fields.contains(p) && !deleted.iter().any(|d| p.starts_with(d)));
         }
-        match obj.managers.iter_mut().find(|e| e.manager == manager && e.operation == "Update") {
+        match obj
+            .managers
+            .iter_mut()
+            .find(|e| e.manager == manager && e.operation == "Update")
+        {
             Some(e) => e.fields.extend(set_fields),
             None if !set_fields.is_empty() => {
-                obj.managers.push(Entry { manager: manager.to_owned(), operation: "Update", api_version: kind.api_version(), fields: set_fields });
+                obj.managers.push(Entry {
+                    manager: manager.to_owned(),
+                    operation: "Update",
+                    api_version: kind.api_version(),
+                    fields: set_fields,
+                });
             }
             None => {}
         }
@@ -255,11 +314,22 @@ impl Store {
     }
 
     /// Create (POST): undeclared fields are pruned, as a real server does outside apply.
-    pub fn create(&mut self, kind: &KindInfo, ns: Option<&str>, body: &Value, manager: &str) -> Result<(Value, Vec<String>), ApiError> {
+    pub fn create(
+        &mut self,
+        kind: &KindInfo,
+        ns: Option<&str>,
+        body: &Value,
+        manager: &str,
+    ) -> Result<(Value, Vec<String>), ApiError> {
         let name = body["metadata"]["name"].as_str().unwrap_or_default().to_owned();
         let k = key(kind, ns, &name);
         if self.objects.contains_key(&k) {
-            return Err(ApiError { code: 409, reason: "AlreadyExists", message: format!("{} \"{name}\" already exists", kind.resource()), details: details(kind, &name, vec![]) });
+            return Err(ApiError {
+                code: 409,
+                reason: "AlreadyExists",
+                message: format!("{} \"{name}\" already exists", kind.resource()),
+                details: details(kind, &name, vec![]),
+            });
         }
         let mut warnings = Vec::new();
         schema::undeclared(body, &kind.schema, "", &mut warnings);
@@ -269,30 +339,65 @@ impl Store {
             value["metadata"]["namespace"] = ns.into();
         }
         let fields = fields::leaves(&value, &kind.schema);
-        let obj = Object { value, managers: vec![Entry { manager: manager.to_owned(), operation: "Update", api_version: kind.api_version(), fields }] };
+        let obj = Object {
+            value,
+            managers: vec![Entry {
+                manager: manager.to_owned(),
+                operation: "Update",
+                api_version: kind.api_version(),
+                fields,
+            }],
+        };
         let out = self.finish(kind, &name, obj, None, true, false, &k)?;
-        Ok((out, warnings.into_iter().map(|f| format!("unknown field \"{}\"", f.trim_start_matches('.'))).collect()))
+        Ok((
+            out,
+            warnings
+                .into_iter()
+                .map(|f| format!("unknown field \"{}\"", f.trim_start_matches('.')))
+                .collect(),
+        ))
     }
 
     /// Defaults, validation, and bookkeeping shared by every write.
     #[allow(clippy::too_many_arguments)]
-    fn finish(&mut self, kind: &KindInfo, name: &str, mut obj: Object, old: Option<Object>, is_new: bool, dry_run: bool, k: &Key) -> Result<Value, ApiError> {
+    fn finish(
+        &mut self,
+        kind: &KindInfo,
+        name: &str,
+        mut obj: Object,
+        old: Option<Object>,
+        is_new: bool,
+        dry_run: bool,
+        k: &Key,
+    ) -> Result<Value, ApiError> {
         schema::apply_defaults(&mut obj.value, &kind.schema, true);
         let mut causes = Vec::new();
         schema::validate(&obj.value, &kind.schema, "", &mut causes);
         if !causes.is_empty() {
             let text: Vec<String> = causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
-            let causes = causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect();
+            let causes = causes
+                .iter()
+                .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                .collect();
             return Err(ApiError {
                 code: 422,
                 reason: "Invalid",
-                message: format!("{}.{} \"{name}\" is invalid: {}", kind.kind, kind.group, text.join(", ")),
+                message: format!(
+                    "{}.{} \"{name}\" is invalid: {}",
+                    kind.kind,
+                    kind.group,
+                    text.join(", ")
+                ),
                 details: details(kind, name, causes),
             });
         }
-        let unchanged = old.as_ref().is_some_and(|o| o.value == obj.value && fields_eq(&o.managers, &obj.managers));
+        let unchanged = old
+            .as_ref()
+            .is_some_and(|o| o.value == obj.value && fields_eq(&o.managers, &obj.managers));
         if !unchanged {
-            let spec_changed = old.as_ref().is_some_and(|o| o.value.get("spec") != obj.value.get("spec"));
+            let spec_changed = old
+                .as_ref()
+                .is_some_and(|o| o.value.get("spec") != obj.value.get("spec"));
             let meta = &mut obj.value["metadata"];
             if is_new {
                 self.uids += 1;
@@ -316,7 +421,10 @@ impl Store {
 }
 
 fn fields_eq(a: &[Entry], b: &[Entry]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.manager == y.manager && x.operation == y.operation && x.fields == y.fields)
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.manager == y.manager && x.operation == y.operation && x.fields == y.fields)
 }
 
 /// RFC 7386 JSON merge patch.
@@ -345,14 +453,20 @@ fn split_patch(patch: &Value, schema: &Value, prefix: &mut Path, set: &mut Field
     match patch {
         Value::Object(m) if !m.is_empty() => {
             for (k, v) in m {
-                let child = schema::child(schema, k, prefix.is_empty()).cloned().unwrap_or(Value::Null);
+                let child = schema::child(schema, k, prefix.is_empty())
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 prefix.push(PathElem::Field(k.clone()));
                 if v.is_null() {
                     deleted.insert(prefix.clone());
                 } else if v.is_object() {
                     split_patch(v, &child, prefix, set, deleted);
                 } else {
-                    set.extend(fields::leaves(v, &child).into_iter().map(|p| [prefix.clone(), p].concat()));
+                    set.extend(
+                        fields::leaves(v, &child)
+                            .into_iter()
+                            .map(|p| [prefix.clone(), p].concat()),
+                    );
                 }
                 prefix.pop();
             }

@@ -23,7 +23,11 @@ pub struct ApplyOptions<'a> {
 pub enum KubeError {
     /// The kind's CRD is missing: Karpenter (or Auto Mode) is not installed.
     #[error("the cluster does not serve {kind} ({api_version}); install {provided_by}")]
-    KindNotInstalled { kind: &'static str, api_version: String, provided_by: &'static str },
+    KindNotInstalled {
+        kind: &'static str,
+        api_version: String,
+        provided_by: &'static str,
+    },
     /// Another field manager owns a field with a different value.
     #[error("conflict with another field manager: {message}")]
     Conflict { message: String },
@@ -46,8 +50,14 @@ pub enum KubeError {
 #[async_trait]
 pub trait Cluster: Send + Sync {
     /// Server-side apply; creates the object when missing. Returns the live object.
-    async fn apply(&self, kind: &Kind, namespace: Option<&str>, name: &str, body: &Value, opts: ApplyOptions<'_>)
-    -> Result<Value, KubeError>;
+    async fn apply(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        name: &str,
+        body: &Value,
+        opts: ApplyOptions<'_>,
+    ) -> Result<Value, KubeError>;
 
     /// The live object, or `None` when it does not exist.
     async fn get(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, KubeError>;

@@ -228,16 +228,23 @@ mod tests {
 
     #[test]
     fn keyed_and_set_items() {
-        let set = FieldSet::from_fields_v1(&json!({"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}, "f:status": {}}}}, "f:tags": {"v:\"b\"": {}}}));
+        let set = FieldSet::from_fields_v1(
+            &json!({"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}, "f:status": {}}}}, "f:tags": {"v:\"b\"": {}}}),
+        );
         let v = json!({"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "x"}, {"type": "Other"}]}, "tags": ["a", "b"]});
-        assert_eq!(set.project(&v).unwrap(), json!({"status": {"conditions": [{"status": "True"}]}, "tags": ["b"]}));
+        assert_eq!(
+            set.project(&v).unwrap(),
+            json!({"status": {"conditions": [{"status": "True"}]}, "tags": ["b"]})
+        );
     }
 
     #[test]
     fn union_with_rendered_paths() {
         let mut set = FieldSet::of_value(&json!({"spec": {"limits": {"nvidia.com/gpu": 32}}}));
         set.merge(FieldSet::from_fields_v1(&json!({"f:spec": {"f:weight": {}}})));
-        let p = set.project(&json!({"spec": {"limits": {"nvidia.com/gpu": 64, "cpu": 1}, "weight": 5, "other": 1}})).unwrap();
+        let p = set
+            .project(&json!({"spec": {"limits": {"nvidia.com/gpu": 64, "cpu": 1}, "weight": 5, "other": 1}}))
+            .unwrap();
         assert_eq!(p, json!({"spec": {"limits": {"nvidia.com/gpu": 64}, "weight": 5}}));
     }
 }

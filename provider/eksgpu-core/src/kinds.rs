@@ -15,7 +15,11 @@ pub struct Kind {
 
 impl Kind {
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
+        if self.group.is_empty() {
+            self.version.to_owned()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
     }
 }
 
@@ -46,11 +50,23 @@ pub const AUTO_MODE_NODE_CLASS: Kind = Kind {
     provided_by: "EKS Auto Mode (enable compute on the cluster)",
 };
 
-pub const CONFIG_MAP: Kind =
-    Kind { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true, provided_by: "Kubernetes" };
+pub const CONFIG_MAP: Kind = Kind {
+    group: "",
+    version: "v1",
+    kind: "ConfigMap",
+    plural: "configmaps",
+    namespaced: true,
+    provided_by: "Kubernetes",
+};
 
-pub const NAMESPACE: Kind =
-    Kind { group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false, provided_by: "Kubernetes" };
+pub const NAMESPACE: Kind = Kind {
+    group: "",
+    version: "v1",
+    kind: "Namespace",
+    plural: "namespaces",
+    namespaced: false,
+    provided_by: "Kubernetes",
+};
 
 /// Labels the provider puts on every object it creates, so operators (and
 /// `terraform import`) can find them.

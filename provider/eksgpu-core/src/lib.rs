@@ -4,10 +4,10 @@
 //! inputs and tested as such.
 
 pub mod catalog;
-pub mod model;
-pub mod yaml;
+pub mod fields;
 pub mod kinds;
+pub mod model;
+pub mod readback;
 pub mod render;
 pub mod rules;
-pub mod fields;
-pub mod readback;
+pub mod yaml;

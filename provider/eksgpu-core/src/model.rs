@@ -13,7 +13,12 @@ pub enum Capacity {
 }
 
 impl Capacity {
-    pub const ALL: [Capacity; 4] = [Capacity::AutoMode, Capacity::Karpenter, Capacity::ManagedNodeGroup, Capacity::Hybrid];
+    pub const ALL: [Capacity; 4] = [
+        Capacity::AutoMode,
+        Capacity::Karpenter,
+        Capacity::ManagedNodeGroup,
+        Capacity::Hybrid,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -45,7 +50,11 @@ pub struct Taint {
 impl Taint {
     /// `nvidia.com/gpu=true:NoSchedule`, the default on GPU pools.
     pub fn default_gpu() -> Taint {
-        Taint { key: "nvidia.com/gpu".into(), value: Some("true".into()), effect: "NoSchedule".into() }
+        Taint {
+            key: "nvidia.com/gpu".into(),
+            value: Some("true".into()),
+            effect: "NoSchedule".into(),
+        }
     }
 }
 

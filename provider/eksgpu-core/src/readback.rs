@@ -18,22 +18,35 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     let spec = &node_pool["spec"];
     let template = &spec["template"];
     if let Some(group) = template["spec"]["nodeClassRef"]["group"].as_str() {
-        pool.capacity = if group == kinds::AUTO_MODE_NODE_CLASS.group { Capacity::AutoMode } else { Capacity::Karpenter };
+        pool.capacity = if group == kinds::AUTO_MODE_NODE_CLASS.group {
+            Capacity::AutoMode
+        } else {
+            Capacity::Karpenter
+        };
     }
 
     let requirement = |key: &str| -> Option<Vec<String>> {
-        template["spec"]["requirements"].as_array()?.iter().find(|r| r["key"] == key).map(|r| strings(&r["values"]))
+        template["spec"]["requirements"]
+            .as_array()?
+            .iter()
+            .find(|r| r["key"] == key)
+            .map(|r| strings(&r["values"]))
     };
     pool.instance_types = requirement("node.kubernetes.io/instance-type").unwrap_or_default();
     let capacity_types = requirement("karpenter.sh/capacity-type").unwrap_or_default();
-    pool.capacity_types =
-        if prior.capacity_types.is_empty() && capacity_types == ["on-demand"] { Vec::new() } else { capacity_types };
+    pool.capacity_types = if prior.capacity_types.is_empty() && capacity_types == ["on-demand"] {
+        Vec::new()
+    } else {
+        capacity_types
+    };
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
     pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
 
     // Labels the provider adds on its own are not the user's.
-    let added: BTreeMap<String, String> =
-        effective_labels(strategy, prior).into_iter().filter(|(k, _)| !prior.labels.contains_key(k)).collect();
+    let added: BTreeMap<String, String> = effective_labels(strategy, prior)
+        .into_iter()
+        .filter(|(k, _)| !prior.labels.contains_key(k))
+        .collect();
     pool.labels = string_map(&template["metadata"]["labels"])
         .into_iter()
         .filter(|(k, v)| added.get(k) != Some(v))
@@ -65,7 +78,11 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         let prior_after = prior.disruption.as_ref().and_then(|p| p.consolidate_after.clone());
         Disruption {
             consolidation_policy: d["consolidationPolicy"].as_str().map(str::to_owned),
-            consolidate_after: if prior_after.is_none() && after.as_deref() == Some("0s") { None } else { after },
+            consolidate_after: if prior_after.is_none() && after.as_deref() == Some("0s") {
+                None
+            } else {
+                after
+            },
         }
     });
 
@@ -77,7 +94,13 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
 }
 
 /// A pool found in a cluster with no prior state (`terraform import`).
-pub fn import_pool(strategy: &NodeStrategy, name: &str, dra: bool, node_pool: &Value, node_class: Option<&Value>) -> Pool {
+pub fn import_pool(
+    strategy: &NodeStrategy,
+    name: &str,
+    dra: bool,
+    node_pool: &Value,
+    node_class: Option<&Value>,
+) -> Pool {
     let blank = Pool {
         name: name.to_owned(),
         capacity: Capacity::Karpenter,
@@ -94,7 +117,10 @@ pub fn import_pool(strategy: &NodeStrategy, name: &str, dra: bool, node_pool: &V
     };
     // Read once to learn the capacity kind, then again so defaults compare against the right kind.
     let first = read_back_pool(strategy, &blank, node_pool, node_class);
-    let prior = Pool { capacity: first.capacity, ..blank };
+    let prior = Pool {
+        capacity: first.capacity,
+        ..blank
+    };
     read_back_pool(strategy, &prior, node_pool, node_class)
 }
 
@@ -113,7 +139,11 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
             let prior_vt = p.root_volume.as_ref().and_then(|r| r.volume_type.clone());
             RootVolume {
                 size: scalar_string(&ebs["volumeSize"]),
-                volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") { None } else { vt },
+                volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") {
+                    None
+                } else {
+                    vt
+                },
                 iops: ebs["iops"].as_i64(),
                 throughput: ebs["throughput"].as_i64(),
                 encrypted: ebs["encrypted"].as_bool(),
@@ -124,10 +154,18 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
         eviction_hard: string_map(&k["evictionHard"]),
     });
     NodeClass {
-        ami_alias: if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) { None } else { alias },
+        ami_alias: if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) {
+            None
+        } else {
+            alias
+        },
         role: spec["role"].as_str().map(str::to_owned),
         subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
-        security_group_selector_tags: selector_tags(strategy, &p.security_group_selector_tags, &spec["securityGroupSelectorTerms"]),
+        security_group_selector_tags: selector_tags(
+            strategy,
+            &p.security_group_selector_tags,
+            &spec["securityGroupSelectorTerms"],
+        ),
         root_volume: root,
         kubelet,
         tags: string_map(&spec["tags"]),
@@ -142,7 +180,11 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
         ami_alias: None,
         role: spec["role"].as_str().map(str::to_owned),
         subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
-        security_group_selector_tags: selector_tags(strategy, &p.security_group_selector_tags, &spec["securityGroupSelectorTerms"]),
+        security_group_selector_tags: selector_tags(
+            strategy,
+            &p.security_group_selector_tags,
+            &spec["securityGroupSelectorTerms"],
+        ),
         root_volume: storage.map(|s| RootVolume {
             size: scalar_string(&s["size"]),
             volume_type: None,
@@ -159,11 +201,19 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
 fn selector_tags(strategy: &NodeStrategy, prior: &BTreeMap<String, String>, terms: &Value) -> BTreeMap<String, String> {
     let tags = string_map(&terms[0]["tags"]);
     let default = BTreeMap::from([(render::DISCOVERY_TAG.to_owned(), strategy.cluster_name.clone())]);
-    if prior.is_empty() && tags == default { BTreeMap::new() } else { tags }
+    if prior.is_empty() && tags == default {
+        BTreeMap::new()
+    } else {
+        tags
+    }
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_owned)).collect()
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn string_map(v: &Value) -> BTreeMap<String, String> {
@@ -198,7 +248,10 @@ mod tests;
 pub fn pool_annotation(node_pool: &Value) -> Option<(usize, bool)> {
     let raw = node_pool["metadata"]["annotations"][kinds::annotations::POOL].as_str()?;
     let v: Value = serde_json::from_str(raw).ok()?;
-    Some((usize::try_from(v["index"].as_u64()?).ok()?, v["dra"].as_bool().unwrap_or(false)))
+    Some((
+        usize::try_from(v["index"].as_u64()?).ok()?,
+        v["dra"].as_bool().unwrap_or(false),
+    ))
 }
 
 /// The strategy's `gpu_operator` settings recorded on a NodePool.

@@ -69,7 +69,10 @@ pub fn effective_taints(pool: &Pool) -> Vec<Taint> {
 /// Managed node groups and hybrid pools live on the AWS side and render none.
 pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
     match pool.capacity {
-        Capacity::Karpenter => vec![karpenter::ec2_node_class(strategy, pool), karpenter::node_pool(strategy, pool)],
+        Capacity::Karpenter => vec![
+            karpenter::ec2_node_class(strategy, pool),
+            karpenter::node_pool(strategy, pool),
+        ],
         Capacity::AutoMode => {
             let mut out = Vec::new();
             if pool.node_class.is_some() {
@@ -86,7 +89,10 @@ pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
 pub fn node_selector(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
     let (k, v) = match pool.capacity {
         Capacity::AutoMode | Capacity::Karpenter => ("karpenter.sh/nodepool", pool.name.clone()),
-        Capacity::ManagedNodeGroup => ("eks.amazonaws.com/nodegroup", format!("{}-{}", strategy.cluster_name, pool.name)),
+        Capacity::ManagedNodeGroup => (
+            "eks.amazonaws.com/nodegroup",
+            format!("{}-{}", strategy.cluster_name, pool.name),
+        ),
         Capacity::Hybrid => ("eks.amazonaws.com/compute-type", "hybrid".to_owned()),
     };
     BTreeMap::from([(k.to_owned(), v)])
@@ -118,7 +124,10 @@ pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String>
     if pool.dra {
         return None;
     }
-    let mixed = strategy.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "mixed");
+    let mixed = strategy
+        .gpu_operator
+        .as_ref()
+        .is_some_and(|g| g.mig_strategy == "mixed");
     match pool.labels.get(MIG_CONFIG).and_then(|c| c.strip_prefix("all-")) {
         // Under `mixed`, each profile is its own resource; `all-1g.18gb.me` names profile `1g.18gb+me`.
         Some(profile) if mixed && profile != "balanced" && profile != "disabled" && profile != "enabled" => {

@@ -64,13 +64,14 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.code == code)
 }
 
-/// The catalogue. Codes EKSGPU001–018 are fixed by the interface; additions are EKSGPU1xx.
+/// The catalogue of rules the provider checks. Codes EKSGPU001–018 are fixed by the
+/// interface (each is listed here once a resource checks it); additions are EKSGPU1xx.
 pub static RULES: &[Rule] = &[
     Rule {
         code: "EKSGPU001",
         severity: Severity::Error,
         summary: "MIG on an Auto Mode pool",
-        trigger: "A pool with `capacity = \"auto_mode\"` selects a MIG layout (`nvidia.com/mig.config` label, or a MIG sharing pool).",
+        trigger: "A pool with `capacity = \"auto_mode\"` selects a MIG layout (`nvidia.com/mig.config` label).",
         fix: "MIG Manager cannot run on the AWS-managed Auto Mode AMI. Serve MIG workloads from a `karpenter` or `managed_node_group` pool on a MIG-capable GPU.",
         source: "seeds 000 §3, 001; EKS user guide, Auto Mode accelerated workloads",
     },
@@ -86,17 +87,9 @@ pub static RULES: &[Rule] = &[
         code: "EKSGPU003",
         severity: Severity::Error,
         summary: "MIG profile not valid for the GPU",
-        trigger: "A MIG profile does not exist on the GPU model, or a layout exceeds the GPU's compute slices or instance limits.",
-        fix: "Pick profiles from `data.eksgpu_gpu_catalog` (`mig_profiles` of the instance type) and keep the layout within 7 slices (4 on RTX PRO 6000).",
+        trigger: "A MIG layout (`nvidia.com/mig.config = all-<profile>`) names a profile the pool's GPU model does not have.",
+        fix: "Pick a profile from `data.eksgpu_gpu_catalog` (`mig_profiles` of the instance type); profile names differ per GPU (H200's smallest is 1g.18gb, H100's 1g.10gb).",
         source: "NVIDIA go-nvml mock tables, GPU Operator mig-parted config (mig_profiles.csv)",
-    },
-    Rule {
-        code: "EKSGPU004",
-        severity: Severity::Error,
-        summary: "DRA not supported here",
-        trigger: "DRA is requested on a capacity kind, Kubernetes version or Karpenter version that does not support it.",
-        fix: "Use a managed node group on Kubernetes 1.34 or later, Karpenter 1.15 or later, or Auto Mode on Kubernetes 1.36 or later.",
-        source: "domain.md §9.6 (EKS DRA support matrix)",
     },
     Rule {
         code: "EKSGPU005",
@@ -113,22 +106,6 @@ pub static RULES: &[Rule] = &[
         trigger: "`node_class.kubelet` on an `auto_mode` pool: the Auto Mode NodeClass has no kubelet block.",
         fix: "Remove the kubelet block, or move the workload to a `karpenter` pool, where the provider renders kubelet settings on the EC2NodeClass (Karpenter v1 has no NodePool kubelet).",
         source: "EKS Auto Mode NodeClass reference; Karpenter v1 migration guide",
-    },
-    Rule {
-        code: "EKSGPU007",
-        severity: Severity::Error,
-        summary: "Invalid hybrid remote network",
-        trigger: "Hybrid remote networks are not RFC1918, outside /8–/32, more than 15, or overlap each other, the VPC CIDRs or the service CIDR.",
-        fix: "Give non-overlapping private CIDRs for on-prem nodes and pods, distinct from the cluster VPC and service ranges.",
-        source: "EKS API remoteNetworkConfig; EKS Hybrid Nodes networking guide",
-    },
-    Rule {
-        code: "EKSGPU008",
-        severity: Severity::Warning,
-        summary: "Auto Mode and managed node groups in one cluster",
-        trigger: "The strategy mixes `auto_mode` and `managed_node_group` pools.",
-        fix: "AWS documents the combination, but a recorded attempt stalled in CREATING for 30+ minutes; validate it in your account first, or use Standard Mode with Karpenter and managed node groups.",
-        source: "seed 001 (incident report)",
     },
     Rule {
         code: "EKSGPU009",
@@ -153,22 +130,6 @@ pub static RULES: &[Rule] = &[
         trigger: "Time-slicing or MPS through the device plugin (`nvidia.com/device-plugin.config` label) on a `karpenter` pool.",
         fix: "Karpenter counts each shared slot as a whole GPU when it sizes nodes; prefer static capacity (a managed node group) for shared GPUs, or DRA.",
         source: "seed 003 §5",
-    },
-    Rule {
-        code: "EKSGPU012",
-        severity: Severity::Error,
-        summary: "Declared workloads exceed GPU memory",
-        trigger: "The memory declared by a sharing pool's workloads exceeds the memory of one GPU.",
-        fix: "Lower the workloads' memory, use fewer replicas per GPU, or a GPU with more memory.",
-        source: "seed 003 §5 (two vLLM at 0.90 of an A10G)",
-    },
-    Rule {
-        code: "EKSGPU013",
-        severity: Severity::Error,
-        summary: "AMI type not valid",
-        trigger: "`ami_type` does not fit the Kubernetes version or the GPU (e.g. `AL2_x86_64_GPU` on 1.33+, an x86 AMI for arm64 GPUs).",
-        fix: "Use `AL2023_x86_64_NVIDIA` (or `AL2023_ARM_64_NVIDIA` for g5g and p6e-gb200), or a Bottlerocket NVIDIA variant.",
-        source: "EKS AMI docs; AL2 deprecation (domain.md §6)",
     },
     Rule {
         code: "EKSGPU014",
@@ -201,14 +162,6 @@ pub static RULES: &[Rule] = &[
         trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver, or HAMi with a device plugin (including Auto Mode's built-in one).",
         fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"`; HAMi and DRA need their own pools.",
         source: "seed 003 §5; EKS DRA docs (no DRA and device plugin on one node)",
-    },
-    Rule {
-        code: "EKSGPU018",
-        severity: Severity::Error,
-        summary: "Auto Mode capability flags inconsistent",
-        trigger: "The cluster's Auto Mode compute, block storage and load balancing flags differ.",
-        fix: "Enable or disable all three together, as the EKS API requires.",
-        source: "EKS API reference (Auto Mode)",
     },
     Rule {
         code: "EKSGPU101",
@@ -273,7 +226,11 @@ mod tests {
         assert_eq!(codes, sorted);
         for r in RULES {
             assert!(r.code.len() == 9 && r.code.starts_with("EKSGPU"), "{}", r.code);
-            assert!(!r.fix.is_empty() && !r.trigger.is_empty() && !r.source.is_empty(), "{}", r.code);
+            assert!(
+                !r.fix.is_empty() && !r.trigger.is_empty() && !r.source.is_empty(),
+                "{}",
+                r.code
+            );
         }
     }
 }

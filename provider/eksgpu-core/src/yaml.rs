@@ -144,6 +144,9 @@ mod tests {
 
     #[test]
     fn streams_join_documents() {
-        assert_eq!(to_yaml_stream(&[json!({"a": 1}), json!({"b": "x"})]), "a: 1\n---\nb: x\n");
+        assert_eq!(
+            to_yaml_stream(&[json!({"a": 1}), json!({"b": "x"})]),
+            "a: 1\n---\nb: x\n"
+        );
     }
 }

@@ -42,13 +42,19 @@ pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path:
             "Someone changed a field this provider manages. Set force_conflicts = true to take it back, or adopt \
              the change in your configuration.",
         ),
-        K::Invalid { .. } => ("Object rejected by the API server", "This is a bug if the plan passed; please report it."),
+        K::Invalid { .. } => (
+            "Object rejected by the API server",
+            "This is a bug if the plan passed; please report it.",
+        ),
         K::Unauthorized { .. } => (
             "Not authorized by the cluster",
             "The identity Terraform runs as needs access to the cluster: an EKS access entry (or the kubernetes block's token).",
         ),
         K::Aws(e) => return aws_failed(e, path),
-        _ => ("Kubernetes API call failed", "Check that the cluster is reachable from where Terraform runs."),
+        _ => (
+            "Kubernetes API call failed",
+            "Check that the cluster is reachable from where Terraform runs.",
+        ),
     };
     Diagnostic::error(summary, format!("Failed {what}: {err}. {hint}")).at(path)
 }

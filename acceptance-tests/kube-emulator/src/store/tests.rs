@@ -29,8 +29,15 @@ fn apply_creates_defaults_and_reapply_is_a_no_op() {
     assert_eq!(a["spec"]["disruption"]["budgets"], json!([{"nodes": "10%"}]));
     assert_eq!(a["spec"]["template"]["spec"]["expireAfter"], "720h");
     let fv1 = &a["metadata"]["managedFields"][0]["fieldsV1"];
-    assert!(fv1["f:spec"]["f:disruption"].get("f:budgets").is_none(), "defaults are owned by nobody");
-    assert_eq!(fv1["f:spec"]["f:template"]["f:spec"]["f:requirements"], json!({}), "atomic list");
+    assert!(
+        fv1["f:spec"]["f:disruption"].get("f:budgets").is_none(),
+        "defaults are owned by nobody"
+    );
+    assert_eq!(
+        fv1["f:spec"]["f:template"]["f:spec"]["f:requirements"],
+        json!({}),
+        "atomic list"
+    );
     let b = s.apply(&k, None, "gpu", &pool(32), TF, false, false).unwrap();
     assert_eq!(a["metadata"]["resourceVersion"], b["metadata"]["resourceVersion"]);
     assert_eq!(a["metadata"]["generation"], 1);
@@ -41,15 +48,34 @@ fn another_managers_edit_conflicts_until_forced() {
     let mut s = Store::default();
     let k = nodepools();
     s.apply(&k, None, "gpu", &pool(32), TF, false, false).unwrap();
-    let edited = s.update(&k, None, "gpu", &json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}), "kubectl-edit").unwrap();
+    let edited = s
+        .update(
+            &k,
+            None,
+            "gpu",
+            &json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}),
+            "kubectl-edit",
+        )
+        .unwrap();
     assert_eq!(edited["metadata"]["generation"], 2);
     let err = s.apply(&k, None, "gpu", &pool(32), TF, false, false).unwrap_err();
     assert_eq!(err.code, 409);
-    assert!(err.message.contains("kubectl-edit") && err.message.contains(".spec.limits.nvidia.com/gpu"), "{}", err.message);
+    assert!(
+        err.message.contains("kubectl-edit") && err.message.contains(".spec.limits.nvidia.com/gpu"),
+        "{}",
+        err.message
+    );
     let forced = s.apply(&k, None, "gpu", &pool(32), TF, true, false).unwrap();
     assert_eq!(forced["spec"]["limits"]["nvidia.com/gpu"], 32);
     // The same value from another manager is shared ownership, not a conflict.
-    s.update(&k, None, "gpu", &json!({"metadata": {"labels": {"team": "ml"}}}), "other").unwrap();
+    s.update(
+        &k,
+        None,
+        "gpu",
+        &json!({"metadata": {"labels": {"team": "ml"}}}),
+        "other",
+    )
+    .unwrap();
     s.apply(&k, None, "gpu", &pool(32), TF, false, false).unwrap();
 }
 
@@ -58,12 +84,24 @@ fn omitted_fields_are_removed_unless_someone_else_owns_them() {
     let mut s = Store::default();
     let k = nodepools();
     s.apply(&k, None, "gpu", &pool(32), TF, false, false).unwrap();
-    s.update(&k, None, "gpu", &json!({"metadata": {"labels": {"extra": "x"}}}), "kubectl").unwrap();
+    s.update(
+        &k,
+        None,
+        "gpu",
+        &json!({"metadata": {"labels": {"extra": "x"}}}),
+        "kubectl",
+    )
+    .unwrap();
     let mut p = pool(32);
     p["spec"].as_object_mut().unwrap().remove("limits");
     p["metadata"]["labels"].as_object_mut().unwrap().remove("team");
     let a = s.apply(&k, None, "gpu", &p, TF, false, false).unwrap();
-    assert!(a["spec"].get("limits").is_none_or(|l| l.get("nvidia.com/gpu").is_none()), "{a}");
+    assert!(
+        a["spec"]
+            .get("limits")
+            .is_none_or(|l| l.get("nvidia.com/gpu").is_none()),
+        "{a}"
+    );
     assert!(a["metadata"]["labels"].get("team").is_none());
     assert_eq!(a["metadata"]["labels"]["extra"], "x");
 }
@@ -81,7 +119,10 @@ fn invalid_and_undeclared_fields_are_rejected() {
     p["spec"]["template"]["spec"]["kubelet"] = json!({"maxPods": 110});
     let err = s.apply(&k, None, "gpu", &p, TF, false, false).unwrap_err();
     assert_eq!(err.code, 500);
-    assert!(err.message.contains(".spec.template.spec.kubelet: field not declared in schema"));
+    assert!(
+        err.message
+            .contains(".spec.template.spec.kubelet: field not declared in schema")
+    );
     // Plain create prunes instead, with a warning.
     let (created, warnings) = s.create(&k, None, &p, "kubectl").unwrap();
     assert!(created["spec"]["template"]["spec"].get("kubelet").is_none());

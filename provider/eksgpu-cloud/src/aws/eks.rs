@@ -44,7 +44,10 @@ impl AwsClients {
         let c = out.cluster();
         Ok(ClusterInfo {
             endpoint: c.and_then(|c| c.endpoint()).map(str::to_owned),
-            certificate_authority: c.and_then(|c| c.certificate_authority()).and_then(|a| a.data()).map(str::to_owned),
+            certificate_authority: c
+                .and_then(|c| c.certificate_authority())
+                .and_then(|a| a.data())
+                .map(str::to_owned),
             version: c.and_then(|c| c.version()).map(str::to_owned),
         })
     }
@@ -55,12 +58,32 @@ impl AwsClients {
     /// authenticator calls that URL to learn who we are. No AWS call is made here.
     pub async fn eks_token(&self, name: &str) -> Result<String, AwsError> {
         let config = self.sdk_config().await;
-        let fail = |message: String| AwsError { operation: "sts:GetCallerIdentity", code: None, message, request_id: None };
-        let provider = config.credentials_provider().ok_or_else(|| fail("no AWS credentials are configured".into()))?;
-        let credentials = provider.provide_credentials().await.map_err(|e| fail(format!("no AWS credentials: {e}")))?;
-        let region = config.region().map_or_else(|| "us-east-1".to_owned(), |r| r.to_string());
-        let base = self.settings.endpoints.sts.clone().unwrap_or_else(|| format!("https://sts.{region}.amazonaws.com"));
-        let url = format!("{}/?Action=GetCallerIdentity&Version=2011-06-15", base.trim_end_matches('/'));
+        let fail = |message: String| AwsError {
+            operation: "sts:GetCallerIdentity",
+            code: None,
+            message,
+            request_id: None,
+        };
+        let provider = config
+            .credentials_provider()
+            .ok_or_else(|| fail("no AWS credentials are configured".into()))?;
+        let credentials = provider
+            .provide_credentials()
+            .await
+            .map_err(|e| fail(format!("no AWS credentials: {e}")))?;
+        let region = config
+            .region()
+            .map_or_else(|| "us-east-1".to_owned(), |r| r.to_string());
+        let base = self
+            .settings
+            .endpoints
+            .sts
+            .clone()
+            .unwrap_or_else(|| format!("https://sts.{region}.amazonaws.com"));
+        let url = format!(
+            "{}/?Action=GetCallerIdentity&Version=2011-06-15",
+            base.trim_end_matches('/')
+        );
 
         let identity = credentials.into();
         let mut settings = aws_sigv4::http_request::SigningSettings::default();
@@ -83,7 +106,9 @@ impl AwsClients {
             aws_sigv4::http_request::SignableBody::Bytes(&[]),
         )
         .map_err(|e| fail(e.to_string()))?;
-        let (instructions, _) = aws_sigv4::http_request::sign(request, &params).map_err(|e| fail(e.to_string()))?.into_parts();
+        let (instructions, _) = aws_sigv4::http_request::sign(request, &params)
+            .map_err(|e| fail(e.to_string()))?
+            .into_parts();
         let mut presigned = url;
         for (k, v) in instructions.params() {
             presigned.push('&');
@@ -91,10 +116,16 @@ impl AwsClients {
             presigned.push('=');
             presigned.extend(percent_encoding::utf8_percent_encode(v, QUERY));
         }
-        Ok(format!("{TOKEN_PREFIX}{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(presigned)))
+        Ok(format!(
+            "{TOKEN_PREFIX}{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(presigned)
+        ))
     }
 }
 
 /// RFC 3986 unreserved characters stay; everything else is escaped, as SigV4 expects.
-const QUERY: &percent_encoding::AsciiSet =
-    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+const QUERY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');

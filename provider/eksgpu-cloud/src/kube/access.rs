@@ -25,7 +25,12 @@ pub enum Access {
     #[default]
     Eks,
     /// A fixed API server; without a token, an EKS IAM token for the cluster name.
-    Static { host: String, ca_pem: Option<String>, insecure: bool, token: Option<String> },
+    Static {
+        host: String,
+        ca_pem: Option<String>,
+        insecure: bool,
+        token: Option<String>,
+    },
     /// A kubeconfig file and context.
     Kubeconfig { path: String, context: Option<String> },
 }
@@ -58,7 +63,12 @@ pub struct Clusters {
 
 impl Clusters {
     pub fn new(access: Access, aws: Arc<AwsClients>) -> Self {
-        Self { access, aws, cache: Mutex::new(HashMap::new()), endpoints: Mutex::new(HashMap::new()) }
+        Self {
+            access,
+            aws,
+            cache: Mutex::new(HashMap::new()),
+            endpoints: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The API of cluster `name`.
@@ -72,21 +82,37 @@ impl Clusters {
         let (config, expires) = self.config(name).await?;
         let client = kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
         let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client));
-        cache.insert(name.to_owned(), Entry { cluster: cluster.clone(), made: Instant::now(), expires });
+        cache.insert(
+            name.to_owned(),
+            Entry {
+                cluster: cluster.clone(),
+                made: Instant::now(),
+                expires,
+            },
+        );
         Ok(cluster)
     }
 
     async fn config(&self, name: &str) -> Result<(kube::Config, bool), KubeError> {
         match &self.access {
             Access::Kubeconfig { path, context } => {
-                let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(|e| KubeError::Config(format!("{path}: {e}")))?;
-                let options = kube::config::KubeConfigOptions { context: context.clone(), ..Default::default() };
+                let kubeconfig =
+                    kube::config::Kubeconfig::read_from(path).map_err(|e| KubeError::Config(format!("{path}: {e}")))?;
+                let options = kube::config::KubeConfigOptions {
+                    context: context.clone(),
+                    ..Default::default()
+                };
                 let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
                     .await
                     .map_err(|e| KubeError::Config(e.to_string()))?;
                 Ok((config, false))
             }
-            Access::Static { host, ca_pem, insecure, token } => {
+            Access::Static {
+                host,
+                ca_pem,
+                insecure,
+                token,
+            } => {
                 let mut config = base_config(host, ca_pem.as_deref())?;
                 config.accept_invalid_certs = *insecure;
                 let (token, expires) = match token {
@@ -103,7 +129,9 @@ impl Clusters {
                     .decode(ca_b64.trim())
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok())
-                    .ok_or_else(|| KubeError::Config(format!("cluster {name}: certificateAuthority.data is not base64 PEM")))?;
+                    .ok_or_else(|| {
+                        KubeError::Config(format!("cluster {name}: certificateAuthority.data is not base64 PEM"))
+                    })?;
                 let mut config = base_config(&endpoint, Some(&ca_pem))?;
                 config.auth_info.token = Some(self.aws.eks_token(name).await?.into());
                 Ok((config, true))
@@ -118,7 +146,8 @@ impl Clusters {
         }
         let info = self.aws.describe_cluster(name).await?;
         let pair = (
-            info.endpoint.ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?,
+            info.endpoint
+                .ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?,
             info.certificate_authority.unwrap_or_default(),
         );
         endpoints.insert(name.to_owned(), pair.clone());
@@ -127,13 +156,19 @@ impl Clusters {
 }
 
 fn base_config(host: &str, ca_pem: Option<&str>) -> Result<kube::Config, KubeError> {
-    let uri = host.parse().map_err(|e| KubeError::Config(format!("host {host:?}: {e}")))?;
+    let uri = host
+        .parse()
+        .map_err(|e| KubeError::Config(format!("host {host:?}: {e}")))?;
     let mut config = kube::Config::new(uri);
     if let Some(pem) = ca_pem {
-        let ders: Vec<Vec<u8>> =
-            CertificateDer::pem_slice_iter(pem.as_bytes()).filter_map(Result::ok).map(|c| c.as_ref().to_vec()).collect();
+        let ders: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(pem.as_bytes())
+            .filter_map(Result::ok)
+            .map(|c| c.as_ref().to_vec())
+            .collect();
         if ders.is_empty() {
-            return Err(KubeError::Config("cluster CA certificate holds no PEM certificate".into()));
+            return Err(KubeError::Config(
+                "cluster CA certificate holds no PEM certificate".into(),
+            ));
         }
         config.root_cert = Some(ders);
     }

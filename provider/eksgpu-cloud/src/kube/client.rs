@@ -54,7 +54,11 @@ fn error(kind: &Kind, e: kube::Error) -> KubeError {
                         .flat_map(|d| d.causes.iter())
                         .map(|c| format!("{}: {}", c.field, c.message))
                         .collect();
-                    let message = if causes.is_empty() { message } else { format!("{message} ({})", causes.join("; ")) };
+                    let message = if causes.is_empty() {
+                        message
+                    } else {
+                        format!("{message} ({})", causes.join("; "))
+                    };
                     KubeError::Invalid { message }
                 }
                 401 | 403 => KubeError::Unauthorized { code, message },
@@ -85,7 +89,11 @@ impl Cluster for KubeCluster {
     ) -> Result<Value, KubeError> {
         let mut params = PatchParams::apply(opts.field_manager);
         params.force = opts.force;
-        let applied = self.api(kind, namespace).patch(name, &params, &Patch::Apply(body)).await.map_err(|e| error(kind, e))?;
+        let applied = self
+            .api(kind, namespace)
+            .patch(name, &params, &Patch::Apply(body))
+            .await
+            .map_err(|e| error(kind, e))?;
         tracing::debug!(kind = kind.kind, name, "applied");
         Ok(to_value(applied))
     }
@@ -99,7 +107,11 @@ impl Cluster for KubeCluster {
     }
 
     async fn delete(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<bool, KubeError> {
-        match self.api(kind, namespace).delete(name, &DeleteParams::background()).await {
+        match self
+            .api(kind, namespace)
+            .delete(name, &DeleteParams::background())
+            .await
+        {
             Ok(_) => Ok(true),
             // Gone already, or its kind is gone with it: nothing left to delete.
             Err(e) if is_not_found(&e) => Ok(false),
@@ -111,12 +123,20 @@ impl Cluster for KubeCluster {
     }
 
     async fn list(&self, kind: &Kind, label_selector: &str) -> Result<Vec<Value>, KubeError> {
-        let list = self.api(kind, None).list(&ListParams::default().labels(label_selector)).await.map_err(|e| error(kind, e))?;
+        let list = self
+            .api(kind, None)
+            .list(&ListParams::default().labels(label_selector))
+            .await
+            .map_err(|e| error(kind, e))?;
         Ok(list.items.into_iter().map(to_value).collect())
     }
 
     async fn server_version(&self) -> Result<String, KubeError> {
-        let info = self.client.apiserver_version().await.map_err(|e| KubeError::Transport(e.to_string()))?;
+        let info = self
+            .client
+            .apiserver_version()
+            .await
+            .map_err(|e| KubeError::Transport(e.to_string()))?;
         // EKS reports minors like "33+": keep the digits.
         let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
         Ok(format!("{}.{minor}", info.major))

@@ -12,7 +12,11 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
-        gpu_operator: Some(GpuOperator { mig_strategy: "single".into(), dcgm_exporter: true, service_monitor: false }),
+        gpu_operator: Some(GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
         pools,
     }
 }
@@ -28,14 +32,26 @@ fn karpenter_pool() -> Pool {
         labels: BTreeMap::from([("team".into(), "ml".into())]),
         gpu_taint: true,
         taints: vec![],
-        disruption: Some(Disruption { consolidation_policy: Some("WhenEmpty".into()), consolidate_after: None }),
+        disruption: Some(Disruption {
+            consolidation_policy: Some("WhenEmpty".into()),
+            consolidate_after: None,
+        }),
         dra: false,
-        node_class: Some(NodeClass { role: Some("NodeRole".into()), ..NodeClass::default() }),
+        node_class: Some(NodeClass {
+            role: Some("NodeRole".into()),
+            ..NodeClass::default()
+        }),
     }
 }
 
 fn auto_pool() -> Pool {
-    Pool { name: "auto".into(), capacity: Capacity::AutoMode, node_class: None, disruption: None, ..karpenter_pool() }
+    Pool {
+        name: "auto".into(),
+        capacity: Capacity::AutoMode,
+        node_class: None,
+        disruption: None,
+        ..karpenter_pool()
+    }
 }
 
 /// What a server holds after applying the manifests, plus server defaults.
@@ -65,7 +81,12 @@ fn unchanged_objects_read_back_as_the_prior_pool() {
         let nc = m.iter().find(|m| m.kind.kind != "NodePool");
         let live_np = project(&np.body, &served(&np.body));
         let live_nc = nc.map(|nc| project(&nc.body, &served(&nc.body)));
-        assert_eq!(read_back_pool(&s, &pool, &live_np, live_nc.as_ref()), pool, "{}", pool.name);
+        assert_eq!(
+            read_back_pool(&s, &pool, &live_np, live_nc.as_ref()),
+            pool,
+            "{}",
+            pool.name
+        );
     }
 }
 
@@ -76,8 +97,19 @@ fn an_edited_limit_is_one_field_of_drift() {
     let m = pool_manifests(&s, &pool);
     let mut live = served(&m[1].body);
     live["spec"]["limits"]["nvidia.com/gpu"] = json!("64");
-    let read = read_back_pool(&s, &pool, &project(&m[1].body, &live), Some(&project(&m[0].body, &served(&m[0].body))));
-    assert_eq!(read, Pool { gpu_limit: Some(64), ..pool });
+    let read = read_back_pool(
+        &s,
+        &pool,
+        &project(&m[1].body, &live),
+        Some(&project(&m[0].body, &served(&m[0].body))),
+    );
+    assert_eq!(
+        read,
+        Pool {
+            gpu_limit: Some(64),
+            ..pool
+        }
+    );
 }
 
 #[test]

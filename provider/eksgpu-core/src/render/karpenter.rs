@@ -33,7 +33,11 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         "operator": "In",
         "values": pool.instance_types,
     })];
-    let capacity_types = if pool.capacity_types.is_empty() { vec!["on-demand".to_owned()] } else { pool.capacity_types.clone() };
+    let capacity_types = if pool.capacity_types.is_empty() {
+        vec!["on-demand".to_owned()]
+    } else {
+        pool.capacity_types.clone()
+    };
     requirements.push(json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacity_types}));
     if !pool.zones.is_empty() {
         requirements.push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": pool.zones}));
@@ -74,7 +78,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             m.insert("consolidationPolicy".into(), p.clone().into());
         }
         // consolidateAfter is required whenever disruption is written (Karpenter v1 CRD).
-        m.insert("consolidateAfter".into(), d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into());
+        m.insert(
+            "consolidateAfter".into(),
+            d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into(),
+        );
         spec.insert("disruption".into(), Value::Object(m));
     }
     if let Some(limit) = pool.gpu_limit {
@@ -83,7 +90,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut meta = metadata(strategy, &pool.name);
     let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
     let mut annotations = Map::new();
-    annotations.insert(kinds::annotations::POOL.into(), json!({"index": index, "dra": pool.dra}).to_string().into());
+    annotations.insert(
+        kinds::annotations::POOL.into(),
+        json!({"index": index, "dra": pool.dra}).to_string().into(),
+    );
     if let Some(op) = &strategy.gpu_operator {
         let op = json!({"mig_strategy": op.mig_strategy, "dcgm_exporter": op.dcgm_exporter, "service_monitor": op.service_monitor});
         annotations.insert(kinds::annotations::GPU_OPERATOR.into(), op.to_string().into());
@@ -116,7 +126,10 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     if let Some(role) = &nc.role {
         spec.insert("role".into(), role.clone().into());
     }
-    spec.insert("subnetSelectorTerms".into(), selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name));
+    spec.insert(
+        "subnetSelectorTerms".into(),
+        selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name),
+    );
     spec.insert(
         "securityGroupSelectorTerms".into(),
         selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
@@ -126,7 +139,10 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         if let Some(s) = &rv.size {
             ebs.insert("volumeSize".into(), s.clone().into());
         }
-        ebs.insert("volumeType".into(), rv.volume_type.clone().unwrap_or_else(|| "gp3".to_owned()).into());
+        ebs.insert(
+            "volumeType".into(),
+            rv.volume_type.clone().unwrap_or_else(|| "gp3".to_owned()).into(),
+        );
         if let Some(i) = rv.iops {
             ebs.insert("iops".into(), i.into());
         }
@@ -160,7 +176,11 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         kind: kinds::EC2_NODE_CLASS,
         name: pool.name.clone(),
         namespace: None,
-        body: object(kinds::EC2_NODE_CLASS, metadata(strategy, &pool.name), Value::Object(spec)),
+        body: object(
+            kinds::EC2_NODE_CLASS,
+            metadata(strategy, &pool.name),
+            Value::Object(spec),
+        ),
     }
 }
 
@@ -172,7 +192,10 @@ pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Mani
     if let Some(role) = &nc.role {
         spec.insert("role".into(), role.clone().into());
     }
-    spec.insert("subnetSelectorTerms".into(), selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name));
+    spec.insert(
+        "subnetSelectorTerms".into(),
+        selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name),
+    );
     spec.insert(
         "securityGroupSelectorTerms".into(),
         selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
@@ -199,7 +222,11 @@ pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Mani
         kind: kinds::AUTO_MODE_NODE_CLASS,
         name: pool.name.clone(),
         namespace: None,
-        body: object(kinds::AUTO_MODE_NODE_CLASS, metadata(strategy, &pool.name), Value::Object(spec)),
+        body: object(
+            kinds::AUTO_MODE_NODE_CLASS,
+            metadata(strategy, &pool.name),
+            Value::Object(spec),
+        ),
     }
 }
 

@@ -7,13 +7,18 @@ use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Tain
 use crate::yaml::{to_yaml, to_yaml_stream};
 
 fn golden(name: &str, actual: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
     if std::env::var_os("EKSGPU_UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(actual, expected, "golden {name} differs; regenerate with scripts/generate if intended");
+    assert_eq!(
+        actual, expected,
+        "golden {name} differs; regenerate with scripts/generate if intended"
+    );
 }
 
 /// The seeds' inference NodePool, corrected for Karpenter v1 (seeds-digest §3).
@@ -25,10 +30,16 @@ fn seed_strategy() -> NodeStrategy {
         capacity_types: vec!["on-demand".into()],
         zones: vec![],
         gpu_limit: Some(32),
-        labels: BTreeMap::from([("node-type".into(), "gpu-inference".into()), ("gpu-operator".into(), "enabled".into())]),
+        labels: BTreeMap::from([
+            ("node-type".into(), "gpu-inference".into()),
+            ("gpu-operator".into(), "enabled".into()),
+        ]),
         gpu_taint: true,
         taints: vec![],
-        disruption: Some(Disruption { consolidation_policy: Some("WhenEmpty".into()), consolidate_after: Some("5m".into()) }),
+        disruption: Some(Disruption {
+            consolidation_policy: Some("WhenEmpty".into()),
+            consolidate_after: Some("5m".into()),
+        }),
         dra: false,
         node_class: Some(NodeClass {
             ami_alias: Some("al2023@latest".into()),
@@ -40,7 +51,10 @@ fn seed_strategy() -> NodeStrategy {
                 throughput: Some(1000),
                 encrypted: Some(true),
             }),
-            kubelet: Some(Kubelet { max_pods: Some(110), eviction_hard: BTreeMap::new() }),
+            kubelet: Some(Kubelet {
+                max_pods: Some(110),
+                eviction_hard: BTreeMap::new(),
+            }),
             ..NodeClass::default()
         }),
     };
@@ -53,7 +67,11 @@ fn seed_strategy() -> NodeStrategy {
         gpu_limit: None,
         labels: BTreeMap::new(),
         gpu_taint: true,
-        taints: vec![Taint { key: "workload".into(), value: None, effect: "NoExecute".into() }],
+        taints: vec![Taint {
+            key: "workload".into(),
+            value: None,
+            effect: "NoExecute".into(),
+        }],
         disruption: None,
         dra: false,
         node_class: None,
@@ -62,7 +80,11 @@ fn seed_strategy() -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
-        gpu_operator: Some(GpuOperator { mig_strategy: "single".into(), dcgm_exporter: true, service_monitor: true }),
+        gpu_operator: Some(GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: true,
+            service_monitor: true,
+        }),
         pools: vec![inference, auto],
     }
 }
@@ -71,7 +93,10 @@ fn seed_strategy() -> NodeStrategy {
 fn karpenter_pool_renders_v1_objects() {
     let s = seed_strategy();
     let m = pool_manifests(&s, &s.pools[0]);
-    assert_eq!(m.iter().map(|m| m.kind.kind).collect::<Vec<_>>(), ["EC2NodeClass", "NodePool"]);
+    assert_eq!(
+        m.iter().map(|m| m.kind.kind).collect::<Vec<_>>(),
+        ["EC2NodeClass", "NodePool"]
+    );
     // Karpenter v1: kubelet lives on the EC2NodeClass, never the NodePool.
     assert!(m[0].body["spec"]["kubelet"]["maxPods"] == 110);
     assert!(m[1].body["spec"]["template"]["spec"].get("kubelet").is_none());
@@ -93,7 +118,10 @@ fn auto_mode_pool_turns_the_operator_device_plugin_off() {
 #[test]
 fn computed_pool_values() {
     let s = seed_strategy();
-    assert_eq!(node_selector(&s, &s.pools[0]), BTreeMap::from([("karpenter.sh/nodepool".into(), "gpu-inference".into())]));
+    assert_eq!(
+        node_selector(&s, &s.pools[0]),
+        BTreeMap::from([("karpenter.sh/nodepool".into(), "gpu-inference".into())])
+    );
     let tol = tolerations(&s.pools[1]);
     assert_eq!(tol[0]["key"], "nvidia.com/gpu");
     assert_eq!(tol[0]["operator"], "Equal");
@@ -102,7 +130,10 @@ fn computed_pool_values() {
     let mut mixed = s.clone();
     mixed.gpu_operator.as_mut().unwrap().mig_strategy = "mixed".into();
     mixed.pools[0].labels.insert(MIG_CONFIG.into(), "all-1g.10gb".into());
-    assert_eq!(gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(), Some("nvidia.com/mig-1g.10gb"));
+    assert_eq!(
+        gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(),
+        Some("nvidia.com/mig-1g.10gb")
+    );
 }
 
 #[test]

@@ -32,23 +32,24 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
                 format!("{:?} is not a valid Kubernetes object name.", pool.name),
             ));
         } else if !seen.insert(pool.name.as_str()) {
-            out.push(Violation::new("EKSGPU105", at(&[Step::Attr("name")]), format!("Pool name {:?} is used twice.", pool.name)));
+            out.push(Violation::new(
+                "EKSGPU105",
+                at(&[Step::Attr("name")]),
+                format!("Pool name {:?} is used twice.", pool.name),
+            ));
         }
         check_pool(s, pool, ctx, &at, &mut out);
-    }
-    let has = |c: Capacity| s.pools.iter().any(|p| p.capacity == c);
-    if has(Capacity::AutoMode) && has(Capacity::ManagedNodeGroup) {
-        let i = s.pools.iter().position(|p| p.capacity == Capacity::ManagedNodeGroup).unwrap_or(0);
-        out.push(Violation::new(
-            "EKSGPU008",
-            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
-            "This strategy mixes auto_mode and managed_node_group pools.".into(),
-        ));
     }
     out
 }
 
-fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+fn check_pool(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx: &Context,
+    at: &dyn Fn(&[Step]) -> Vec<Step>,
+    out: &mut Vec<Violation>,
+) {
     let label = |k: &str| pool.labels.get(k).map(String::as_str);
     let label_path = |k: &str| at(&[Step::Attr("labels"), Step::Key(k.to_owned())]);
     let auto = pool.capacity == Capacity::AutoMode;
@@ -58,7 +59,11 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
     for (j, name) in pool.instance_types.iter().enumerate() {
         let path = at(&[Step::Attr("instance_types"), Step::Index(j)]);
         match catalog::instance_type(name) {
-            None => out.push(Violation::new("EKSGPU016", path, format!("{name:?} is not in the GPU catalog."))),
+            None => out.push(Violation::new(
+                "EKSGPU016",
+                path,
+                format!("{name:?} is not in the GPU catalog."),
+            )),
             Some(t) if !t.is_nvidia_gpu() => out.push(Violation::new(
                 "EKSGPU016",
                 path,
@@ -66,10 +71,18 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
             )),
             Some(t) => {
                 if t.fractional && pool.capacity.is_in_cluster() {
-                    out.push(Violation::new("EKSGPU101", path.clone(), format!("{name} is a fractional-GPU type.")));
+                    out.push(Violation::new(
+                        "EKSGPU101",
+                        path.clone(),
+                        format!("{name} is a fractional-GPU type."),
+                    ));
                 }
                 if auto && AUTO_MODE_OBSERVED_FAILURES.contains(&name.as_str()) {
-                    out.push(Violation::new("EKSGPU009", path, format!("{name} was observed failing to provision on Auto Mode.")));
+                    out.push(Violation::new(
+                        "EKSGPU009",
+                        path,
+                        format!("{name} was observed failing to provision on Auto Mode."),
+                    ));
                 }
                 types.push(t);
             }
@@ -112,7 +125,11 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
                     ),
                     other => format!("{other:?} is not a consolidation policy."),
                 };
-                out.push(Violation::new("EKSGPU005", at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]), why));
+                out.push(Violation::new(
+                    "EKSGPU005",
+                    at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]),
+                    why,
+                ));
             }
         }
         if let Some(a) = &d.consolidate_after
@@ -134,22 +151,42 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
             p
         };
         if auto && nc.kubelet.is_some() {
-            out.push(Violation::new("EKSGPU006", nc_path(&[Step::Attr("kubelet")]), "This pool has capacity = \"auto_mode\".".into()));
+            out.push(Violation::new(
+                "EKSGPU006",
+                nc_path(&[Step::Attr("kubelet")]),
+                "This pool has capacity = \"auto_mode\".".into(),
+            ));
         }
         if auto && nc.ami_alias.is_some() {
-            out.push(Violation::new("EKSGPU103", nc_path(&[Step::Attr("ami_alias")]), "This pool has capacity = \"auto_mode\".".into()));
+            out.push(Violation::new(
+                "EKSGPU103",
+                nc_path(&[Step::Attr("ami_alias")]),
+                "This pool has capacity = \"auto_mode\".".into(),
+            ));
         }
     }
     if pool.capacity == Capacity::Karpenter && pool.node_class.as_ref().is_none_or(|nc| nc.role.is_none()) {
-        let path = if pool.node_class.is_some() { at(&[Step::Attr("node_class"), Step::Attr("role")]) } else { at(&[Step::Attr("capacity")]) };
-        out.push(Violation::new("EKSGPU104", path, format!("Pool {:?} renders an EC2NodeClass.", pool.name)));
+        let path = if pool.node_class.is_some() {
+            at(&[Step::Attr("node_class"), Step::Attr("role")])
+        } else {
+            at(&[Step::Attr("capacity")])
+        };
+        out.push(Violation::new(
+            "EKSGPU104",
+            path,
+            format!("Pool {:?} renders an EC2NodeClass.", pool.name),
+        ));
     }
 
     // MIG labels: EKSGPU001 / 002 / 003 / 015.
     if let Some(config) = label(MIG_CONFIG).filter(|c| *c != "all-disabled") {
         let path = label_path(MIG_CONFIG);
         if auto {
-            out.push(Violation::new("EKSGPU001", path.clone(), format!("Pool {:?} selects MIG layout {config:?}.", pool.name)));
+            out.push(Violation::new(
+                "EKSGPU001",
+                path.clone(),
+                format!("Pool {:?} selects MIG layout {config:?}.", pool.name),
+            ));
         }
         for t in &types {
             match t.mig {
@@ -159,7 +196,9 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
                     format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
                 )),
                 Some(mig) => {
-                    let profile = config.strip_prefix("all-").filter(|p| !["balanced", "enabled"].contains(p));
+                    let profile = config
+                        .strip_prefix("all-")
+                        .filter(|p| !["balanced", "enabled"].contains(p));
                     if let Some(p) = profile {
                         // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
                         let name = p.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
@@ -180,15 +219,27 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
             }
         }
         if config == "all-balanced" && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single") {
-            out.push(Violation::new("EKSGPU015", path, "all-balanced mixes three profiles per GPU.".into()));
+            out.push(Violation::new(
+                "EKSGPU015",
+                path,
+                "all-balanced mixes three profiles per GPU.".into(),
+            ));
         }
     }
 
     // Device-plugin sharing: EKSGPU102 on Auto Mode, EKSGPU011 on Karpenter.
     if label(DEVICE_PLUGIN_CONFIG).is_some() {
         match pool.capacity {
-            Capacity::AutoMode => out.push(Violation::new("EKSGPU102", label_path(DEVICE_PLUGIN_CONFIG), format!("Pool {:?} is an Auto Mode pool.", pool.name))),
-            Capacity::Karpenter => out.push(Violation::new("EKSGPU011", label_path(DEVICE_PLUGIN_CONFIG), format!("Pool {:?} is a Karpenter pool.", pool.name))),
+            Capacity::AutoMode => out.push(Violation::new(
+                "EKSGPU102",
+                label_path(DEVICE_PLUGIN_CONFIG),
+                format!("Pool {:?} is an Auto Mode pool.", pool.name),
+            )),
+            Capacity::Karpenter => out.push(Violation::new(
+                "EKSGPU011",
+                label_path(DEVICE_PLUGIN_CONFIG),
+                format!("Pool {:?} is a Karpenter pool.", pool.name),
+            )),
             _ => {}
         }
     }
@@ -200,15 +251,27 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
         out.push(Violation::new(
             "EKSGPU010",
             label_path(DEPLOY_DEVICE_PLUGIN),
-            format!("The label is {:?} on Auto Mode pool {:?}.", plugin_label.unwrap_or_default(), pool.name),
+            format!(
+                "The label is {:?} on Auto Mode pool {:?}.",
+                plugin_label.unwrap_or_default(),
+                pool.name
+            ),
         ));
     }
     let hami = label("gpu") == Some("on");
     if pool.dra && plugin_label.is_some_and(|v| v != "false") {
-        out.push(Violation::new("EKSGPU017", at(&[Step::Attr("dra")]), "This pool serves DRA claims and keeps the device plugin on.".into()));
+        out.push(Violation::new(
+            "EKSGPU017",
+            at(&[Step::Attr("dra")]),
+            "This pool serves DRA claims and keeps the device plugin on.".into(),
+        ));
     }
     if pool.dra && hami {
-        out.push(Violation::new("EKSGPU017", at(&[Step::Attr("dra")]), "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into()));
+        out.push(Violation::new(
+            "EKSGPU017",
+            at(&[Step::Attr("dra")]),
+            "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into(),
+        ));
     }
     if hami && (auto || (operator && plugin_label != Some("false"))) {
         let why = if auto {
@@ -220,9 +283,16 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
     }
 
     // EKSGPU014: GPU pool without a taint.
-    let has_repelling_taint = pool.taints.iter().any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
+    let has_repelling_taint = pool
+        .taints
+        .iter()
+        .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
     if !pool.gpu_taint && !has_repelling_taint {
-        out.push(Violation::new("EKSGPU014", at(&[Step::Attr("gpu_taint")]), format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name)));
+        out.push(Violation::new(
+            "EKSGPU014",
+            at(&[Step::Attr("gpu_taint")]),
+            format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name),
+        ));
     }
 }
 
@@ -230,7 +300,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &dyn Fn(&[Step])
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }

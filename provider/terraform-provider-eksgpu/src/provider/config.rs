@@ -181,10 +181,21 @@ pub(super) fn parse(config: &Value) -> Configured {
     };
     let aws = Arc::new(AwsClients::new(settings));
     let access = match &kubernetes {
-        Some(KubernetesSettings { config_path: Some(path), config_context, .. }) => {
-            Access::Kubeconfig { path: path.clone(), context: config_context.clone() }
-        }
-        Some(KubernetesSettings { host: Some(host), cluster_ca_certificate, insecure, token, .. }) => Access::Static {
+        Some(KubernetesSettings {
+            config_path: Some(path),
+            config_context,
+            ..
+        }) => Access::Kubeconfig {
+            path: path.clone(),
+            context: config_context.clone(),
+        },
+        Some(KubernetesSettings {
+            host: Some(host),
+            cluster_ca_certificate,
+            insecure,
+            token,
+            ..
+        }) => Access::Static {
             host: host.clone(),
             ca_pem: cluster_ca_certificate.clone(),
             insecure: *insecure,

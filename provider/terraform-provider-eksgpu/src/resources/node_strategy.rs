@@ -55,7 +55,12 @@ fn header(v: &Value) -> Option<NodeStrategy> {
 /// The whole strategy, when every value in it is known.
 fn strategy(v: &Value) -> Option<NodeStrategy> {
     let mut s = header(v)?;
-    s.pools = v.get("pool").elements().iter().map(convert::pool).collect::<Option<Vec<_>>>()?;
+    s.pools = v
+        .get("pool")
+        .elements()
+        .iter()
+        .map(convert::pool)
+        .collect::<Option<Vec<_>>>()?;
     Some(s)
 }
 
@@ -66,7 +71,10 @@ fn manifests(s: &NodeStrategy) -> Vec<Manifest> {
 /// Fills a pool's computed attributes from the model.
 fn with_computed(s: &NodeStrategy, pool: &Pool, mut v: Value) -> Value {
     if let Value::Object(m) = &mut v {
-        let node_selector = render::node_selector(s, pool).into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        let node_selector = render::node_selector(s, pool)
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
         m.insert("node_selector".into(), Value::Map(node_selector));
         let tolerations = render::tolerations(pool)
             .into_iter()
@@ -121,7 +129,11 @@ fn apply_defaults(v: &mut Value) {
         }
     }
     if let Some(Value::Object(op)) = m.get_mut("gpu_operator") {
-        let defaults = [("mig_strategy", Value::from("single")), ("dcgm_exporter", true.into()), ("service_monitor", false.into())];
+        let defaults = [
+            ("mig_strategy", Value::from("single")),
+            ("dcgm_exporter", true.into()),
+            ("service_monitor", false.into()),
+        ];
         for (k, d) in defaults {
             if op.get(k).is_none_or(Value::is_null) {
                 op.insert(k.into(), d);
@@ -143,7 +155,11 @@ impl NodeStrategyResource {
         match c.clusters.get(name).await {
             Ok(cluster) => Some(cluster),
             Err(e) => {
-                diags.push(diagnostics::kube_failed(&e, &format!("connecting to cluster {name}"), AttributePath::attr("cluster_name")));
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    &format!("connecting to cluster {name}"),
+                    AttributePath::attr("cluster_name"),
+                ));
                 None
             }
         }
@@ -151,7 +167,11 @@ impl NodeStrategyResource {
 }
 
 /// Runs a cluster call unless Terraform asked the provider to stop.
-async fn cancellable<T>(ctx: &Context, what: &str, f: impl Future<Output = Result<T, KubeError>>) -> Result<T, KubeError> {
+async fn cancellable<T>(
+    ctx: &Context,
+    what: &str,
+    f: impl Future<Output = Result<T, KubeError>>,
+) -> Result<T, KubeError> {
     tokio::select! {
         r = f => r,
         () = ctx.cancelled() => Err(KubeError::Transport(format!("cancelled by Terraform while {what}"))),
@@ -175,7 +195,11 @@ impl Resource for NodeStrategyResource {
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         let planned_private = req.prior_private;
         if req.proposed_new_state.is_null() {
-            return PlanResponse { planned_state: Value::Null, requires_replace: vec![], planned_private };
+            return PlanResponse {
+                planned_state: Value::Null,
+                requires_replace: vec![],
+                planned_private,
+            };
         }
         let mut planned = req.proposed_new_state;
         apply_defaults(&mut planned);
@@ -190,7 +214,15 @@ impl Resource for NodeStrategyResource {
             // Read from the cluster at apply, unless the cluster already told us.
             let same_cluster = req.prior_state.get("cluster_name") == planned.get("cluster_name");
             let prior = req.prior_state.get("kubernetes_version").clone();
-            set(&mut planned, "kubernetes_version", if same_cluster && !prior.is_null() { prior } else { Value::Unknown });
+            set(
+                &mut planned,
+                "kubernetes_version",
+                if same_cluster && !prior.is_null() {
+                    prior
+                } else {
+                    Value::Unknown
+                },
+            );
         }
 
         // Outputs of pools whose values are all known; unknown inputs give unknown outputs.
@@ -220,8 +252,14 @@ impl Resource for NodeStrategyResource {
 
         // Rules on what is known; paths point at the pool's place in the configuration.
         if let Some(h) = &header {
-            let karpenter_version = self.state.configured().map_or((1, 14), |c| (c.karpenter_version.major, c.karpenter_version.minor));
-            let s = NodeStrategy { pools: known.iter().map(|(_, p)| p.clone()).collect(), ..h.clone() };
+            let karpenter_version = self
+                .state
+                .configured()
+                .map_or((1, 14), |c| (c.karpenter_version.major, c.karpenter_version.minor));
+            let s = NodeStrategy {
+                pools: known.iter().map(|(_, p)| p.clone()).collect(),
+                ..h.clone()
+            };
             for mut v in rules::check_node_strategy(&s, &rules::NodeStrategyContext { karpenter_version }) {
                 if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
                     *i = known[*i].0;
@@ -235,23 +273,43 @@ impl Resource for NodeStrategyResource {
         } else {
             vec![AttributePath::attr("cluster_name"), AttributePath::attr("name")]
         };
-        PlanResponse { planned_state: planned, requires_replace, planned_private }
+        PlanResponse {
+            planned_state: planned,
+            requires_replace,
+            planned_private,
+        }
     }
 
     async fn apply(&self, ctx: &Context, req: ApplyRequest, diags: &mut Diagnostics) -> ApplyResponse {
         let private = req.planned_private.clone();
-        let keep = |_: &mut Diagnostics, state: Value| ApplyResponse { new_state: state, private: private.clone() };
-        let Some(c) = self.configured(diags) else { return keep(diags, req.prior_state) };
-        let target = if req.planned_state.is_null() { &req.prior_state } else { &req.planned_state };
+        let keep = |_: &mut Diagnostics, state: Value| ApplyResponse {
+            new_state: state,
+            private: private.clone(),
+        };
+        let Some(c) = self.configured(diags) else {
+            return keep(diags, req.prior_state);
+        };
+        let target = if req.planned_state.is_null() {
+            &req.prior_state
+        } else {
+            &req.planned_state
+        };
         let Some(cluster_name) = target.get("cluster_name").as_str().map(str::to_owned) else {
             return keep(diags, req.prior_state);
         };
-        let Some(cluster) = self.cluster(c, &cluster_name, diags).await else { return keep(diags, req.prior_state) };
-        let opts = ApplyOptions { field_manager: &c.field_manager, force: req.config.get("force_conflicts").as_bool() == Some(true) };
+        let Some(cluster) = self.cluster(c, &cluster_name, diags).await else {
+            return keep(diags, req.prior_state);
+        };
+        let opts = ApplyOptions {
+            field_manager: &c.field_manager,
+            force: req.config.get("force_conflicts").as_bool() == Some(true),
+        };
         let prior = strategy(&req.prior_state);
 
         if req.planned_state.is_null() {
-            let Some(prior) = prior else { return keep(diags, Value::Null) };
+            let Some(prior) = prior else {
+                return keep(diags, Value::Null);
+            };
             let remaining = delete_objects(ctx, cluster.as_ref(), &manifests(&prior), diags).await;
             if remaining.is_empty() {
                 return keep(diags, Value::Null);
@@ -260,7 +318,10 @@ impl Resource for NodeStrategyResource {
         }
 
         let Some(mut planned) = strategy(&req.planned_state) else {
-            diags.error("Unknown values at apply", "The plan still had unknown values in the strategy's configuration. Run the apply again.");
+            diags.error(
+                "Unknown values at apply",
+                "The plan still had unknown values in the strategy's configuration. Run the apply again.",
+            );
             return keep(diags, req.prior_state);
         };
         let mut new_state = req.planned_state.clone();
@@ -271,7 +332,11 @@ impl Resource for NodeStrategyResource {
                     set(&mut new_state, "kubernetes_version", v.into());
                 }
                 Err(e) => {
-                    diags.push(diagnostics::kube_failed(&e, "reading the Kubernetes version", AttributePath::attr("kubernetes_version")));
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        "reading the Kubernetes version",
+                        AttributePath::attr("kubernetes_version"),
+                    ));
                     return keep(diags, req.prior_state);
                 }
             }
@@ -284,7 +349,10 @@ impl Resource for NodeStrategyResource {
         let mut state_pools: Vec<Value> = Vec::new();
         let mut failed = false;
         for (i, pool) in planned.pools.iter().enumerate() {
-            let prior_same_name = prior_values.iter().find(|p| p.get("name").as_str() == Some(pool.name.as_str())).cloned();
+            let prior_same_name = prior_values
+                .iter()
+                .find(|p| p.get("name").as_str() == Some(pool.name.as_str()))
+                .cloned();
             if failed {
                 state_pools.extend(prior_same_name);
                 continue;
@@ -292,8 +360,18 @@ impl Resource for NodeStrategyResource {
             let mut ok = true;
             for m in render::pool_manifests(&planned, pool) {
                 let what = format!("applying {} {}", m.kind.kind, m.name);
-                if let Err(e) = cancellable(ctx, &what, cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts)).await {
-                    diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool").index(i)));
+                if let Err(e) = cancellable(
+                    ctx,
+                    &what,
+                    cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
+                )
+                .await
+                {
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        &what,
+                        AttributePath::attr("pool").index(i),
+                    ));
                     ok = false;
                     break;
                 }
@@ -307,7 +385,10 @@ impl Resource for NodeStrategyResource {
         }
         if !failed {
             // Objects the prior strategy had and the new one does not: delete them.
-            let wanted: Vec<(&str, String)> = manifests(&planned).iter().map(|m| (m.kind.kind, m.name.clone())).collect();
+            let wanted: Vec<(&str, String)> = manifests(&planned)
+                .iter()
+                .map(|m| (m.kind.kind, m.name.clone()))
+                .collect();
             let stale: Vec<Manifest> = prior
                 .as_ref()
                 .map(manifests)
@@ -318,8 +399,12 @@ impl Resource for NodeStrategyResource {
             let remaining = delete_objects(ctx, cluster.as_ref(), &stale, diags).await;
             // A pool whose objects could not be deleted stays in state, to be deleted next time.
             for name in remaining {
-                if let Some(p) = prior_values.iter().find(|p| p.get("name").as_str() == Some(name.as_str()))
-                    && !state_pools.iter().any(|s| s.get("name").as_str() == Some(name.as_str()))
+                if let Some(p) = prior_values
+                    .iter()
+                    .find(|p| p.get("name").as_str() == Some(name.as_str()))
+                    && !state_pools
+                        .iter()
+                        .any(|s| s.get("name").as_str() == Some(name.as_str()))
                 {
                     state_pools.push(p.clone());
                 }
@@ -333,10 +418,19 @@ impl Resource for NodeStrategyResource {
     }
 
     async fn read(&self, ctx: &Context, req: ReadRequest, diags: &mut Diagnostics) -> ReadResponse {
-        let unchanged = |state: Value| ReadResponse { new_state: state, private: req.private.clone() };
-        let Some(c) = self.configured(diags) else { return unchanged(req.current_state.clone()) };
-        let Some(s) = strategy(&req.current_state) else { return unchanged(req.current_state.clone()) };
-        let Some(cluster) = self.cluster(c, &s.cluster_name, diags).await else { return unchanged(req.current_state.clone()) };
+        let unchanged = |state: Value| ReadResponse {
+            new_state: state,
+            private: req.private.clone(),
+        };
+        let Some(c) = self.configured(diags) else {
+            return unchanged(req.current_state.clone());
+        };
+        let Some(s) = strategy(&req.current_state) else {
+            return unchanged(req.current_state.clone());
+        };
+        let Some(cluster) = self.cluster(c, &s.cluster_name, diags).await else {
+            return unchanged(req.current_state.clone());
+        };
         let prior_values = req.current_state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
         for (pool, pv) in s.pools.iter().zip(&prior_values) {
@@ -344,7 +438,11 @@ impl Resource for NodeStrategyResource {
                 Ok(Some(live)) => pools.push(convert::pool_value(&live, Some(pv))),
                 Ok(None) => tracing::info!(pool = %pool.name, "NodePool is gone; the pool will be planned again"),
                 Err(e) => {
-                    diags.push(diagnostics::kube_failed(&e, &format!("reading pool {}", pool.name), AttributePath::attr("pool")));
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        &format!("reading pool {}", pool.name),
+                        AttributePath::attr("pool"),
+                    ));
                     return unchanged(req.current_state.clone());
                 }
             }
@@ -358,20 +456,27 @@ impl Resource for NodeStrategyResource {
     }
 
     async fn import(&self, ctx: &Context, id: &str, diags: &mut Diagnostics) -> Option<ImportResponse> {
-        let Some((cluster_name, name)) = id.split_once('/').filter(|(c, n)| !c.is_empty() && !n.is_empty() && !n.contains('/')) else {
-            diags.error("Invalid import ID", format!("{id:?} is not <cluster>/<strategy>, e.g. \"gpu-prod/genai\"."));
+        let Some((cluster_name, name)) = id
+            .split_once('/')
+            .filter(|(c, n)| !c.is_empty() && !n.is_empty() && !n.contains('/'))
+        else {
+            diags.error(
+                "Invalid import ID",
+                format!("{id:?} is not <cluster>/<strategy>, e.g. \"gpu-prod/genai\"."),
+            );
             return None;
         };
         let c = self.configured(diags)?;
         let cluster = self.cluster(c, cluster_name, diags).await?;
         let selector = format!("{}={name},{}={cluster_name}", labels::STRATEGY, labels::CLUSTER);
-        let mut node_pools = match cancellable(ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
-            Ok(l) => l,
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(&e, "listing NodePools", AttributePath::root()));
-                return None;
-            }
-        };
+        let mut node_pools =
+            match cancellable(ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
+                Ok(l) => l,
+                Err(e) => {
+                    diags.push(diagnostics::kube_failed(&e, "listing NodePools", AttributePath::root()));
+                    return None;
+                }
+            };
         if node_pools.is_empty() {
             diags.error(
                 "Nothing to import",
@@ -394,20 +499,38 @@ impl Resource for NodeStrategyResource {
             let node_class = match fetch_node_class(ctx, cluster.as_ref(), np).await {
                 Ok(nc) => nc.map(|nc| owned(&nc)),
                 Err(e) => {
-                    diags.push(diagnostics::kube_failed(&e, "reading node classes", AttributePath::root()));
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        "reading node classes",
+                        AttributePath::root(),
+                    ));
                     return None;
                 }
             };
-            s.pools.push(readback::import_pool(&s, &pool_name, dra, &owned(np), node_class.as_ref()));
+            s.pools.push(readback::import_pool(
+                &s,
+                &pool_name,
+                dra,
+                &owned(np),
+                node_class.as_ref(),
+            ));
         }
         let version = match cancellable(ctx, "reading the Kubernetes version", cluster.server_version()).await {
             Ok(v) => v,
             Err(e) => {
-                diags.push(diagnostics::kube_failed(&e, "reading the Kubernetes version", AttributePath::root()));
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    "reading the Kubernetes version",
+                    AttributePath::root(),
+                ));
                 return None;
             }
         };
-        let pools = s.pools.iter().map(|p| with_computed(&s, p, convert::pool_value(p, None))).collect();
+        let pools = s
+            .pools
+            .iter()
+            .map(|p| with_computed(&s, p, convert::pool_value(p, None)))
+            .collect();
         let state = Value::object([
             ("id", id.into()),
             ("cluster_name", cluster_name.into()),
@@ -421,16 +544,30 @@ impl Resource for NodeStrategyResource {
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
         ]);
-        Some(ImportResponse { state, private: Vec::new() })
+        Some(ImportResponse {
+            state,
+            private: Vec::new(),
+        })
     }
 }
 
 /// Reads one pool back: `None` when its NodePool is gone.
-async fn read_pool(ctx: &Context, cluster: &dyn Cluster, manager: &str, s: &NodeStrategy, pool: &Pool) -> Result<Option<Pool>, KubeError> {
+async fn read_pool(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    manager: &str,
+    s: &NodeStrategy,
+    pool: &Pool,
+) -> Result<Option<Pool>, KubeError> {
     let mut node_pool = None;
     let mut node_class = None;
     for m in render::pool_manifests(s, pool) {
-        let live = cancellable(ctx, "reading objects", cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await?;
+        let live = cancellable(
+            ctx,
+            "reading objects",
+            cluster.get(&m.kind, m.namespace.as_deref(), &m.name),
+        )
+        .await?;
         // Our fields: what we own now, and what we rendered (a field another
         // manager took over is still ours to report).
         let projected = live.map(|o| {
@@ -447,7 +584,11 @@ async fn read_pool(ctx: &Context, cluster: &dyn Cluster, manager: &str, s: &Node
     Ok(node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref())))
 }
 
-async fn fetch_node_class(ctx: &Context, cluster: &dyn Cluster, node_pool: &serde_json::Value) -> Result<Option<serde_json::Value>, KubeError> {
+async fn fetch_node_class(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    node_pool: &serde_json::Value,
+) -> Result<Option<serde_json::Value>, KubeError> {
     let r = &node_pool["spec"]["template"]["spec"]["nodeClassRef"];
     let kind = match r["group"].as_str() {
         Some(g) if g == kinds::EC2_NODE_CLASS.group => kinds::EC2_NODE_CLASS,
@@ -455,12 +596,19 @@ async fn fetch_node_class(ctx: &Context, cluster: &dyn Cluster, node_pool: &serd
         Some(g) if g == kinds::AUTO_MODE_NODE_CLASS.group && r["name"] != "default" => kinds::AUTO_MODE_NODE_CLASS,
         _ => return Ok(None),
     };
-    let Some(name) = r["name"].as_str() else { return Ok(None) };
+    let Some(name) = r["name"].as_str() else {
+        return Ok(None);
+    };
     cancellable(ctx, "reading node classes", cluster.get(&kind, None, name)).await
 }
 
 /// Deletes objects, node pools first; returns the pool names whose objects remain.
-async fn delete_objects(ctx: &Context, cluster: &dyn Cluster, objects: &[Manifest], diags: &mut Diagnostics) -> Vec<String> {
+async fn delete_objects(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    objects: &[Manifest],
+    diags: &mut Diagnostics,
+) -> Vec<String> {
     let mut remaining = Vec::new();
     let mut ordered: Vec<&Manifest> = objects.iter().filter(|m| m.kind == kinds::NODE_POOL).collect();
     ordered.extend(objects.iter().filter(|m| m.kind != kinds::NODE_POOL));

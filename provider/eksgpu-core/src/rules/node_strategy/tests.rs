@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, Taint};
 
-const CTX: Context = Context { karpenter_version: (1, 14) };
+const CTX: Context = Context {
+    karpenter_version: (1, 14),
+};
 
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
     Pool {
@@ -20,8 +22,10 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         taints: vec![],
         disruption: None,
         dra: false,
-        node_class: (capacity == Capacity::Karpenter)
-            .then(|| NodeClass { role: Some("KarpenterNodeRole".into()), ..NodeClass::default() }),
+        node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
+            role: Some("KarpenterNodeRole".into()),
+            ..NodeClass::default()
+        }),
     }
 }
 
@@ -30,7 +34,11 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
-        gpu_operator: operator.then(|| GpuOperator { mig_strategy: "mixed".into(), dcgm_exporter: true, service_monitor: false }),
+        gpu_operator: operator.then(|| GpuOperator {
+            mig_strategy: "mixed".into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
         pools,
     }
 }
@@ -47,7 +55,10 @@ fn with_label(mut p: Pool, k: &str, v: &str) -> Pool {
 #[test]
 fn a_good_strategy_is_clean() {
     let s = strategy(
-        vec![pool("inference", Capacity::Karpenter, &["p5.48xlarge", "g6e.12xlarge"]), pool("auto", Capacity::AutoMode, &["p5.48xlarge"])],
+        vec![
+            pool("inference", Capacity::Karpenter, &["p5.48xlarge", "g6e.12xlarge"]),
+            pool("auto", Capacity::AutoMode, &["p5.48xlarge"]),
+        ],
         true,
     );
     assert_eq!(codes(&s), Vec::<&str>::new());
@@ -55,53 +66,111 @@ fn a_good_strategy_is_clean() {
 
 #[test]
 fn eksgpu001_mig_on_auto_mode() {
-    let s = strategy(vec![with_label(pool("a", Capacity::AutoMode, &["p5.48xlarge"]), MIG_CONFIG, "all-1g.10gb")], false);
+    let s = strategy(
+        vec![with_label(
+            pool("a", Capacity::AutoMode, &["p5.48xlarge"]),
+            MIG_CONFIG,
+            "all-1g.10gb",
+        )],
+        false,
+    );
     assert_eq!(codes(&s), ["EKSGPU001"]);
     let v = &check_node_strategy(&s, &CTX)[0];
-    assert_eq!(v.path, vec![Step::Attr("pool"), Step::Index(0), Step::Attr("labels"), Step::Key(MIG_CONFIG.into())]);
-    let s = strategy(vec![with_label(pool("k", Capacity::Karpenter, &["p5.48xlarge"]), MIG_CONFIG, "all-1g.10gb")], false);
+    assert_eq!(
+        v.path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("labels"),
+            Step::Key(MIG_CONFIG.into())
+        ]
+    );
+    let s = strategy(
+        vec![with_label(
+            pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+            MIG_CONFIG,
+            "all-1g.10gb",
+        )],
+        false,
+    );
     assert_eq!(codes(&s), Vec::<&str>::new());
 }
 
 #[test]
 fn eksgpu002_and_003_mig_layouts_against_the_gpu() {
-    let s = strategy(vec![with_label(pool("k", Capacity::Karpenter, &["g5.2xlarge"]), MIG_CONFIG, "all-1g.10gb")], false);
+    let s = strategy(
+        vec![with_label(
+            pool("k", Capacity::Karpenter, &["g5.2xlarge"]),
+            MIG_CONFIG,
+            "all-1g.10gb",
+        )],
+        false,
+    );
     assert_eq!(codes(&s), ["EKSGPU002"]);
-    let s = strategy(vec![with_label(pool("k", Capacity::Karpenter, &["p5en.48xlarge"]), MIG_CONFIG, "all-1g.10gb")], false);
+    let s = strategy(
+        vec![with_label(
+            pool("k", Capacity::Karpenter, &["p5en.48xlarge"]),
+            MIG_CONFIG,
+            "all-1g.10gb",
+        )],
+        false,
+    );
     assert_eq!(codes(&s), ["EKSGPU003"]);
-    let s = strategy(vec![with_label(pool("k", Capacity::Karpenter, &["p5en.48xlarge"]), MIG_CONFIG, "all-1g.18gb.me")], false);
+    let s = strategy(
+        vec![with_label(
+            pool("k", Capacity::Karpenter, &["p5en.48xlarge"]),
+            MIG_CONFIG,
+            "all-1g.18gb.me",
+        )],
+        false,
+    );
     assert_eq!(codes(&s), Vec::<&str>::new());
 }
 
 #[test]
 fn eksgpu005_disruption() {
     let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
-    p.disruption = Some(Disruption { consolidation_policy: Some("WhenUnderutilized".into()), consolidate_after: Some("5m".into()) });
+    p.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenUnderutilized".into()),
+        consolidate_after: Some("5m".into()),
+    });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU005"]);
-    p.disruption = Some(Disruption { consolidation_policy: Some("Balanced".into()), consolidate_after: Some("1h30m".into()) });
+    p.disruption = Some(Disruption {
+        consolidation_policy: Some("Balanced".into()),
+        consolidate_after: Some("1h30m".into()),
+    });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
-    let old = Context { karpenter_version: (1, 9) };
+    let old = Context {
+        karpenter_version: (1, 9),
+    };
     assert_eq!(check_node_strategy(&strategy(vec![p.clone()], false), &old).len(), 1);
-    p.disruption = Some(Disruption { consolidation_policy: None, consolidate_after: Some("5 minutes".into()) });
+    p.disruption = Some(Disruption {
+        consolidation_policy: None,
+        consolidate_after: Some("5 minutes".into()),
+    });
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU005"]);
 }
 
 #[test]
 fn eksgpu006_and_103_node_class_on_auto_mode() {
     let mut p = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
-    p.node_class = Some(NodeClass { kubelet: Some(Kubelet { max_pods: Some(110), ..Kubelet::default() }), ami_alias: Some("al2023@latest".into()), ..NodeClass::default() });
+    p.node_class = Some(NodeClass {
+        kubelet: Some(Kubelet {
+            max_pods: Some(110),
+            ..Kubelet::default()
+        }),
+        ami_alias: Some("al2023@latest".into()),
+        ..NodeClass::default()
+    });
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU006", "EKSGPU103"]);
     let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
     if let Some(nc) = &mut p.node_class {
-        nc.kubelet = Some(Kubelet { max_pods: Some(110), ..Kubelet::default() });
+        nc.kubelet = Some(Kubelet {
+            max_pods: Some(110),
+            ..Kubelet::default()
+        });
     }
     assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
-}
-
-#[test]
-fn eksgpu008_auto_mode_with_node_groups() {
-    let s = strategy(vec![pool("a", Capacity::AutoMode, &["g6e.xlarge"]), pool("m", Capacity::ManagedNodeGroup, &["g6e.xlarge"])], false);
-    assert_eq!(codes(&s), ["EKSGPU008"]);
 }
 
 #[test]
@@ -110,12 +179,22 @@ fn eksgpu009_observed_auto_mode_failures_warn() {
     let v = check_node_strategy(&s, &CTX);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU009"]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
-    assert_eq!(codes(&strategy(vec![pool("k", Capacity::Karpenter, &["p5en.48xlarge"])], false)), Vec::<&str>::new());
+    assert_eq!(
+        codes(&strategy(
+            vec![pool("k", Capacity::Karpenter, &["p5en.48xlarge"])],
+            false
+        )),
+        Vec::<&str>::new()
+    );
 }
 
 #[test]
 fn eksgpu010_operator_device_plugin_on_auto_mode() {
-    let p = with_label(pool("a", Capacity::AutoMode, &["g6e.xlarge"]), DEPLOY_DEVICE_PLUGIN, "true");
+    let p = with_label(
+        pool("a", Capacity::AutoMode, &["g6e.xlarge"]),
+        DEPLOY_DEVICE_PLUGIN,
+        "true",
+    );
     assert_eq!(codes(&strategy(vec![p.clone()], true)), ["EKSGPU010"]);
     // Without the operator the label is inert.
     assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
@@ -123,11 +202,23 @@ fn eksgpu010_operator_device_plugin_on_auto_mode() {
 
 #[test]
 fn eksgpu011_and_102_device_plugin_sharing() {
-    let k = with_label(pool("k", Capacity::Karpenter, &["g5.2xlarge"]), DEVICE_PLUGIN_CONFIG, "ts-2");
+    let k = with_label(
+        pool("k", Capacity::Karpenter, &["g5.2xlarge"]),
+        DEVICE_PLUGIN_CONFIG,
+        "ts-2",
+    );
     assert_eq!(codes(&strategy(vec![k], false)), ["EKSGPU011"]);
-    let a = with_label(pool("a", Capacity::AutoMode, &["g5.2xlarge"]), DEVICE_PLUGIN_CONFIG, "ts-2");
+    let a = with_label(
+        pool("a", Capacity::AutoMode, &["g5.2xlarge"]),
+        DEVICE_PLUGIN_CONFIG,
+        "ts-2",
+    );
     assert_eq!(codes(&strategy(vec![a], false)), ["EKSGPU102"]);
-    let m = with_label(pool("m", Capacity::ManagedNodeGroup, &["g5.2xlarge"]), DEVICE_PLUGIN_CONFIG, "ts-2");
+    let m = with_label(
+        pool("m", Capacity::ManagedNodeGroup, &["g5.2xlarge"]),
+        DEVICE_PLUGIN_CONFIG,
+        "ts-2",
+    );
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }
 
@@ -136,13 +227,24 @@ fn eksgpu014_gpu_pool_without_taint() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.gpu_taint = false;
     assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU014"]);
-    p.taints = vec![Taint { key: "workload".into(), value: Some("training".into()), effect: "NoSchedule".into() }];
+    p.taints = vec![Taint {
+        key: "workload".into(),
+        value: Some("training".into()),
+        effect: "NoSchedule".into(),
+    }];
     assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
 }
 
 #[test]
 fn eksgpu015_single_strategy_with_balanced_layout() {
-    let mut s = strategy(vec![with_label(pool("k", Capacity::Karpenter, &["p5.48xlarge"]), MIG_CONFIG, "all-balanced")], true);
+    let mut s = strategy(
+        vec![with_label(
+            pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+            MIG_CONFIG,
+            "all-balanced",
+        )],
+        true,
+    );
     assert_eq!(codes(&s), Vec::<&str>::new());
     if let Some(g) = &mut s.gpu_operator {
         g.mig_strategy = "single".into();
@@ -152,15 +254,34 @@ fn eksgpu015_single_strategy_with_balanced_layout() {
 
 #[test]
 fn eksgpu016_101_instance_types() {
-    let s = strategy(vec![pool("k", Capacity::Karpenter, &["m5.large", "trn1.2xlarge", "g6f.xlarge"])], false);
+    let s = strategy(
+        vec![pool(
+            "k",
+            Capacity::Karpenter,
+            &["m5.large", "trn1.2xlarge", "g6f.xlarge"],
+        )],
+        false,
+    );
     assert_eq!(codes(&s), ["EKSGPU016", "EKSGPU016", "EKSGPU101"]);
     let v = check_node_strategy(&s, &CTX);
-    assert_eq!(v[0].path, vec![Step::Attr("pool"), Step::Index(0), Step::Attr("instance_types"), Step::Index(0)]);
+    assert_eq!(
+        v[0].path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("instance_types"),
+            Step::Index(0)
+        ]
+    );
 }
 
 #[test]
 fn eksgpu017_two_device_managers() {
-    let mut p = with_label(pool("k", Capacity::Karpenter, &["p5.48xlarge"]), DEPLOY_DEVICE_PLUGIN, "true");
+    let mut p = with_label(
+        pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+        DEPLOY_DEVICE_PLUGIN,
+        "true",
+    );
     p.dra = true;
     assert_eq!(codes(&strategy(vec![p], true)), ["EKSGPU017"]);
     let hami = with_label(pool("h", Capacity::Karpenter, &["g5.2xlarge"]), "gpu", "on");
@@ -177,11 +298,22 @@ fn eksgpu104_105_106_basics() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.node_class = None;
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU104"]);
-    let s = strategy(vec![pool("dup", Capacity::Karpenter, &["g5.2xlarge"]), pool("dup", Capacity::Karpenter, &["g5.2xlarge"]), pool("Bad_Name", Capacity::Karpenter, &["g5.2xlarge"])], false);
+    let s = strategy(
+        vec![
+            pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
+            pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
+            pool("Bad_Name", Capacity::Karpenter, &["g5.2xlarge"]),
+        ],
+        false,
+    );
     assert_eq!(codes(&s), ["EKSGPU105", "EKSGPU105"]);
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.capacity_types = vec!["SPOT".into()];
-    p.taints = vec![Taint { key: "a".into(), value: None, effect: "NO_SCHEDULE".into() }];
+    p.taints = vec![Taint {
+        key: "a".into(),
+        value: None,
+        effect: "NO_SCHEDULE".into(),
+    }];
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU106", "EKSGPU106"]);
 }
 

@@ -11,11 +11,18 @@ fn string(v: &Value) -> Option<String> {
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.elements().iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()
+    v.elements()
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn string_map(v: &Value) -> BTreeMap<String, String> {
-    v.entries().into_iter().flatten().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned()))).collect()
+    v.entries()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+        .collect()
 }
 
 fn int(v: &Value) -> Option<i64> {
@@ -67,8 +74,10 @@ pub(crate) fn pool(v: &Value) -> Option<Pool> {
                 throughput: int(r.get("throughput")),
                 encrypted: r.get("encrypted").as_bool(),
             }),
-            kubelet: block(nc.get("kubelet"))
-                .map(|k| Kubelet { max_pods: int(k.get("max_pods")), eviction_hard: string_map(k.get("eviction_hard")) }),
+            kubelet: block(nc.get("kubelet")).map(|k| Kubelet {
+                max_pods: int(k.get("max_pods")),
+                eviction_hard: string_map(k.get("eviction_hard")),
+            }),
             tags: string_map(nc.get("tags")),
         }),
     })
@@ -94,10 +103,18 @@ pub(crate) fn pool_value(pool: &Pool, prior: Option<&Value>) -> Value {
     };
     let same = |f: &dyn Fn(&Pool) -> bool| prior_model.as_ref().is_some_and(f);
     let list = |xs: &[String]| {
-        if xs.is_empty() { Value::Null } else { Value::List(xs.iter().map(|s| Value::from(s.as_str())).collect()) }
+        if xs.is_empty() {
+            Value::Null
+        } else {
+            Value::List(xs.iter().map(|s| Value::from(s.as_str())).collect())
+        }
     };
     let map = |m: &BTreeMap<String, String>| {
-        if m.is_empty() { Value::Null } else { Value::Map(m.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect()) }
+        if m.is_empty() {
+            Value::Null
+        } else {
+            Value::Map(m.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect())
+        }
     };
     let mut set = |k: &str, v: Value| {
         out.insert(k.to_owned(), v);
@@ -105,7 +122,10 @@ pub(crate) fn pool_value(pool: &Pool, prior: Option<&Value>) -> Value {
     set("name", pool.name.as_str().into());
     set("capacity", pool.capacity.as_str().into());
     if !same(&|p| p.instance_types == pool.instance_types) {
-        set("instance_types", Value::List(pool.instance_types.iter().map(|s| Value::from(s.as_str())).collect()));
+        set(
+            "instance_types",
+            Value::List(pool.instance_types.iter().map(|s| Value::from(s.as_str())).collect()),
+        );
     }
     if !same(&|p| p.capacity_types == pool.capacity_types) {
         set("capacity_types", list(&pool.capacity_types));
@@ -139,8 +159,14 @@ pub(crate) fn pool_value(pool: &Pool, prior: Option<&Value>) -> Value {
     if !same(&|p| p.disruption == pool.disruption) {
         let d = pool.disruption.as_ref().map_or(Value::Null, |d| {
             Value::object([
-                ("consolidation_policy", d.consolidation_policy.as_deref().map_or(Value::Null, Value::from)),
-                ("consolidate_after", d.consolidate_after.as_deref().map_or(Value::Null, Value::from)),
+                (
+                    "consolidation_policy",
+                    d.consolidation_policy.as_deref().map_or(Value::Null, Value::from),
+                ),
+                (
+                    "consolidate_after",
+                    d.consolidate_after.as_deref().map_or(Value::Null, Value::from),
+                ),
             ])
         });
         set("disruption", d);

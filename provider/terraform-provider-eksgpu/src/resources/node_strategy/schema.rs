@@ -6,7 +6,12 @@ use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Type, Value};
 
 fn tolerations_type() -> Type {
-    Type::list(Type::object([("key", Type::String), ("operator", Type::String), ("value", Type::String), ("effect", Type::String)]))
+    Type::list(Type::object([
+        ("key", Type::String),
+        ("operator", Type::String),
+        ("value", Type::String),
+        ("effect", Type::String),
+    ]))
 }
 
 fn node_class_block() -> Block {
@@ -200,8 +205,14 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         );
     }
     if let Some(v) = config.get("kubernetes_version").as_str()
-        && !v.split_once('.').is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+        && !v
+            .split_once('.')
+            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
     {
-        diags.error_at(AttributePath::attr("kubernetes_version"), "Invalid Kubernetes version", format!("{v:?} is not MAJOR.MINOR, e.g. \"1.33\"."));
+        diags.error_at(
+            AttributePath::attr("kubernetes_version"),
+            "Invalid Kubernetes version",
+            format!("{v:?} is not MAJOR.MINOR, e.g. \"1.33\"."),
+        );
     }
 }

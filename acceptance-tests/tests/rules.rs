@@ -1,0 +1,198 @@
+//! Every rule the node strategy checks makes `terraform plan` fail (errors) or
+//! warn (warnings) with its code, pointing at the attribute. Plans are offline.
+
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+
+/// (code, is_error, pool body)
+const CASES: &[(&str, bool, &str)] = &[
+    (
+        "EKSGPU001",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["p5.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-1g.10gb" }"#,
+    ),
+    (
+        "EKSGPU002",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU003",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5en.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU005",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    disruption {
+      consolidation_policy = "WhenUnderutilized"
+      consolidate_after    = "5m"
+    }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU006",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      kubelet { max_pods = 110 }
+    }"#,
+    ),
+    (
+        "EKSGPU009",
+        false,
+        r#"capacity = "auto_mode"
+    instance_types = ["p5en.48xlarge"]"#,
+    ),
+    (
+        "EKSGPU010",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    labels = { "nvidia.com/gpu.deploy.device-plugin" = "true" }"#,
+    ),
+    (
+        "EKSGPU011",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    labels = { "nvidia.com/device-plugin.config" = "ts-2" }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU014",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    gpu_taint = false
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU015",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-balanced" }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU016",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["m5.large"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU017",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    labels = { "gpu" = "on" }
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU101",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["g6f.xlarge"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU102",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g5.2xlarge"]
+    labels = { "nvidia.com/device-plugin.config" = "ts-2" }"#,
+    ),
+    (
+        "EKSGPU103",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class { ami_alias = "al2023@latest" }"#,
+    ),
+    (
+        "EKSGPU104",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]"#,
+    ),
+    (
+        "EKSGPU105",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class { role = "r" }
+  }
+  pool {
+    name = "p"
+    capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU106",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    capacity_types = ["SPOT"]
+    node_class { role = "r" }"#,
+    ),
+];
+
+fn config(body: &str, mig_strategy: &str) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "rules"
+  gpu_operator {{
+    mig_strategy = "{mig_strategy}"
+  }}
+  pool {{
+    name = "p"
+    {body}
+  }}
+}}
+"#
+    )
+}
+
+#[test]
+fn every_node_strategy_rule_fails_or_warns_a_plan_with_its_code() {
+    for tf in terraform_versions() {
+        for (code, is_error, body) in CASES {
+            let mig = if *code == "EKSGPU015" { "single" } else { "mixed" };
+            let w = Workdir::new(&tf, &config(body, mig));
+            w.init();
+            let (exit, r) = w.plan_code(&[]);
+            let out = r.combined();
+            assert!(out.contains(code), "{} {code}: code missing:\n{out}", tf.label);
+            let expected = if *is_error { 1 } else { 2 };
+            assert_eq!(exit, expected, "{} {code}: exit {exit}:\n{out}", tf.label);
+            // The diagnostic quotes the configuration line it is about.
+            assert!(
+                out.contains(&format!("{}: ", if *is_error { "Error" } else { "Warning" })),
+                "{out}"
+            );
+        }
+    }
+}
