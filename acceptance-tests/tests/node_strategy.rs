@@ -183,8 +183,15 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
         );
         let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_node_strategy");
         w.env("AWS_ENDPOINT_URL", &moto.url());
+        let log = w.path().join("trace.log");
+        w.env("TF_LOG", "TRACE");
+        w.env("TF_LOG_PATH", log.to_str().unwrap_or_default());
         w.init();
         w.apply();
+        // Tokens are secrets: never in a log line, even at TRACE.
+        let trace = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(trace.contains("described cluster"), "the provider's own logs reach the TF log");
+        assert!(!trace.contains("k8s-aws-v1."), "{}: an EKS token leaked into the log", tf.label);
         let describes = |m: &Moto| {
             m.requests()
                 .iter()
