@@ -185,6 +185,13 @@ impl KubeTarget {
         serde_json::from_str(&http(&e.control_url, "GET", "/requests", "")).unwrap_or_default()
     }
 
+    /// Injects a fault in the emulator: `{"method", "path" (regex), "status", "count", "latency_ms"}`.
+    pub fn fault(&self, fault: &Value) {
+        if let Some(e) = &self.emulator {
+            http(&e.control_url, "POST", "/faults", &fault.to_string());
+        }
+    }
+
     pub fn clear_requests(&self) {
         if let Some(e) = &self.emulator {
             http(&e.control_url, "DELETE", "/requests", "");

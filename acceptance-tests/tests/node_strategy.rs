@@ -190,8 +190,15 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
         w.apply();
         // Tokens are secrets: never in a log line, even at TRACE.
         let trace = std::fs::read_to_string(&log).unwrap_or_default();
-        assert!(trace.contains("described cluster"), "the provider's own logs reach the TF log");
-        assert!(!trace.contains("k8s-aws-v1."), "{}: an EKS token leaked into the log", tf.label);
+        assert!(
+            trace.contains("described cluster"),
+            "the provider's own logs reach the TF log"
+        );
+        assert!(
+            !trace.contains("k8s-aws-v1."),
+            "{}: an EKS token leaked into the log",
+            tf.label
+        );
         let describes = |m: &Moto| {
             m.requests()
                 .iter()
@@ -316,5 +323,30 @@ fn a_missing_crd_names_what_to_install() {
             "{err}"
         );
         assert!(!err.contains("panic"));
+    }
+}
+
+#[test]
+fn a_failure_between_pools_keeps_the_applied_pool_in_state() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        if !kube.is_emulator() {
+            return;
+        }
+        let w = Workdir::new(&tf, &config(&kube, 32, false));
+        w.init();
+        // The second pool's NodePool fails once with a server error.
+        kube.fault(&json!({"method": "PATCH", "path": "/nodepools/auto$", "status": 500, "count": 1}));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(r.code, 1, "{}", r.combined());
+        assert!(r.combined().contains("applying NodePool auto"), "{}", r.combined());
+        let state: Value = serde_json::from_str(&w.ok(&["show", "-json"]).stdout).unwrap();
+        let pools = &state["values"]["root_module"]["resources"][0]["values"]["pool"];
+        assert_eq!(pools.as_array().map(Vec::len), Some(1), "{}: {state}", tf.label);
+        assert_eq!(pools[0]["name"], "inference");
+        // The next apply continues where this one stopped.
+        w.apply();
+        w.assert_empty_plan();
+        assert!(kube.get(NODE_POOL, "auto").is_some());
     }
 }
