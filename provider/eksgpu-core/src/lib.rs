@@ -11,3 +11,4 @@ pub mod readback;
 pub mod render;
 pub mod rules;
 pub mod yaml;
+pub mod sharing;

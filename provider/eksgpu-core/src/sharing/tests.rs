@@ -1,0 +1,162 @@
+//! Sharing pools: outputs per strategy and one test per rule that fires and does not.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::rules::Step;
+
+fn pool(strategy: Strategy) -> SharingPool {
+    SharingPool {
+        cluster_name: "gpu".into(),
+        name: "small-models".into(),
+        instance_type: Some("g5.2xlarge".into()),
+        gpu_model: None,
+        capacity: None,
+        strategy,
+        config_namespace: DEFAULT_CONFIG_NAMESPACE.into(),
+        config_map: DEFAULT_CONFIG_MAP.into(),
+        time_slicing: None,
+        mps: None,
+        mig: None,
+        dra: None,
+        hami: None,
+        workloads: vec![],
+    }
+}
+
+fn slicing(replicas: i64) -> Option<Slicing> {
+    Some(Slicing { replicas, rename_by_default: false, fail_requests_greater_than_one: false })
+}
+
+fn codes(p: &SharingPool) -> Vec<&'static str> {
+    check_sharing_pool(p).into_iter().map(|v| v.code).collect()
+}
+
+fn vllm(share: f64) -> Workload {
+    // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as seed 003 measured.
+    #[allow(clippy::cast_possible_truncation)]
+    Workload { name: format!("vllm-{share}"), memory_mib: (22888.0 * share) as i64, namespace: None }
+}
+
+#[test]
+fn time_slicing_on_g5_matches_the_seed() {
+    let mut p = pool(Strategy::TimeSlicing);
+    p.time_slicing = slicing(2);
+    assert_eq!(node_labels(&p), BTreeMap::from([("nvidia.com/device-plugin.config".into(), "small-models".into())]));
+    assert_eq!(resource_requests(&p), BTreeMap::from([("nvidia.com/gpu".into(), "1".into())]));
+    let cfg = device_plugin_config(&p).unwrap();
+    assert_eq!(cfg["sharing"]["timeSlicing"]["resources"][0]["replicas"], 2);
+    let m = manifests(&p);
+    assert_eq!(m.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), [RECORD_CONFIG_MAP, DEFAULT_CONFIG_MAP]);
+    assert!(m[1].body["data"]["small-models"].as_str().unwrap().contains("replicas: 2"));
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu012_two_vllm_at_090_of_an_a10g_fail_and_at_040_pass() {
+    let mut p = pool(Strategy::TimeSlicing);
+    p.time_slicing = slicing(2);
+    p.workloads = vec![vllm(0.90), vllm(0.90)];
+    assert_eq!(codes(&p), ["EKSGPU012"]);
+    p.workloads = vec![vllm(0.40), vllm(0.40)];
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}
+
+#[test]
+fn hami_matches_the_seed() {
+    let mut p = pool(Strategy::Hami);
+    p.hami = Some(Hami { split_count: 10, memory_mib: Some(6144), cores_percent: Some(50), memory_scaling: 1.0, core_policy: "default".into() });
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/gpu".into(), "1".into()), ("nvidia.com/gpumem".into(), "6144".into()), ("nvidia.com/gpucores".into(), "50".into())])
+    );
+    assert_eq!(node_labels(&p)["gpu"], "on");
+    assert_eq!(hami_values(&p).unwrap()["devicePlugin"]["deviceSplitCount"], 10);
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    p.workloads = vec![Workload { name: "big".into(), memory_mib: 7168, namespace: None }];
+    assert_eq!(codes(&p), ["EKSGPU012"]);
+}
+
+#[test]
+fn dra_time_slicing_claim() {
+    let mut p = pool(Strategy::Dra);
+    p.dra = Some(Dra { namespace: "inference".into(), claim_name: "shared-gpu".into(), device_class: "gpu.nvidia.com".into(), count: 1, sharing: "time_slicing".into() });
+    let claim = manifests(&p).into_iter().find(|m| m.kind.kind == "ResourceClaim").unwrap();
+    assert_eq!(claim.body["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["strategy"], "TimeSlicing");
+    assert_eq!(claim.namespace.as_deref(), Some("inference"));
+    assert!(resource_requests(&p).is_empty());
+    p.workloads = vec![Workload { name: "a".into(), memory_mib: 1000, namespace: Some("other".into()) }];
+    assert_eq!(codes(&p), ["EKSGPU110"]);
+    p.workloads[0].namespace = Some("inference".into());
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}
+
+#[test]
+fn mig_layouts_against_the_gpu() {
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.mig = Some(Mig { strategy: "mixed".into(), profiles: BTreeMap::from([("1g.18gb".into(), 7)]), config: None });
+    assert_eq!(p.mig_config_name().as_deref(), Some("all-1g.18gb"));
+    assert_eq!(resource_requests(&p), BTreeMap::from([("nvidia.com/mig-1g.18gb".into(), "1".into())]));
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    // EKSGPU003: a profile of another GPU, and a layout over the slices.
+    p.mig.as_mut().unwrap().profiles = BTreeMap::from([("1g.10gb".into(), 7)]);
+    assert!(codes(&p).contains(&"EKSGPU003"));
+    p.mig.as_mut().unwrap().profiles = BTreeMap::from([("3g.71gb".into(), 2), ("2g.35gb".into(), 1)]);
+    let c = codes(&p);
+    assert!(c.contains(&"EKSGPU003") && c.contains(&"EKSGPU109"), "{c:?}");
+    // The balanced layout has a name.
+    p.mig.as_mut().unwrap().profiles = BTreeMap::from([("1g.18gb".into(), 2), ("2g.35gb".into(), 1), ("3g.71gb".into(), 1)]);
+    assert_eq!(p.mig_config_name().as_deref(), Some("all-balanced"));
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    // EKSGPU015: single with a mixed layout.
+    p.mig.as_mut().unwrap().strategy = "single".into();
+    assert_eq!(codes(&p), ["EKSGPU015"]);
+    // EKSGPU109: one profile, not filling the GPU.
+    p.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::from([("1g.18gb".into(), 3)]), config: None });
+    assert_eq!(codes(&p), ["EKSGPU109"]);
+}
+
+#[test]
+fn eksgpu002_mig_on_an_a10g() {
+    let mut p = pool(Strategy::Mig);
+    p.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::new(), config: Some("all-1g.10gb".into()) });
+    assert_eq!(codes(&p), ["EKSGPU002"]);
+}
+
+#[test]
+fn capacity_kind_rules() {
+    let mut p = pool(Strategy::TimeSlicing);
+    p.time_slicing = slicing(2);
+    p.capacity = Some(Capacity::Karpenter);
+    assert_eq!(codes(&p), ["EKSGPU011"]);
+    p.capacity = Some(Capacity::AutoMode);
+    assert_eq!(codes(&p), ["EKSGPU102"]);
+    p.capacity = Some(Capacity::ManagedNodeGroup);
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    let mut m = pool(Strategy::Mig);
+    m.instance_type = Some("p5.48xlarge".into());
+    m.capacity = Some(Capacity::AutoMode);
+    m.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::new(), config: Some("all-1g.10gb".into()) });
+    assert_eq!(codes(&m), ["EKSGPU001"]);
+    let mut h = pool(Strategy::Hami);
+    h.capacity = Some(Capacity::AutoMode);
+    h.hami = Some(Hami { split_count: 10, memory_mib: None, cores_percent: None, memory_scaling: 1.0, core_policy: "default".into() });
+    assert_eq!(codes(&h), ["EKSGPU017"]);
+}
+
+#[test]
+fn settings_blocks_and_ranges() {
+    let mut p = pool(Strategy::TimeSlicing);
+    assert_eq!(codes(&p), ["EKSGPU108"]);
+    p.time_slicing = slicing(1);
+    p.mps = slicing(2);
+    let v = check_sharing_pool(&p);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108", "EKSGPU108"]);
+    assert_eq!(v[1].path, vec![Step::Attr("time_slicing"), Step::Attr("replicas")]);
+    let mut q = pool(Strategy::Exclusive);
+    q.instance_type = None;
+    assert_eq!(codes(&q), ["EKSGPU107"]);
+    q.instance_type = Some("m5.large".into());
+    assert_eq!(codes(&q), ["EKSGPU016"]);
+}
