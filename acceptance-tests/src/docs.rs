@@ -154,9 +154,10 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
         if heading == "Optional" {
             for (name, b) in &blocks {
                 let anchor = format!("{prefix}nestedblock--{name}");
-                let limit = match b["max_items"].as_i64() {
-                    Some(1) => "Block, Max: 1".to_owned(),
-                    _ => format!("Block {}", b["nesting_mode"].as_str().unwrap_or("list")),
+                let limit = match b["nesting_mode"].as_str() {
+                    Some("single") => "Block".to_owned(),
+                    Some(mode) => format!("Block {}", capitalise(mode)),
+                    None => "Block".to_owned(),
                 };
                 let desc = b["block"]["description"].as_str().unwrap_or_default();
                 lines.push(format!(

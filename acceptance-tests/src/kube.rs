@@ -26,6 +26,18 @@ pub const NODE_POOL: TestKind = TestKind {
     kind: "NodePool",
     plural: "nodepools",
 };
+pub const CONFIG_MAP: TestKind = TestKind {
+    group: "",
+    version: "v1",
+    kind: "ConfigMap",
+    plural: "configmaps",
+};
+pub const RESOURCE_CLAIM: TestKind = TestKind {
+    group: "resource.k8s.io",
+    version: "v1",
+    kind: "ResourceClaim",
+    plural: "resourceclaims",
+};
 pub const EC2_NODE_CLASS: TestKind = TestKind {
     group: "karpenter.k8s.aws",
     version: "v1",
@@ -148,7 +160,11 @@ impl KubeTarget {
         let r = ApiResource {
             group: k.group.into(),
             version: k.version.into(),
-            api_version: format!("{}/{}", k.group, k.version),
+            api_version: if k.group.is_empty() {
+                k.version.into()
+            } else {
+                format!("{}/{}", k.group, k.version)
+            },
             kind: k.kind.into(),
             plural: k.plural.into(),
         };
@@ -159,7 +175,11 @@ impl KubeTarget {
     }
 
     pub fn get(&self, k: TestKind, name: &str) -> Option<Value> {
-        let api = self.api(k, None);
+        self.get_in(k, None, name)
+    }
+
+    pub fn get_in(&self, k: TestKind, ns: Option<&str>, name: &str) -> Option<Value> {
+        let api = self.api(k, ns);
         self.runtime
             .block_on(async { api.get_opt(name).await.unwrap_or_else(|e| panic!("get {name}: {e}")) })
             .map(|o| serde_json::to_value(o).unwrap_or_default())
@@ -167,7 +187,11 @@ impl KubeTarget {
 
     /// An out-of-band edit by another field manager (a merge patch, as `kubectl edit` makes).
     pub fn edit(&self, k: TestKind, name: &str, patch: Value, manager: &str) {
-        let api = self.api(k, None);
+        self.edit_in(k, None, name, patch, manager);
+    }
+
+    pub fn edit_in(&self, k: TestKind, ns: Option<&str>, name: &str, patch: Value, manager: &str) {
+        let api = self.api(k, ns);
         let params = PatchParams {
             field_manager: Some(manager.to_owned()),
             ..Default::default()

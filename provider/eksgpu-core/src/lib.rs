@@ -10,5 +10,5 @@ pub mod model;
 pub mod readback;
 pub mod render;
 pub mod rules;
-pub mod yaml;
 pub mod sharing;
+pub mod yaml;

@@ -2,15 +2,18 @@
 //! time-slicing, MPS, MIG, DRA, HAMi), what their nodes must be labelled, what
 //! a container requests, and the in-cluster objects that configure it.
 
+mod readback;
 mod render;
 mod rules;
 
 use std::collections::BTreeMap;
 
+pub use readback::{from_record, overlay_live};
 pub use render::{
     DEFAULT_CONFIG_MAP, DEFAULT_CONFIG_NAMESPACE, RECORD_CONFIG_MAP, device_plugin_config, hami_values, manifests,
     node_labels, record, resource_requests,
 };
+pub use render::{RESOURCE_CLAIM, SHARING_POOL_LABEL};
 pub use rules::check_sharing_pool;
 
 use crate::catalog::{self, InstanceType};
@@ -27,8 +30,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 6] =
-        [Strategy::Exclusive, Strategy::TimeSlicing, Strategy::Mps, Strategy::Mig, Strategy::Dra, Strategy::Hami];
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Exclusive,
+        Strategy::TimeSlicing,
+        Strategy::Mps,
+        Strategy::Mig,
+        Strategy::Dra,
+        Strategy::Hami,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -116,7 +125,10 @@ impl SharingPool {
     pub fn gpus(&self) -> Vec<&'static InstanceType> {
         match (&self.instance_type, &self.gpu_model) {
             (Some(t), _) => catalog::instance_type(t).into_iter().collect(),
-            (None, Some(m)) => catalog::instance_types().iter().filter(|t| t.gpu_model.eq_ignore_ascii_case(m)).collect(),
+            (None, Some(m)) => catalog::instance_types()
+                .iter()
+                .filter(|t| t.gpu_model.eq_ignore_ascii_case(m))
+                .collect(),
             (None, None) => Vec::new(),
         }
     }
@@ -135,7 +147,9 @@ impl SharingPool {
         }
         let balanced = self.gpus().first().and_then(|t| t.mig).is_some_and(|m| {
             m.balanced.len() == mig.profiles.len()
-                && m.balanced.iter().all(|(p, n)| mig.profiles.get(*p) == Some(&i64::from(*n)))
+                && m.balanced
+                    .iter()
+                    .all(|(p, n)| mig.profiles.get(*p) == Some(&i64::from(*n)))
         });
         balanced.then(|| "all-balanced".to_owned())
     }

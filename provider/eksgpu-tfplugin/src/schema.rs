@@ -219,8 +219,10 @@ pub fn internal_validate(block: &Block, path: &str) -> Vec<String> {
         if !seen.insert(b.name.as_str()) {
             problems.push(format!("{at}: name used by an attribute and a block"));
         }
-        if b.nesting == Nesting::Single && (b.min_items > 1 || b.max_items > 1) {
-            problems.push(format!("{at}: single blocks take min/max items of 0 or 1"));
+        if b.nesting == Nesting::Single && (b.min_items != b.max_items || b.min_items > 1) {
+            problems.push(format!(
+                "{at}: MinItems and MaxItems must match (0 or 1) in NestingSingle mode"
+            ));
         }
         if b.max_items != 0 && b.min_items > b.max_items {
             problems.push(format!("{at}: min_items exceeds max_items"));

@@ -99,51 +99,42 @@ pub fn schema() -> Schema {
             "field_manager",
             &format!("Server-side apply field manager for in-cluster objects. Default `\"{DEFAULT_FIELD_MANAGER}\"`."),
         ))
-        .block(
-            NestedBlock::single(
-                "assume_role",
-                Block::new("IAM role to assume (through STS) for every AWS call.")
-                    .attribute(Attribute::required(
-                        "role_arn",
-                        Type::String,
-                        "ARN of the role to assume.",
-                    ))
-                    .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
-                    .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive()),
-            )
-            .max_items(1),
-        )
-        .block(
-            NestedBlock::single(
-                "endpoints",
-                Block::new("Endpoint URL overrides, e.g. for VPC endpoints or local emulators.")
-                    .attribute(s("eks", "EKS endpoint URL."))
-                    .attribute(s("ec2", "EC2 endpoint URL."))
-                    .attribute(s("iam", "IAM endpoint URL."))
-                    .attribute(s("sts", "STS endpoint URL (used to assume `assume_role`).")),
-            )
-            .max_items(1),
-        )
-        .block(
-            NestedBlock::single(
-                "kubernetes",
-                Block::new(
-                    "How to reach the clusters' Kubernetes API. By default the provider finds each cluster \
+        .block(NestedBlock::single(
+            "assume_role",
+            Block::new("IAM role to assume (through STS) for every AWS call.")
+                .attribute(Attribute::required(
+                    "role_arn",
+                    Type::String,
+                    "ARN of the role to assume.",
+                ))
+                .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
+                .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive()),
+        ))
+        .block(NestedBlock::single(
+            "endpoints",
+            Block::new("Endpoint URL overrides, e.g. for VPC endpoints or local emulators.")
+                .attribute(s("eks", "EKS endpoint URL."))
+                .attribute(s("ec2", "EC2 endpoint URL."))
+                .attribute(s("iam", "IAM endpoint URL."))
+                .attribute(s("sts", "STS endpoint URL (used to assume `assume_role`).")),
+        ))
+        .block(NestedBlock::single(
+            "kubernetes",
+            Block::new(
+                "How to reach the clusters' Kubernetes API. By default the provider finds each cluster \
                      itself: endpoint and CA from EKS `DescribeCluster`, and an EKS IAM token as \
                      `aws eks get-token` makes.",
-                )
-                .attribute(s("host", "API server URL (`https://…`)."))
-                .attribute(s("cluster_ca_certificate", "PEM CA bundle of the API server."))
-                .attribute(s("token", "Bearer token.").sensitive())
-                .attribute(Attribute::optional(
-                    "insecure",
-                    Type::Bool,
-                    "Skip TLS verification of the API server. For test clusters only.",
-                ))
-                .attribute(s("config_path", "Path to a kubeconfig file."))
-                .attribute(s("config_context", "Context of the kubeconfig to use.")),
             )
-            .max_items(1),
-        ),
+            .attribute(s("host", "API server URL (`https://…`)."))
+            .attribute(s("cluster_ca_certificate", "PEM CA bundle of the API server."))
+            .attribute(s("token", "Bearer token.").sensitive())
+            .attribute(Attribute::optional(
+                "insecure",
+                Type::Bool,
+                "Skip TLS verification of the API server. For test clusters only.",
+            ))
+            .attribute(s("config_path", "Path to a kubeconfig file."))
+            .attribute(s("config_context", "Context of the kubeconfig to use.")),
+        )),
     )
 }

@@ -1,6 +1,8 @@
 //! Resources, one module each.
 
+mod defaults;
 pub mod node_strategy;
+pub mod sharing_pool;
 
 use std::sync::Arc;
 
@@ -9,5 +11,8 @@ use eksgpu_tfplugin::Resource;
 use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
-    vec![Arc::new(node_strategy::NodeStrategyResource::new(state.clone()))]
+    vec![
+        Arc::new(node_strategy::NodeStrategyResource::new(state.clone())),
+        Arc::new(sharing_pool::SharingPoolResource::new(state.clone())),
+    ]
 }

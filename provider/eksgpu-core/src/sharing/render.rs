@@ -48,18 +48,33 @@ pub fn resource_requests(p: &SharingPool) -> BTreeMap<String, String> {
     match p.strategy {
         Strategy::Exclusive => one("nvidia.com/gpu"),
         Strategy::TimeSlicing | Strategy::Mps => {
-            let renamed = [&p.time_slicing, &p.mps].into_iter().flatten().any(|s| s.rename_by_default);
-            one(if renamed { "nvidia.com/gpu.shared" } else { "nvidia.com/gpu" })
+            let renamed = [&p.time_slicing, &p.mps]
+                .into_iter()
+                .flatten()
+                .any(|s| s.rename_by_default);
+            one(if renamed {
+                "nvidia.com/gpu.shared"
+            } else {
+                "nvidia.com/gpu"
+            })
         }
         Strategy::Mig => {
             let mixed = p.mig.as_ref().is_some_and(|m| m.strategy == "mixed");
             // Under `mixed` each profile is its own resource; the smallest serves a container.
             let smallest = p.mig.as_ref().and_then(|m| {
-                let from_profiles = m.profiles.keys().min_by_key(|k| k.split('g').next().and_then(|n| n.parse::<u32>().ok())).cloned();
+                let from_profiles = m
+                    .profiles
+                    .keys()
+                    .min_by_key(|k| k.split('g').next().and_then(|n| n.parse::<u32>().ok()))
+                    .cloned();
                 from_profiles.or_else(|| {
                     let c = m.config.as_deref()?.strip_prefix("all-")?;
                     let gpu = p.gpus().first().and_then(|t| t.mig)?;
-                    if c == "balanced" { gpu.balanced.first().map(|(n, _)| (*n).to_owned()) } else { Some(c.replacen(".me", "+me", 1)) }
+                    if c == "balanced" {
+                        gpu.balanced.first().map(|(n, _)| (*n).to_owned())
+                    } else {
+                        Some(c.replacen(".me", "+me", 1))
+                    }
                 })
             });
             match (mixed, smallest) {
@@ -122,6 +137,7 @@ pub fn record(p: &SharingPool) -> Value {
     m.insert("instance_type".into(), p.instance_type.clone().into());
     m.insert("gpu_model".into(), p.gpu_model.clone().into());
     m.insert("capacity".into(), p.capacity.map(|c| c.as_str()).into());
+    m.insert("config_map".into(), p.config_map.clone().into());
     if let Some(s) = p.time_slicing.as_ref().or(p.mps.as_ref()) {
         m.insert(
             p.strategy.as_str().into(),
@@ -129,7 +145,10 @@ pub fn record(p: &SharingPool) -> Value {
         );
     }
     if let Some(g) = &p.mig {
-        m.insert("mig".into(), json!({"strategy": g.strategy, "profiles": g.profiles, "config": g.config}));
+        m.insert(
+            "mig".into(),
+            json!({"strategy": g.strategy, "profiles": g.profiles, "config": g.config}),
+        );
     }
     if let Some(d) = &p.dra {
         m.insert("dra".into(), json!({"namespace": d.namespace, "claim_name": d.claim_name, "device_class": d.device_class, "count": d.count, "sharing": d.sharing}));
@@ -140,7 +159,11 @@ pub fn record(p: &SharingPool) -> Value {
             json!({"split_count": h.split_count, "memory_mib": h.memory_mib, "cores_percent": h.cores_percent, "memory_scaling": h.memory_scaling, "core_policy": h.core_policy}),
         );
     }
-    let workloads: Vec<Value> = p.workloads.iter().map(|w| json!({"name": w.name, "memory_mib": w.memory_mib, "namespace": w.namespace})).collect();
+    let workloads: Vec<Value> = p
+        .workloads
+        .iter()
+        .map(|w| json!({"name": w.name, "memory_mib": w.memory_mib, "namespace": w.namespace}))
+        .collect();
     m.insert("workloads".into(), Value::Array(workloads));
     Value::Object(m)
 }

@@ -17,14 +17,34 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     // The GPU the pool is validated against.
     let gpus = p.gpus();
     match (&p.instance_type, &p.gpu_model) {
-        (None, None) => out.push(v("EKSGPU107", attr("instance_type"), "Neither instance_type nor gpu_model is set.".into())),
-        (Some(t), _) if gpus.is_empty() => out.push(v("EKSGPU016", attr("instance_type"), format!("{t:?} is not in the GPU catalog."))),
-        (None, Some(m)) if gpus.is_empty() => out.push(v("EKSGPU016", attr("gpu_model"), format!("{m:?} is not a GPU model in the catalog."))),
+        (None, None) => out.push(v(
+            "EKSGPU107",
+            attr("instance_type"),
+            "Neither instance_type nor gpu_model is set.".into(),
+        )),
+        (Some(t), _) if gpus.is_empty() => out.push(v(
+            "EKSGPU016",
+            attr("instance_type"),
+            format!("{t:?} is not in the GPU catalog."),
+        )),
+        (None, Some(m)) if gpus.is_empty() => out.push(v(
+            "EKSGPU016",
+            attr("gpu_model"),
+            format!("{m:?} is not a GPU model in the catalog."),
+        )),
         _ => {}
     }
     if let Some(t) = gpus.iter().find(|t| !t.is_nvidia_gpu()) {
-        let which = if p.instance_type.is_some() { "instance_type" } else { "gpu_model" };
-        out.push(v("EKSGPU016", attr(which), format!("{} carries {} accelerators, not NVIDIA GPUs.", t.name, t.gpu_model)));
+        let which = if p.instance_type.is_some() {
+            "instance_type"
+        } else {
+            "gpu_model"
+        };
+        out.push(v(
+            "EKSGPU016",
+            attr(which),
+            format!("{} carries {} accelerators, not NVIDIA GPUs.", t.name, t.gpu_model),
+        ));
     }
     let gpu_memory = gpus.iter().filter_map(|t| t.gpu_memory_mib).min().map(i64::from);
 
@@ -38,24 +58,49 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     ];
     for (s, block, present) in blocks {
         if s == p.strategy && !present {
-            out.push(v("EKSGPU108", attr("strategy"), format!("strategy = {:?} needs a {block} block.", p.strategy.as_str())));
+            out.push(v(
+                "EKSGPU108",
+                attr("strategy"),
+                format!("strategy = {:?} needs a {block} block.", p.strategy.as_str()),
+            ));
         }
         if s != p.strategy && present {
-            out.push(v("EKSGPU108", attr(block), format!("A {block} block does nothing with strategy = {:?}.", p.strategy.as_str())));
+            out.push(v(
+                "EKSGPU108",
+                attr(block),
+                format!(
+                    "A {block} block does nothing with strategy = {:?}.",
+                    p.strategy.as_str()
+                ),
+            ));
         }
     }
 
     // Capacity kind of the nodes.
     match (p.capacity, p.strategy) {
-        (Some(Capacity::AutoMode), Strategy::Mig) => out.push(v("EKSGPU001", attr("capacity"), "This sharing pool uses MIG.".into())),
+        (Some(Capacity::AutoMode), Strategy::Mig) => {
+            out.push(v("EKSGPU001", attr("capacity"), "This sharing pool uses MIG.".into()))
+        }
         (Some(Capacity::AutoMode), Strategy::TimeSlicing | Strategy::Mps) => {
-            out.push(v("EKSGPU102", attr("capacity"), "This sharing pool configures the device plugin.".into()));
+            out.push(v(
+                "EKSGPU102",
+                attr("capacity"),
+                "This sharing pool configures the device plugin.".into(),
+            ));
         }
         (Some(Capacity::AutoMode), Strategy::Hami) => {
-            out.push(v("EKSGPU017", attr("capacity"), "HAMi cannot replace Auto Mode's built-in device plugin.".into()));
+            out.push(v(
+                "EKSGPU017",
+                attr("capacity"),
+                "HAMi cannot replace Auto Mode's built-in device plugin.".into(),
+            ));
         }
         (Some(Capacity::Karpenter), Strategy::TimeSlicing | Strategy::Mps) => {
-            out.push(v("EKSGPU011", attr("capacity"), "This sharing pool configures device-plugin sharing.".into()));
+            out.push(v(
+                "EKSGPU011",
+                attr("capacity"),
+                "This sharing pool configures device-plugin sharing.".into(),
+            ));
         }
         _ => {}
     }
@@ -64,7 +109,11 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
         if let Some(s) = s
             && s.replicas < 2
         {
-            out.push(v("EKSGPU108", vec![Step::Attr(block), Step::Attr("replicas")], format!("replicas is {}; sharing needs at least 2.", s.replicas)));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr(block), Step::Attr("replicas")],
+                format!("replicas is {}; sharing needs at least 2.", s.replicas),
+            ));
         }
     }
 
@@ -75,35 +124,66 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     let workload_path = |i: usize, a: &'static str| vec![Step::Attr("workload"), Step::Index(i), Step::Attr(a)];
     if let Some(d) = &p.dra {
         if d.count < 1 {
-            out.push(v("EKSGPU108", vec![Step::Attr("dra"), Step::Attr("count")], "count must be at least 1.".into()));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr("dra"), Step::Attr("count")],
+                "count must be at least 1.".into(),
+            ));
         }
         if !["exclusive", "time_slicing", "mps"].contains(&d.sharing.as_str()) {
-            out.push(v("EKSGPU108", vec![Step::Attr("dra"), Step::Attr("sharing")], format!("{:?} is not exclusive, time_slicing or mps.", d.sharing)));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr("dra"), Step::Attr("sharing")],
+                format!("{:?} is not exclusive, time_slicing or mps.", d.sharing),
+            ));
         }
         for (i, w) in p.workloads.iter().enumerate() {
             if let Some(ns) = &w.namespace
                 && *ns != d.namespace
             {
-                out.push(v("EKSGPU110", workload_path(i, "namespace"), format!("Workload {:?} runs in {ns:?}; the claim is in {:?}.", w.name, d.namespace)));
+                out.push(v(
+                    "EKSGPU110",
+                    workload_path(i, "namespace"),
+                    format!(
+                        "Workload {:?} runs in {ns:?}; the claim is in {:?}.",
+                        w.name, d.namespace
+                    ),
+                ));
             }
         }
     }
     if let Some(h) = &p.hami {
         if h.split_count < 1 {
-            out.push(v("EKSGPU108", vec![Step::Attr("hami"), Step::Attr("split_count")], "split_count must be at least 1.".into()));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr("hami"), Step::Attr("split_count")],
+                "split_count must be at least 1.".into(),
+            ));
         }
         if let Some(c) = h.cores_percent
             && !(0..=100).contains(&c)
         {
-            out.push(v("EKSGPU108", vec![Step::Attr("hami"), Step::Attr("cores_percent")], format!("cores_percent is {c}; it is a percentage (0–100).")));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr("hami"), Step::Attr("cores_percent")],
+                format!("cores_percent is {c}; it is a percentage (0–100)."),
+            ));
         }
         if !["default", "force", "disable"].contains(&h.core_policy.as_str()) {
-            out.push(v("EKSGPU108", vec![Step::Attr("hami"), Step::Attr("core_policy")], format!("{:?} is not default, force or disable.", h.core_policy)));
+            out.push(v(
+                "EKSGPU108",
+                vec![Step::Attr("hami"), Step::Attr("core_policy")],
+                format!("{:?} is not default, force or disable.", h.core_policy),
+            ));
         }
         if let (Some(q), Some(mem)) = (h.memory_mib, gpu_memory)
             && q > mem
         {
-            out.push(v("EKSGPU012", vec![Step::Attr("hami"), Step::Attr("memory_mib")], format!("Each share asks {q} MiB of a {mem} MiB GPU.")));
+            out.push(v(
+                "EKSGPU012",
+                vec![Step::Attr("hami"), Step::Attr("memory_mib")],
+                format!("Each share asks {q} MiB of a {mem} MiB GPU."),
+            ));
         }
     }
 
@@ -115,14 +195,21 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             Strategy::Dra => p.dra.as_ref().is_some_and(|d| d.sharing != "exclusive"),
             Strategy::Exclusive | Strategy::Mig => false,
         };
-        let scaling = p.hami.as_ref().filter(|_| p.strategy == Strategy::Hami).map_or(1.0, |h| h.memory_scaling);
+        let scaling = p
+            .hami
+            .as_ref()
+            .filter(|_| p.strategy == Strategy::Hami)
+            .map_or(1.0, |h| h.memory_scaling);
         #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
         let budget = (mem as f64 * scaling) as i64;
         if shared && total > budget {
             out.push(v(
                 "EKSGPU012",
                 vec![Step::Attr("workload")],
-                format!("The workloads declare {total} MiB together; one GPU of {} has {budget} MiB.", gpus.first().map_or("this pool", |t| t.name)),
+                format!(
+                    "The workloads declare {total} MiB together; one GPU of {} has {budget} MiB.",
+                    gpus.first().map_or("this pool", |t| t.name)
+                ),
             ));
         }
         let per_share = match p.strategy {
@@ -134,7 +221,14 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
         if let Some(limit) = per_share {
             for (i, w) in p.workloads.iter().enumerate() {
                 if w.memory_mib > limit {
-                    out.push(v("EKSGPU012", workload_path(i, "memory_mib"), format!("Workload {:?} declares {} MiB; its share has {limit} MiB.", w.name, w.memory_mib)));
+                    out.push(v(
+                        "EKSGPU012",
+                        workload_path(i, "memory_mib"),
+                        format!(
+                            "Workload {:?} declares {} MiB; its share has {limit} MiB.",
+                            w.name, w.memory_mib
+                        ),
+                    ));
                 }
             }
         }
@@ -154,21 +248,37 @@ fn smallest_profile_mib(p: &SharingPool) -> Option<i64> {
     } else {
         mig.profiles.keys().cloned().collect()
     };
-    names.iter().filter_map(|n| gpu.profile(n)).map(|pr| gb_to_mib(pr.memory_gb)).min()
+    names
+        .iter()
+        .filter_map(|n| gpu.profile(n))
+        .map(|pr| gb_to_mib(pr.memory_gb))
+        .min()
 }
 
 fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
     let v = |code, path: Vec<Step>, detail: String| Violation::new(code, path, detail);
     let at = |a: &'static str| vec![Step::Attr("mig"), Step::Attr(a)];
     if !["single", "mixed"].contains(&mig.strategy.as_str()) {
-        out.push(v("EKSGPU108", at("strategy"), format!("{:?} is not single or mixed.", mig.strategy)));
+        out.push(v(
+            "EKSGPU108",
+            at("strategy"),
+            format!("{:?} is not single or mixed.", mig.strategy),
+        ));
     }
     if mig.config.is_some() == !mig.profiles.is_empty() {
-        out.push(v("EKSGPU108", vec![Step::Attr("mig")], "Set exactly one of profiles and config.".into()));
+        out.push(v(
+            "EKSGPU108",
+            vec![Step::Attr("mig")],
+            "Set exactly one of profiles and config.".into(),
+        ));
     }
     for t in p.gpus() {
         let Some(gpu) = t.mig else {
-            out.push(v("EKSGPU002", vec![Step::Attr("strategy")], format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model)));
+            out.push(v(
+                "EKSGPU002",
+                vec![Step::Attr("strategy")],
+                format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
+            ));
             return;
         };
         if gpu.profiles.is_empty() {
@@ -179,10 +289,23 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
         for (name, n) in &mig.profiles {
             let path = vec![Step::Attr("mig"), Step::Attr("profiles"), Step::Key(name.clone())];
             match gpu.profile(name) {
-                None => out.push(v("EKSGPU003", path, format!("{} ({}) has no profile {name:?}; it has {}.", t.name, t.gpu_model, valid()))),
+                None => out.push(v(
+                    "EKSGPU003",
+                    path,
+                    format!(
+                        "{} ({}) has no profile {name:?}; it has {}.",
+                        t.name,
+                        t.gpu_model,
+                        valid()
+                    ),
+                )),
                 Some(pr) => {
                     if *n > i64::from(pr.max_instances) || *n < 1 {
-                        out.push(v("EKSGPU003", path, format!("{name} fits {} times on one GPU, not {n}.", pr.max_instances)));
+                        out.push(v(
+                            "EKSGPU003",
+                            path,
+                            format!("{name} fits {} times on one GPU, not {n}.", pr.max_instances),
+                        ));
                     }
                     slices += i64::from(pr.compute_slices) * n;
                     instances += n;
@@ -196,16 +319,38 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
                 format!("The layout takes {slices} compute slices in {instances} instances; one {} GPU has {} slices and at most {} instances.", t.gpu_model, gpu.compute_slices, gpu.max_instances),
             ));
         }
-        if let Some(c) = mig.config.as_deref().and_then(|c| c.strip_prefix("all-")).filter(|c| !["balanced", "disabled", "enabled"].contains(c)) {
+        if let Some(c) = mig
+            .config
+            .as_deref()
+            .and_then(|c| c.strip_prefix("all-"))
+            .filter(|c| !["balanced", "disabled", "enabled"].contains(c))
+        {
             let name = c.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
             if gpu.profile(&name).is_none() {
-                out.push(v("EKSGPU003", at("config"), format!("{} ({}) has no profile {name:?}; it has {}.", t.name, t.gpu_model, valid())));
+                out.push(v(
+                    "EKSGPU003",
+                    at("config"),
+                    format!(
+                        "{} ({}) has no profile {name:?}; it has {}.",
+                        t.name,
+                        t.gpu_model,
+                        valid()
+                    ),
+                ));
             }
         }
     }
-    let profiles_used = if mig.profiles.is_empty() { usize::from(mig.config.as_deref() == Some("all-balanced")) * 3 } else { mig.profiles.len() };
+    let profiles_used = if mig.profiles.is_empty() {
+        usize::from(mig.config.as_deref() == Some("all-balanced")) * 3
+    } else {
+        mig.profiles.len()
+    };
     if mig.strategy == "single" && profiles_used > 1 {
-        out.push(v("EKSGPU015", at("strategy"), "The layout mixes several profiles per GPU.".into()));
+        out.push(v(
+            "EKSGPU015",
+            at("strategy"),
+            "The layout mixes several profiles per GPU.".into(),
+        ));
     }
     if !mig.profiles.is_empty() && p.mig_config_name().is_none() {
         out.push(v(

@@ -25,7 +25,11 @@ fn pool(strategy: Strategy) -> SharingPool {
 }
 
 fn slicing(replicas: i64) -> Option<Slicing> {
-    Some(Slicing { replicas, rename_by_default: false, fail_requests_greater_than_one: false })
+    Some(Slicing {
+        replicas,
+        rename_by_default: false,
+        fail_requests_greater_than_one: false,
+    })
 }
 
 fn codes(p: &SharingPool) -> Vec<&'static str> {
@@ -35,20 +39,38 @@ fn codes(p: &SharingPool) -> Vec<&'static str> {
 fn vllm(share: f64) -> Workload {
     // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as seed 003 measured.
     #[allow(clippy::cast_possible_truncation)]
-    Workload { name: format!("vllm-{share}"), memory_mib: (22888.0 * share) as i64, namespace: None }
+    Workload {
+        name: format!("vllm-{share}"),
+        memory_mib: (22888.0 * share) as i64,
+        namespace: None,
+    }
 }
 
 #[test]
 fn time_slicing_on_g5_matches_the_seed() {
     let mut p = pool(Strategy::TimeSlicing);
     p.time_slicing = slicing(2);
-    assert_eq!(node_labels(&p), BTreeMap::from([("nvidia.com/device-plugin.config".into(), "small-models".into())]));
-    assert_eq!(resource_requests(&p), BTreeMap::from([("nvidia.com/gpu".into(), "1".into())]));
+    assert_eq!(
+        node_labels(&p),
+        BTreeMap::from([("nvidia.com/device-plugin.config".into(), "small-models".into())])
+    );
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/gpu".into(), "1".into())])
+    );
     let cfg = device_plugin_config(&p).unwrap();
     assert_eq!(cfg["sharing"]["timeSlicing"]["resources"][0]["replicas"], 2);
     let m = manifests(&p);
-    assert_eq!(m.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), [RECORD_CONFIG_MAP, DEFAULT_CONFIG_MAP]);
-    assert!(m[1].body["data"]["small-models"].as_str().unwrap().contains("replicas: 2"));
+    assert_eq!(
+        m.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+        [RECORD_CONFIG_MAP, DEFAULT_CONFIG_MAP]
+    );
+    assert!(
+        m[1].body["data"]["small-models"]
+            .as_str()
+            .unwrap()
+            .contains("replicas: 2")
+    );
     assert_eq!(codes(&p), Vec::<&str>::new());
 }
 
@@ -65,27 +87,57 @@ fn eksgpu012_two_vllm_at_090_of_an_a10g_fail_and_at_040_pass() {
 #[test]
 fn hami_matches_the_seed() {
     let mut p = pool(Strategy::Hami);
-    p.hami = Some(Hami { split_count: 10, memory_mib: Some(6144), cores_percent: Some(50), memory_scaling: 1.0, core_policy: "default".into() });
+    p.hami = Some(Hami {
+        split_count: 10,
+        memory_mib: Some(6144),
+        cores_percent: Some(50),
+        memory_scaling: 1.0,
+        core_policy: "default".into(),
+    });
     assert_eq!(
         resource_requests(&p),
-        BTreeMap::from([("nvidia.com/gpu".into(), "1".into()), ("nvidia.com/gpumem".into(), "6144".into()), ("nvidia.com/gpucores".into(), "50".into())])
+        BTreeMap::from([
+            ("nvidia.com/gpu".into(), "1".into()),
+            ("nvidia.com/gpumem".into(), "6144".into()),
+            ("nvidia.com/gpucores".into(), "50".into())
+        ])
     );
     assert_eq!(node_labels(&p)["gpu"], "on");
     assert_eq!(hami_values(&p).unwrap()["devicePlugin"]["deviceSplitCount"], 10);
     assert_eq!(codes(&p), Vec::<&str>::new());
-    p.workloads = vec![Workload { name: "big".into(), memory_mib: 7168, namespace: None }];
+    p.workloads = vec![Workload {
+        name: "big".into(),
+        memory_mib: 7168,
+        namespace: None,
+    }];
     assert_eq!(codes(&p), ["EKSGPU012"]);
 }
 
 #[test]
 fn dra_time_slicing_claim() {
     let mut p = pool(Strategy::Dra);
-    p.dra = Some(Dra { namespace: "inference".into(), claim_name: "shared-gpu".into(), device_class: "gpu.nvidia.com".into(), count: 1, sharing: "time_slicing".into() });
-    let claim = manifests(&p).into_iter().find(|m| m.kind.kind == "ResourceClaim").unwrap();
-    assert_eq!(claim.body["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["strategy"], "TimeSlicing");
+    p.dra = Some(Dra {
+        namespace: "inference".into(),
+        claim_name: "shared-gpu".into(),
+        device_class: "gpu.nvidia.com".into(),
+        count: 1,
+        sharing: "time_slicing".into(),
+    });
+    let claim = manifests(&p)
+        .into_iter()
+        .find(|m| m.kind.kind == "ResourceClaim")
+        .unwrap();
+    assert_eq!(
+        claim.body["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["strategy"],
+        "TimeSlicing"
+    );
     assert_eq!(claim.namespace.as_deref(), Some("inference"));
     assert!(resource_requests(&p).is_empty());
-    p.workloads = vec![Workload { name: "a".into(), memory_mib: 1000, namespace: Some("other".into()) }];
+    p.workloads = vec![Workload {
+        name: "a".into(),
+        memory_mib: 1000,
+        namespace: Some("other".into()),
+    }];
     assert_eq!(codes(&p), ["EKSGPU110"]);
     p.workloads[0].namespace = Some("inference".into());
     assert_eq!(codes(&p), Vec::<&str>::new());
@@ -95,9 +147,16 @@ fn dra_time_slicing_claim() {
 fn mig_layouts_against_the_gpu() {
     let mut p = pool(Strategy::Mig);
     p.instance_type = Some("p5en.48xlarge".into());
-    p.mig = Some(Mig { strategy: "mixed".into(), profiles: BTreeMap::from([("1g.18gb".into(), 7)]), config: None });
+    p.mig = Some(Mig {
+        strategy: "mixed".into(),
+        profiles: BTreeMap::from([("1g.18gb".into(), 7)]),
+        config: None,
+    });
     assert_eq!(p.mig_config_name().as_deref(), Some("all-1g.18gb"));
-    assert_eq!(resource_requests(&p), BTreeMap::from([("nvidia.com/mig-1g.18gb".into(), "1".into())]));
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/mig-1g.18gb".into(), "1".into())])
+    );
     assert_eq!(codes(&p), Vec::<&str>::new());
     // EKSGPU003: a profile of another GPU, and a layout over the slices.
     p.mig.as_mut().unwrap().profiles = BTreeMap::from([("1g.10gb".into(), 7)]);
@@ -106,21 +165,30 @@ fn mig_layouts_against_the_gpu() {
     let c = codes(&p);
     assert!(c.contains(&"EKSGPU003") && c.contains(&"EKSGPU109"), "{c:?}");
     // The balanced layout has a name.
-    p.mig.as_mut().unwrap().profiles = BTreeMap::from([("1g.18gb".into(), 2), ("2g.35gb".into(), 1), ("3g.71gb".into(), 1)]);
+    p.mig.as_mut().unwrap().profiles =
+        BTreeMap::from([("1g.18gb".into(), 2), ("2g.35gb".into(), 1), ("3g.71gb".into(), 1)]);
     assert_eq!(p.mig_config_name().as_deref(), Some("all-balanced"));
     assert_eq!(codes(&p), Vec::<&str>::new());
     // EKSGPU015: single with a mixed layout.
     p.mig.as_mut().unwrap().strategy = "single".into();
     assert_eq!(codes(&p), ["EKSGPU015"]);
     // EKSGPU109: one profile, not filling the GPU.
-    p.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::from([("1g.18gb".into(), 3)]), config: None });
+    p.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::from([("1g.18gb".into(), 3)]),
+        config: None,
+    });
     assert_eq!(codes(&p), ["EKSGPU109"]);
 }
 
 #[test]
 fn eksgpu002_mig_on_an_a10g() {
     let mut p = pool(Strategy::Mig);
-    p.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::new(), config: Some("all-1g.10gb".into()) });
+    p.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::new(),
+        config: Some("all-1g.10gb".into()),
+    });
     assert_eq!(codes(&p), ["EKSGPU002"]);
 }
 
@@ -137,11 +205,21 @@ fn capacity_kind_rules() {
     let mut m = pool(Strategy::Mig);
     m.instance_type = Some("p5.48xlarge".into());
     m.capacity = Some(Capacity::AutoMode);
-    m.mig = Some(Mig { strategy: "single".into(), profiles: BTreeMap::new(), config: Some("all-1g.10gb".into()) });
+    m.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::new(),
+        config: Some("all-1g.10gb".into()),
+    });
     assert_eq!(codes(&m), ["EKSGPU001"]);
     let mut h = pool(Strategy::Hami);
     h.capacity = Some(Capacity::AutoMode);
-    h.hami = Some(Hami { split_count: 10, memory_mib: None, cores_percent: None, memory_scaling: 1.0, core_policy: "default".into() });
+    h.hami = Some(Hami {
+        split_count: 10,
+        memory_mib: None,
+        cores_percent: None,
+        memory_scaling: 1.0,
+        core_policy: "default".into(),
+    });
     assert_eq!(codes(&h), ["EKSGPU017"]);
 }
 
@@ -159,4 +237,25 @@ fn settings_blocks_and_ranges() {
     assert_eq!(codes(&q), ["EKSGPU107"]);
     q.instance_type = Some("m5.large".into());
     assert_eq!(codes(&q), ["EKSGPU016"]);
+}
+
+#[test]
+fn record_and_live_objects_read_back() {
+    let mut p = pool(Strategy::TimeSlicing);
+    p.time_slicing = slicing(2);
+    p.workloads = vec![vllm(0.40)];
+    let record = super::record(&p).to_string();
+    let back = from_record("gpu", "small-models", DEFAULT_CONFIG_NAMESPACE, &record).unwrap();
+    assert_eq!(back, p);
+    let live = crate::yaml::to_yaml(&device_plugin_config(&p).unwrap());
+    assert_eq!(overlay_live(back.clone(), Some(Some(&live)), None), p);
+    let edited = live.replace("replicas: 2", "replicas: 4");
+    assert_eq!(
+        overlay_live(back.clone(), Some(Some(&edited)), None)
+            .time_slicing
+            .unwrap()
+            .replicas,
+        4
+    );
+    assert!(overlay_live(back, Some(None), None).time_slicing.is_none());
 }

@@ -21,6 +21,7 @@ use eksgpu_tfplugin::{
     ReadRequest, ReadResponse, Resource, Schema, Value,
 };
 
+use super::defaults::{Seg, plan_default};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -110,36 +111,18 @@ fn set(v: &mut Value, k: &str, x: Value) {
     }
 }
 
-/// Optional attributes with defaults are planned to the default, so state
-/// always holds the value in force (and an import matches the plan).
-fn apply_defaults(v: &mut Value) {
-    let Value::Object(m) = v else { return };
-    if m.get("force_conflicts").is_none_or(Value::is_null) {
-        m.insert("force_conflicts".into(), false.into());
+/// Optional attributes with defaults (see `defaults`).
+fn apply_defaults(planned: &mut Value, config: &Value) {
+    plan_default(planned, config, &[], "force_conflicts", false.into());
+    for i in 0..planned.get("pool").elements().len() {
+        let pool = [Seg::Attr("pool"), Seg::Index(i)];
+        plan_default(planned, config, &pool, "gpu_taint", true.into());
+        plan_default(planned, config, &pool, "dra", false.into());
     }
-    if let Some(Value::List(pools)) = m.get_mut("pool") {
-        for p in pools {
-            if let Value::Object(pm) = p {
-                for (k, d) in [("gpu_taint", true), ("dra", false)] {
-                    if pm.get(k).is_none_or(Value::is_null) {
-                        pm.insert(k.into(), d.into());
-                    }
-                }
-            }
-        }
-    }
-    if let Some(Value::Object(op)) = m.get_mut("gpu_operator") {
-        let defaults = [
-            ("mig_strategy", Value::from("single")),
-            ("dcgm_exporter", true.into()),
-            ("service_monitor", false.into()),
-        ];
-        for (k, d) in defaults {
-            if op.get(k).is_none_or(Value::is_null) {
-                op.insert(k.into(), d);
-            }
-        }
-    }
+    let op = [Seg::Attr("gpu_operator")];
+    plan_default(planned, config, &op, "mig_strategy", "single".into());
+    plan_default(planned, config, &op, "dcgm_exporter", true.into());
+    plan_default(planned, config, &op, "service_monitor", false.into());
 }
 
 impl NodeStrategyResource {
@@ -202,7 +185,7 @@ impl Resource for NodeStrategyResource {
             };
         }
         let mut planned = req.proposed_new_state;
-        apply_defaults(&mut planned);
+        apply_defaults(&mut planned, &req.config);
         let header = header(&planned);
 
         let id = match (planned.get("cluster_name").as_str(), planned.get("name").as_str()) {
