@@ -26,6 +26,12 @@ pub const NODE_POOL: TestKind = TestKind {
     kind: "NodePool",
     plural: "nodepools",
 };
+pub const NAMESPACE: TestKind = TestKind {
+    group: "",
+    version: "v1",
+    kind: "Namespace",
+    plural: "namespaces",
+};
 pub const CONFIG_MAP: TestKind = TestKind {
     group: "",
     version: "v1",

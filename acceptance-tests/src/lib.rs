@@ -21,3 +21,17 @@ pub use terraform::{TerraformVersion, Workdir, terraform_versions};
 pub fn repo_root() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
+
+/// An EKS cluster as the provider finds it by default: moto knows the cluster
+/// (DescribeCluster answers with the emulator's endpoint and CA) and the
+/// emulator accepts EKS IAM tokens. Point a working directory at it with
+/// `AWS_ENDPOINT_URL`.
+pub fn eks_cluster(name: &str) -> (kube::KubeTarget, Moto) {
+    let kube = kube::KubeTarget::start_with(&kube::EmulatorOptions {
+        eks_cluster: Some(name.to_owned()),
+        ..Default::default()
+    });
+    let moto = Moto::start();
+    moto.create_cluster(name, "1.33", &kube.url, kube.ca_pem.as_deref().unwrap_or_default());
+    (kube, moto)
+}

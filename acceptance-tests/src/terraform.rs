@@ -74,18 +74,11 @@ impl Workdir {
         w
     }
 
-    /// A fresh directory with a copy of the `.tf` files of `example` (relative to the repo root).
+    /// A fresh directory with a copy of `example` (relative to the repo root):
+    /// its `.tf` files and its local modules.
     pub fn from_example(tf: &TerraformVersion, example: &str) -> Workdir {
         let w = Self::empty(tf);
-        let src = crate::repo_root().join(example);
-        let entries = std::fs::read_dir(&src).unwrap_or_else(|e| panic!("read {}: {e}", src.display()));
-        for entry in entries.filter_map(Result::ok) {
-            let p = entry.path();
-            if p.extension().is_some_and(|e| e == "tf") {
-                std::fs::copy(&p, w.dir.join(entry.file_name()))
-                    .unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
-            }
-        }
+        copy_tree(&crate::repo_root().join(example), &w.dir);
         w
     }
 
@@ -223,6 +216,24 @@ impl Drop for Workdir {
         // Keep the directory of a failing test for inspection.
         if !std::thread::panicking() && std::env::var_os("EKSGPU_KEEP_WORKDIRS").is_none() {
             let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    let entries = std::fs::read_dir(src).unwrap_or_else(|e| panic!("read {}: {e}", src.display()));
+    for entry in entries.filter_map(Result::ok) {
+        let p = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if p.is_dir() {
+            let sub = dst.join(&name);
+            std::fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("create {}: {e}", sub.display()));
+            copy_tree(&p, &sub);
+        } else if p.extension().is_some_and(|e| e == "tf") {
+            std::fs::copy(&p, dst.join(&name)).unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
         }
     }
 }

@@ -52,3 +52,66 @@ fn quickstart_offline_and_against_moto() {
         );
     }
 }
+
+/// Examples that reach a cluster run against moto and the emulator, through
+/// the default EKS path (DescribeCluster + EKS IAM token).
+fn apply_against_cluster(example: &str) -> Vec<serde_json::Value> {
+    let mut outputs = Vec::new();
+    for tf in terraform_versions() {
+        let (kube, moto) = eksgpu_acceptance_tests::eks_cluster("gpu-cluster");
+        if !kube.is_emulator() {
+            return outputs;
+        }
+        let mut w = Workdir::from_example(&tf, example);
+        w.env("AWS_ENDPOINT_URL", &moto.url());
+        w.init();
+        w.apply();
+        w.assert_empty_plan();
+        outputs.push(w.outputs());
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+    outputs
+}
+
+#[test]
+fn node_strategy_example() {
+    for out in apply_against_cluster("examples/resources/eksgpu_node_strategy") {
+        assert_eq!(
+            out["inference_node_selector"]["value"]["karpenter.sh/nodepool"],
+            "gpu-inference"
+        );
+    }
+}
+
+#[test]
+fn sharing_pool_example_reproduces_the_a10g_setups() {
+    for out in apply_against_cluster("examples/resources/eksgpu_sharing_pool") {
+        assert_eq!(
+            out["time_sliced_requests"]["value"],
+            serde_json::json!({"nvidia.com/gpu": "1"})
+        );
+        assert_eq!(out["dra_claim"]["value"], "a10g-dra");
+        assert_eq!(
+            out["hami_requests"]["value"],
+            serde_json::json!({"nvidia.com/gpu": "1", "nvidia.com/gpumem": "6144", "nvidia.com/gpucores": "50"})
+        );
+    }
+}
+
+#[test]
+fn mig_inference_scenario_composes_labels_and_requests() {
+    for out in apply_against_cluster("examples/scenarios/mig-inference") {
+        let deployment = out["deployment_yaml"]["value"].as_str().unwrap();
+        assert!(deployment.contains("\"nvidia.com/mig-1g.18gb\": \"1\""), "{deployment}");
+        assert!(
+            deployment.contains("\"karpenter.sh/nodepool\": \"h200-mig\""),
+            "{deployment}"
+        );
+        assert!(
+            out["gpu_operator_values"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("strategy: mixed")
+        );
+    }
+}

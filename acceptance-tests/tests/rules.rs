@@ -196,3 +196,124 @@ fn every_node_strategy_rule_fails_or_warns_a_plan_with_its_code() {
         }
     }
 }
+
+/// (code, is_error, sharing pool body)
+const SHARING_CASES: &[(&str, bool, &str)] = &[
+    (
+        "EKSGPU001",
+        true,
+        r#"instance_type = "p5.48xlarge"
+  capacity = "auto_mode"
+  strategy = "mig"
+  mig { config = "all-1g.10gb" }"#,
+    ),
+    (
+        "EKSGPU002",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "mig"
+  mig { config = "all-1g.10gb" }"#,
+    ),
+    (
+        "EKSGPU003",
+        true,
+        r#"instance_type = "p5en.48xlarge"
+  strategy = "mig"
+  mig { profiles = { "1g.10gb" = 7 } }"#,
+    ),
+    (
+        "EKSGPU011",
+        false,
+        r#"instance_type = "g5.2xlarge"
+  capacity = "karpenter"
+  strategy = "time_slicing"
+  time_slicing { replicas = 2 }"#,
+    ),
+    (
+        "EKSGPU012",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "time_slicing"
+  time_slicing { replicas = 2 }
+  workload {
+    name       = "vllm-a"
+    memory_mib = 20599
+  }
+  workload {
+    name       = "vllm-b"
+    memory_mib = 20599
+  }"#,
+    ),
+    (
+        "EKSGPU015",
+        true,
+        r#"instance_type = "p5.48xlarge"
+  strategy = "mig"
+  mig {
+    strategy = "single"
+    config   = "all-balanced"
+  }"#,
+    ),
+    (
+        "EKSGPU017",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  capacity = "auto_mode"
+  strategy = "hami"
+  hami {}"#,
+    ),
+    (
+        "EKSGPU102",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  capacity = "auto_mode"
+  strategy = "mps"
+  mps { replicas = 2 }"#,
+    ),
+    ("EKSGPU107", true, r#"strategy = "exclusive""#),
+    (
+        "EKSGPU108",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "time_slicing"
+  time_slicing { replicas = 1 }"#,
+    ),
+    (
+        "EKSGPU109",
+        true,
+        r#"instance_type = "p5en.48xlarge"
+  strategy = "mig"
+  mig { profiles = { "1g.18gb" = 3 } }"#,
+    ),
+    (
+        "EKSGPU110",
+        true,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "dra"
+  dra { namespace = "inference" }
+  workload {
+    name       = "elsewhere"
+    memory_mib = 1000
+    namespace  = "batch"
+  }"#,
+    ),
+];
+
+#[test]
+fn every_sharing_pool_rule_fails_or_warns_a_plan_with_its_code() {
+    for tf in terraform_versions() {
+        for (code, is_error, body) in SHARING_CASES {
+            let main_tf = format!(
+                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
+                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n}}\n\
+                 resource \"eksgpu_sharing_pool\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"p\"\n  {body}\n}}\n"
+            );
+            let w = Workdir::new(&tf, &main_tf);
+            w.init();
+            let (exit, r) = w.plan_code(&[]);
+            let out = r.combined();
+            assert!(out.contains(code), "{} {code}: code missing:\n{out}", tf.label);
+            assert_eq!(exit, if *is_error { 1 } else { 2 }, "{} {code}:\n{out}", tf.label);
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! `eksgpu_sharing_pool` through the real Terraform CLI against the Kubernetes
 //! API emulator: each strategy's lifecycle, shared ConfigMaps, rules.
 
-use eksgpu_acceptance_tests::kube::{CONFIG_MAP, KubeTarget, RESOURCE_CLAIM};
+use eksgpu_acceptance_tests::kube::{CONFIG_MAP, KubeTarget, NAMESPACE, RESOURCE_CLAIM};
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::{Value, json};
 
@@ -198,13 +198,16 @@ fn exclusive_lifecycle() {
 fn dra_lifecycle() {
     lifecycle(
         "dra",
-        "  dra {\n    namespace = \"inference\"\n    sharing   = \"time_slicing\"\n  }",
+        "  dra {\n    namespace        = \"inference\"\n    sharing          = \"time_slicing\"\n    create_namespace = true\n  }",
         |kube| {
             let patch = json!({"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 2}}]}}});
             kube.edit_in(RESOURCE_CLAIM, Some("inference"), "small", patch, "kubectl-edit");
         },
         "dra.count",
-        |kube| kube.get_in(RESOURCE_CLAIM, Some("inference"), "small").is_none(),
+        |kube| {
+            kube.get_in(RESOURCE_CLAIM, Some("inference"), "small").is_none()
+                && kube.get(NAMESPACE, "inference").is_none()
+        },
     );
 }
 

@@ -81,6 +81,8 @@ pub struct Dra {
     pub count: i64,
     /// `exclusive`, `time_slicing` or `mps`.
     pub sharing: String,
+    /// Create (and on destroy delete) the namespace too.
+    pub create_namespace: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

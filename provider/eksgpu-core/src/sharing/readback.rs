@@ -40,6 +40,7 @@ pub fn from_record(cluster: &str, name: &str, namespace: &str, record: &str) -> 
             device_class: s(&d["device_class"])?,
             count: d["count"].as_i64()?,
             sharing: s(&d["sharing"])?,
+            create_namespace: d["create_namespace"].as_bool().unwrap_or(false),
         })
     });
     let hami = r.get("hami").filter(|h| h.is_object()).map(|h| Hami {

@@ -151,7 +151,7 @@ pub fn record(p: &SharingPool) -> Value {
         );
     }
     if let Some(d) = &p.dra {
-        m.insert("dra".into(), json!({"namespace": d.namespace, "claim_name": d.claim_name, "device_class": d.device_class, "count": d.count, "sharing": d.sharing}));
+        m.insert("dra".into(), json!({"namespace": d.namespace, "claim_name": d.claim_name, "device_class": d.device_class, "count": d.count, "sharing": d.sharing, "create_namespace": d.create_namespace}));
     }
     if let Some(h) = &p.hami {
         m.insert(
@@ -192,6 +192,18 @@ pub fn manifests(p: &SharingPool) -> Vec<Manifest> {
         out.push(config_map(&p.config_map, &p.name, yaml::to_yaml(&cfg)));
     }
     if let (Strategy::Dra, Some(d)) = (p.strategy, &p.dra) {
+        if d.create_namespace {
+            let mut m = meta(p, &d.namespace, "");
+            if let Some(o) = m.as_object_mut() {
+                o.remove("namespace");
+            }
+            out.push(Manifest {
+                kind: kinds::NAMESPACE,
+                name: d.namespace.clone(),
+                namespace: None,
+                body: json!({"apiVersion": "v1", "kind": "Namespace", "metadata": m}),
+            });
+        }
         let mut devices = json!({"requests": [{"name": "gpu", "exactly": {"deviceClassName": d.device_class, "allocationMode": "ExactCount", "count": d.count}}]});
         let strategy = match d.sharing.as_str() {
             "time_slicing" => Some("TimeSlicing"),

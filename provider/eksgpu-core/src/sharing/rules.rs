@@ -265,7 +265,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
             format!("{:?} is not single or mixed.", mig.strategy),
         ));
     }
-    if mig.config.is_some() == !mig.profiles.is_empty() {
+    if mig.config.is_some() != mig.profiles.is_empty() {
         out.push(v(
             "EKSGPU108",
             vec![Step::Attr("mig")],

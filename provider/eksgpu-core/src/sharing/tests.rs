@@ -122,6 +122,7 @@ fn dra_time_slicing_claim() {
         device_class: "gpu.nvidia.com".into(),
         count: 1,
         sharing: "time_slicing".into(),
+        create_namespace: true,
     });
     let claim = manifests(&p)
         .into_iter()
@@ -133,6 +134,12 @@ fn dra_time_slicing_claim() {
     );
     assert_eq!(claim.namespace.as_deref(), Some("inference"));
     assert!(resource_requests(&p).is_empty());
+    let kinds: Vec<_> = manifests(&p).iter().map(|m| m.kind.kind).collect();
+    assert_eq!(
+        kinds,
+        ["ConfigMap", "Namespace", "ResourceClaim"],
+        "the namespace comes before the claim"
+    );
     p.workloads = vec![Workload {
         name: "a".into(),
         memory_mib: 1000,

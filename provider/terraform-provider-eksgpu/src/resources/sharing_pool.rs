@@ -94,6 +94,7 @@ fn model(v: &Value) -> Option<SharingPool> {
             device_class: string(d.get("device_class")).unwrap_or_else(|| "gpu.nvidia.com".into()),
             count: int(d.get("count")).unwrap_or(1),
             sharing: string(d.get("sharing")).unwrap_or_else(|| "exclusive".into()),
+            create_namespace: d.get("create_namespace").as_bool().unwrap_or(false),
         }),
         hami: block(v.get("hami")).map(|h| Hami {
             split_count: int(h.get("split_count")).unwrap_or(10),
@@ -179,6 +180,7 @@ fn value(p: &SharingPool) -> Value {
                     ("device_class", d.device_class.as_str().into()),
                     ("count", num(d.count)),
                     ("sharing", d.sharing.as_str().into()),
+                    ("create_namespace", d.create_namespace.into()),
                 ])
             }),
         ),
@@ -266,6 +268,7 @@ fn apply_defaults(planned: &mut Value, config: &Value) {
     plan_default(planned, config, &dra, "device_class", "gpu.nvidia.com".into());
     plan_default(planned, config, &dra, "count", Value::from(1));
     plan_default(planned, config, &dra, "sharing", "exclusive".into());
+    plan_default(planned, config, &dra, "create_namespace", false.into());
     let hami = [Seg::Attr("hami")];
     plan_default(planned, config, &hami, "split_count", Value::from(10));
     plan_default(planned, config, &hami, "memory_scaling", Value::from(1));

@@ -98,6 +98,12 @@ pub fn schema() -> Schema {
                         "sharing",
                         Type::String,
                         "`exclusive`, `time_slicing` or `mps` (a `GpuConfig` for the DRA driver). Default `exclusive`.",
+                    ))
+                    .attribute(Attribute::optional_computed(
+                        "create_namespace",
+                        Type::Bool,
+                        "Create the namespace with the claim, and delete it (with everything in it) on destroy. Default `false`: \
+                         the namespace must exist.",
                     )),
             )
         )
