@@ -92,6 +92,10 @@ fn sharing_pool_example_reproduces_the_a10g_setups() {
         );
         assert_eq!(out["dra_claim"]["value"], "a10g-dra");
         assert_eq!(
+            out["dra_pod_resource_claims"]["value"],
+            serde_json::json!([{"name": "gpu", "resource_claim_name": "a10g-dra"}])
+        );
+        assert_eq!(
             out["hami_requests"]["value"],
             serde_json::json!({"nvidia.com/gpu": "1", "nvidia.com/gpumem": "6144", "nvidia.com/gpucores": "50"})
         );

@@ -83,6 +83,11 @@ output "dra_claim" {
   value = eksgpu_sharing_pool.dra_shared.resource_claim_name
 }
 
+# What each pod sharing the claim puts in its spec.resourceClaims.
+output "dra_pod_resource_claims" {
+  value = eksgpu_sharing_pool.dra_shared.pod_resource_claims
+}
+
 output "hami_requests" {
   value = eksgpu_sharing_pool.hami.resource_requests
 }

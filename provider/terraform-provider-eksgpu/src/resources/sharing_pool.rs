@@ -230,6 +230,17 @@ fn with_computed(p: &SharingPool, v: &mut Value) {
         "resource_claim_name",
         p.dra.as_ref().map(|d| d.claim_name.clone()).into(),
     );
+    let claims = p
+        .dra
+        .iter()
+        .map(|d| {
+            Value::object([
+                ("name", "gpu".into()),
+                ("resource_claim_name", d.claim_name.as_str().into()),
+            ])
+        })
+        .collect();
+    set(v, "pod_resource_claims", Value::List(claims));
     let docs: Vec<_> = sharing::manifests(p).into_iter().map(|m| m.body).collect();
     set(v, "manifests_yaml", yaml::to_yaml_stream(&docs).into());
     set(
@@ -365,6 +376,7 @@ impl Resource for SharingPoolResource {
                     "node_labels",
                     "resource_requests",
                     "resource_claim_name",
+                    "pod_resource_claims",
                     "manifests_yaml",
                     "hami_values_yaml",
                 ] {
@@ -507,6 +519,7 @@ impl Resource for SharingPoolResource {
                     "node_labels",
                     "resource_requests",
                     "resource_claim_name",
+                    "pod_resource_claims",
                     "manifests_yaml",
                     "hami_values_yaml",
                     "force_conflicts",

@@ -75,6 +75,12 @@ pub fn schema() -> Schema {
             "What one container puts in `resources.limits` for its share (empty for DRA: reference the claim).",
         ))
         .attribute(Attribute::computed("resource_claim_name", Type::String, "The DRA ResourceClaim pods reference (`spec.resourceClaims[].resourceClaimName`)."))
+        .attribute(Attribute::computed(
+            "pod_resource_claims",
+            Type::list(Type::object([("name", Type::String), ("resource_claim_name", Type::String)])),
+            "For DRA: the pod spec's `resourceClaims` entry (`name`, `resourceClaimName`); containers then list \
+             `resources.claims = [{ name = \"gpu\" }]`. Empty for other strategies.",
+        ))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The objects applied in-cluster for this pool, as YAML."))
         .attribute(Attribute::computed("hami_values_yaml", Type::String, "Helm values for the HAMi chart (strategy `hami`)."))
         .block(NestedBlock::single("time_slicing", slicing("time-slicing")))
