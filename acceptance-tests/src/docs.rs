@@ -109,7 +109,8 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
     let body = match std::fs::read_to_string(root.join(format!("schemas/templates/{template}.md.tmpl"))) {
         Ok(t) => t
             .replace("{{ .Example }}", example_md.trim_end())
-            .replace("{{ .Schema }}", schema_md.trim_end()),
+            .replace("{{ .Schema }}", schema_md.trim_end())
+            .replace("{{ .BurstSimulation }}", &burst_simulation()),
         Err(_) => {
             let description = schema["block"]["description"].as_str().unwrap_or_default();
             format!("# {title}\n\n{description}\n\n{example_md}\n{schema_md}")
@@ -189,4 +190,29 @@ fn capitalise(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
+}
+
+/// The seed-004 simulation, one row per minute, for the burst scaler's page.
+fn burst_simulation() -> String {
+    use eksgpu_core::burst;
+    let scaler = burst::seed_004_scaler();
+    let mut out = String::from(
+        "| time | on-prem waiting | cloud running | formula | replicas | decision |\n|---|---|---|---|---|---|\n",
+    );
+    for d in burst::simulate(&scaler, &burst::seed_004_load_curve())
+        .iter()
+        .filter(|d| d.seconds % 60 == 0)
+    {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            &d.clock()[..5],
+            d.sample.onprem_waiting,
+            d.sample.cloud_running,
+            d.value,
+            d.replicas,
+            d.action
+        );
+    }
+    out
 }

@@ -119,3 +119,24 @@ fn mig_inference_scenario_composes_labels_and_requests() {
         );
     }
 }
+
+#[test]
+fn burst_scaler_example() {
+    for out in apply_against_cluster("examples/resources/eksgpu_burst_scaler") {
+        assert!(out["formula"]["value"].as_str().unwrap().contains("prewarm_0 == 0"));
+    }
+}
+
+#[test]
+fn onprem_burst_scenario() {
+    for out in apply_against_cluster("examples/scenarios/onprem-burst") {
+        assert_eq!(
+            out["burst_node_selector"]["value"]["karpenter.sh/nodepool"],
+            "burst-spot"
+        );
+        assert_eq!(
+            out["formula"]["value"],
+            "onprem_waiting > 20 || cloud_running > 10 ? 2 : (cloud_running < 5 ? 0 : 1)"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! of owned fields. No I/O and no async here: everything is a function of its
 //! inputs and tested as such.
 
+pub mod burst;
 pub mod catalog;
 pub mod fields;
 pub mod kinds;

@@ -251,6 +251,38 @@ pub static RULES: &[Rule] = &[
         fix: "Pods can reference a ResourceClaim only in their own namespace: run the workloads in `dra.namespace`, or give each namespace its own pool.",
         source: "Kubernetes DRA (resource.k8s.io/v1): claims are namespaced",
     },
+    Rule {
+        code: "EKSGPU111",
+        severity: Severity::Error,
+        summary: "Invalid burst scaler settings",
+        trigger: "A burst scaler's thresholds are out of order (`scale_in_threshold` must be below `hold_threshold`), `min_replicas` is above `max_replicas`, the polling or cooldown period is out of range, a pre-warm window is malformed, or the name is too long for KEDA's HPA.",
+        fix: "Order the thresholds scale-in < hold, keep 0 ≤ min ≤ max, use 5-field cron windows, and names of at most 54 characters.",
+        source: "seed 004 §7; KEDA v2.20 ScaledObject admission (kedacore/keda apis/keda/v1alpha1)",
+    },
+    Rule {
+        code: "EKSGPU112",
+        severity: Severity::Error,
+        summary: "KEDA too old for a burst scaler",
+        trigger: "`keda_version` is before 2.12, which has no `scalingModifiers` formula.",
+        fix: "Upgrade KEDA to 2.18 or later (2.12 at least).",
+        source: "kedacore/keda CHANGELOG (v2.12.0: formula-based evaluation)",
+    },
+    Rule {
+        code: "EKSGPU113",
+        severity: Severity::Warning,
+        summary: "No fallback on this KEDA version",
+        trigger: "`keda_version` is 2.12–2.17: the ScaledObject cannot hold its size when Prometheus fails and is rendered without a fallback.",
+        fix: "Upgrade KEDA to 2.18 or later (fallback `behavior` since 2.17, fallback on `Value` metrics since 2.18).",
+        source: "kedacore/keda CHANGELOG (v2.17.0, v2.18.0)",
+    },
+    Rule {
+        code: "EKSGPU114",
+        severity: Severity::Warning,
+        summary: "Spot capacity without interruption handling",
+        trigger: "The burst target runs on a pool with `spot` capacity and `spot_interruption_handling` is not set.",
+        fix: "Configure Karpenter's interruption queue (SQS + EventBridge) so Spot reclaims drain nodes ahead of the 2-minute notice, then set `spot_interruption_handling = true`.",
+        source: "seed 004 (Karpenter Spot with SQS + EventBridge interruption handling)",
+    },
 ];
 
 #[cfg(test)]

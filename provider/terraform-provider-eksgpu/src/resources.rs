@@ -1,5 +1,6 @@
 //! Resources, one module each.
 
+pub mod burst_scaler;
 mod defaults;
 pub mod node_strategy;
 pub mod sharing_pool;
@@ -12,6 +13,7 @@ use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
+        Arc::new(burst_scaler::BurstScalerResource::new(state.clone())),
         Arc::new(node_strategy::NodeStrategyResource::new(state.clone())),
         Arc::new(sharing_pool::SharingPoolResource::new(state.clone())),
     ]

@@ -1,0 +1,121 @@
+//! `eksgpu_burst_scaler` through the real Terraform CLI against the emulator
+//! (the real KEDA v2.20.2 ScaledObject CRD): lifecycle, drift, import, rules.
+
+use eksgpu_acceptance_tests::kube::{KubeTarget, TestKind};
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+use serde_json::{Value, json};
+
+const SCALED_OBJECT: TestKind = TestKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ScaledObject",
+    plural: "scaledobjects",
+};
+
+fn config(kube: &KubeTarget, max: u32, force: bool, extra: &str) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+resource "eksgpu_burst_scaler" "b" {{
+  cluster_name          = "gpu"
+  namespace             = "llm"
+  name                  = "vllm-burst"
+  max_replicas          = {max}
+  force_conflicts       = {force}
+  prometheus_address    = "http://prometheus.monitoring:9090"
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting)"
+  cloud_running_query   = "sum(vllm:num_requests_running)"
+  target {{
+    kind = "StatefulSet"
+    name = "vllm"
+  }}
+{extra}
+}}
+"#,
+        kube.provider_block()
+    )
+}
+
+#[test]
+fn lifecycle_create_import_drift_restore_destroy() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, 3, true, ""));
+        w.init();
+        w.apply();
+        let so = kube
+            .get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+            .expect("ScaledObject applied");
+        assert_eq!(so["spec"]["advanced"]["scalingModifiers"]["metricType"], "Value");
+        assert_eq!(so["spec"]["fallback"]["behavior"], "currentReplicas");
+        w.assert_empty_plan();
+
+        let imported = Workdir::new(&tf, &config(&kube, 3, false, ""));
+        imported.init();
+        imported.ok(&["import", "-no-color", "eksgpu_burst_scaler.b", "gpu/llm/vllm-burst"]);
+        imported.assert_empty_plan();
+
+        kube.edit_in(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            json!({"spec": {"maxReplicaCount": 5}}),
+            "kubectl-edit",
+        );
+        w.ok(&["plan", "-no-color", "-out", "drift.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "drift.tfplan"]).stdout).unwrap();
+        let change = &plan["resource_changes"][0]["change"];
+        let changed: Vec<&String> = change["after"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| change["before"].get(k.as_str()) != Some(v))
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(changed, ["max_replicas"], "{}", tf.label);
+        assert_eq!(change["before"]["max_replicas"], 5);
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(
+            kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+                .unwrap_or(Value::Null)["spec"]["maxReplicaCount"],
+            3
+        );
+
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst").is_none());
+    }
+}
+
+#[test]
+fn every_burst_scaler_rule_fails_or_warns_a_plan_with_its_code() {
+    let cases: &[(&str, bool, &str)] = &[
+        ("EKSGPU111", true, "  scale_in_threshold = 12"),
+        ("EKSGPU112", true, "  keda_version = \"2.11\""),
+        ("EKSGPU113", false, "  keda_version = \"2.16\""),
+        ("EKSGPU114", false, "  target_capacity_types = [\"spot\"]"),
+    ];
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        for (code, is_error, extra) in cases {
+            let w = Workdir::new(&tf, &config(&kube, 3, false, extra));
+            w.init();
+            let (exit, r) = w.plan_code(&[]);
+            assert!(r.combined().contains(code), "{} {code}:\n{}", tf.label, r.combined());
+            assert_eq!(
+                exit,
+                if *is_error { 1 } else { 2 },
+                "{} {code}:\n{}",
+                tf.label,
+                r.combined()
+            );
+        }
+    }
+}

@@ -1,0 +1,74 @@
+# Seed 004 completed: on-prem GPUs first, burst to EKS Spot GPU nodes that
+# Karpenter adds on demand and removes when empty, driven by KEDA alone.
+
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+provider "eksgpu" {
+  region = "us-west-2"
+}
+
+resource "eksgpu_node_strategy" "burst" {
+  cluster_name = "gpu-cluster"
+  name         = "onprem-burst"
+
+  gpu_operator {}
+
+  # Spot g5.2xlarge for the burst replicas, removed as soon as they are empty.
+  pool {
+    name           = "burst-spot"
+    capacity       = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    capacity_types = ["spot"]
+    gpu_limit      = 3
+
+    disruption {
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "1m"
+    }
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+    }
+  }
+}
+
+resource "eksgpu_burst_scaler" "vllm" {
+  cluster_name = "gpu-cluster"
+  namespace    = "llm"
+  name         = "vllm-burst"
+
+  target {
+    kind = "StatefulSet"
+    name = "vllm"
+  }
+
+  max_replicas       = 3
+  prometheus_address = "http://prometheus.monitoring:9090"
+
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting{site=\"onprem\"})"
+  cloud_running_query   = "sum(vllm:num_requests_running{site=\"cloud\"})"
+
+  # The burst replicas run on Spot: Karpenter's interruption queue (SQS +
+  # EventBridge) drains nodes ahead of the 2-minute reclaim notice.
+  target_capacity_types      = eksgpu_node_strategy.burst.pool[0].capacity_types
+  spot_interruption_handling = true
+}
+
+# What the StatefulSet's pod template needs to land on the burst pool.
+output "burst_node_selector" {
+  value = eksgpu_node_strategy.burst.pool[0].node_selector
+}
+
+output "burst_tolerations" {
+  value = eksgpu_node_strategy.burst.pool[0].tolerations
+}
+
+output "formula" {
+  value = eksgpu_burst_scaler.vllm.formula
+}
