@@ -18,3 +18,22 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
         Arc::new(sharing_pool::SharingPoolResource::new(state.clone())),
     ]
 }
+
+/// Sets attribute `k` of an object value.
+pub(crate) fn set(v: &mut eksgpu_tfplugin::Value, k: &str, x: eksgpu_tfplugin::Value) {
+    if let eksgpu_tfplugin::Value::Object(m) = v {
+        m.insert(k.to_owned(), x);
+    }
+}
+
+/// Runs a cluster call unless Terraform asked the provider to stop (Ctrl-C).
+pub(crate) async fn cancellable<T>(
+    ctx: &eksgpu_tfplugin::Context,
+    what: &str,
+    f: impl Future<Output = Result<T, eksgpu_cloud::kube::KubeError>>,
+) -> Result<T, eksgpu_cloud::kube::KubeError> {
+    tokio::select! {
+        r = f => r,
+        () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Transport(format!("cancelled by Terraform while {what}"))),
+    }
+}

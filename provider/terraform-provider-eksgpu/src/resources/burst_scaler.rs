@@ -17,6 +17,7 @@ use eksgpu_tfplugin::{
 };
 
 use super::defaults::{Seg, plan_default};
+use super::{cancellable, set};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -154,19 +155,6 @@ fn value(b: &BurstScaler, prior: &Value) -> Value {
     v
 }
 
-fn set(v: &mut Value, k: &str, x: Value) {
-    if let Value::Object(m) = v {
-        m.insert(k.to_owned(), x);
-    }
-}
-
-async fn cancellable<T>(ctx: &Context, f: impl Future<Output = Result<T, KubeError>>) -> Result<T, KubeError> {
-    tokio::select! {
-        r = f => r,
-        () = ctx.cancelled() => Err(KubeError::Transport("cancelled by Terraform".into())),
-    }
-}
-
 async fn read_live(
     ctx: &Context,
     c: &Configured,
@@ -174,7 +162,13 @@ async fn read_live(
     render: Option<&serde_json::Value>,
 ) -> Result<Option<BurstScaler>, KubeError> {
     let cluster = c.clusters.get(&b.cluster_name).await?;
-    let Some(live) = cancellable(ctx, cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name)).await? else {
+    let Some(live) = cancellable(
+        ctx,
+        "talking to the cluster",
+        cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+    )
+    .await?
+    else {
         return Ok(None);
     };
     let mut fields = FieldSet::owned_by(&live, &c.field_manager);
@@ -298,7 +292,13 @@ impl Resource for BurstScalerResource {
             }
         };
         if req.planned_state.is_null() {
-            return match cancellable(ctx, cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name)).await {
+            return match cancellable(
+                ctx,
+                "talking to the cluster",
+                cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+            )
+            .await
+            {
                 Ok(_) => keep(Value::Null),
                 Err(e) => {
                     diags.push(diagnostics::kube_failed(
@@ -316,6 +316,7 @@ impl Resource for BurstScalerResource {
         };
         match cancellable(
             ctx,
+            "talking to the cluster",
             cluster.apply(
                 &burst::SCALED_OBJECT,
                 Some(&b.namespace),

@@ -22,6 +22,7 @@ use eksgpu_tfplugin::{
 };
 
 use super::defaults::{Seg, plan_default};
+use super::{cancellable, set};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -105,12 +106,6 @@ fn with_unknown_computed(mut v: Value) -> Value {
     v
 }
 
-fn set(v: &mut Value, k: &str, x: Value) {
-    if let Value::Object(m) = v {
-        m.insert(k.to_owned(), x);
-    }
-}
-
 /// Optional attributes with defaults (see `defaults`).
 fn apply_defaults(planned: &mut Value, config: &Value) {
     plan_default(planned, config, &[], "force_conflicts", false.into());
@@ -146,18 +141,6 @@ impl NodeStrategyResource {
                 None
             }
         }
-    }
-}
-
-/// Runs a cluster call unless Terraform asked the provider to stop.
-async fn cancellable<T>(
-    ctx: &Context,
-    what: &str,
-    f: impl Future<Output = Result<T, KubeError>>,
-) -> Result<T, KubeError> {
-    tokio::select! {
-        r = f => r,
-        () = ctx.cancelled() => Err(KubeError::Transport(format!("cancelled by Terraform while {what}"))),
     }
 }
 

@@ -23,6 +23,7 @@ use eksgpu_tfplugin::{
 use serde_json::json;
 
 use super::defaults::{Seg, plan_default};
+use super::{cancellable, set};
 use crate::diagnostics;
 use crate::provider::ProviderState;
 
@@ -216,12 +217,6 @@ fn value(p: &SharingPool) -> Value {
     v
 }
 
-fn set(v: &mut Value, k: &str, x: Value) {
-    if let Value::Object(m) = v {
-        m.insert(k.to_owned(), x);
-    }
-}
-
 fn with_computed(p: &SharingPool, v: &mut Value) {
     set(v, "node_labels", map(&sharing::node_labels(p)));
     set(v, "resource_requests", map(&sharing::resource_requests(p)));
@@ -291,13 +286,6 @@ fn field_manager(base: &str, pool: &str) -> String {
     format!("{base}/{pool}")
 }
 
-async fn cancellable<T>(ctx: &Context, f: impl Future<Output = Result<T, KubeError>>) -> Result<T, KubeError> {
-    tokio::select! {
-        r = f => r,
-        () = ctx.cancelled() => Err(KubeError::Transport("cancelled by Terraform".into())),
-    }
-}
-
 /// Removes what the pool put in the cluster: its keys (by applying an empty
 /// ConfigMap under its manager) and its ResourceClaim.
 async fn remove(
@@ -312,6 +300,7 @@ async fn remove(
             let empty = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": m.name, "namespace": m.namespace}});
             cancellable(
                 ctx,
+                "talking to the cluster",
                 cluster.apply(
                     &m.kind,
                     m.namespace.as_deref(),
@@ -326,9 +315,13 @@ async fn remove(
             .await
             .map(|_| ())
         } else {
-            cancellable(ctx, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name))
-                .await
-                .map(|_| ())
+            cancellable(
+                ctx,
+                "talking to the cluster",
+                cluster.delete(&m.kind, m.namespace.as_deref(), &m.name),
+            )
+            .await
+            .map(|_| ())
         };
         r.map_err(|e| (e, what))?;
     }
@@ -464,6 +457,7 @@ impl Resource for SharingPoolResource {
             let what = format!("applying {} {}", m.kind.kind, m.name);
             if let Err(e) = cancellable(
                 ctx,
+                "talking to the cluster",
                 cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
             )
             .await
@@ -589,7 +583,7 @@ async fn read_pool(
     let get = |kind, ns: String, obj: String| {
         let cluster = cluster.clone();
         async move {
-            cancellable(ctx, cluster.get(&kind, Some(&ns), &obj))
+            cancellable(ctx, "talking to the cluster", cluster.get(&kind, Some(&ns), &obj))
                 .await
                 .map_err(|e| (e, format!("reading {} {ns}/{obj}", kind.kind)))
         }
