@@ -69,7 +69,12 @@ pub struct Workdir {
 impl Workdir {
     /// A fresh directory holding `main.tf`, set up for `tf`.
     pub fn new(tf: &TerraformVersion, main_tf: &str) -> Workdir {
-        let w = Self::empty(tf);
+        Self::with_provider(tf, main_tf, provider_binary())
+    }
+
+    /// Like `new`, with a given provider binary (benchmarks use a release build).
+    pub fn with_provider(tf: &TerraformVersion, main_tf: &str, provider: &Path) -> Workdir {
+        let w = Self::empty_with(tf, provider);
         w.write("main.tf", main_tf);
         w
     }
@@ -83,6 +88,10 @@ impl Workdir {
     }
 
     fn empty(tf: &TerraformVersion) -> Workdir {
+        Self::empty_with(tf, provider_binary())
+    }
+
+    fn empty_with(tf: &TerraformVersion, provider: &Path) -> Workdir {
         static N: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
             "eksgpu-acc-{}-{}-{}",
@@ -97,7 +106,7 @@ impl Workdir {
             .join("linux_amd64");
         std::fs::create_dir_all(&mirror).unwrap_or_else(|e| panic!("create {}: {e}", mirror.display()));
         std::os::unix::fs::symlink(
-            provider_binary(),
+            provider,
             mirror.join(format!("terraform-provider-eksgpu_v{PROVIDER_VERSION}")),
         )
         .unwrap_or_else(|e| panic!("symlink provider: {e}"));

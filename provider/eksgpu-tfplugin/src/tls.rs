@@ -19,6 +19,8 @@ pub enum TlsError {
     NoClientCertificate,
     #[error("failed to generate the server certificate: {0}")]
     Generate(#[from] rcgen::Error),
+    #[error("failed to read entropy from the OS: {0}")]
+    Entropy(std::io::Error),
     #[error("failed to build the TLS configuration: {0}")]
     Config(#[from] rustls::Error),
 }
@@ -30,9 +32,26 @@ pub struct ServerIdentity {
 }
 
 impl ServerIdentity {
-    /// A self-signed certificate for `localhost`, the name go-plugin dials.
+    /// A self-signed Ed25519 certificate for `localhost`, the name go-plugin dials.
+    ///
+    /// Ed25519 because nothing here may touch AWS-LC's random generator: its
+    /// first use seeds the DRBG with CPU-jitter entropy, which measured ~27 ms
+    /// of a 33 ms start (benches/provider.rs). The private key comes from the
+    /// OS (/dev/urandom), Ed25519 signatures are deterministic, and rcgen
+    /// derives the serial from the public key. Go's TLS (Terraform) accepts
+    /// Ed25519 certificates since Go 1.13; Terraform 1.0.3 is Go 1.16.
     pub fn generate() -> Result<Self, TlsError> {
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
+        let mut seed = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed))
+            .map_err(TlsError::Entropy)?;
+        // PKCS#8 v1 of an Ed25519 key (RFC 8410): fixed header, then the 32-byte seed.
+        let mut pkcs8 = ED25519_PKCS8_HEADER.to_vec();
+        pkcs8.extend_from_slice(&seed);
+        let key = rcgen::KeyPair::from_pkcs8_der_and_sign_algo(
+            &PrivatePkcs8KeyDer::from(pkcs8.as_slice()),
+            &rcgen::PKCS_ED25519,
+        )?;
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
         params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
         params
@@ -48,10 +67,15 @@ impl ServerIdentity {
         let cert = params.self_signed(&key)?;
         Ok(Self {
             cert_der: cert.der().clone(),
-            key_der: PrivatePkcs8KeyDer::from(key.serialize_der()),
+            key_der: PrivatePkcs8KeyDer::from(pkcs8).clone_key(),
         })
     }
 }
+
+/// `SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 }, OCTET STRING { OCTET STRING (32 bytes) } }`.
+const ED25519_PKCS8_HEADER: [u8; 16] = [
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+];
 
 pub fn crypto_provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::aws_lc_rs::default_provider())
