@@ -92,6 +92,14 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA go-nvml mock tables, GPU Operator mig-parted config (mig_profiles.csv)",
     },
     Rule {
+        code: "EKSGPU004",
+        severity: Severity::Error,
+        summary: "DRA not supported here",
+        trigger: "A pool serves DRA claims (`dra = true`) on a capacity kind, Kubernetes version or Karpenter version that does not support it: Kubernetes before 1.34 (resource.k8s.io/v1), Karpenter before 1.15, or Auto Mode before Kubernetes 1.36.",
+        fix: "Upgrade the cluster or Karpenter, or serve DRA workloads from a managed node group on Kubernetes 1.34 or later.",
+        source: "domain.md §9.4, §9.6 (EKS DRA support matrix, three dated doc states)",
+    },
+    Rule {
         code: "EKSGPU005",
         severity: Severity::Error,
         summary: "Disruption setting not valid for Karpenter v1",

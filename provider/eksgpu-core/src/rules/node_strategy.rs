@@ -16,6 +16,23 @@ pub struct Context {
     pub karpenter_version: (u32, u32),
 }
 
+/// Where DRA works, as one table to update when EKS changes (domain.md §9.6):
+/// the lowest Kubernetes version per capacity kind, and Karpenter's release.
+fn dra_minimum_kubernetes(capacity: Capacity) -> (u32, u32) {
+    match capacity {
+        // Auto Mode ships the NVIDIA DRA driver in its node runtime from 1.36.
+        Capacity::AutoMode => (1, 36),
+        // resource.k8s.io/v1 is GA in 1.34.
+        Capacity::Karpenter | Capacity::ManagedNodeGroup | Capacity::Hybrid => (1, 34),
+    }
+}
+const DRA_MINIMUM_KARPENTER: (u32, u32) = (1, 15);
+
+fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let (a, b) = v.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
 pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -280,6 +297,38 @@ fn check_pool(
             "HAMi would run next to the GPU Operator's device plugin.".to_owned()
         };
         out.push(Violation::new("EKSGPU017", label_path("gpu"), why));
+    }
+
+    // EKSGPU004: DRA where it is supported.
+    if pool.dra {
+        let k8s = s.kubernetes_version.as_deref().and_then(parse_version);
+        let minimum = dra_minimum_kubernetes(pool.capacity);
+        if let Some(v) = k8s
+            && v < minimum
+        {
+            out.push(Violation::new(
+                "EKSGPU004",
+                at(&[Step::Attr("dra")]),
+                format!(
+                    "Kubernetes {}.{} on {} needs {}.{} for DRA.",
+                    v.0,
+                    v.1,
+                    pool.capacity.as_str(),
+                    minimum.0,
+                    minimum.1
+                ),
+            ));
+        }
+        if pool.capacity == Capacity::Karpenter && ctx.karpenter_version < DRA_MINIMUM_KARPENTER {
+            out.push(Violation::new(
+                "EKSGPU004",
+                at(&[Step::Attr("dra")]),
+                format!(
+                    "Karpenter {}.{} does not provision for DRA claims (1.15 does).",
+                    ctx.karpenter_version.0, ctx.karpenter_version.1
+                ),
+            ));
+        }
     }
 
     // EKSGPU014: GPU pool without a taint.

@@ -6,7 +6,7 @@ use super::*;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, Taint};
 
 const CTX: Context = Context {
-    karpenter_version: (1, 14),
+    karpenter_version: (1, 15),
 };
 
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
@@ -325,4 +325,35 @@ fn durations() {
     for bad in ["", "5", "m", "5 m", "1d", "never"] {
         assert!(!is_karpenter_duration(bad), "{bad}");
     }
+}
+
+#[test]
+fn eksgpu004_dra_support_matrix() {
+    let mut p = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.dra = true;
+    let mut s = strategy(vec![p], true);
+    // Karpenter 1.14 is too old; 1.15 provisions for claims.
+    let old = Context {
+        karpenter_version: (1, 14),
+    };
+    assert_eq!(
+        check_node_strategy(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
+        ["EKSGPU004"]
+    );
+    let new = Context {
+        karpenter_version: (1, 15),
+    };
+    assert!(check_node_strategy(&s, &new).is_empty());
+    s.kubernetes_version = Some("1.33".into());
+    assert_eq!(
+        check_node_strategy(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
+        ["EKSGPU004"]
+    );
+    let mut a = pool("a", Capacity::AutoMode, &["p5.48xlarge"]);
+    a.dra = true;
+    let mut s = strategy(vec![a], false);
+    s.kubernetes_version = Some("1.35".into());
+    assert_eq!(codes(&s), ["EKSGPU004"]);
+    s.kubernetes_version = Some("1.36".into());
+    assert_eq!(codes(&s), Vec::<&str>::new());
 }
