@@ -153,10 +153,12 @@ def front(app):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port, printed on stdout")
     args = parser.parse_args()
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server("127.0.0.1", args.port, front(app), threaded=True, request_handler=MotoRequestHandler)
+    # The port the OS chose: no race between picking a port and binding it.
+    print(json.dumps({"port": server.server_port}), flush=True)
     server.serve_forever()
 
 

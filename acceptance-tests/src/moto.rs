@@ -2,7 +2,6 @@
 //! for DescribeCluster, a request log, fault injection), on a free loopback
 //! port for the life of a test.
 
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,15 +13,23 @@ pub struct Moto {
 impl Moto {
     pub fn start() -> Moto {
         let tools = crate::tools::tools();
-        let port = free_port();
         let script = crate::repo_root().join("acceptance-tests/emulators/aws_front.py");
-        let child = Command::new(&tools.python)
+        // The front binds port 0 and prints the port it got, so parallel tests never race for one.
+        let mut child = Command::new(&tools.python)
             .arg(&script)
-            .args(["--port", &port.to_string()])
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("failed to start {}: {e}", script.display()));
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .unwrap_or_else(|e| panic!("reading the AWS front's port: {e}"));
+        let port = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v["port"].as_u64())
+            .and_then(|p| u16::try_from(p).ok())
+            .unwrap_or_else(|| panic!("the AWS front said {line:?} instead of its port"));
         let moto = Moto { child, port };
         moto.wait_ready();
         moto
@@ -62,13 +69,6 @@ impl Drop for Moto {
     }
 }
 
-pub fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("no free port: {e}"))
-}
-
 impl Moto {
     /// Creates an EKS cluster in moto and makes DescribeCluster answer with
     /// the given API endpoint and CA (base64 of PEM, as EKS returns it).
@@ -83,7 +83,10 @@ impl Moto {
         let auth =
             "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
         let created = raw(self.port, "POST", "/clusters", &body, &[("Authorization", auth)]);
-        assert!(created.contains(name), "create cluster in moto failed: {created}");
+        assert!(
+            created.contains("\"cluster\"") && !created.contains("Exception"),
+            "create cluster in moto failed: {created}"
+        );
         let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
         let reg = serde_json::json!({"endpoint": endpoint, "ca_data": ca}).to_string();
         raw(self.port, "POST", &format!("/_eksgpu/clusters/{name}"), &reg, &[]);

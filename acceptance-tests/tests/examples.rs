@@ -1,7 +1,7 @@
 //! Every example under examples/ applies against the local emulators and
 //! re-plans empty, under every supported Terraform version.
 
-use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 
 fn apply_and_replan(example: &str, vars: &[(&str, String)]) -> Vec<serde_json::Value> {
     let mut outputs = Vec::new();
@@ -29,26 +29,16 @@ fn gpu_catalog_example() {
 }
 
 #[test]
-fn quickstart_offline_and_against_moto() {
-    for out in apply_and_replan("examples/quickstart", &[]) {
+fn quickstart_against_the_emulators() {
+    for out in apply_against_cluster("examples/quickstart") {
         assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["gpus"], 8);
         assert_eq!(
-            out["h200"]["value"]["p5en.48xlarge"]["source"],
-            "karpenter-instance-types"
+            out["small_models_pod"]["value"]["limits"],
+            serde_json::json!({"nvidia.com/gpu": "1"})
         );
-    }
-    let moto = Moto::start();
-    for out in apply_and_replan("examples/quickstart", &[("ec2_endpoint", moto.url())]) {
         assert_eq!(
-            out["h200"]["value"]["p5en.48xlarge"]["source"],
-            "ec2-describe-instance-types"
-        );
-        let inference = out["single_gpu_inference_types"]["value"].as_array().unwrap();
-        assert!(
-            inference
-                .iter()
-                .any(|t| t.as_str().unwrap().starts_with("g5.2xlarge (A10G")),
-            "{inference:?}"
+            out["small_models_pod"]["value"]["node_selector"]["karpenter.sh/nodepool"],
+            "small-models"
         );
     }
 }

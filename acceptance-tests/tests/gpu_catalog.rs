@@ -129,7 +129,8 @@ output "v100" {{
 
 #[test]
 fn an_unreachable_ec2_endpoint_is_a_clear_error() {
-    let port = eksgpu_acceptance_tests::moto::free_port();
+    // Port 1: nothing listens there, so connections are refused at once.
+    let port = 1;
     let main_tf = format!(
         r#"
 terraform {{

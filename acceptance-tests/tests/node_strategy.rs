@@ -3,7 +3,6 @@
 //! moto: lifecycle, drift, import, offline plans, missing CRDs, call counts.
 
 use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, EmulatorOptions, KubeTarget, NODE_POOL};
-use eksgpu_acceptance_tests::moto::free_port;
 use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
 use serde_json::{Value, json};
 
@@ -242,7 +241,8 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
 
 #[test]
 fn plans_offline_with_unknown_inputs() {
-    let dead = format!("http://127.0.0.1:{}", free_port());
+    // Port 1: nothing listens there, so connections are refused at once.
+    let dead = "http://127.0.0.1:1";
     let main_tf = format!(
         r#"
 terraform {{

@@ -2,14 +2,14 @@
 //! values are diagnostics with their attribute path, and the provider's logs
 //! reach Terraform's log with levels and fields.
 
-use eksgpu_acceptance_tests::moto::free_port;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 
 #[test]
 fn nothing_contacts_aws_until_something_needs_it() {
     // Every endpoint is dead and the role cannot be assumed: if configuring the
     // provider touched AWS (STS for the role, EC2 for the catalog), this would fail.
-    let dead = format!("http://127.0.0.1:{}", free_port());
+    // Port 1: nothing listens there, so connections are refused at once.
+    let dead = "http://127.0.0.1:1";
     let main_tf = format!(
         r#"
 terraform {{

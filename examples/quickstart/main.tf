@@ -1,6 +1,6 @@
-# The quickstart: what the provider knows about EC2 GPU capacity, offline by
-# default, refreshed from EC2 when an endpoint is given (the demo points it at
-# a local moto emulator: `scripts/quickstart`).
+# The quickstart: a GPU strategy for one EKS cluster, end to end. The demo
+# (`scripts/quickstart`) runs it against local emulators: moto for AWS (EKS,
+# EC2) and the project's Kubernetes API emulator for the cluster.
 
 terraform {
   required_providers {
@@ -10,28 +10,70 @@ terraform {
   }
 }
 
-variable "ec2_endpoint" {
-  description = "EC2 endpoint URL to refresh the catalog from; null keeps the provider offline."
-  type        = string
-  default     = null
+variable "refresh_catalog" {
+  description = "Refresh the GPU catalog from EC2 DescribeInstanceTypes (false keeps it offline)."
+  type        = bool
+  default     = false
 }
 
 provider "eksgpu" {
   region = "us-west-2"
+}
 
-  endpoints {
-    ec2 = var.ec2_endpoint
+# What EC2 GPU capacity looks like: H200 instance types and their MIG profiles.
+data "eksgpu_gpu_catalog" "h200" {
+  gpu_model        = "H200"
+  refresh_from_ec2 = var.refresh_catalog
+}
+
+# Two small models share each A10G by time-slicing; their memory is checked
+# against the GPU's (EKSGPU012).
+resource "eksgpu_sharing_pool" "small_models" {
+  cluster_name  = "gpu-cluster"
+  name          = "a10g-ts2"
+  instance_type = "g5.2xlarge"
+  capacity      = "karpenter"
+  strategy      = "time_slicing"
+
+  time_slicing {
+    replicas = 2
+  }
+
+  workload {
+    name       = "chat-7b"
+    memory_mib = 9155
+  }
+
+  workload {
+    name       = "embed"
+    memory_mib = 9155
   }
 }
 
-data "eksgpu_gpu_catalog" "h200" {
-  gpu_model        = "H200"
-  refresh_from_ec2 = var.ec2_endpoint != null
-}
+# Which capacity serves which workload class, with the GPU Operator's values.
+resource "eksgpu_node_strategy" "genai" {
+  cluster_name = "gpu-cluster"
+  name         = "genai"
 
-data "eksgpu_gpu_catalog" "inference" {
-  mig_capable      = false
-  refresh_from_ec2 = var.ec2_endpoint != null
+  gpu_operator {}
+
+  pool {
+    name           = "small-models"
+    capacity       = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    gpu_limit      = 8
+    labels         = merge({ "node-type" = "small-models" }, eksgpu_sharing_pool.small_models.node_labels)
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+    }
+  }
+
+  pool {
+    name           = "large-models"
+    capacity       = "auto_mode"
+    instance_types = ["p5.48xlarge"]
+  }
 }
 
 output "h200" {
@@ -41,18 +83,22 @@ output "h200" {
     t.instance_type => {
       gpus           = t.gpu_count
       gpu_memory_mib = t.gpu_memory_mib
-      efa            = t.efa
       mig_profiles   = [for p in t.mig_profiles : "${p.name} x${p.max_instances}"]
       source         = t.source
     }
   }
 }
 
-output "single_gpu_inference_types" {
-  description = "Instance types with exactly one whole GPU or accelerator that MIG cannot split: whole-GPU or time-sliced inference."
-  value = [
-    for t in data.eksgpu_gpu_catalog.inference.instance_types :
-    "${t.instance_type} (${t.gpu_model}, ${t.gpu_memory_mib} MiB)"
-    if t.gpu_count == 1 && t.gpu_memory_mib != null
-  ]
+output "small_models_pod" {
+  description = "What a small-model pod needs: node selector, tolerations and GPU request."
+  value = {
+    node_selector = eksgpu_node_strategy.genai.pool[0].node_selector
+    tolerations   = eksgpu_node_strategy.genai.pool[0].tolerations
+    limits        = eksgpu_sharing_pool.small_models.resource_requests
+  }
+}
+
+output "gpu_operator_values" {
+  description = "Helm values for nvidia/gpu-operator that fit the pools."
+  value       = eksgpu_node_strategy.genai.gpu_operator_values_yaml
 }

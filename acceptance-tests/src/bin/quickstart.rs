@@ -1,10 +1,12 @@
 //! The main job on its embedded default: build the provider, start the local
-//! AWS emulator, and `terraform apply` examples/quickstart against it, showing
-//! the plan and the outputs. Run it with `scripts/quickstart`.
+//! emulators (moto for AWS, the Kubernetes API emulator for the cluster), and
+//! `terraform apply` examples/quickstart against them, showing the plan, the
+//! outputs and the objects in the cluster. Run it with `scripts/quickstart`.
 
 #![allow(clippy::print_stdout)] // This program's job is to print.
 
-use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
+use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, NODE_POOL};
+use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
 
 fn main() {
     let tf = terraform_versions()
@@ -14,12 +16,13 @@ fn main() {
     println!("==> building terraform-provider-eksgpu");
     let bin = eksgpu_acceptance_tests::provider_bin::provider_binary();
     println!("    {}", bin.display());
-    println!("==> starting moto (AWS emulator) on 127.0.0.1");
-    let moto = Moto::start();
-    println!("    {}", moto.url());
+    println!("==> starting moto (AWS) and the Kubernetes API emulator on 127.0.0.1");
+    let (kube, moto) = eks_cluster("gpu-cluster");
+    println!("    AWS: {}  EKS cluster gpu-cluster: {}", moto.url(), kube.url);
 
     let mut w = Workdir::from_example(&tf, "examples/quickstart");
-    w.env("TF_VAR_ec2_endpoint", &moto.url());
+    w.env("AWS_ENDPOINT_URL", &moto.url());
+    w.env("TF_VAR_refresh_catalog", "true");
     println!("==> terraform ({}) in {}", tf.path.display(), w.path().display());
     for args in [
         &["init", "-no-color"][..],
@@ -30,6 +33,19 @@ fn main() {
         println!("\n$ terraform {}", args.join(" "));
         let r = w.ok(args);
         print!("{}", r.stdout);
+    }
+    println!("\n==> objects in the cluster");
+    for (kind, name) in [
+        (NODE_POOL, "small-models"),
+        (EC2_NODE_CLASS, "small-models"),
+        (NODE_POOL, "large-models"),
+    ] {
+        let found = kube.get(kind, name).is_some();
+        println!(
+            "    {} {name}: {}",
+            kind.kind,
+            if found { "applied" } else { "MISSING" }
+        );
     }
     let (code, _) = w.plan_code(&[]);
     println!(
