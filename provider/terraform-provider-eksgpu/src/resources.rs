@@ -37,3 +37,35 @@ pub(crate) async fn cancellable<T>(
         () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Transport(format!("cancelled by Terraform while {what}"))),
     }
 }
+
+/// The provider's configuration, or a diagnostic: Terraform configures the
+/// provider before any read, plan or apply, so its absence is a protocol bug.
+pub(crate) fn configured<'a>(
+    state: &'a crate::provider::ProviderState,
+    diags: &mut eksgpu_tfplugin::Diagnostics,
+) -> Option<&'a crate::provider::Configured> {
+    let c = state.configured();
+    if c.is_none() {
+        diags.push(crate::diagnostics::not_configured());
+    }
+    c
+}
+
+/// The API of cluster `name`, or a diagnostic at `cluster_name`.
+pub(crate) async fn connect(
+    c: &crate::provider::Configured,
+    name: &str,
+    diags: &mut eksgpu_tfplugin::Diagnostics,
+) -> Option<Arc<dyn eksgpu_cloud::kube::Cluster>> {
+    match c.clusters.get(name).await {
+        Ok(cluster) => Some(cluster),
+        Err(e) => {
+            diags.push(crate::diagnostics::kube_failed(
+                &e,
+                &format!("connecting to cluster {name}"),
+                eksgpu_tfplugin::AttributePath::attr("cluster_name"),
+            ));
+            None
+        }
+    }
+}

@@ -17,7 +17,7 @@ use eksgpu_tfplugin::{
 };
 
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, set};
+use super::{cancellable, configured, connect, set};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -264,8 +264,7 @@ impl Resource for BurstScalerResource {
             new_state: state,
             private: req.planned_private.clone(),
         };
-        let Some(c) = self.state.configured() else {
-            diags.push(diagnostics::not_configured());
+        let Some(c) = configured(&self.state, diags) else {
             return keep(req.prior_state.clone());
         };
         let target = if req.planned_state.is_null() {
@@ -280,16 +279,8 @@ impl Resource for BurstScalerResource {
             );
             return keep(req.prior_state.clone());
         };
-        let cluster = match c.clusters.get(&b.cluster_name).await {
-            Ok(cl) => cl,
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    &format!("connecting to cluster {}", b.cluster_name),
-                    AttributePath::attr("cluster_name"),
-                ));
-                return keep(req.prior_state.clone());
-            }
+        let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
+            return keep(req.prior_state.clone());
         };
         if req.planned_state.is_null() {
             return match cancellable(
@@ -371,10 +362,7 @@ impl Resource for BurstScalerResource {
             );
             return None;
         };
-        let Some(c) = self.state.configured() else {
-            diags.push(diagnostics::not_configured());
-            return None;
-        };
+        let c = configured(&self.state, diags)?;
         // A blank scaler: everything the ScaledObject says is read back into it.
         let blank = BurstScaler {
             cluster_name: (*cluster).into(),

@@ -22,9 +22,9 @@ use eksgpu_tfplugin::{
 };
 
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, set};
+use super::{cancellable, configured, connect, set};
 use crate::diagnostics;
-use crate::provider::{Configured, ProviderState};
+use crate::provider::ProviderState;
 
 pub use schema::schema;
 
@@ -118,30 +118,6 @@ fn apply_defaults(planned: &mut Value, config: &Value) {
     plan_default(planned, config, &op, "mig_strategy", "single".into());
     plan_default(planned, config, &op, "dcgm_exporter", true.into());
     plan_default(planned, config, &op, "service_monitor", false.into());
-}
-
-impl NodeStrategyResource {
-    fn configured<'a>(&'a self, diags: &mut Diagnostics) -> Option<&'a Configured> {
-        let c = self.state.configured();
-        if c.is_none() {
-            diags.push(diagnostics::not_configured());
-        }
-        c
-    }
-
-    async fn cluster(&self, c: &Configured, name: &str, diags: &mut Diagnostics) -> Option<Arc<dyn Cluster>> {
-        match c.clusters.get(name).await {
-            Ok(cluster) => Some(cluster),
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    &format!("connecting to cluster {name}"),
-                    AttributePath::attr("cluster_name"),
-                ));
-                None
-            }
-        }
-    }
 }
 
 #[async_trait]
@@ -252,7 +228,7 @@ impl Resource for NodeStrategyResource {
             new_state: state,
             private: private.clone(),
         };
-        let Some(c) = self.configured(diags) else {
+        let Some(c) = configured(&self.state, diags) else {
             return keep(diags, req.prior_state);
         };
         let target = if req.planned_state.is_null() {
@@ -263,7 +239,7 @@ impl Resource for NodeStrategyResource {
         let Some(cluster_name) = target.get("cluster_name").as_str().map(str::to_owned) else {
             return keep(diags, req.prior_state);
         };
-        let Some(cluster) = self.cluster(c, &cluster_name, diags).await else {
+        let Some(cluster) = connect(c, &cluster_name, diags).await else {
             return keep(diags, req.prior_state);
         };
         let opts = ApplyOptions {
@@ -388,13 +364,13 @@ impl Resource for NodeStrategyResource {
             new_state: state,
             private: req.private.clone(),
         };
-        let Some(c) = self.configured(diags) else {
+        let Some(c) = configured(&self.state, diags) else {
             return unchanged(req.current_state.clone());
         };
         let Some(s) = strategy(&req.current_state) else {
             return unchanged(req.current_state.clone());
         };
-        let Some(cluster) = self.cluster(c, &s.cluster_name, diags).await else {
+        let Some(cluster) = connect(c, &s.cluster_name, diags).await else {
             return unchanged(req.current_state.clone());
         };
         let prior_values = req.current_state.get("pool").elements().to_vec();
@@ -432,8 +408,8 @@ impl Resource for NodeStrategyResource {
             );
             return None;
         };
-        let c = self.configured(diags)?;
-        let cluster = self.cluster(c, cluster_name, diags).await?;
+        let c = configured(&self.state, diags)?;
+        let cluster = connect(c, cluster_name, diags).await?;
         let selector = format!("{}={name},{}={cluster_name}", labels::STRATEGY, labels::CLUSTER);
         let mut node_pools =
             match cancellable(ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {

@@ -23,7 +23,7 @@ use eksgpu_tfplugin::{
 use serde_json::json;
 
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, set};
+use super::{cancellable, configured, connect, set};
 use crate::diagnostics;
 use crate::provider::ProviderState;
 
@@ -404,8 +404,7 @@ impl Resource for SharingPoolResource {
             new_state: state,
             private: req.planned_private.clone(),
         };
-        let Some(c) = self.state.configured() else {
-            diags.push(diagnostics::not_configured());
+        let Some(c) = configured(&self.state, diags) else {
             return keep(req.prior_state.clone());
         };
         let target = if req.planned_state.is_null() {
@@ -418,16 +417,8 @@ impl Resource for SharingPoolResource {
             return keep(req.prior_state.clone());
         };
         let manager = field_manager(&c.field_manager, name);
-        let cluster = match c.clusters.get(cluster_name).await {
-            Ok(cl) => cl,
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    &format!("connecting to cluster {cluster_name}"),
-                    AttributePath::attr("cluster_name"),
-                ));
-                return keep(req.prior_state.clone());
-            }
+        let Some(cluster) = connect(c, cluster_name, diags).await else {
+            return keep(req.prior_state.clone());
         };
         let prior_objects = model(&req.prior_state)
             .map(|p| sharing::manifests(&p))
@@ -542,10 +533,7 @@ impl Resource for SharingPoolResource {
                 return None;
             }
         };
-        let Some(c) = self.state.configured() else {
-            diags.push(diagnostics::not_configured());
-            return None;
-        };
+        let c = configured(&self.state, diags)?;
         match read_pool(ctx, c, &field_manager(&c.field_manager, name), cluster, namespace, name).await {
             Ok(Some(p)) => Some(ImportResponse {
                 state: value(&p),
