@@ -179,6 +179,17 @@ impl FieldSet {
     }
 }
 
+/// The provider's view of a live object: the fields `manager` owns, plus those
+/// it renders (`rendered`) — a field another manager took over is still ours to
+/// report as drift. Everything else (server defaults, other controllers) is cut.
+pub fn project_ours(live: &Value, manager: &str, rendered: Option<&Value>) -> Value {
+    let mut fields = FieldSet::owned_by(live, manager);
+    if let Some(r) = rendered {
+        fields.merge(FieldSet::of_value(r));
+    }
+    fields.project(live).unwrap_or_default()
+}
+
 fn canonical(json: &str) -> String {
     serde_json::from_str::<Value>(json).map_or_else(|_| json.to_owned(), |v| v.to_string())
 }
@@ -246,5 +257,18 @@ mod tests {
             .project(&json!({"spec": {"limits": {"nvidia.com/gpu": 64, "cpu": 1}, "weight": 5, "other": 1}}))
             .unwrap();
         assert_eq!(p, json!({"spec": {"limits": {"nvidia.com/gpu": 64}, "weight": 5}}));
+    }
+
+    #[test]
+    fn ours_is_owned_plus_rendered() {
+        let rendered = json!({"spec": {"disruption": {"consolidateAfter": "0s"}}});
+        let p = project_ours(&live(), "terraform-provider-eksgpu", Some(&rendered));
+        assert_eq!(p["spec"]["limits"]["nvidia.com/gpu"], 64);
+        assert_eq!(
+            p["spec"]["disruption"],
+            json!({"consolidateAfter": "0s"}),
+            "budgets stay out"
+        );
+        assert!(p["metadata"]["labels"].get("other").is_none());
     }
 }

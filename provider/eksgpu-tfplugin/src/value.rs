@@ -11,7 +11,7 @@ pub use json::decode_json;
 pub use msgpack::{decode_msgpack, encode_msgpack};
 pub use number::Number;
 
-use crate::diag::{AttributePath, Step};
+use crate::diag::AttributePath;
 
 /// A Terraform value. Objects and maps keep their keys sorted so that equal
 /// values encode to equal bytes (Terraform compares plans byte for byte).
@@ -96,22 +96,8 @@ impl Value {
         }
     }
 
-    pub fn string(s: impl Into<String>) -> Value {
-        Value::String(s.into())
-    }
-
     pub fn object<'a>(attributes: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
         Value::Object(attributes.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-    }
-
-    /// The value at `path`, following attribute names, map keys and indices.
-    pub fn at(&self, path: &AttributePath) -> Option<&Value> {
-        path.steps().iter().try_fold(self, |v, step| match (step, v) {
-            (Step::Attribute(name), Value::Object(m)) => m.get(name),
-            (Step::Key(key), Value::Map(m)) => m.get(key),
-            (Step::Index(i), Value::List(v) | Value::Tuple(v)) => usize::try_from(*i).ok().and_then(|i| v.get(i)),
-            _ => None,
-        })
     }
 }
 

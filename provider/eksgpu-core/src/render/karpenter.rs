@@ -116,6 +116,22 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
     json!([{ "tags": tags }])
 }
 
+/// Role and subnet / security-group selection: the same on Karpenter's
+/// EC2NodeClass and Auto Mode's NodeClass.
+fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
+    if let Some(role) = &nc.role {
+        spec.insert("role".into(), role.clone().into());
+    }
+    spec.insert(
+        "subnetSelectorTerms".into(),
+        selector_terms(&nc.subnet_selector_tags, cluster),
+    );
+    spec.insert(
+        "securityGroupSelectorTerms".into(),
+        selector_terms(&nc.security_group_selector_tags, cluster),
+    );
+}
+
 pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let nc = pool.node_class.clone().unwrap_or_default();
     let mut spec = Map::new();
@@ -123,17 +139,7 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         "amiSelectorTerms".into(),
         json!([{"alias": nc.ami_alias.as_deref().unwrap_or(DEFAULT_AMI_ALIAS)}]),
     );
-    if let Some(role) = &nc.role {
-        spec.insert("role".into(), role.clone().into());
-    }
-    spec.insert(
-        "subnetSelectorTerms".into(),
-        selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name),
-    );
-    spec.insert(
-        "securityGroupSelectorTerms".into(),
-        selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
-    );
+    node_class_placement(&mut spec, &nc, &strategy.cluster_name);
     if let Some(rv) = &nc.root_volume {
         let mut ebs = Map::new();
         if let Some(s) = &rv.size {
@@ -189,17 +195,7 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
 pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let nc: NodeClass = pool.node_class.clone().unwrap_or_default();
     let mut spec = Map::new();
-    if let Some(role) = &nc.role {
-        spec.insert("role".into(), role.clone().into());
-    }
-    spec.insert(
-        "subnetSelectorTerms".into(),
-        selector_terms(&nc.subnet_selector_tags, &strategy.cluster_name),
-    );
-    spec.insert(
-        "securityGroupSelectorTerms".into(),
-        selector_terms(&nc.security_group_selector_tags, &strategy.cluster_name),
-    );
+    node_class_placement(&mut spec, &nc, &strategy.cluster_name);
     if let Some(rv) = &nc.root_volume {
         let mut m = Map::new();
         if let Some(s) = &rv.size {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, KubeError};
 use eksgpu_core::burst::{self, BurstScaler, PreWarm};
-use eksgpu_core::fields::FieldSet;
+use eksgpu_core::fields::project_ours;
 use eksgpu_core::yaml;
 use eksgpu_tfplugin::{
     ApplyRequest, ApplyResponse, AttributePath, Context, Diagnostics, ImportResponse, Number, PlanRequest,
@@ -171,11 +171,7 @@ async fn read_live(
     else {
         return Ok(None);
     };
-    let mut fields = FieldSet::owned_by(&live, &c.field_manager);
-    if let Some(r) = render {
-        fields.merge(FieldSet::of_value(r));
-    }
-    let projected = fields.project(&live).unwrap_or_default();
+    let projected = project_ours(&live, &c.field_manager, render);
     Ok(Some(burst::read_back(b, &projected)))
 }
 

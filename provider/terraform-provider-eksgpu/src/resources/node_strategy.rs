@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
-use eksgpu_core::fields::FieldSet;
+use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds::{self, labels};
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
@@ -437,7 +437,7 @@ impl Resource for NodeStrategyResource {
         for np in &node_pools {
             let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
             let dra = readback::pool_annotation(np).is_some_and(|(_, d)| d);
-            let owned = |o: &serde_json::Value| FieldSet::owned_by(o, &c.field_manager).project(o).unwrap_or_default();
+            let owned = |o: &serde_json::Value| project_ours(o, &c.field_manager, None);
             let node_class = match fetch_node_class(ctx, cluster.as_ref(), np).await {
                 Ok(nc) => nc.map(|nc| owned(&nc)),
                 Err(e) => {
@@ -512,11 +512,7 @@ async fn read_pool(
         .await?;
         // Our fields: what we own now, and what we rendered (a field another
         // manager took over is still ours to report).
-        let projected = live.map(|o| {
-            let mut fields = FieldSet::owned_by(&o, manager);
-            fields.merge(FieldSet::of_value(&m.body));
-            fields.project(&o).unwrap_or_default()
-        });
+        let projected = live.map(|o| project_ours(&o, manager, Some(&m.body)));
         if m.kind == kinds::NODE_POOL {
             node_pool = projected;
         } else {

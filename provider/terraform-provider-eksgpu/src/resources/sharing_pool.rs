@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
-use eksgpu_core::fields::FieldSet;
+use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds;
 use eksgpu_core::model::Capacity;
 use eksgpu_core::render::Manifest;
@@ -600,14 +600,10 @@ async fn read_pool(
         Some(d) => {
             let live = get(sharing::RESOURCE_CLAIM, d.namespace.clone(), d.claim_name.clone()).await?;
             Some(live.map(|o| {
-                let mut fields = FieldSet::owned_by(&o, manager);
-                if let Some(m) = sharing::manifests(&p)
-                    .iter()
-                    .find(|m| m.kind == sharing::RESOURCE_CLAIM)
-                {
-                    fields.merge(FieldSet::of_value(&m.body));
-                }
-                fields.project(&o).unwrap_or_default()
+                let rendered = sharing::manifests(&p)
+                    .into_iter()
+                    .find(|m| m.kind == sharing::RESOURCE_CLAIM);
+                project_ours(&o, manager, rendered.as_ref().map(|m| &m.body))
             }))
         }
         None => None,
