@@ -1,10 +1,11 @@
-//! The pure domain core of terraform-provider-eksgpu: the GPU catalog, and
-//! (in later layers) rules, renderers of Kubernetes objects and the drift diff
+//! The pure domain core of terraform-provider-eksgpu: the GPU catalog, the
+//! rules, renderers of Kubernetes objects and EKS requests, and the drift diff
 //! of owned fields. No I/O and no async here: everything is a function of its
 //! inputs and tested as such.
 
 pub mod burst;
 pub mod catalog;
+pub mod eks;
 pub mod fields;
 pub mod kinds;
 pub mod model;

@@ -109,6 +109,39 @@ pub struct Pool {
     pub disruption: Option<Disruption>,
     pub dra: bool,
     pub node_class: Option<NodeClass>,
+    /// For `managed_node_group` pools.
+    pub managed_node_group: Option<ManagedNodeGroup>,
+    /// For `hybrid` pools.
+    pub hybrid: Option<Hybrid>,
+}
+
+/// `scalingConfig` of a node group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scaling {
+    pub min: i64,
+    pub max: i64,
+    /// Set at creation; later changes by autoscalers are not drift.
+    pub desired: i64,
+}
+
+/// An EKS managed node group (domain.md §6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagedNodeGroup {
+    pub node_role_arn: String,
+    pub subnet_ids: Vec<String>,
+    /// EKS `amiType`; `None` picks the AL2023 NVIDIA AMI for the pool's architecture.
+    pub ami_type: Option<String>,
+    pub scaling: Scaling,
+    /// `updateConfig.maxUnavailable`.
+    pub max_unavailable: Option<i64>,
+}
+
+/// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (domain.md §5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hybrid {
+    pub remote_node_networks: Vec<String>,
+    pub remote_pod_networks: Vec<String>,
+    pub node_role_arn: String,
 }
 
 /// Helm values of the NVIDIA GPU Operator the strategy computes.

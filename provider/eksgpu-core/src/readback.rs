@@ -52,7 +52,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         .filter(|(k, v)| added.get(k) != Some(v))
         .collect();
 
-    let mut taints: Vec<Taint> = template["spec"]["taints"]
+    let taints: Vec<Taint> = template["spec"]["taints"]
         .as_array()
         .into_iter()
         .flatten()
@@ -62,16 +62,9 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
             effect: t["effect"].as_str().unwrap_or_default().to_owned(),
         })
         .collect();
-    let user_gpu_taint = prior.taints.iter().any(|t| t.key == "nvidia.com/gpu");
-    if user_gpu_taint {
-        pool.gpu_taint = prior.gpu_taint;
-    } else if let Some(i) = taints.iter().position(|t| *t == Taint::default_gpu()) {
-        taints.remove(i);
-        pool.gpu_taint = true;
-    } else {
-        pool.gpu_taint = false;
-    }
+    let (taints, gpu_taint) = split_gpu_taint(prior, taints);
     pool.taints = taints;
+    pool.gpu_taint = gpu_taint;
 
     pool.disruption = spec.get("disruption").filter(|d| d.is_object()).map(|d| {
         let after = d["consolidateAfter"].as_str().map(str::to_owned);
@@ -114,6 +107,8 @@ pub fn import_pool(
         disruption: None,
         dra,
         node_class: None,
+        managed_node_group: None,
+        hybrid: None,
     };
     // Read once to learn the capacity kind, then again so defaults compare against the right kind.
     let first = read_back_pool(strategy, &blank, node_pool, node_class);
@@ -243,6 +238,21 @@ fn quantity(v: &Value) -> Option<i64> {
 
 #[cfg(test)]
 mod tests;
+
+/// Live taints as `(taints, gpu_taint)`: the default GPU taint counts as
+/// `gpu_taint = true` unless the user wrote their own `nvidia.com/gpu` taint.
+pub fn split_gpu_taint(prior: &Pool, mut taints: Vec<Taint>) -> (Vec<Taint>, bool) {
+    if prior.taints.iter().any(|t| t.key == "nvidia.com/gpu") {
+        return (taints, prior.gpu_taint);
+    }
+    match taints.iter().position(|t| *t == Taint::default_gpu()) {
+        Some(i) => {
+            taints.remove(i);
+            (taints, true)
+        }
+        None => (taints, false),
+    }
+}
 
 /// `(index, dra)` from a NodePool's pool annotation.
 pub fn pool_annotation(node_pool: &Value) -> Option<(usize, bool)> {

@@ -3,9 +3,17 @@
 //! `RULES` is the catalogue (`docs/rules.md` is generated from it); the checks
 //! return data (`Violation`), never errors.
 
+mod aws_side;
 mod node_strategy;
 
+pub use aws_side::{check_against_cluster, check_cluster, remote_network_problems};
 pub use node_strategy::{Context as NodeStrategyContext, check_node_strategy};
+
+/// `MAJOR.MINOR` as numbers.
+pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let (a, b) = v.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
 
 /// How bad a violation is: errors stop the plan, warnings inform it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +124,22 @@ pub static RULES: &[Rule] = &[
         source: "EKS Auto Mode NodeClass reference; Karpenter v1 migration guide",
     },
     Rule {
+        code: "EKSGPU007",
+        severity: Severity::Error,
+        summary: "Hybrid remote networks not valid",
+        trigger: "A hybrid pool's `remote_node_networks` or `remote_pod_networks` has a CIDR that is not IPv4, not inside RFC 1918 (10/8, 172.16/12, 192.168/16), outside /8–/32, more than 15 per list, or overlapping another remote network, the cluster VPC's CIDRs or its service CIDR. The VPC and service CIDRs are checked at apply, before any change (the plan makes no AWS call).",
+        fix: "Use the private on-prem ranges your nodes and pods really use, at most 15 per list, disjoint from each other and from the VPC and service CIDRs (see `data.eksgpu_cluster`).",
+        source: "EKS API RemoteNetworkConfigRequest; EKS user guide, Hybrid Nodes networking and quotas (domain.md §5)",
+    },
+    Rule {
+        code: "EKSGPU008",
+        severity: Severity::Warning,
+        summary: "Auto Mode and managed node groups in one cluster",
+        trigger: "A strategy has `auto_mode` and `managed_node_group` pools, or (at apply) a `managed_node_group` pool goes into a cluster running Auto Mode compute.",
+        fix: "AWS documents the combination, but one recorded attempt stalled in CREATING for over 30 minutes. Validate it in your account first, or run Standard Mode with Karpenter and managed node groups for H200/B200 capacity.",
+        source: "seed 001 (recorded incident); EKS user guide, Auto Mode",
+    },
+    Rule {
         code: "EKSGPU009",
         severity: Severity::Warning,
         summary: "Instance type observed not to provision on Auto Mode",
@@ -148,6 +172,14 @@ pub static RULES: &[Rule] = &[
         source: "seed 003 §5 (two vLLM at 0.90 of an A10G; 0.40 each fits)",
     },
     Rule {
+        code: "EKSGPU013",
+        severity: Severity::Error,
+        summary: "AMI type not valid for the GPUs or Kubernetes version",
+        trigger: "`managed_node_group.ami_type` is not an EKS AMI type, carries no NVIDIA driver, does not match the instance types' architecture (x86_64 or arm64), or is `AL2_x86_64_GPU` on Kubernetes 1.33 or later.",
+        fix: "Leave `ami_type` unset (the provider picks `AL2023_x86_64_NVIDIA` or `AL2023_ARM_64_NVIDIA` for the instance types), or choose an NVIDIA variant of AL2023 or Bottlerocket for the right architecture.",
+        source: "EKS API amiType enum (2026-08); EKS accelerated AMIs; AL2 end of support after Kubernetes 1.32 (domain.md §6)",
+    },
+    Rule {
         code: "EKSGPU014",
         severity: Severity::Warning,
         summary: "GPU pool without a taint",
@@ -178,6 +210,14 @@ pub static RULES: &[Rule] = &[
         trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver, or HAMi with a device plugin (including Auto Mode's built-in one).",
         fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"`; HAMi and DRA need their own pools.",
         source: "seed 003 §5; EKS DRA docs (no DRA and device plugin on one node)",
+    },
+    Rule {
+        code: "EKSGPU018",
+        severity: Severity::Error,
+        summary: "Auto Mode capability flags inconsistent",
+        trigger: "The cluster's Auto Mode compute, block storage and load balancing flags are not all on or all off (reported by `data.eksgpu_cluster`, and checked at apply for strategies with `auto_mode` pools).",
+        fix: "Enable or disable `computeConfig`, `storageConfig.blockStorage` and `kubernetesNetworkConfig.elasticLoadBalancing` together (EKS requires it in one request).",
+        source: "EKS API UpdateClusterConfig; Terraform AWS provider's plan-time check (domain.md §4)",
     },
     Rule {
         code: "EKSGPU101",
@@ -290,6 +330,30 @@ pub static RULES: &[Rule] = &[
         trigger: "The burst target runs on a pool with `spot` capacity and `spot_interruption_handling` is not set.",
         fix: "Configure Karpenter's interruption queue (SQS + EventBridge) so Spot reclaims drain nodes ahead of the 2-minute notice, then set `spot_interruption_handling = true`.",
         source: "seed 004 (Karpenter Spot with SQS + EventBridge interruption handling)",
+    },
+    Rule {
+        code: "EKSGPU115",
+        severity: Severity::Error,
+        summary: "Setting for another capacity kind",
+        trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit` or `zones` on an AWS-side pool, `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
+        fix: "Give each pool the settings of its capacity kind only; a node group's zones follow its `subnet_ids`.",
+        source: "interface: eksgpu_node_strategy pool attributes",
+    },
+    Rule {
+        code: "EKSGPU116",
+        severity: Severity::Error,
+        summary: "More than one hybrid pool",
+        trigger: "A strategy declares two `hybrid` pools: the remote networks are one setting of the cluster.",
+        fix: "Declare one hybrid pool with all remote networks; tell on-prem node classes apart by the labels nodeadm gives them.",
+        source: "EKS API RemoteNetworkConfigRequest (one node network list per cluster)",
+    },
+    Rule {
+        code: "EKSGPU117",
+        severity: Severity::Error,
+        summary: "Node group or hybrid setting not valid for EKS",
+        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, or `max_unavailable` outside 1–100; or a node role is not an IAM role ARN.",
+        fix: "Fix the value as the detail says; EKS would reject the request at apply.",
+        source: "EKS API CreateNodegroup (domain.md §6)",
     },
 ];
 

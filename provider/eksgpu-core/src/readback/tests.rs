@@ -41,6 +41,8 @@ fn karpenter_pool() -> Pool {
             role: Some("NodeRole".into()),
             ..NodeClass::default()
         }),
+        managed_node_group: None,
+        hybrid: None,
     }
 }
 
@@ -49,6 +51,8 @@ fn auto_pool() -> Pool {
         name: "auto".into(),
         capacity: Capacity::AutoMode,
         node_class: None,
+        managed_node_group: None,
+        hybrid: None,
         disruption: None,
         ..karpenter_pool()
     }

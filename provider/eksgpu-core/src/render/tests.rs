@@ -57,6 +57,8 @@ fn seed_strategy() -> NodeStrategy {
             }),
             ..NodeClass::default()
         }),
+        managed_node_group: None,
+        hybrid: None,
     };
     let auto = Pool {
         name: "auto-gpu".into(),
@@ -75,6 +77,8 @@ fn seed_strategy() -> NodeStrategy {
         disruption: None,
         dra: false,
         node_class: None,
+        managed_node_group: None,
+        hybrid: None,
     };
     NodeStrategy {
         cluster_name: "gpu".into(),

@@ -1,7 +1,7 @@
 //! Checks of a node strategy's pools (offline; values the user has not made
 //! known yet are left out of the model and skipped by the provider).
 
-use super::{Step, Violation};
+use super::{Step, Violation, aws_side, parse_version};
 use crate::catalog;
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
@@ -28,11 +28,6 @@ fn dra_minimum_kubernetes(capacity: Capacity) -> (u32, u32) {
 }
 const DRA_MINIMUM_KARPENTER: (u32, u32) = (1, 15);
 
-fn parse_version(v: &str) -> Option<(u32, u32)> {
-    let (a, b) = v.split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
 pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -56,7 +51,9 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
             ));
         }
         check_pool(s, pool, ctx, &at, &mut out);
+        aws_side::check_pool(s, pool, &at, &mut out);
     }
+    aws_side::check_strategy(s, &mut out);
     out
 }
 

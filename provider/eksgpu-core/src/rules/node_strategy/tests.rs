@@ -26,6 +26,8 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
             role: Some("KarpenterNodeRole".into()),
             ..NodeClass::default()
         }),
+        managed_node_group: None,
+        hybrid: None,
     }
 }
 
@@ -214,11 +216,22 @@ fn eksgpu011_and_102_device_plugin_sharing() {
         "ts-2",
     );
     assert_eq!(codes(&strategy(vec![a], false)), ["EKSGPU102"]);
-    let m = with_label(
+    let mut m = with_label(
         pool("m", Capacity::ManagedNodeGroup, &["g5.2xlarge"]),
         DEVICE_PLUGIN_CONFIG,
         "ts-2",
     );
+    m.managed_node_group = Some(crate::model::ManagedNodeGroup {
+        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+        subnet_ids: vec!["subnet-1".into()],
+        ami_type: None,
+        scaling: crate::model::Scaling {
+            min: 0,
+            max: 1,
+            desired: 0,
+        },
+        max_unavailable: None,
+    });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }
 

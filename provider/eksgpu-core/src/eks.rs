@@ -1,0 +1,163 @@
+//! The AWS side of a node strategy — managed node groups and Hybrid Nodes — as
+//! the EKS API state the provider asks for (domain.md §5–§6). Pure data: the
+//! cloud adapter sends it, plans show it, refresh compares against it.
+
+pub mod cidr;
+mod node_group;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+pub use node_group::{NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, read_back_node_group};
+
+use crate::kinds::labels;
+use crate::model::{GpuOperator, NodeStrategy, Pool};
+
+/// Tags on every node group and access entry the provider creates, so an
+/// operator (and `terraform import`) can find them. AWS tag values allow no
+/// JSON, hence one tag per fact.
+pub mod tags {
+    pub use crate::kinds::labels::{CLUSTER, MANAGED_BY, MANAGED_BY_VALUE, STRATEGY};
+    pub const POOL: &str = "eksgpu.terraform.io/pool";
+    pub const POOL_INDEX: &str = "eksgpu.terraform.io/pool-index";
+    pub const DRA: &str = "eksgpu.terraform.io/dra";
+    /// `mig_strategy=<s> dcgm_exporter=<b> service_monitor=<b>`, or absent.
+    pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+}
+
+/// The identifying tags of pool number `index` of a strategy.
+pub fn pool_tags(strategy: &NodeStrategy, index: usize, pool: &Pool) -> BTreeMap<String, String> {
+    let mut t = BTreeMap::from([
+        (tags::MANAGED_BY.to_owned(), tags::MANAGED_BY_VALUE.to_owned()),
+        (tags::STRATEGY.to_owned(), strategy.name.clone()),
+        (tags::CLUSTER.to_owned(), strategy.cluster_name.clone()),
+        (tags::POOL.to_owned(), pool.name.clone()),
+        (tags::POOL_INDEX.to_owned(), index.to_string()),
+        (tags::DRA.to_owned(), pool.dra.to_string()),
+    ]);
+    if let Some(op) = &strategy.gpu_operator {
+        t.insert(
+            tags::GPU_OPERATOR.to_owned(),
+            format!(
+                "mig_strategy={} dcgm_exporter={} service_monitor={}",
+                op.mig_strategy, op.dcgm_exporter, op.service_monitor
+            ),
+        );
+    }
+    t
+}
+
+/// The `gpu_operator` settings recorded in a tag by [`pool_tags`].
+pub fn gpu_operator_from_tag(tag: &str) -> Option<GpuOperator> {
+    let fields: BTreeMap<&str, &str> = tag.split(' ').filter_map(|kv| kv.split_once('=')).collect();
+    Some(GpuOperator {
+        mig_strategy: (*fields.get("mig_strategy")?).to_owned(),
+        dcgm_exporter: fields.get("dcgm_exporter")?.parse().ok()?,
+        service_monitor: fields.get("service_monitor")?.parse().ok()?,
+    })
+}
+
+/// Whether tags mark an object of strategy `name` on cluster `cluster`.
+pub fn tagged_for(t: &BTreeMap<String, String>, cluster: &str, name: &str) -> bool {
+    t.get(labels::MANAGED_BY).map(String::as_str) == Some(labels::MANAGED_BY_VALUE)
+        && t.get(labels::STRATEGY).map(String::as_str) == Some(name)
+        && t.get(labels::CLUSTER).map(String::as_str) == Some(cluster)
+}
+
+/// Kubernetes taint effect → EKS API spelling.
+pub fn eks_effect(k8s: &str) -> Option<&'static str> {
+    match k8s {
+        "NoSchedule" => Some("NO_SCHEDULE"),
+        "NoExecute" => Some("NO_EXECUTE"),
+        "PreferNoSchedule" => Some("PREFER_NO_SCHEDULE"),
+        _ => None,
+    }
+}
+
+/// EKS API taint effect → Kubernetes spelling.
+pub fn k8s_effect(eks: &str) -> Option<&'static str> {
+    match eks {
+        "NO_SCHEDULE" => Some("NoSchedule"),
+        "NO_EXECUTE" => Some("NoExecute"),
+        "PREFER_NO_SCHEDULE" => Some("PreferNoSchedule"),
+        _ => None,
+    }
+}
+
+/// Access entry type of Hybrid Nodes' IAM role.
+pub const HYBRID_ACCESS_ENTRY_TYPE: &str = "HYBRID_LINUX";
+
+/// The `UpdateClusterConfig` and `CreateAccessEntry` requests of a hybrid pool, for plans.
+pub fn hybrid_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {
+    let Some(h) = &pool.hybrid else {
+        return Vec::new();
+    };
+    let networks = |cidrs: &[String]| {
+        if cidrs.is_empty() {
+            json!([])
+        } else {
+            json!([{"cidrs": cidrs}])
+        }
+    };
+    vec![
+        json!({"UpdateClusterConfig": {
+            "name": strategy.cluster_name,
+            "remoteNetworkConfig": {
+                "remoteNodeNetworks": networks(&h.remote_node_networks),
+                "remotePodNetworks": networks(&h.remote_pod_networks),
+            },
+        }}),
+        json!({"CreateAccessEntry": {
+            "clusterName": strategy.cluster_name,
+            "principalArn": h.node_role_arn,
+            "type": HYBRID_ACCESS_ENTRY_TYPE,
+            "tags": pool_tags(strategy, index, pool),
+        }}),
+    ]
+}
+
+/// Facts about an existing cluster (`DescribeCluster`, `DescribeVpcs`), for
+/// `data.eksgpu_cluster` and the checks made at apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterFacts {
+    pub name: String,
+    pub arn: Option<String>,
+    pub status: Option<String>,
+    pub version: Option<String>,
+    pub endpoint: Option<String>,
+    /// Base64 of the PEM CA bundle.
+    pub certificate_authority: Option<String>,
+    pub auto_mode: AutoModeFlags,
+    pub remote_node_networks: Vec<String>,
+    pub remote_pod_networks: Vec<String>,
+    pub vpc_id: Option<String>,
+    pub subnet_ids: Vec<String>,
+    /// Filled from `ec2:DescribeVpcs` when asked for.
+    pub vpc_cidrs: Vec<String>,
+    pub service_cidr: Option<String>,
+}
+
+/// Auto Mode's three capability flags (`None`: not reported).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AutoModeFlags {
+    pub compute: Option<bool>,
+    pub block_storage: Option<bool>,
+    pub load_balancing: Option<bool>,
+}
+
+impl AutoModeFlags {
+    /// Auto Mode is on only when all three capabilities are.
+    pub fn enabled(self) -> bool {
+        self.compute == Some(true) && self.block_storage == Some(true) && self.load_balancing == Some(true)
+    }
+
+    /// EKS requires the three to be equal (EKSGPU018).
+    pub fn consistent(self) -> bool {
+        let v = [self.compute, self.block_storage, self.load_balancing].map(|f| f.unwrap_or(false));
+        v.iter().all(|x| *x == v[0])
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::{Capacity, GpuOperator, Hybrid, ManagedNodeGroup, NodeStrategy, Pool, Scaling, Taint};
+
+fn mng_pool() -> Pool {
+    Pool {
+        name: "training".into(),
+        capacity: Capacity::ManagedNodeGroup,
+        instance_types: vec!["p5.48xlarge".into()],
+        capacity_types: vec!["spot".into()],
+        zones: vec![],
+        gpu_limit: None,
+        labels: BTreeMap::from([("team".into(), "ml".into())]),
+        gpu_taint: true,
+        taints: vec![],
+        disruption: None,
+        dra: false,
+        node_class: None,
+        managed_node_group: Some(ManagedNodeGroup {
+            node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+            subnet_ids: vec!["subnet-1".into()],
+            ami_type: None,
+            scaling: Scaling {
+                min: 0,
+                max: 4,
+                desired: 1,
+            },
+            max_unavailable: Some(1),
+        }),
+        hybrid: None,
+    }
+}
+
+fn strategy(pools: Vec<Pool>) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "gpu-prod".into(),
+        name: "genai".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: Some(GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
+        pools,
+    }
+}
+
+#[test]
+fn node_group_is_named_after_cluster_and_pool_with_nvidia_ami_and_eks_effects() {
+    let s = strategy(vec![mng_pool()]);
+    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    assert_eq!(ng.name, "gpu-prod-training");
+    assert_eq!(ng.ami_type, "AL2023_x86_64_NVIDIA");
+    assert_eq!(ng.capacity_type, "SPOT");
+    let req = ng.create_request("gpu-prod");
+    let body = &req["CreateNodegroup"];
+    assert_eq!(body["taints"][0]["effect"], "NO_SCHEDULE");
+    assert_eq!(body["taints"][0]["key"], "nvidia.com/gpu");
+    assert_eq!(body["updateConfig"]["maxUnavailable"], 1);
+    assert_eq!(body["tags"][tags::POOL], "training");
+    assert_eq!(body["tags"][tags::POOL_INDEX], "0");
+    assert_eq!(
+        gpu_operator_from_tag(body["tags"][tags::GPU_OPERATOR].as_str().unwrap()),
+        s.gpu_operator
+    );
+    assert!(tagged_for(&ng.tags, "gpu-prod", "genai"));
+    assert!(!tagged_for(&ng.tags, "gpu-prod", "other"));
+    // NVIDIA AMIs carry the driver: the operator's stays off only when it installs drivers (hybrid present).
+    assert_eq!(ng.labels.get("team").map(String::as_str), Some("ml"));
+}
+
+#[test]
+fn arm_instance_types_get_the_arm_nvidia_ami() {
+    let mut p = mng_pool();
+    p.instance_types = vec!["g5g.xlarge".into()];
+    assert_eq!(default_ami_type(&p), "AL2023_ARM_64_NVIDIA");
+}
+
+#[test]
+fn in_place_update_covers_labels_taints_scaling_and_keeps_live_desired() {
+    let s = strategy(vec![mng_pool()]);
+    let want = node_group(&s, 0, &s.pools[0]).unwrap();
+    let mut live = want.clone();
+    assert_eq!(want.update(&live), None);
+    assert_eq!(want.replacement(&live), None);
+
+    live.labels.insert("team".into(), "web".into());
+    live.labels.insert("extra".into(), "x".into());
+    live.taints.push(Taint {
+        key: "dedicated".into(),
+        value: None,
+        effect: "NoExecute".into(),
+    });
+    live.scaling = Scaling {
+        min: 1,
+        max: 2,
+        desired: 2,
+    };
+    let u = want.update(&live).unwrap();
+    assert_eq!(u.labels_add, BTreeMap::from([("team".into(), "ml".into())]));
+    assert_eq!(u.labels_remove, vec!["extra".to_owned()]);
+    assert_eq!(u.taints_remove.len(), 1);
+    assert!(u.taints_add.is_empty());
+    // The autoscaler's desired size (2) survives, inside the new bounds 0..4.
+    assert_eq!(
+        u.scaling,
+        Some(Scaling {
+            min: 0,
+            max: 4,
+            desired: 2
+        })
+    );
+
+    live.instance_types = vec!["p4d.24xlarge".into()];
+    live.capacity_type = "ON_DEMAND".into();
+    assert_eq!(
+        want.replacement(&live).unwrap().fields,
+        vec!["capacity_types", "instance_types"]
+    );
+}
+
+#[test]
+fn read_back_keeps_prior_desired_and_spelling_and_reports_owned_drift() {
+    let s = strategy(vec![mng_pool()]);
+    let prior = &s.pools[0];
+    let mut live = node_group(&s, 0, prior).unwrap();
+    live.scaling.desired = 3; // an autoscaler scaled out
+    assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
+
+    live.labels.insert("team".into(), "web".into());
+    let read = read_back_node_group(&s, prior, &live, false);
+    assert_eq!(read.labels.get("team").map(String::as_str), Some("web"));
+    assert_eq!(read.managed_node_group.as_ref().unwrap().scaling.desired, 1);
+
+    // Import takes the live desired size and finds the default GPU taint.
+    let blank = Pool {
+        labels: BTreeMap::new(),
+        capacity_types: vec![],
+        managed_node_group: None,
+        gpu_taint: false,
+        ..prior.clone()
+    };
+    let imported = read_back_node_group(&s, &blank, &live, true);
+    assert!(imported.gpu_taint);
+    assert!(imported.taints.is_empty());
+    assert_eq!(imported.managed_node_group.unwrap().scaling.desired, 3);
+}
+
+#[test]
+fn hybrid_requests_set_remote_networks_and_a_hybrid_access_entry() {
+    let p = Pool {
+        name: "onprem".into(),
+        capacity: Capacity::Hybrid,
+        instance_types: vec![],
+        managed_node_group: None,
+        hybrid: Some(Hybrid {
+            remote_node_networks: vec!["10.80.0.0/16".into()],
+            remote_pod_networks: vec![],
+            node_role_arn: "arn:aws:iam::123456789012:role/hybrid".into(),
+        }),
+        ..mng_pool()
+    };
+    let s = strategy(vec![p]);
+    let r = hybrid_requests(&s, 0, &s.pools[0]);
+    assert_eq!(
+        r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remoteNodeNetworks"][0]["cidrs"][0],
+        "10.80.0.0/16"
+    );
+    assert_eq!(r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remotePodNetworks"], serde_json::json!([]));
+    assert_eq!(r[1]["CreateAccessEntry"]["type"], "HYBRID_LINUX");
+}
+
+#[test]
+fn auto_mode_flags() {
+    let on = AutoModeFlags {
+        compute: Some(true),
+        block_storage: Some(true),
+        load_balancing: Some(true),
+    };
+    assert!(on.enabled() && on.consistent());
+    assert!(AutoModeFlags::default().consistent());
+    let half = AutoModeFlags {
+        block_storage: Some(false),
+        ..on
+    };
+    assert!(!half.consistent() && !half.enabled());
+}

@@ -1,0 +1,402 @@
+//! Checks of the AWS-side capacity kinds (managed node groups, Hybrid Nodes)
+//! and of facts about an existing cluster. What the configuration alone
+//! decides is checked at plan; what needs the cluster (its VPC and service
+//! CIDRs, its Auto Mode flags) is checked at apply, before any change.
+
+use super::{Step, Violation};
+use crate::catalog::{self, Arch};
+use crate::eks::ClusterFacts;
+use crate::eks::cidr::Cidr;
+use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
+
+/// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; domain.md §5).
+const MAX_REMOTE_CIDRS: usize = 15;
+
+/// EKS `amiType` values that carry NVIDIA drivers, with their architecture (domain.md §6).
+const NVIDIA_AMI_TYPES: [(&str, Arch); 7] = [
+    ("AL2_x86_64_GPU", Arch::X86_64),
+    ("AL2023_x86_64_NVIDIA", Arch::X86_64),
+    ("AL2023_ARM_64_NVIDIA", Arch::Arm64),
+    ("BOTTLEROCKET_x86_64_NVIDIA", Arch::X86_64),
+    ("BOTTLEROCKET_x86_64_NVIDIA_FIPS", Arch::X86_64),
+    ("BOTTLEROCKET_ARM_64_NVIDIA", Arch::Arm64),
+    ("BOTTLEROCKET_ARM_64_NVIDIA_FIPS", Arch::Arm64),
+];
+
+/// The other `amiType` values of the EKS API (2026-08): valid, but without NVIDIA drivers.
+const OTHER_AMI_TYPES: [&str; 15] = [
+    "AL2_x86_64",
+    "AL2_ARM_64",
+    "CUSTOM",
+    "BOTTLEROCKET_ARM_64",
+    "BOTTLEROCKET_x86_64",
+    "BOTTLEROCKET_ARM_64_FIPS",
+    "BOTTLEROCKET_x86_64_FIPS",
+    "WINDOWS_CORE_2019_x86_64",
+    "WINDOWS_FULL_2019_x86_64",
+    "WINDOWS_CORE_2022_x86_64",
+    "WINDOWS_FULL_2022_x86_64",
+    "AL2023_x86_64_STANDARD",
+    "AL2023_ARM_64_STANDARD",
+    "AL2023_x86_64_NEURON",
+    "WINDOWS_CORE_2025_x86_64",
+];
+
+/// EKS published AL2 AMIs up to Kubernetes 1.32 (domain.md §6).
+const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
+
+/// Strategy-wide checks: at most one hybrid pool (remote networks are
+/// cluster-wide), Auto Mode next to managed node groups (EKSGPU008).
+pub(super) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
+    let hybrid: Vec<usize> = indices(s, Capacity::Hybrid);
+    for &i in hybrid.iter().skip(1) {
+        out.push(Violation::new(
+            "EKSGPU116",
+            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
+            format!("Pool {:?} is the second hybrid pool of the strategy.", s.pools[i].name),
+        ));
+    }
+    if let Some(&auto) = indices(s, Capacity::AutoMode).first() {
+        for i in indices(s, Capacity::ManagedNodeGroup) {
+            out.push(Violation::new(
+                "EKSGPU008",
+                vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
+                format!(
+                    "Managed node group pool {:?} shares the cluster with Auto Mode pool {:?}.",
+                    s.pools[i].name, s.pools[auto].name
+                ),
+            ));
+        }
+    }
+}
+
+fn indices(s: &NodeStrategy, c: Capacity) -> Vec<usize> {
+    s.pools.iter().enumerate().filter(|(_, p)| p.capacity == c).map(|(i, _)| i).collect()
+}
+
+/// Per-pool checks of the settings that belong to one capacity kind.
+pub(super) fn check_pool(
+    s: &NodeStrategy,
+    pool: &Pool,
+    at: &dyn Fn(&[Step]) -> Vec<Step>,
+    out: &mut Vec<Violation>,
+) {
+    let kind = pool.capacity;
+    let misplaced = |attr: &'static str, out: &mut Vec<Violation>| {
+        out.push(Violation::new(
+            "EKSGPU115",
+            at(&[Step::Attr(attr)]),
+            format!("`{attr}` does not apply to a {} pool.", kind.as_str()),
+        ));
+    };
+    let in_cluster = kind.is_in_cluster();
+    if !in_cluster {
+        if pool.node_class.is_some() {
+            misplaced("node_class", out);
+        }
+        if pool.disruption.is_some() {
+            misplaced("disruption", out);
+        }
+        if pool.gpu_limit.is_some() {
+            misplaced("gpu_limit", out);
+        }
+        if !pool.zones.is_empty() {
+            misplaced("zones", out);
+        }
+    }
+    if kind != Capacity::ManagedNodeGroup && pool.managed_node_group.is_some() {
+        misplaced("managed_node_group", out);
+    }
+    if kind != Capacity::Hybrid && pool.hybrid.is_some() {
+        misplaced("hybrid", out);
+    }
+    match kind {
+        Capacity::Hybrid if !pool.instance_types.is_empty() => misplaced("instance_types", out),
+        Capacity::Hybrid => {}
+        _ if pool.instance_types.is_empty() => out.push(Violation::new(
+            "EKSGPU115",
+            at(&[Step::Attr("instance_types")]),
+            format!("A {} pool needs `instance_types`.", kind.as_str()),
+        )),
+        _ => {}
+    }
+    match kind {
+        Capacity::ManagedNodeGroup => check_managed_node_group(s, pool, at, out),
+        Capacity::Hybrid => match &pool.hybrid {
+            None => out.push(Violation::new(
+                "EKSGPU115",
+                at(&[Step::Attr("capacity")]),
+                "A hybrid pool needs a `hybrid` block (remote networks and the nodes' IAM role).".into(),
+            )),
+            Some(h) => {
+                if !is_role_arn(&h.node_role_arn) {
+                    out.push(Violation::new(
+                        "EKSGPU117",
+                        at(&[Step::Attr("hybrid"), Step::Attr("node_role_arn")]),
+                        format!("{:?} is not an IAM role ARN.", h.node_role_arn),
+                    ));
+                }
+                for (list, index, detail) in remote_network_problems(h, &[], None) {
+                    let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
+                    path.extend(index.map(Step::Index));
+                    out.push(Violation::new("EKSGPU007", path, detail));
+                }
+            }
+        },
+        Capacity::AutoMode | Capacity::Karpenter => {}
+    }
+}
+
+fn check_managed_node_group(
+    s: &NodeStrategy,
+    pool: &Pool,
+    at: &dyn Fn(&[Step]) -> Vec<Step>,
+    out: &mut Vec<Violation>,
+) {
+    let Some(m) = &pool.managed_node_group else {
+        out.push(Violation::new(
+            "EKSGPU115",
+            at(&[Step::Attr("capacity")]),
+            "A managed_node_group pool needs a `managed_node_group` block (node role, subnets, scaling).".into(),
+        ));
+        return;
+    };
+    let mng = |rest: &[Step]| {
+        let mut p = at(&[Step::Attr("managed_node_group")]);
+        p.extend_from_slice(rest);
+        p
+    };
+    for (j, c) in pool.capacity_types.iter().enumerate() {
+        if c != "on-demand" && c != "spot" {
+            out.push(Violation::new(
+                "EKSGPU117",
+                at(&[Step::Attr("capacity_types"), Step::Index(j)]),
+                format!("{c:?} is not a node group capacity type: use on-demand (ON_DEMAND) or spot (SPOT)."),
+            ));
+        }
+    }
+    if pool.capacity_types.len() > 1 {
+        out.push(Violation::new(
+            "EKSGPU117",
+            at(&[Step::Attr("capacity_types")]),
+            "A node group has one capacity type; declare one pool per capacity type.".into(),
+        ));
+    }
+    if !is_role_arn(&m.node_role_arn) {
+        out.push(Violation::new(
+            "EKSGPU117",
+            mng(&[Step::Attr("node_role_arn")]),
+            format!("{:?} is not an IAM role ARN.", m.node_role_arn),
+        ));
+    }
+    if m.subnet_ids.is_empty() {
+        out.push(Violation::new(
+            "EKSGPU117",
+            mng(&[Step::Attr("subnet_ids")]),
+            "A node group needs at least one subnet.".into(),
+        ));
+    }
+    let sc = m.scaling;
+    if sc.min < 0 || sc.max < 1 || sc.min > sc.max || sc.desired < sc.min || sc.desired > sc.max {
+        out.push(Violation::new(
+            "EKSGPU117",
+            mng(&[Step::Attr("scaling")]),
+            format!(
+                "min {}, max {}, desired {}: EKS needs 0 ≤ min ≤ desired ≤ max and max ≥ 1.",
+                sc.min, sc.max, sc.desired
+            ),
+        ));
+    }
+    if let Some(n) = m.max_unavailable
+        && !(1..=100).contains(&n)
+    {
+        out.push(Violation::new(
+            "EKSGPU117",
+            mng(&[Step::Attr("update"), Step::Attr("max_unavailable")]),
+            format!("{n} is outside 1–100."),
+        ));
+    }
+    if pool.instance_types.len() > 20 {
+        out.push(Violation::new(
+            "EKSGPU117",
+            at(&[Step::Attr("instance_types")]),
+            format!("{} instance types; a node group takes at most 20.", pool.instance_types.len()),
+        ));
+    }
+    if let Some(ami) = &m.ami_type {
+        check_ami_type(s, pool, ami, &mng(&[Step::Attr("ami_type")]), out);
+    }
+}
+
+/// EKSGPU013: the AMI type must carry NVIDIA drivers for the pool's GPUs, match
+/// their architecture, and exist for the cluster's Kubernetes version.
+fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: &mut Vec<Violation>) {
+    let fire = |detail: String, out: &mut Vec<Violation>| out.push(Violation::new("EKSGPU013", path.to_vec(), detail));
+    let Some(&(_, arch)) = NVIDIA_AMI_TYPES.iter().find(|(a, _)| *a == ami) else {
+        if OTHER_AMI_TYPES.contains(&ami) {
+            fire(format!("{ami} has no NVIDIA driver for the pool's GPUs."), out);
+        } else {
+            fire(format!("{ami:?} is not an EKS AMI type."), out);
+        }
+        return;
+    };
+    for t in pool.instance_types.iter().filter_map(|t| catalog::instance_type(t)) {
+        if t.architecture != arch {
+            fire(
+                format!("{ami} is {} but {} is {}.", arch.as_str(), t.name, t.architecture.as_str()),
+                out,
+            );
+        }
+    }
+    if ami == "AL2_x86_64_GPU"
+        && let Some(v) = s.kubernetes_version.as_deref().and_then(super::parse_version)
+        && v > LAST_AL2_KUBERNETES
+    {
+        fire(
+            format!("EKS publishes no AL2 AMIs for Kubernetes {}.{} (1.32 was the last).", v.0, v.1),
+            out,
+        );
+    }
+}
+
+fn is_role_arn(s: &str) -> bool {
+    let mut parts = s.splitn(6, ':');
+    let (arn, partition, service, region, account, resource) = (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    );
+    arn == Some("arn")
+        && partition.is_some_and(|p| p.starts_with("aws"))
+        && service == Some("iam")
+        && region == Some("")
+        && account.is_some_and(|a| a.len() == 12 && a.bytes().all(|b| b.is_ascii_digit()))
+        && resource.is_some_and(|r| r.starts_with("role/") && r.len() > 5)
+}
+
+/// EKSGPU007 on one pool's remote networks: `(list, index, detail)` per
+/// problem. `vpc_cidrs` and `service_cidr` are the cluster's, when known.
+pub fn remote_network_problems(
+    h: &Hybrid,
+    vpc_cidrs: &[String],
+    service_cidr: Option<&str>,
+) -> Vec<(&'static str, Option<usize>, String)> {
+    let mut out = Vec::new();
+    if h.remote_node_networks.is_empty() {
+        out.push((
+            "remote_node_networks",
+            None,
+            "Hybrid Nodes need at least one remote node network.".to_owned(),
+        ));
+    }
+    let lists = [
+        ("remote_node_networks", &h.remote_node_networks),
+        ("remote_pod_networks", &h.remote_pod_networks),
+    ];
+    let mut parsed: Vec<(&'static str, usize, &str, Cidr)> = Vec::new();
+    for (list, cidrs) in lists {
+        if cidrs.len() > MAX_REMOTE_CIDRS {
+            out.push((
+                list,
+                None,
+                format!("{} CIDRs; EKS allows at most {MAX_REMOTE_CIDRS} per list.", cidrs.len()),
+            ));
+        }
+        for (j, raw) in cidrs.iter().enumerate() {
+            match Cidr::parse(raw) {
+                None => out.push((list, Some(j), format!("{raw:?} is not an IPv4 CIDR block."))),
+                Some(c) if !(8..=32).contains(&c.prefix) => {
+                    out.push((list, Some(j), format!("{raw} has prefix /{}; EKS takes /8 to /32.", c.prefix)));
+                }
+                Some(c) if !c.is_rfc1918() => {
+                    out.push((list, Some(j), format!("{raw} is not inside RFC 1918 private space.")));
+                }
+                Some(c) => parsed.push((list, j, raw.as_str(), c)),
+            }
+        }
+    }
+    for (a, (list, j, raw, c)) in parsed.iter().enumerate() {
+        if let Some((_, _, other, _)) = parsed[..a].iter().find(|(_, _, _, d)| d.overlaps(*c)) {
+            out.push((list, Some(*j), format!("{raw} overlaps {other}, another remote network.")));
+        }
+        for vpc in vpc_cidrs {
+            if Cidr::parse(vpc).is_some_and(|v| v.overlaps(*c)) {
+                out.push((list, Some(*j), format!("{raw} overlaps the cluster VPC's CIDR {vpc}.")));
+            }
+        }
+        if let Some(svc) = service_cidr
+            && Cidr::parse(svc).is_some_and(|v| v.overlaps(*c))
+        {
+            out.push((list, Some(*j), format!("{raw} overlaps the cluster's service CIDR {svc}.")));
+        }
+    }
+    out
+}
+
+/// Checks that need the cluster's facts, made at apply before any change:
+/// EKSGPU007 against the VPC and service CIDRs, EKSGPU008 when the cluster
+/// runs Auto Mode, EKSGPU018 when its Auto Mode flags disagree.
+pub fn check_against_cluster(s: &NodeStrategy, facts: &ClusterFacts) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (i, pool) in s.pools.iter().enumerate() {
+        let at = |rest: &[Step]| {
+            let mut p = vec![Step::Attr("pool"), Step::Index(i)];
+            p.extend_from_slice(rest);
+            p
+        };
+        if let Some(h) = pool.hybrid.as_ref().filter(|_| pool.capacity == Capacity::Hybrid) {
+            let offline = remote_network_problems(h, &[], None);
+            for (list, index, detail) in remote_network_problems(h, &facts.vpc_cidrs, facts.service_cidr.as_deref()) {
+                if offline.iter().any(|(_, _, d)| *d == detail) {
+                    continue;
+                }
+                let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
+                path.extend(index.map(Step::Index));
+                out.push(Violation::new("EKSGPU007", path, detail));
+            }
+        }
+        if pool.capacity == Capacity::ManagedNodeGroup
+            && facts.auto_mode.compute == Some(true)
+            && !s.pools.iter().any(|p| p.capacity == Capacity::AutoMode)
+        {
+            out.push(Violation::new(
+                "EKSGPU008",
+                at(&[Step::Attr("capacity")]),
+                format!("Cluster {} runs EKS Auto Mode.", facts.name),
+            ));
+        }
+    }
+    if s.pools.iter().any(|p| p.capacity == Capacity::AutoMode) {
+        out.extend(check_cluster(facts).into_iter().map(|mut v| {
+            v.path = vec![Step::Attr("cluster_name")];
+            v
+        }));
+    }
+    out
+}
+
+/// EKSGPU018 on a cluster's Auto Mode flags.
+pub fn check_cluster(facts: &ClusterFacts) -> Vec<Violation> {
+    let f = facts.auto_mode;
+    if f.consistent() {
+        return Vec::new();
+    }
+    let show = |b: Option<bool>| b.map_or("unset".to_owned(), |b| b.to_string());
+    vec![Violation::new(
+        "EKSGPU018",
+        vec![Step::Attr("name")],
+        format!(
+            "Cluster {}: compute {}, block storage {}, load balancing {}.",
+            facts.name,
+            show(f.compute),
+            show(f.block_storage),
+            show(f.load_balancing)
+        ),
+    )]
+}
+
+#[cfg(test)]
+mod tests;

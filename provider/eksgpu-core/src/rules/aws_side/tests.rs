@@ -1,0 +1,218 @@
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::eks::AutoModeFlags;
+use crate::model::{ManagedNodeGroup, Scaling};
+use crate::rules::{NodeStrategyContext, check_node_strategy};
+
+const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+
+fn pool(capacity: Capacity) -> Pool {
+    Pool {
+        name: capacity.as_str().replace('_', "-"),
+        capacity,
+        instance_types: if capacity == Capacity::Hybrid {
+            vec![]
+        } else {
+            vec!["p5.48xlarge".into()]
+        },
+        capacity_types: vec![],
+        zones: vec![],
+        gpu_limit: None,
+        labels: BTreeMap::new(),
+        gpu_taint: true,
+        taints: vec![],
+        disruption: None,
+        dra: false,
+        node_class: (capacity == Capacity::Karpenter).then(|| crate::model::NodeClass {
+            role: Some("KarpenterNodeRole".into()),
+            ..Default::default()
+        }),
+        managed_node_group: (capacity == Capacity::ManagedNodeGroup).then(|| ManagedNodeGroup {
+            node_role_arn: ROLE.into(),
+            subnet_ids: vec!["subnet-1".into()],
+            ami_type: None,
+            scaling: Scaling {
+                min: 0,
+                max: 2,
+                desired: 0,
+            },
+            max_unavailable: None,
+        }),
+        hybrid: (capacity == Capacity::Hybrid).then(|| Hybrid {
+            remote_node_networks: vec!["10.80.0.0/16".into()],
+            remote_pod_networks: vec!["10.85.0.0/16".into()],
+            node_role_arn: ROLE.into(),
+        }),
+    }
+}
+
+fn strategy(pools: Vec<Pool>) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "gpu".into(),
+        name: "genai".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: None,
+        pools,
+    }
+}
+
+fn codes(s: &NodeStrategy) -> Vec<&'static str> {
+    check_node_strategy(s, &NodeStrategyContext { karpenter_version: (1, 14) })
+        .iter()
+        .map(|v| v.code)
+        .collect()
+}
+
+#[test]
+fn valid_aws_side_pools_pass() {
+    let s = strategy(vec![pool(Capacity::ManagedNodeGroup), pool(Capacity::Hybrid), pool(Capacity::Karpenter)]);
+    assert_eq!(codes(&s), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu007_remote_networks_offline() {
+    let mut p = pool(Capacity::Hybrid);
+    let h = p.hybrid.as_mut().unwrap();
+    h.remote_node_networks = vec!["8.8.0.0/16".into(), "10.0.0.0/8".into(), "10.1.0.0/16".into(), "nope".into()];
+    h.remote_pod_networks = vec!["192.168.0.0/33".into()];
+    let v = check_node_strategy(&strategy(vec![p]), &NodeStrategyContext { karpenter_version: (1, 14) });
+    let details: Vec<_> = v.iter().filter(|v| v.code == "EKSGPU007").map(|v| v.detail.as_str()).collect();
+    assert_eq!(details.len(), 4, "{details:?}");
+    assert!(details[0].contains("not inside RFC 1918"));
+    assert!(details.iter().any(|d| d.contains("10.1.0.0/16 overlaps 10.0.0.0/8")));
+    assert!(details.iter().any(|d| d.contains("\"nope\" is not an IPv4 CIDR")));
+    assert_eq!(
+        v[0].path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("hybrid"),
+            Step::Attr("remote_node_networks"),
+            Step::Index(0)
+        ]
+    );
+
+    let mut many = pool(Capacity::Hybrid);
+    many.hybrid.as_mut().unwrap().remote_node_networks = (0..16).map(|i| format!("10.{i}.0.0/16")).collect();
+    assert_eq!(codes(&strategy(vec![many])), vec!["EKSGPU007"]);
+}
+
+#[test]
+fn eksgpu007_against_the_cluster_vpc_and_service_cidrs() {
+    let s = strategy(vec![pool(Capacity::Hybrid)]);
+    let mut facts = ClusterFacts {
+        name: "gpu".into(),
+        vpc_cidrs: vec!["10.0.0.0/16".into()],
+        service_cidr: Some("172.20.0.0/16".into()),
+        ..ClusterFacts::default()
+    };
+    assert!(check_against_cluster(&s, &facts).is_empty());
+    facts.vpc_cidrs.push("10.80.0.0/20".into());
+    facts.service_cidr = Some("10.85.0.0/16".into());
+    let v = check_against_cluster(&s, &facts);
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(v[0].detail.contains("overlaps the cluster VPC's CIDR 10.80.0.0/20"));
+    assert!(v[1].detail.contains("service CIDR 10.85.0.0/16"));
+}
+
+#[test]
+fn eksgpu008_auto_mode_next_to_managed_node_groups() {
+    let s = strategy(vec![pool(Capacity::AutoMode), pool(Capacity::ManagedNodeGroup)]);
+    let v = check_node_strategy(&s, &NodeStrategyContext { karpenter_version: (1, 14) });
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), vec!["EKSGPU008"]);
+    assert_eq!(v[0].severity, crate::rules::Severity::Warning);
+    assert_eq!(v[0].path, vec![Step::Attr("pool"), Step::Index(1), Step::Attr("capacity")]);
+
+    // At apply: the cluster runs Auto Mode compute.
+    let s = strategy(vec![pool(Capacity::ManagedNodeGroup)]);
+    let facts = ClusterFacts {
+        auto_mode: AutoModeFlags {
+            compute: Some(true),
+            block_storage: Some(true),
+            load_balancing: Some(true),
+        },
+        ..ClusterFacts::default()
+    };
+    assert_eq!(check_against_cluster(&s, &facts)[0].code, "EKSGPU008");
+}
+
+#[test]
+fn eksgpu013_ami_types() {
+    let with_ami = |ami: &str, types: &[&str], version: &str| {
+        let mut p = pool(Capacity::ManagedNodeGroup);
+        p.instance_types = types.iter().map(|t| (*t).to_owned()).collect();
+        p.managed_node_group.as_mut().unwrap().ami_type = Some(ami.into());
+        let mut s = strategy(vec![p]);
+        s.kubernetes_version = Some(version.into());
+        codes(&s)
+    };
+    assert_eq!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.33"), vec!["EKSGPU013"]);
+    assert!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.32").is_empty());
+    assert_eq!(with_ami("AL2023_x86_64_NVIDIA", &["g5g.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert!(with_ami("AL2023_ARM_64_NVIDIA", &["g5g.xlarge"], "1.34").is_empty());
+    assert_eq!(with_ami("AL2023_x86_64_STANDARD", &["g5.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert_eq!(with_ami("AL2024_MAGIC", &["g5.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert!(with_ami("BOTTLEROCKET_x86_64_NVIDIA", &["p5.48xlarge"], "1.34").is_empty());
+}
+
+#[test]
+fn eksgpu018_inconsistent_auto_mode_flags() {
+    let facts = ClusterFacts {
+        name: "gpu".into(),
+        auto_mode: AutoModeFlags {
+            compute: Some(true),
+            block_storage: Some(false),
+            load_balancing: Some(true),
+        },
+        ..ClusterFacts::default()
+    };
+    let v = check_cluster(&facts);
+    assert_eq!(v[0].code, "EKSGPU018");
+    assert!(v[0].detail.contains("block storage false"));
+    // A strategy with Auto Mode pools checks it at apply, pointing at cluster_name.
+    let s = strategy(vec![pool(Capacity::AutoMode)]);
+    assert_eq!(check_against_cluster(&s, &facts)[0].path, vec![Step::Attr("cluster_name")]);
+    // Without Auto Mode pools the flags are not this strategy's business.
+    assert!(check_against_cluster(&strategy(vec![pool(Capacity::Karpenter)]), &facts).is_empty());
+    assert!(check_cluster(&ClusterFacts::default()).is_empty());
+}
+
+#[test]
+fn eksgpu115_settings_for_another_capacity_kind() {
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    p.gpu_limit = Some(8);
+    p.hybrid = pool(Capacity::Hybrid).hybrid;
+    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115", "EKSGPU115"]);
+
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    p.managed_node_group = None;
+    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+
+    let mut p = pool(Capacity::Hybrid);
+    p.instance_types = vec!["g5.xlarge".into()];
+    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+
+    let mut p = pool(Capacity::Karpenter);
+    p.instance_types = vec![];
+    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+}
+
+#[test]
+fn eksgpu116_one_hybrid_pool() {
+    let mut second = pool(Capacity::Hybrid);
+    second.name = "second".into();
+    assert_eq!(codes(&strategy(vec![pool(Capacity::Hybrid), second])), vec!["EKSGPU116"]);
+}
+
+#[test]
+fn eksgpu117_node_group_values() {
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    p.capacity_types = vec!["on-demand".into(), "reserved".into()];
+    let m = p.managed_node_group.as_mut().unwrap();
+    m.node_role_arn = "gpu-nodes".into();
+    m.subnet_ids.clear();
+    m.scaling.desired = 5;
+    m.max_unavailable = Some(0);
+    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU117"; 6]);
+}
