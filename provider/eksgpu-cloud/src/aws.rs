@@ -5,13 +5,19 @@
 mod ec2;
 mod eks;
 mod error;
+mod hybrid;
+mod node_groups;
+pub mod wait;
+
+use std::collections::HashMap;
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
-use tokio::sync::OnceCell;
+use eksgpu_core::eks::ClusterFacts;
+use tokio::sync::{Mutex, OnceCell};
 
 pub use ec2::InstanceTypes;
-pub use eks::ClusterInfo;
 pub use error::AwsError;
+pub use hybrid::AccessEntry;
 
 /// `assume_role { … }` of the provider block.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,6 +51,8 @@ pub struct AwsSettings {
 pub struct AwsClients {
     settings: AwsSettings,
     config: OnceCell<SdkConfig>,
+    /// `DescribeCluster` answers of this process, by cluster name.
+    clusters: Mutex<HashMap<String, ClusterFacts>>,
 }
 
 impl AwsClients {
@@ -52,6 +60,7 @@ impl AwsClients {
         Self {
             settings,
             config: OnceCell::new(),
+            clusters: Mutex::new(HashMap::new()),
         }
     }
 
@@ -63,14 +72,18 @@ impl AwsClients {
         self.config.get_or_init(|| load(&self.settings)).await
     }
 
-    /// EC2 instance-type facts (`ec2:DescribeInstanceTypes`).
-    pub async fn instance_types(&self) -> ec2::Ec2InstanceTypes {
+    pub(crate) async fn ec2(&self) -> aws_sdk_ec2::Client {
         let config = self.sdk_config().await;
         let mut builder = aws_sdk_ec2::config::Builder::from(config);
         if let Some(url) = &self.settings.endpoints.ec2 {
             builder = builder.endpoint_url(url);
         }
-        ec2::Ec2InstanceTypes::new(aws_sdk_ec2::Client::from_conf(builder.build()))
+        aws_sdk_ec2::Client::from_conf(builder.build())
+    }
+
+    /// EC2 instance-type facts (`ec2:DescribeInstanceTypes`).
+    pub async fn instance_types(&self) -> ec2::Ec2InstanceTypes {
+        ec2::Ec2InstanceTypes::new(self.ec2().await)
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 pub use node_group::{NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, read_back_node_group};
 
 use crate::kinds::labels;
-use crate::model::{GpuOperator, NodeStrategy, Pool};
+use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
 
 /// Tags on every node group and access entry the provider creates, so an
 /// operator (and `terraform import`) can find them. AWS tag values allow no
@@ -87,6 +87,19 @@ pub fn k8s_effect(eks: &str) -> Option<&'static str> {
 
 /// Access entry type of Hybrid Nodes' IAM role.
 pub const HYBRID_ACCESS_ENTRY_TYPE: &str = "HYBRID_LINUX";
+
+/// The EKS requests of pool number `index` as plans show them: `CreateNodegroup`
+/// for a managed node group, `UpdateClusterConfig` and `CreateAccessEntry` for
+/// a hybrid pool, nothing for in-cluster pools.
+pub fn aws_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {
+    match pool.capacity {
+        Capacity::ManagedNodeGroup => node_group(strategy, index, pool)
+            .map(|ng| vec![ng.create_request(&strategy.cluster_name)])
+            .unwrap_or_default(),
+        Capacity::Hybrid => hybrid_requests(strategy, index, pool),
+        Capacity::AutoMode | Capacity::Karpenter => Vec::new(),
+    }
+}
 
 /// The `UpdateClusterConfig` and `CreateAccessEntry` requests of a hybrid pool, for plans.
 pub fn hybrid_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {

@@ -15,6 +15,29 @@ pub(crate) fn aws_failed(err: &AwsError, path: AttributePath) -> Diagnostic {
     Diagnostic::error(format!("AWS call {} failed", err.operation), format!("{err}.{hint}")).at(path)
 }
 
+/// Waiting for an AWS operation ended without success.
+pub(crate) fn wait_failed(err: &eksgpu_cloud::aws::wait::WaitError, what: &str, path: AttributePath) -> Diagnostic {
+    use eksgpu_cloud::aws::wait::WaitError as W;
+    let (summary, hint) = match err {
+        W::TimedOut { .. } => (
+            "Timed out waiting for AWS",
+            "The operation goes on in AWS and the pool stays in state: run apply again to keep waiting, or raise \
+             the strategy's `timeouts`.",
+        ),
+        W::Cancelled { .. } => (
+            "Operation cancelled",
+            "Terraform asked the provider to stop. The operation goes on in AWS and the pool stays in state: \
+             run apply again to finish.",
+        ),
+        W::Failed { .. } => (
+            "AWS operation failed",
+            "Fix what EKS reports (capacity, subnets, IAM role), then apply again.",
+        ),
+        W::Aws(e) => return aws_failed(e, path),
+    };
+    Diagnostic::error(summary, format!("Failed {what}: {err}. {hint}")).at(path)
+}
+
 /// The provider was not configured before use: a Terraform protocol violation.
 pub(crate) fn not_configured() -> Diagnostic {
     Diagnostic::error(

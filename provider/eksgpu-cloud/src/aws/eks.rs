@@ -5,16 +5,9 @@ use std::time::{Duration, SystemTime};
 use aws_credential_types::provider::ProvideCredentials;
 use base64::Engine;
 
-use super::{AwsClients, AwsError};
+use eksgpu_core::eks::{AutoModeFlags, ClusterFacts};
 
-/// What `DescribeCluster` says about reaching a cluster.
-#[derive(Debug, Clone, Default)]
-pub struct ClusterInfo {
-    pub endpoint: Option<String>,
-    /// Base64 of the PEM CA bundle.
-    pub certificate_authority: Option<String>,
-    pub version: Option<String>,
-}
+use super::{AwsClients, AwsError};
 
 /// The header that binds a token to one cluster (aws-iam-authenticator).
 const CLUSTER_ID_HEADER: &str = "x-k8s-aws-id";
@@ -30,8 +23,8 @@ impl AwsClients {
         aws_sdk_eks::Client::from_conf(builder.build())
     }
 
-    /// `eks:DescribeCluster`.
-    pub async fn describe_cluster(&self, name: &str) -> Result<ClusterInfo, AwsError> {
+    /// `eks:DescribeCluster`, now (also refreshing the per-process copy).
+    pub async fn describe_cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
         let out = self
             .eks()
             .await
@@ -41,15 +34,57 @@ impl AwsClients {
             .await
             .map_err(|e| AwsError::from_sdk("eks:DescribeCluster", e))?;
         tracing::debug!(cluster = name, "described cluster");
-        let c = out.cluster();
-        Ok(ClusterInfo {
-            endpoint: c.and_then(|c| c.endpoint()).map(str::to_owned),
-            certificate_authority: c
-                .and_then(|c| c.certificate_authority())
-                .and_then(|a| a.data())
-                .map(str::to_owned),
-            version: c.and_then(|c| c.version()).map(str::to_owned),
-        })
+        let facts = out.cluster().map_or_else(
+            || ClusterFacts {
+                name: name.to_owned(),
+                ..ClusterFacts::default()
+            },
+            |c| cluster_facts(name, c),
+        );
+        self.clusters.lock().await.insert(name.to_owned(), facts.clone());
+        Ok(facts)
+    }
+
+    /// What `DescribeCluster` said about `name` earlier in this process, or a
+    /// fresh answer: one call per cluster per run for what does not change
+    /// under the provider (endpoint, CA, version).
+    pub async fn cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
+        if let Some(f) = self.clusters.lock().await.get(name) {
+            return Ok(f.clone());
+        }
+        self.describe_cluster(name).await
+    }
+
+    /// `ec2:DescribeVpcs`: the IPv4 CIDR blocks associated with a VPC.
+    pub async fn vpc_cidrs(&self, vpc_id: &str) -> Result<Vec<String>, AwsError> {
+        let out = self
+            .ec2()
+            .await
+            .describe_vpcs()
+            .vpc_ids(vpc_id)
+            .send()
+            .await
+            .map_err(|e| AwsError::from_sdk("ec2:DescribeVpcs", e))?;
+        let mut cidrs = Vec::new();
+        for vpc in out.vpcs() {
+            for a in vpc.cidr_block_association_set() {
+                let associated = a
+                    .cidr_block_state()
+                    .and_then(|s| s.state())
+                    .is_none_or(|s| s.as_str() == "associated");
+                if let Some(c) = a.cidr_block().filter(|_| associated)
+                    && !cidrs.iter().any(|x| x == c)
+                {
+                    cidrs.push(c.to_owned());
+                }
+            }
+            if let Some(c) = vpc.cidr_block()
+                && !cidrs.iter().any(|x| x == c)
+            {
+                cidrs.push(c.to_owned());
+            }
+        }
+        Ok(cidrs)
     }
 
     /// A bearer token for cluster `name`, made as `aws eks get-token` makes it:
@@ -129,3 +164,49 @@ const QUERY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'.')
     .remove(b'~');
+
+fn cluster_facts(name: &str, c: &aws_sdk_eks::types::Cluster) -> ClusterFacts {
+    let remote = c.remote_network_config();
+    let network = c.kubernetes_network_config();
+    ClusterFacts {
+        name: name.to_owned(),
+        arn: c.arn().map(str::to_owned),
+        status: c.status().map(|s| s.as_str().to_owned()),
+        version: c.version().map(str::to_owned),
+        endpoint: c.endpoint().map(str::to_owned),
+        certificate_authority: c.certificate_authority().and_then(|a| a.data()).map(str::to_owned),
+        auto_mode: AutoModeFlags {
+            compute: c.compute_config().and_then(|x| x.enabled()),
+            block_storage: c
+                .storage_config()
+                .and_then(|x| x.block_storage())
+                .and_then(|x| x.enabled()),
+            load_balancing: network
+                .and_then(|x| x.elastic_load_balancing())
+                .and_then(|x| x.enabled()),
+        },
+        remote_node_networks: remote
+            .map(|r| {
+                r.remote_node_networks()
+                    .iter()
+                    .flat_map(|n| n.cidrs().to_vec())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        remote_pod_networks: remote
+            .map(|r| {
+                r.remote_pod_networks()
+                    .iter()
+                    .flat_map(|n| n.cidrs().to_vec())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        vpc_id: c.resources_vpc_config().and_then(|v| v.vpc_id()).map(str::to_owned),
+        subnet_ids: c
+            .resources_vpc_config()
+            .map(|v| v.subnet_ids().to_vec())
+            .unwrap_or_default(),
+        vpc_cidrs: Vec::new(),
+        service_cidr: network.and_then(|n| n.service_ipv4_cidr()).map(str::to_owned),
+    }
+}

@@ -38,6 +38,11 @@ impl AwsError {
         }
     }
 
+    /// The resource does not exist (EKS `ResourceNotFoundException`).
+    pub fn is_not_found(&self) -> bool {
+        self.code.as_deref() == Some("ResourceNotFoundException")
+    }
+
     /// Access problems deserve a hint about the IAM policy in the docs.
     pub fn is_access_denied(&self) -> bool {
         self.code

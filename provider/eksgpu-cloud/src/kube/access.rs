@@ -57,8 +57,6 @@ pub struct Clusters {
     access: Access,
     aws: Arc<AwsClients>,
     cache: Mutex<HashMap<String, Entry>>,
-    /// API server endpoint and CA from DescribeCluster: once per cluster per process.
-    endpoints: Mutex<HashMap<String, (String, String)>>,
 }
 
 impl Clusters {
@@ -67,7 +65,6 @@ impl Clusters {
             access,
             aws,
             cache: Mutex::new(HashMap::new()),
-            endpoints: Mutex::new(HashMap::new()),
         }
     }
 
@@ -140,18 +137,11 @@ impl Clusters {
     }
 
     async fn endpoint(&self, name: &str) -> Result<(String, String), KubeError> {
-        let mut endpoints = self.endpoints.lock().await;
-        if let Some(e) = endpoints.get(name) {
-            return Ok(e.clone());
-        }
-        let info = self.aws.describe_cluster(name).await?;
-        let pair = (
-            info.endpoint
-                .ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?,
-            info.certificate_authority.unwrap_or_default(),
-        );
-        endpoints.insert(name.to_owned(), pair.clone());
-        Ok(pair)
+        let facts = self.aws.cluster(name).await?;
+        let endpoint = facts
+            .endpoint
+            .ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?;
+        Ok((endpoint, facts.certificate_authority.unwrap_or_default()))
     }
 }
 

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::{eks_effect, pool_tags};
 use crate::catalog::{self, Arch};
 use crate::model::{Capacity, NodeStrategy, Pool, Scaling, Taint};
-use crate::render::{effective_labels, effective_taints};
 use crate::readback::split_gpu_taint;
+use crate::render::{effective_labels, effective_taints};
 
 /// A node group as the provider wants it (or, read back, as it is).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub struct NodeGroup {
     pub tags: BTreeMap<String, String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
     pub status: Option<String>,
+    /// Live only: what EKS reports wrong with the node group.
+    pub health_issues: Vec<String>,
 }
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
@@ -41,12 +43,19 @@ pub fn default_ami_type(pool: &Pool) -> &'static str {
         .iter()
         .filter_map(|t| catalog::instance_type(t))
         .any(|t| t.architecture == Arch::Arm64);
-    if arm { "AL2023_ARM_64_NVIDIA" } else { "AL2023_x86_64_NVIDIA" }
+    if arm {
+        "AL2023_ARM_64_NVIDIA"
+    } else {
+        "AL2023_x86_64_NVIDIA"
+    }
 }
 
 /// The node group of pool number `index`, or `None` if it is not a complete managed node group pool.
 pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<NodeGroup> {
-    let m = pool.managed_node_group.as_ref().filter(|_| pool.capacity == Capacity::ManagedNodeGroup)?;
+    let m = pool
+        .managed_node_group
+        .as_ref()
+        .filter(|_| pool.capacity == Capacity::ManagedNodeGroup)?;
     Some(NodeGroup {
         name: format!("{}-{}", strategy.cluster_name, pool.name),
         ami_type: m.ami_type.clone().unwrap_or_else(|| default_ami_type(pool).to_owned()),
@@ -64,6 +73,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         node_role_arn: m.node_role_arn.clone(),
         tags: pool_tags(strategy, index, pool),
         status: None,
+        health_issues: Vec::new(),
     })
 }
 
@@ -145,9 +155,19 @@ impl NodeGroup {
                 .filter(|(k, v)| live.labels.get(*k) != Some(*v))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-            labels_remove: live.labels.keys().filter(|k| !self.labels.contains_key(*k)).cloned().collect(),
+            labels_remove: live
+                .labels
+                .keys()
+                .filter(|k| !self.labels.contains_key(*k))
+                .cloned()
+                .collect(),
             // EKS updates a taint with the same key in place; remove only keys no longer wanted.
-            taints_add: self.taints.iter().filter(|t| !live.taints.contains(t)).cloned().collect(),
+            taints_add: self
+                .taints
+                .iter()
+                .filter(|t| !live.taints.contains(t))
+                .cloned()
+                .collect(),
             taints_remove: live
                 .taints
                 .iter()
@@ -158,7 +178,10 @@ impl NodeGroup {
         };
         if (self.scaling.min, self.scaling.max) != (live.scaling.min, live.scaling.max) {
             u.scaling = Some(Scaling {
-                desired: live.scaling.desired.clamp(self.scaling.min, self.scaling.max.max(self.scaling.min)),
+                desired: live
+                    .scaling
+                    .desired
+                    .clamp(self.scaling.min, self.scaling.max.max(self.scaling.min)),
                 ..self.scaling
             });
         }

@@ -167,7 +167,10 @@ fn hybrid_requests_set_remote_networks_and_a_hybrid_access_entry() {
         r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remoteNodeNetworks"][0]["cidrs"][0],
         "10.80.0.0/16"
     );
-    assert_eq!(r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remotePodNetworks"], serde_json::json!([]));
+    assert_eq!(
+        r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remotePodNetworks"],
+        serde_json::json!([])
+    );
     assert_eq!(r[1]["CreateAccessEntry"]["type"], "HYBRID_LINUX");
 }
 

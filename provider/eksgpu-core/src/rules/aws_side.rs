@@ -71,16 +71,16 @@ pub(super) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
 }
 
 fn indices(s: &NodeStrategy, c: Capacity) -> Vec<usize> {
-    s.pools.iter().enumerate().filter(|(_, p)| p.capacity == c).map(|(i, _)| i).collect()
+    s.pools
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.capacity == c)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Per-pool checks of the settings that belong to one capacity kind.
-pub(super) fn check_pool(
-    s: &NodeStrategy,
-    pool: &Pool,
-    at: &dyn Fn(&[Step]) -> Vec<Step>,
-    out: &mut Vec<Violation>,
-) {
+pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
     let kind = pool.capacity;
     let misplaced = |attr: &'static str, out: &mut Vec<Violation>| {
         out.push(Violation::new(
@@ -220,7 +220,10 @@ fn check_managed_node_group(
         out.push(Violation::new(
             "EKSGPU117",
             at(&[Step::Attr("instance_types")]),
-            format!("{} instance types; a node group takes at most 20.", pool.instance_types.len()),
+            format!(
+                "{} instance types; a node group takes at most 20.",
+                pool.instance_types.len()
+            ),
         ));
     }
     if let Some(ami) = &m.ami_type {
@@ -243,7 +246,12 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
     for t in pool.instance_types.iter().filter_map(|t| catalog::instance_type(t)) {
         if t.architecture != arch {
             fire(
-                format!("{ami} is {} but {} is {}.", arch.as_str(), t.name, t.architecture.as_str()),
+                format!(
+                    "{ami} is {} but {} is {}.",
+                    arch.as_str(),
+                    t.name,
+                    t.architecture.as_str()
+                ),
                 out,
             );
         }
@@ -253,7 +261,10 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
         && v > LAST_AL2_KUBERNETES
     {
         fire(
-            format!("EKS publishes no AL2 AMIs for Kubernetes {}.{} (1.32 was the last).", v.0, v.1),
+            format!(
+                "EKS publishes no AL2 AMIs for Kubernetes {}.{} (1.32 was the last).",
+                v.0, v.1
+            ),
             out,
         );
     }
@@ -309,7 +320,11 @@ pub fn remote_network_problems(
             match Cidr::parse(raw) {
                 None => out.push((list, Some(j), format!("{raw:?} is not an IPv4 CIDR block."))),
                 Some(c) if !(8..=32).contains(&c.prefix) => {
-                    out.push((list, Some(j), format!("{raw} has prefix /{}; EKS takes /8 to /32.", c.prefix)));
+                    out.push((
+                        list,
+                        Some(j),
+                        format!("{raw} has prefix /{}; EKS takes /8 to /32.", c.prefix),
+                    ));
                 }
                 Some(c) if !c.is_rfc1918() => {
                     out.push((list, Some(j), format!("{raw} is not inside RFC 1918 private space.")));
@@ -320,7 +335,11 @@ pub fn remote_network_problems(
     }
     for (a, (list, j, raw, c)) in parsed.iter().enumerate() {
         if let Some((_, _, other, _)) = parsed[..a].iter().find(|(_, _, _, d)| d.overlaps(*c)) {
-            out.push((list, Some(*j), format!("{raw} overlaps {other}, another remote network.")));
+            out.push((
+                list,
+                Some(*j),
+                format!("{raw} overlaps {other}, another remote network."),
+            ));
         }
         for vpc in vpc_cidrs {
             if Cidr::parse(vpc).is_some_and(|v| v.overlaps(*c)) {
@@ -330,7 +349,11 @@ pub fn remote_network_problems(
         if let Some(svc) = service_cidr
             && Cidr::parse(svc).is_some_and(|v| v.overlaps(*c))
         {
-            out.push((list, Some(*j), format!("{raw} overlaps the cluster's service CIDR {svc}.")));
+            out.push((
+                list,
+                Some(*j),
+                format!("{raw} overlaps the cluster's service CIDR {svc}."),
+            ));
         }
     }
     out

@@ -1,26 +1,32 @@
 //! `eksgpu_node_strategy`: which capacity kind serves which GPU workload class
 //! in one cluster. Karpenter and Auto Mode pools become NodePools and node
-//! classes applied in-cluster with server-side apply; the GPU Operator's Helm
+//! classes applied in-cluster with server-side apply; managed node groups and
+//! Hybrid Nodes go through the EKS API (`aws_pools`); the GPU Operator's Helm
 //! values are computed for the mix. Plans are offline; refresh reads back only
 //! the fields this provider owns, so only real drift shows.
 
+mod aws_pools;
 mod convert;
 mod schema;
+mod timeouts;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
+use eksgpu_core::eks;
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds::{self, labels};
-use eksgpu_core::model::{NodeStrategy, Pool};
+use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{readback, rules, yaml};
 use eksgpu_tfplugin::{
-    ApplyRequest, ApplyResponse, AttributePath, Context, Diagnostics, ImportResponse, PlanRequest, PlanResponse,
-    ReadRequest, ReadResponse, Resource, Schema, Value,
+    ApplyRequest, ApplyResponse, AttributePath, Context, Diagnostic, Diagnostics, ImportResponse, PlanRequest,
+    PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Value,
 };
 
+use self::aws_pools::{AwsPools, Failure};
+use self::timeouts::Timeouts;
 use super::defaults::{Seg, plan_default};
 use super::{cancellable, configured, connect, set};
 use crate::diagnostics;
@@ -70,8 +76,8 @@ fn manifests(s: &NodeStrategy) -> Vec<Manifest> {
     s.pools.iter().flat_map(|p| render::pool_manifests(s, p)).collect()
 }
 
-/// Fills a pool's computed attributes from the model.
-fn with_computed(s: &NodeStrategy, pool: &Pool, mut v: Value) -> Value {
+/// Fills the computed attributes of pool number `index` from the model.
+fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
     if let Value::Object(m) = &mut v {
         let node_selector = render::node_selector(s, pool)
             .into_iter()
@@ -91,7 +97,8 @@ fn with_computed(s: &NodeStrategy, pool: &Pool, mut v: Value) -> Value {
             .collect();
         m.insert("tolerations".into(), Value::List(tolerations));
         m.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
-        let docs: Vec<_> = render::pool_manifests(s, pool).into_iter().map(|m| m.body).collect();
+        let mut docs: Vec<_> = render::pool_manifests(s, pool).into_iter().map(|m| m.body).collect();
+        docs.extend(eks::aws_requests(s, index, pool));
         m.insert("manifests_yaml".into(), yaml::to_yaml_stream(&docs).into());
     }
     v
@@ -178,7 +185,7 @@ impl Resource for NodeStrategyResource {
         for (i, pv) in pool_values.into_iter().enumerate() {
             match (&full, convert::pool(&pv)) {
                 (Some(s), Some(p)) => {
-                    pools_out.push(with_computed(s, &p, pv));
+                    pools_out.push(with_computed(s, i, &p, pv));
                     known.push((i, p));
                 }
                 _ => pools_out.push(with_unknown_computed(pv)),
@@ -208,6 +215,7 @@ impl Resource for NodeStrategyResource {
                 }
                 diags.push(diagnostics::violation(&v));
             }
+            warn_replacements(&req.prior_state, &s, &known, diags);
         }
 
         let requires_replace = if req.prior_state.is_null() {
@@ -239,24 +247,27 @@ impl Resource for NodeStrategyResource {
         let Some(cluster_name) = target.get("cluster_name").as_str().map(str::to_owned) else {
             return keep(diags, req.prior_state);
         };
-        let Some(cluster) = connect(c, &cluster_name, diags).await else {
-            return keep(diags, req.prior_state);
-        };
-        let opts = ApplyOptions {
-            field_manager: &c.field_manager,
+        let mut work = Work {
+            ctx,
+            c,
+            aws: AwsPools {
+                aws: &c.aws,
+                ctx,
+                timeouts: Timeouts::of(target),
+                cluster: &cluster_name,
+            },
+            kube: None,
             force: req.config.get("force_conflicts").as_bool() == Some(true),
         };
         let prior = strategy(&req.prior_state);
+        let prior_values = req.prior_state.get("pool").elements().to_vec();
 
         if req.planned_state.is_null() {
             let Some(prior) = prior else {
                 return keep(diags, Value::Null);
             };
-            let remaining = delete_objects(ctx, cluster.as_ref(), &manifests(&prior), diags).await;
-            if remaining.is_empty() {
-                return keep(diags, Value::Null);
-            }
-            return keep(diags, req.prior_state);
+            let remaining = work.delete_pools(&prior, None, &prior.pools, diags).await;
+            return keep(diags, with_pools(&req.prior_state, &prior_values, &remaining));
         }
 
         let Some(mut planned) = strategy(&req.planned_state) else {
@@ -268,25 +279,19 @@ impl Resource for NodeStrategyResource {
         };
         let mut new_state = req.planned_state.clone();
         if new_state.get("kubernetes_version").as_str().is_none() {
-            match cancellable(ctx, "reading the Kubernetes version", cluster.server_version()).await {
-                Ok(v) => {
-                    planned.kubernetes_version = Some(v.clone());
-                    set(&mut new_state, "kubernetes_version", v.into());
-                }
-                Err(e) => {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        "reading the Kubernetes version",
-                        AttributePath::attr("kubernetes_version"),
-                    ));
-                    return keep(diags, req.prior_state);
-                }
-            }
+            let Some(v) = work.kubernetes_version(&planned, diags).await else {
+                return keep(diags, req.prior_state);
+            };
+            planned.kubernetes_version = Some(v.clone());
+            set(&mut new_state, "kubernetes_version", v.into());
+        }
+        // What needs the cluster's facts is checked before any change.
+        if !work.check_against_cluster(&planned, diags).await {
+            return keep(diags, req.prior_state);
         }
 
         // Apply pool by pool; a failure keeps what was applied, and the prior
         // version of the rest, in state: nothing created is ever lost.
-        let prior_values = req.prior_state.get("pool").elements().to_vec();
         let planned_values = req.planned_state.get("pool").elements().to_vec();
         let mut state_pools: Vec<Value> = Vec::new();
         let mut failed = false;
@@ -299,46 +304,36 @@ impl Resource for NodeStrategyResource {
                 state_pools.extend(prior_same_name);
                 continue;
             }
-            let mut ok = true;
-            for m in render::pool_manifests(&planned, pool) {
-                let what = format!("applying {} {}", m.kind.kind, m.name);
-                if let Err(e) = cancellable(
-                    ctx,
-                    &what,
-                    cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
-                )
-                .await
-                {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        &what,
-                        AttributePath::attr("pool").index(i),
-                    ));
-                    ok = false;
-                    break;
+            let prior_pool = prior_same_name.as_ref().and_then(convert::pool);
+            match work.apply_pool(&planned, i, pool, prior_pool.as_ref(), diags).await {
+                Applied::Done => state_pools.push(planned_values[i].clone()),
+                Applied::Failed { touched } => {
+                    failed = true;
+                    // An AWS object that was created or changed before the failure is
+                    // recorded as planned; refresh then reports what it really is.
+                    if touched {
+                        state_pools.push(planned_values[i].clone());
+                    } else {
+                        state_pools.extend(prior_same_name);
+                    }
                 }
             }
-            if ok {
-                state_pools.push(planned_values[i].clone());
-            } else {
-                failed = true;
-                state_pools.extend(prior_same_name);
-            }
         }
-        if !failed {
-            // Objects the prior strategy had and the new one does not: delete them.
-            let wanted: Vec<(&str, String)> = manifests(&planned)
+        if !failed && let Some(prior) = &prior {
+            // Objects of the prior strategy the new one no longer has: delete them.
+            let gone: Vec<Pool> = prior
+                .pools
                 .iter()
-                .map(|m| (m.kind.kind, m.name.clone()))
+                .filter(|p| {
+                    !planned
+                        .pools
+                        .iter()
+                        .any(|q| q.name == p.name && q.capacity == p.capacity)
+                })
+                .cloned()
                 .collect();
-            let stale: Vec<Manifest> = prior
-                .as_ref()
-                .map(manifests)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|m| !wanted.contains(&(m.kind.kind, m.name.clone())))
-                .collect();
-            let remaining = delete_objects(ctx, cluster.as_ref(), &stale, diags).await;
+            let mut remaining = work.delete_pools(prior, Some(&planned), &gone, diags).await;
+            remaining.extend(work.delete_stale_objects(prior, &planned, diags).await);
             // A pool whose objects could not be deleted stays in state, to be deleted next time.
             for name in remaining {
                 if let Some(p) = prior_values
@@ -370,23 +365,25 @@ impl Resource for NodeStrategyResource {
         let Some(s) = strategy(&req.current_state) else {
             return unchanged(req.current_state.clone());
         };
-        let Some(cluster) = connect(c, &s.cluster_name, diags).await else {
-            return unchanged(req.current_state.clone());
+        let mut work = Work {
+            ctx,
+            c,
+            aws: AwsPools {
+                aws: &c.aws,
+                ctx,
+                timeouts: Timeouts::of(&req.current_state),
+                cluster: &s.cluster_name,
+            },
+            kube: None,
+            force: false,
         };
         let prior_values = req.current_state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
-        for (pool, pv) in s.pools.iter().zip(&prior_values) {
-            match read_pool(ctx, cluster.as_ref(), &c.field_manager, &s, pool).await {
-                Ok(Some(live)) => pools.push(convert::pool_value(&live, Some(pv))),
-                Ok(None) => tracing::info!(pool = %pool.name, "NodePool is gone; the pool will be planned again"),
-                Err(e) => {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        &format!("reading pool {}", pool.name),
-                        AttributePath::attr("pool"),
-                    ));
-                    return unchanged(req.current_state.clone());
-                }
+        for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
+            match work.read_pool(&s, i, pool, diags).await {
+                Some(Some(live)) => pools.push(convert::pool_value(&live, Some(pv))),
+                Some(None) => tracing::info!(pool = %pool.name, "pool is gone; it will be planned again"),
+                None => return unchanged(req.current_state.clone()),
             }
         }
         if pools.is_empty() && !s.pools.is_empty() {
@@ -409,69 +406,55 @@ impl Resource for NodeStrategyResource {
             return None;
         };
         let c = configured(&self.state, diags)?;
-        let cluster = connect(c, cluster_name, diags).await?;
-        let selector = format!("{}={name},{}={cluster_name}", labels::STRATEGY, labels::CLUSTER);
-        let mut node_pools =
-            match cancellable(ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
-                Ok(l) => l,
-                Err(e) => {
-                    diags.push(diagnostics::kube_failed(&e, "listing NodePools", AttributePath::root()));
-                    return None;
-                }
-            };
-        if node_pools.is_empty() {
-            diags.error(
-                "Nothing to import",
-                format!("Cluster {cluster_name} has no NodePools labelled {selector}: no strategy {name:?} was applied there by this provider."),
-            );
-            return None;
-        }
-        node_pools.sort_by_key(|np| readback::pool_annotation(np).map_or(usize::MAX, |(i, _)| i));
         let mut s = NodeStrategy {
             cluster_name: cluster_name.to_owned(),
             name: name.to_owned(),
             kubernetes_version: None,
-            gpu_operator: node_pools.iter().find_map(readback::gpu_operator_annotation),
+            gpu_operator: None,
             pools: Vec::new(),
         };
-        for np in &node_pools {
-            let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
-            let dra = readback::pool_annotation(np).is_some_and(|(_, d)| d);
-            let owned = |o: &serde_json::Value| project_ours(o, &c.field_manager, None);
-            let node_class = match fetch_node_class(ctx, cluster.as_ref(), np).await {
-                Ok(nc) => nc.map(|nc| owned(&nc)),
-                Err(e) => {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        "reading node classes",
-                        AttributePath::root(),
-                    ));
-                    return None;
-                }
-            };
-            s.pools.push(readback::import_pool(
-                &s,
-                &pool_name,
-                dra,
-                &owned(np),
-                node_class.as_ref(),
-            ));
-        }
-        let version = match cancellable(ctx, "reading the Kubernetes version", cluster.server_version()).await {
-            Ok(v) => v,
+        let aws = AwsPools {
+            aws: &c.aws,
+            ctx,
+            timeouts: Timeouts::of(&Value::Null),
+            cluster: cluster_name,
+        };
+        let (aws_pools, aws_operator) = match aws.import(&s).await {
+            Ok(found) => found,
             Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the Kubernetes version",
-                    AttributePath::root(),
-                ));
+                diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
                 return None;
             }
         };
+        let mut work = Work {
+            ctx,
+            c,
+            aws,
+            kube: None,
+            force: false,
+        };
+        let (kube_pools, kube_operator) = work.import_in_cluster(&s, aws_pools.is_empty(), diags).await?;
+        let mut found: Vec<(usize, Pool)> = kube_pools.into_iter().chain(aws_pools).collect();
+        if found.is_empty() {
+            diags.error(
+                "Nothing to import",
+                format!(
+                    "Cluster {cluster_name} has no NodePools, node groups or hybrid access entries of strategy {name:?} \
+                     made by this provider (they carry the label or tag {}={name}).",
+                    labels::STRATEGY
+                ),
+            );
+            return None;
+        }
+        found.sort_by_key(|(i, _)| *i);
+        s.gpu_operator = kube_operator.or(aws_operator);
+        s.pools = found.into_iter().map(|(_, p)| p).collect();
+        let version = work.kubernetes_version(&s, diags).await?;
         let pools = s
             .pools
             .iter()
-            .map(|p| with_computed(&s, p, convert::pool_value(p, None)))
+            .enumerate()
+            .map(|(i, p)| with_computed(&s, i, p, convert::pool_value(p, None)))
             .collect();
         let state = Value::object([
             ("id", id.into()),
@@ -485,6 +468,7 @@ impl Resource for NodeStrategyResource {
                 "gpu_operator_values_yaml",
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
+            ("timeouts", Value::Null),
         ]);
         Some(ImportResponse {
             state,
@@ -493,8 +477,396 @@ impl Resource for NodeStrategyResource {
     }
 }
 
-/// Reads one pool back: `None` when its NodePool is gone.
-async fn read_pool(
+/// The prior state with only the pools named in `names` (what is left after a failed delete).
+fn with_pools(prior_state: &Value, prior_values: &[Value], names: &[String]) -> Value {
+    if names.is_empty() {
+        return Value::Null;
+    }
+    let mut state = prior_state.clone();
+    let kept = prior_values
+        .iter()
+        .filter(|p| p.get("name").as_str().is_some_and(|n| names.iter().any(|x| x == n)))
+        .cloned()
+        .collect();
+    set(&mut state, "pool", Value::List(kept));
+    state
+}
+
+/// Warns at plan when a node group pool's change needs a new node group.
+fn warn_replacements(prior_state: &Value, planned: &NodeStrategy, known: &[(usize, Pool)], diags: &mut Diagnostics) {
+    let Some(prior) = strategy(prior_state) else {
+        return;
+    };
+    for (i, pool) in known {
+        let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
+            continue;
+        };
+        if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(&prior, j, before))
+            && let Some(r) = want.replacement(&was)
+        {
+            diags.push(
+                Diagnostic::warning(
+                    format!("Node group {} will be replaced", want.name),
+                    format!(
+                        "EKS cannot change {} of a node group in place: apply deletes the node group (draining \
+                         its nodes) and creates it again.",
+                        r.fields.join(", ")
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i)),
+            );
+        }
+    }
+}
+
+/// How applying one pool went.
+enum Applied {
+    Done,
+    /// `touched`: an AWS object was created or changed before the failure.
+    Failed {
+        touched: bool,
+    },
+}
+
+/// One apply, read or import: the provider's clients, the cluster connection
+/// (made only when an in-cluster pool needs it), and the AWS-side pools.
+struct Work<'a> {
+    ctx: &'a Context,
+    c: &'a crate::provider::Configured,
+    aws: AwsPools<'a>,
+    kube: Option<Arc<dyn Cluster>>,
+    force: bool,
+}
+
+impl Work<'_> {
+    async fn kube(&mut self, diags: &mut Diagnostics) -> Option<Arc<dyn Cluster>> {
+        if self.kube.is_none() {
+            self.kube = connect(self.c, self.aws.cluster, diags).await;
+        }
+        self.kube.clone()
+    }
+
+    /// The cluster's Kubernetes version: from its API when in-cluster pools
+    /// need a connection anyway, else from `DescribeCluster`.
+    async fn kubernetes_version(&mut self, s: &NodeStrategy, diags: &mut Diagnostics) -> Option<String> {
+        let what = "reading the Kubernetes version";
+        let path = AttributePath::attr("kubernetes_version");
+        if s.pools.iter().any(|p| p.capacity.is_in_cluster()) || s.pools.is_empty() {
+            let cluster = self.kube(diags).await?;
+            return match cancellable(self.ctx, what, cluster.server_version()).await {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    diags.push(diagnostics::kube_failed(&e, what, path));
+                    None
+                }
+            };
+        }
+        match self.c.aws.cluster(self.aws.cluster).await {
+            Ok(f) if f.version.is_some() => f.version,
+            Ok(_) => {
+                diags.error_at(
+                    path,
+                    "Unknown Kubernetes version",
+                    "DescribeCluster reported no version; set kubernetes_version.",
+                );
+                None
+            }
+            Err(e) => {
+                diags.push(diagnostics::aws_failed(&e, path));
+                None
+            }
+        }
+    }
+
+    /// EKSGPU007 (VPC and service CIDRs), 008 and 018 against the cluster; `false` when an error fired.
+    async fn check_against_cluster(&self, s: &NodeStrategy, diags: &mut Diagnostics) -> bool {
+        let aws_side = s.pools.iter().any(|p| !p.capacity.is_in_cluster());
+        // Auto Mode flags come free with the DescribeCluster made to connect (not with a `kubernetes` block).
+        let auto_mode = s.pools.iter().any(|p| p.capacity == Capacity::AutoMode) && self.c.kubernetes.is_none();
+        if !aws_side && !auto_mode {
+            return true;
+        }
+        let facts = if s.pools.iter().any(|p| p.capacity == Capacity::Hybrid) {
+            self.aws.facts_with_vpc().await
+        } else {
+            self.c.aws.cluster(self.aws.cluster).await.map_err(Failure::from)
+        };
+        let facts = match facts {
+            Ok(f) => f,
+            Err(e) => {
+                diags.push(e.diagnostic("reading the cluster", AttributePath::attr("cluster_name")));
+                return false;
+            }
+        };
+        let mut ok = true;
+        for v in rules::check_against_cluster(s, &facts) {
+            ok &= v.severity != rules::Severity::Error;
+            diags.push(diagnostics::violation(&v));
+        }
+        ok
+    }
+
+    async fn apply_pool(
+        &mut self,
+        s: &NodeStrategy,
+        i: usize,
+        pool: &Pool,
+        prior: Option<&Pool>,
+        diags: &mut Diagnostics,
+    ) -> Applied {
+        let path = AttributePath::attr("pool").index(i);
+        match pool.capacity {
+            Capacity::AutoMode | Capacity::Karpenter => {
+                let Some(cluster) = self.kube(diags).await else {
+                    return Applied::Failed { touched: false };
+                };
+                let opts = ApplyOptions {
+                    field_manager: &self.c.field_manager,
+                    force: self.force,
+                };
+                for m in render::pool_manifests(s, pool) {
+                    let what = format!("applying {} {}", m.kind.kind, m.name);
+                    if let Err(e) = cancellable(
+                        self.ctx,
+                        &what,
+                        cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
+                    )
+                    .await
+                    {
+                        diags.push(diagnostics::kube_failed(&e, &what, path));
+                        return Applied::Failed { touched: false };
+                    }
+                }
+                Applied::Done
+            }
+            Capacity::ManagedNodeGroup => {
+                let Some(want) = eks::node_group(s, i, pool) else {
+                    return Applied::Done;
+                };
+                match self.aws.apply_node_group(&want).await {
+                    Ok(()) => Applied::Done,
+                    Err(e) => {
+                        diags.push(e.diagnostic(&format!("applying node group {}", want.name), path));
+                        Applied::Failed {
+                            touched: matches!(e, Failure::Wait(_)),
+                        }
+                    }
+                }
+            }
+            Capacity::Hybrid => {
+                let Some(h) = &pool.hybrid else {
+                    return Applied::Done;
+                };
+                let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
+                match self.aws.apply_hybrid(h, eks::pool_tags(s, i, pool), prior_role).await {
+                    Ok(()) => Applied::Done,
+                    Err(e) => {
+                        diags.push(e.diagnostic("applying the hybrid pool", path));
+                        Applied::Failed {
+                            touched: matches!(e, Failure::Wait(_)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Deletes `pools` of strategy `prior` (all of their objects); returns the
+    /// names of pools whose objects remain. `planned`: what the strategy
+    /// becomes (a hybrid pool there keeps the cluster's remote networks).
+    async fn delete_pools(
+        &mut self,
+        prior: &NodeStrategy,
+        planned: Option<&NodeStrategy>,
+        pools: &[Pool],
+        diags: &mut Diagnostics,
+    ) -> Vec<String> {
+        let mut remaining = Vec::new();
+        let in_cluster: Vec<Manifest> = pools
+            .iter()
+            .filter(|p| p.capacity.is_in_cluster())
+            .flat_map(|p| render::pool_manifests(prior, p))
+            .collect();
+        if !in_cluster.is_empty() {
+            match self.kube(diags).await {
+                Some(cluster) => remaining.extend(delete_objects(self.ctx, cluster.as_ref(), &in_cluster, diags).await),
+                None => remaining.extend(
+                    pools
+                        .iter()
+                        .filter(|p| p.capacity.is_in_cluster())
+                        .map(|p| p.name.clone()),
+                ),
+            }
+        }
+        let keep_networks = planned.is_some_and(|s| s.pools.iter().any(|p| p.capacity == Capacity::Hybrid));
+        for pool in pools {
+            let result = match (pool.capacity, &pool.hybrid) {
+                (Capacity::ManagedNodeGroup, _) => {
+                    let name = format!("{}-{}", prior.cluster_name, pool.name);
+                    self.aws
+                        .delete_node_group(&name)
+                        .await
+                        .map_err(|e| (e, format!("deleting node group {name}")))
+                }
+                (Capacity::Hybrid, Some(h)) => self
+                    .aws
+                    .delete_hybrid(h, keep_networks)
+                    .await
+                    .map_err(|e| (e, "deleting the hybrid pool".to_owned())),
+                _ => Ok(()),
+            };
+            if let Err((e, what)) = result {
+                diags.push(e.diagnostic(&what, AttributePath::attr("pool")));
+                remaining.push(pool.name.clone());
+            }
+        }
+        remaining
+    }
+
+    /// In-cluster objects the prior version of a kept pool had and the new one does not
+    /// (e.g. an Auto Mode NodeClass no longer declared); returns pools whose objects remain.
+    async fn delete_stale_objects(
+        &mut self,
+        prior: &NodeStrategy,
+        planned: &NodeStrategy,
+        diags: &mut Diagnostics,
+    ) -> Vec<String> {
+        let wanted: Vec<(&str, String)> = manifests(planned)
+            .iter()
+            .map(|m| (m.kind.kind, m.name.clone()))
+            .collect();
+        let kept: Vec<&Pool> = prior
+            .pools
+            .iter()
+            .filter(|p| {
+                planned
+                    .pools
+                    .iter()
+                    .any(|q| q.name == p.name && q.capacity == p.capacity)
+            })
+            .collect();
+        let stale: Vec<Manifest> = kept
+            .into_iter()
+            .flat_map(|p| render::pool_manifests(prior, p))
+            .filter(|m| !wanted.contains(&(m.kind.kind, m.name.clone())))
+            .collect();
+        if stale.is_empty() {
+            return Vec::new();
+        }
+        match self.kube(diags).await {
+            Some(cluster) => delete_objects(self.ctx, cluster.as_ref(), &stale, diags).await,
+            None => stale.into_iter().map(|m| m.name).collect(),
+        }
+    }
+
+    /// One pool as it is now: `Some(None)` when it is gone, `None` after a diagnostic.
+    async fn read_pool(
+        &mut self,
+        s: &NodeStrategy,
+        i: usize,
+        pool: &Pool,
+        diags: &mut Diagnostics,
+    ) -> Option<Option<Pool>> {
+        let path = AttributePath::attr("pool").index(i);
+        match pool.capacity {
+            Capacity::AutoMode | Capacity::Karpenter => {
+                let cluster = self.kube(diags).await?;
+                match read_in_cluster_pool(self.ctx, cluster.as_ref(), &self.c.field_manager, s, pool).await {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        diags.push(diagnostics::kube_failed(
+                            &e,
+                            &format!("reading pool {}", pool.name),
+                            path,
+                        ));
+                        None
+                    }
+                }
+            }
+            Capacity::ManagedNodeGroup => {
+                let name = format!("{}-{}", s.cluster_name, pool.name);
+                match self.c.aws.describe_node_group(&s.cluster_name, &name).await {
+                    Ok(live) => Some(live.map(|ng| eks::read_back_node_group(s, pool, &ng, false))),
+                    Err(e) => {
+                        diags.push(diagnostics::aws_failed(&e, path));
+                        None
+                    }
+                }
+            }
+            Capacity::Hybrid => match self.aws.read_hybrid(pool).await {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    diags.push(e.diagnostic("reading the hybrid pool", path));
+                    None
+                }
+            },
+        }
+    }
+
+    /// NodePools (and node classes) of strategy `s` in the cluster, with their
+    /// recorded index, and the recorded `gpu_operator` settings. A cluster
+    /// without Karpenter's kinds has none; `required`: nothing else was found,
+    /// so a failure to reach the cluster is an error.
+    async fn import_in_cluster(
+        &mut self,
+        s: &NodeStrategy,
+        required: bool,
+        diags: &mut Diagnostics,
+    ) -> Option<(Vec<(usize, Pool)>, Option<eksgpu_core::model::GpuOperator>)> {
+        let mut scratch = Diagnostics::default();
+        let Some(cluster) = self.kube(&mut scratch).await else {
+            if required {
+                diags.extend(scratch);
+            }
+            return if required { None } else { Some((Vec::new(), None)) };
+        };
+        let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
+        let node_pools = match cancellable(
+            self.ctx,
+            "listing NodePools",
+            cluster.list(&kinds::NODE_POOL, &selector),
+        )
+        .await
+        {
+            Ok(l) => l,
+            Err(KubeError::KindNotInstalled { .. }) => Vec::new(),
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(&e, "listing NodePools", AttributePath::root()));
+                return None;
+            }
+        };
+        let operator = node_pools.iter().find_map(readback::gpu_operator_annotation);
+        let strategy = NodeStrategy {
+            gpu_operator: operator.clone(),
+            ..s.clone()
+        };
+        let mut out = Vec::new();
+        for np in &node_pools {
+            let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+            let (index, dra) = readback::pool_annotation(np).unwrap_or((usize::MAX, false));
+            let owned = |o: &serde_json::Value| project_ours(o, &self.c.field_manager, None);
+            let node_class = match fetch_node_class(self.ctx, cluster.as_ref(), np).await {
+                Ok(nc) => nc.map(|nc| owned(&nc)),
+                Err(e) => {
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        "reading node classes",
+                        AttributePath::root(),
+                    ));
+                    return None;
+                }
+            };
+            out.push((
+                index,
+                readback::import_pool(&strategy, &pool_name, dra, &owned(np), node_class.as_ref()),
+            ));
+        }
+        Some((out, operator))
+    }
+}
+
+/// Reads one in-cluster pool back: `None` when its NodePool is gone.
+async fn read_in_cluster_pool(
     ctx: &Context,
     cluster: &dyn Cluster,
     manager: &str,

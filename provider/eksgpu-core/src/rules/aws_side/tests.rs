@@ -58,15 +58,24 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
 }
 
 fn codes(s: &NodeStrategy) -> Vec<&'static str> {
-    check_node_strategy(s, &NodeStrategyContext { karpenter_version: (1, 14) })
-        .iter()
-        .map(|v| v.code)
-        .collect()
+    check_node_strategy(
+        s,
+        &NodeStrategyContext {
+            karpenter_version: (1, 14),
+        },
+    )
+    .iter()
+    .map(|v| v.code)
+    .collect()
 }
 
 #[test]
 fn valid_aws_side_pools_pass() {
-    let s = strategy(vec![pool(Capacity::ManagedNodeGroup), pool(Capacity::Hybrid), pool(Capacity::Karpenter)]);
+    let s = strategy(vec![
+        pool(Capacity::ManagedNodeGroup),
+        pool(Capacity::Hybrid),
+        pool(Capacity::Karpenter),
+    ]);
     assert_eq!(codes(&s), Vec::<&str>::new());
 }
 
@@ -74,10 +83,24 @@ fn valid_aws_side_pools_pass() {
 fn eksgpu007_remote_networks_offline() {
     let mut p = pool(Capacity::Hybrid);
     let h = p.hybrid.as_mut().unwrap();
-    h.remote_node_networks = vec!["8.8.0.0/16".into(), "10.0.0.0/8".into(), "10.1.0.0/16".into(), "nope".into()];
+    h.remote_node_networks = vec![
+        "8.8.0.0/16".into(),
+        "10.0.0.0/8".into(),
+        "10.1.0.0/16".into(),
+        "nope".into(),
+    ];
     h.remote_pod_networks = vec!["192.168.0.0/33".into()];
-    let v = check_node_strategy(&strategy(vec![p]), &NodeStrategyContext { karpenter_version: (1, 14) });
-    let details: Vec<_> = v.iter().filter(|v| v.code == "EKSGPU007").map(|v| v.detail.as_str()).collect();
+    let v = check_node_strategy(
+        &strategy(vec![p]),
+        &NodeStrategyContext {
+            karpenter_version: (1, 14),
+        },
+    );
+    let details: Vec<_> = v
+        .iter()
+        .filter(|v| v.code == "EKSGPU007")
+        .map(|v| v.detail.as_str())
+        .collect();
     assert_eq!(details.len(), 4, "{details:?}");
     assert!(details[0].contains("not inside RFC 1918"));
     assert!(details.iter().any(|d| d.contains("10.1.0.0/16 overlaps 10.0.0.0/8")));
@@ -119,10 +142,18 @@ fn eksgpu007_against_the_cluster_vpc_and_service_cidrs() {
 #[test]
 fn eksgpu008_auto_mode_next_to_managed_node_groups() {
     let s = strategy(vec![pool(Capacity::AutoMode), pool(Capacity::ManagedNodeGroup)]);
-    let v = check_node_strategy(&s, &NodeStrategyContext { karpenter_version: (1, 14) });
+    let v = check_node_strategy(
+        &s,
+        &NodeStrategyContext {
+            karpenter_version: (1, 14),
+        },
+    );
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), vec!["EKSGPU008"]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
-    assert_eq!(v[0].path, vec![Step::Attr("pool"), Step::Index(1), Step::Attr("capacity")]);
+    assert_eq!(
+        v[0].path,
+        vec![Step::Attr("pool"), Step::Index(1), Step::Attr("capacity")]
+    );
 
     // At apply: the cluster runs Auto Mode compute.
     let s = strategy(vec![pool(Capacity::ManagedNodeGroup)]);
@@ -149,9 +180,15 @@ fn eksgpu013_ami_types() {
     };
     assert_eq!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.33"), vec!["EKSGPU013"]);
     assert!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.32").is_empty());
-    assert_eq!(with_ami("AL2023_x86_64_NVIDIA", &["g5g.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert_eq!(
+        with_ami("AL2023_x86_64_NVIDIA", &["g5g.xlarge"], "1.34"),
+        vec!["EKSGPU013"]
+    );
     assert!(with_ami("AL2023_ARM_64_NVIDIA", &["g5g.xlarge"], "1.34").is_empty());
-    assert_eq!(with_ami("AL2023_x86_64_STANDARD", &["g5.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert_eq!(
+        with_ami("AL2023_x86_64_STANDARD", &["g5.xlarge"], "1.34"),
+        vec!["EKSGPU013"]
+    );
     assert_eq!(with_ami("AL2024_MAGIC", &["g5.xlarge"], "1.34"), vec!["EKSGPU013"]);
     assert!(with_ami("BOTTLEROCKET_x86_64_NVIDIA", &["p5.48xlarge"], "1.34").is_empty());
 }
@@ -172,7 +209,10 @@ fn eksgpu018_inconsistent_auto_mode_flags() {
     assert!(v[0].detail.contains("block storage false"));
     // A strategy with Auto Mode pools checks it at apply, pointing at cluster_name.
     let s = strategy(vec![pool(Capacity::AutoMode)]);
-    assert_eq!(check_against_cluster(&s, &facts)[0].path, vec![Step::Attr("cluster_name")]);
+    assert_eq!(
+        check_against_cluster(&s, &facts)[0].path,
+        vec![Step::Attr("cluster_name")]
+    );
     // Without Auto Mode pools the flags are not this strategy's business.
     assert!(check_against_cluster(&strategy(vec![pool(Capacity::Karpenter)]), &facts).is_empty());
     assert!(check_cluster(&ClusterFacts::default()).is_empty());
@@ -202,7 +242,10 @@ fn eksgpu115_settings_for_another_capacity_kind() {
 fn eksgpu116_one_hybrid_pool() {
     let mut second = pool(Capacity::Hybrid);
     second.name = "second".into();
-    assert_eq!(codes(&strategy(vec![pool(Capacity::Hybrid), second])), vec!["EKSGPU116"]);
+    assert_eq!(
+        codes(&strategy(vec![pool(Capacity::Hybrid), second])),
+        vec!["EKSGPU116"]
+    );
 }
 
 #[test]

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use eksgpu_core::model::{Capacity, Disruption, GpuOperator, Kubelet, NodeClass, Pool, RootVolume, Taint};
+use eksgpu_core::model::{
+    Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
+};
 use eksgpu_tfplugin::{Number, Value};
 
 fn string(v: &Value) -> Option<String> {
@@ -80,6 +82,26 @@ pub(crate) fn pool(v: &Value) -> Option<Pool> {
             }),
             tags: string_map(nc.get("tags")),
         }),
+        managed_node_group: block(v.get("managed_node_group")).map(|m| {
+            let sc = m.get("scaling");
+            ManagedNodeGroup {
+                node_role_arn: string(m.get("node_role_arn")).unwrap_or_default(),
+                subnet_ids: strings(m.get("subnet_ids")),
+                ami_type: string(m.get("ami_type")),
+                // Validation requires the block; a missing value fails EKSGPU117's bounds.
+                scaling: Scaling {
+                    min: int(sc.get("min")).unwrap_or(-1),
+                    max: int(sc.get("max")).unwrap_or(0),
+                    desired: int(sc.get("desired")).unwrap_or(-1),
+                },
+                max_unavailable: int(m.get("update").get("max_unavailable")),
+            }
+        }),
+        hybrid: block(v.get("hybrid")).map(|h| Hybrid {
+            remote_node_networks: strings(h.get("remote_node_networks")),
+            remote_pod_networks: strings(h.get("remote_pod_networks")),
+            node_role_arn: string(h.get("node_role_arn")).unwrap_or_default(),
+        }),
     })
 }
 
@@ -122,10 +144,7 @@ pub(crate) fn pool_value(pool: &Pool, prior: Option<&Value>) -> Value {
     set("name", pool.name.as_str().into());
     set("capacity", pool.capacity.as_str().into());
     if !same(&|p| p.instance_types == pool.instance_types) {
-        set(
-            "instance_types",
-            Value::List(pool.instance_types.iter().map(|s| Value::from(s.as_str())).collect()),
-        );
+        set("instance_types", list(&pool.instance_types));
     }
     if !same(&|p| p.capacity_types == pool.capacity_types) {
         set("capacity_types", list(&pool.capacity_types));
@@ -203,6 +222,45 @@ pub(crate) fn pool_value(pool: &Pool, prior: Option<&Value>) -> Value {
             ])
         });
         set("node_class", nc);
+    }
+    if !same(&|p| p.managed_node_group == pool.managed_node_group) {
+        let m = pool.managed_node_group.as_ref().map_or(Value::Null, |m| {
+            Value::object([
+                ("node_role_arn", m.node_role_arn.as_str().into()),
+                (
+                    "subnet_ids",
+                    Value::List(m.subnet_ids.iter().map(|s| Value::from(s.as_str())).collect()),
+                ),
+                ("ami_type", m.ami_type.as_deref().map_or(Value::Null, Value::from)),
+                (
+                    "scaling",
+                    Value::object([
+                        ("min", m.scaling.min.into()),
+                        ("max", m.scaling.max.into()),
+                        ("desired", m.scaling.desired.into()),
+                    ]),
+                ),
+                (
+                    "update",
+                    m.max_unavailable
+                        .map_or(Value::Null, |n| Value::object([("max_unavailable", n.into())])),
+                ),
+            ])
+        });
+        set("managed_node_group", m);
+    }
+    if !same(&|p| p.hybrid == pool.hybrid) {
+        let h = pool.hybrid.as_ref().map_or(Value::Null, |h| {
+            Value::object([
+                (
+                    "remote_node_networks",
+                    Value::List(h.remote_node_networks.iter().map(|s| Value::from(s.as_str())).collect()),
+                ),
+                ("remote_pod_networks", list(&h.remote_pod_networks)),
+                ("node_role_arn", h.node_role_arn.as_str().into()),
+            ])
+        });
+        set("hybrid", h);
     }
     Value::Object(out)
 }

@@ -61,17 +61,19 @@ fn pool_block() -> Block {
         .attribute(Attribute::required(
             "capacity",
             Type::String,
-            "Capacity kind: `auto_mode` or `karpenter` (in-cluster), `managed_node_group` or `hybrid` (AWS side).",
+            "Capacity kind: `auto_mode` or `karpenter` (in-cluster objects), `managed_node_group` or `hybrid` (EKS API).",
         ))
-        .attribute(Attribute::required(
+        .attribute(Attribute::optional(
             "instance_types",
             Type::list(Type::String),
-            "EC2 instance types, validated against the GPU catalog (EKSGPU016).",
+            "EC2 instance types, validated against the GPU catalog (EKSGPU016). Required except on `hybrid` pools \
+             (on-prem machines), EKSGPU115. For a node group, changing them replaces the node group.",
         ))
         .attribute(Attribute::optional(
             "capacity_types",
             Type::list(Type::String),
-            "`on-demand`, `spot`, `reserved`. Default on-demand.",
+            "`on-demand`, `spot`, `reserved` (Karpenter, Auto Mode). A managed node group takes one: `on-demand` \
+             (`ON_DEMAND`) or `spot` (`SPOT`). Default on-demand.",
         ))
         .attribute(Attribute::optional("zones", Type::list(Type::String), "Availability zones. Default: any."))
         .attribute(Attribute::optional("gpu_limit", Type::Number, "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`."))
@@ -106,7 +108,9 @@ fn pool_block() -> Block {
         .attribute(Attribute::computed(
             "manifests_yaml",
             Type::String,
-            "The objects applied in-cluster for this pool, as YAML, rendered at plan time.",
+            "What this pool creates, as YAML rendered at plan time: the in-cluster objects of `karpenter` and \
+             `auto_mode` pools; the EKS API requests (`CreateNodegroup`, or `UpdateClusterConfig` and \
+             `CreateAccessEntry`) of `managed_node_group` and `hybrid` pools.",
         ))
         .block(NestedBlock::list(
             "taint",
@@ -126,6 +130,84 @@ fn pool_block() -> Block {
                 .attribute(Attribute::optional("consolidate_after", Type::String, "Duration such as `5m`, or `Never`. Default `0s`.")),
         ))
         .block(NestedBlock::single("node_class", node_class_block()))
+        .block(NestedBlock::single("managed_node_group", managed_node_group_block()))
+        .block(NestedBlock::single("hybrid", hybrid_block()))
+}
+
+fn managed_node_group_block() -> Block {
+    Block::new(
+        "For `capacity = \"managed_node_group\"`: an EKS managed node group named `<cluster_name>-<pool name>`. \
+         Labels, taints, scaling and update settings change in place; instance types, capacity type, AMI type, \
+         subnets and node role need a new node group, which the provider creates after deleting the old one \
+         (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift.",
+    )
+    .attribute(Attribute::required("node_role_arn", Type::String, "IAM role ARN of the nodes."))
+    .attribute(Attribute::required("subnet_ids", Type::list(Type::String), "Subnets of the nodes (they decide the zones)."))
+    .attribute(Attribute::optional(
+        "ami_type",
+        Type::String,
+        "EKS AMI type. Default `AL2023_x86_64_NVIDIA`, or `AL2023_ARM_64_NVIDIA` for arm64 GPUs (EKSGPU013).",
+    ))
+    .block(NestedBlock::single(
+        "scaling",
+        Block::new("Node group size (required).")
+            .attribute(Attribute::required("min", Type::Number, "Fewest nodes."))
+            .attribute(Attribute::required("max", Type::Number, "Most nodes."))
+            .attribute(Attribute::required(
+                "desired",
+                Type::Number,
+                "Nodes at creation. Autoscaler changes are not drift; a new value applies only when the node group is created.",
+            )),
+    ))
+    .block(NestedBlock::single(
+        "update",
+        Block::new("How node updates roll.")
+            .attribute(Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100).")),
+    ))
+}
+
+fn hybrid_block() -> Block {
+    Block::new(
+        "For `capacity = \"hybrid\"`: the cluster's remote networks (`remoteNetworkConfig`, which this pool owns) \
+         and a `HYBRID_LINUX` access entry for the nodes' role. CIDRs are checked against each other at plan \
+         and against the cluster's VPC and service CIDRs at apply, before any change (EKSGPU007).",
+    )
+    .attribute(Attribute::required(
+        "remote_node_networks",
+        Type::list(Type::String),
+        "CIDRs of the on-prem nodes (RFC 1918, /8–/32, at most 15).",
+    ))
+    .attribute(Attribute::optional(
+        "remote_pod_networks",
+        Type::list(Type::String),
+        "CIDRs of the pods on hybrid nodes, needed when the CNI does not SNAT pod traffic or webhooks run there.",
+    ))
+    .attribute(Attribute::required(
+        "node_role_arn",
+        Type::String,
+        "IAM role the hybrid nodes use (SSM or IAM Roles Anywhere).",
+    ))
+}
+
+fn timeouts_block() -> Block {
+    Block::new(
+        "How long to wait for AWS-side pools (node groups, cluster updates), as durations like `30m` or `1h30m`.",
+    )
+    .attribute(Attribute::optional(
+        "create",
+        Type::String,
+        "For a node group to become active. Default `60m`.",
+    ))
+    .attribute(Attribute::optional(
+        "update",
+        Type::String,
+        "For an update of a node group or the cluster. Default `60m`.",
+    ))
+    .attribute(Attribute::optional(
+        "delete",
+        Type::String,
+        "For a node group to be deleted. Default `60m`.",
+    ))
 }
 
 pub fn schema() -> Schema {
@@ -170,7 +252,8 @@ pub fn schema() -> Schema {
                     "Create a Prometheus ServiceMonitor for the DCGM exporter. Default `false`.",
                 )),
         ))
-        .block(NestedBlock::list("pool", pool_block()).min_items(1)),
+        .block(NestedBlock::list("pool", pool_block()).min_items(1))
+        .block(NestedBlock::single("timeouts", timeouts_block())),
     )
 }
 
@@ -186,11 +269,12 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
                 format!("{c:?} is not a capacity kind. Use auto_mode, karpenter, managed_node_group or hybrid."),
             );
         }
-        if let Some(c @ ("managed_node_group" | "hybrid")) = pool.get("capacity").as_str() {
+        let mng = pool.get("managed_node_group");
+        if matches!(mng, Value::Object(_)) && mng.get("scaling").is_null() {
             diags.error_at(
-                AttributePath::attr("pool").index(i).attribute("capacity"),
-                "Capacity kind not available yet",
-                format!("Pools with capacity = {c:?} are not supported by this version of the provider; use karpenter or auto_mode."),
+                AttributePath::attr("pool").index(i).attribute("managed_node_group"),
+                "Missing scaling block",
+                "A managed node group needs `scaling { min, max, desired }`.",
             );
         }
     }
@@ -203,6 +287,17 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
             "Invalid MIG strategy",
             format!("{m:?} is not a MIG strategy. Use single or mixed."),
         );
+    }
+    for k in ["create", "update", "delete"] {
+        if let Some(d) = config.get("timeouts").get(k).as_str()
+            && super::timeouts::parse_duration(d).is_none()
+        {
+            diags.error_at(
+                AttributePath::attr("timeouts").attribute(k),
+                "Invalid duration",
+                format!("{d:?} is not a duration such as \"45m\", \"1h30m\" or \"90s\"."),
+            );
+        }
     }
     if let Some(v) = config.get("kubernetes_version").as_str()
         && !v

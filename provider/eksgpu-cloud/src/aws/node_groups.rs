@@ -1,0 +1,218 @@
+//! EKS managed node groups: create, describe, update in place, delete, list.
+//! Taint effects are mapped between Kubernetes and EKS spellings here.
+
+use std::collections::HashMap;
+
+use aws_sdk_eks::types::{
+    AmiTypes, CapacityTypes, NodegroupScalingConfig, NodegroupUpdateConfig, Taint as EksTaint, TaintEffect,
+    UpdateLabelsPayload, UpdateTaintsPayload,
+};
+use eksgpu_core::eks::{NodeGroup, NodeGroupUpdate, eks_effect, k8s_effect};
+use eksgpu_core::model::{Scaling, Taint};
+
+use super::{AwsClients, AwsError};
+
+fn to_eks(t: &Taint) -> EksTaint {
+    EksTaint::builder()
+        .key(&t.key)
+        .set_value(t.value.clone())
+        .effect(TaintEffect::from(eks_effect(&t.effect).unwrap_or(&t.effect)))
+        .build()
+}
+
+fn scaling(s: Scaling) -> NodegroupScalingConfig {
+    // EKS caps node group sizes far below i32::MAX; the rules keep them non-negative.
+    let n = |x: i64| i32::try_from(x).unwrap_or(i32::MAX);
+    NodegroupScalingConfig::builder()
+        .min_size(n(s.min))
+        .max_size(n(s.max))
+        .desired_size(n(s.desired))
+        .build()
+}
+
+fn update_config(max_unavailable: i64) -> NodegroupUpdateConfig {
+    NodegroupUpdateConfig::builder()
+        .max_unavailable(i32::try_from(max_unavailable).unwrap_or(i32::MAX))
+        .build()
+}
+
+impl AwsClients {
+    /// `eks:CreateNodegroup`.
+    pub async fn create_node_group(&self, cluster: &str, ng: &NodeGroup) -> Result<(), AwsError> {
+        let mut req = self
+            .eks()
+            .await
+            .create_nodegroup()
+            .cluster_name(cluster)
+            .nodegroup_name(&ng.name)
+            .ami_type(AmiTypes::from(ng.ami_type.as_str()))
+            .capacity_type(CapacityTypes::from(ng.capacity_type.as_str()))
+            .set_instance_types(Some(ng.instance_types.clone()))
+            .set_labels(Some(ng.labels.clone().into_iter().collect()))
+            .set_taints(Some(ng.taints.iter().map(to_eks).collect()))
+            .scaling_config(scaling(ng.scaling))
+            .set_subnets(Some(ng.subnet_ids.clone()))
+            .node_role(&ng.node_role_arn)
+            .set_tags(Some(ng.tags.clone().into_iter().collect()));
+        if let Some(n) = ng.max_unavailable {
+            req = req.update_config(update_config(n));
+        }
+        req.send()
+            .await
+            .map_err(|e| AwsError::from_sdk("eks:CreateNodegroup", e))?;
+        tracing::info!(cluster, nodegroup = %ng.name, "created node group");
+        Ok(())
+    }
+
+    /// `eks:DescribeNodegroup`: `None` when it does not exist.
+    pub async fn describe_node_group(&self, cluster: &str, name: &str) -> Result<Option<NodeGroup>, AwsError> {
+        let out = match self
+            .eks()
+            .await
+            .describe_nodegroup()
+            .cluster_name(cluster)
+            .nodegroup_name(name)
+            .send()
+            .await
+        {
+            Ok(out) => out,
+            Err(e) => {
+                let e = AwsError::from_sdk("eks:DescribeNodegroup", e);
+                return if e.is_not_found() { Ok(None) } else { Err(e) };
+            }
+        };
+        let Some(n) = out.nodegroup() else {
+            return Ok(None);
+        };
+        let sc = n.scaling_config();
+        let map = |m: Option<&HashMap<String, String>>| m.map(|m| m.clone().into_iter().collect()).unwrap_or_default();
+        Ok(Some(NodeGroup {
+            name: n.nodegroup_name().unwrap_or(name).to_owned(),
+            ami_type: n.ami_type().map(|a| a.as_str().to_owned()).unwrap_or_default(),
+            capacity_type: n
+                .capacity_type()
+                .map_or_else(|| "ON_DEMAND".to_owned(), |c| c.as_str().to_owned()),
+            instance_types: n.instance_types().to_vec(),
+            labels: map(n.labels()),
+            taints: n
+                .taints()
+                .iter()
+                .map(|t| {
+                    let effect = t.effect().map(|e| e.as_str()).unwrap_or_default();
+                    Taint {
+                        key: t.key().unwrap_or_default().to_owned(),
+                        value: t.value().map(str::to_owned),
+                        effect: k8s_effect(effect).unwrap_or(effect).to_owned(),
+                    }
+                })
+                .collect(),
+            scaling: Scaling {
+                min: sc.and_then(|s| s.min_size()).map_or(0, i64::from),
+                max: sc.and_then(|s| s.max_size()).map_or(0, i64::from),
+                desired: sc.and_then(|s| s.desired_size()).map_or(0, i64::from),
+            },
+            max_unavailable: n.update_config().and_then(|u| u.max_unavailable()).map(i64::from),
+            subnet_ids: n.subnets().to_vec(),
+            node_role_arn: n.node_role().unwrap_or_default().to_owned(),
+            tags: map(n.tags()),
+            status: n.status().map(|s| s.as_str().to_owned()),
+            health_issues: n
+                .health()
+                .map(|h| {
+                    h.issues()
+                        .iter()
+                        .map(|i| {
+                            format!(
+                                "{}: {}",
+                                i.code().map(|c| c.as_str()).unwrap_or("Issue"),
+                                i.message().unwrap_or_default()
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }))
+    }
+
+    /// `eks:UpdateNodegroupConfig`.
+    pub async fn update_node_group(&self, cluster: &str, name: &str, u: &NodeGroupUpdate) -> Result<(), AwsError> {
+        let mut req = self
+            .eks()
+            .await
+            .update_nodegroup_config()
+            .cluster_name(cluster)
+            .nodegroup_name(name);
+        if !u.labels_add.is_empty() || !u.labels_remove.is_empty() {
+            req = req.labels(
+                UpdateLabelsPayload::builder()
+                    .set_add_or_update_labels(
+                        (!u.labels_add.is_empty()).then(|| u.labels_add.clone().into_iter().collect()),
+                    )
+                    .set_remove_labels((!u.labels_remove.is_empty()).then(|| u.labels_remove.clone()))
+                    .build(),
+            );
+        }
+        if !u.taints_add.is_empty() || !u.taints_remove.is_empty() {
+            req = req.taints(
+                UpdateTaintsPayload::builder()
+                    .set_add_or_update_taints(
+                        (!u.taints_add.is_empty()).then(|| u.taints_add.iter().map(to_eks).collect()),
+                    )
+                    .set_remove_taints(
+                        (!u.taints_remove.is_empty()).then(|| u.taints_remove.iter().map(to_eks).collect()),
+                    )
+                    .build(),
+            );
+        }
+        if let Some(s) = u.scaling {
+            req = req.scaling_config(scaling(s));
+        }
+        if let Some(n) = u.max_unavailable {
+            req = req.update_config(update_config(n));
+        }
+        req.send()
+            .await
+            .map_err(|e| AwsError::from_sdk("eks:UpdateNodegroupConfig", e))?;
+        tracing::info!(cluster, nodegroup = name, "updated node group");
+        Ok(())
+    }
+
+    /// `eks:DeleteNodegroup`; a node group already gone is fine.
+    pub async fn delete_node_group(&self, cluster: &str, name: &str) -> Result<(), AwsError> {
+        match self
+            .eks()
+            .await
+            .delete_nodegroup()
+            .cluster_name(cluster)
+            .nodegroup_name(name)
+            .send()
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(cluster, nodegroup = name, "deleting node group");
+                Ok(())
+            }
+            Err(e) => {
+                let e = AwsError::from_sdk("eks:DeleteNodegroup", e);
+                if e.is_not_found() { Ok(()) } else { Err(e) }
+            }
+        }
+    }
+
+    /// `eks:ListNodegroups`: every node group name of the cluster.
+    pub async fn list_node_groups(&self, cluster: &str) -> Result<Vec<String>, AwsError> {
+        let mut names = Vec::new();
+        let mut pages = self
+            .eks()
+            .await
+            .list_nodegroups()
+            .cluster_name(cluster)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| AwsError::from_sdk("eks:ListNodegroups", e))?;
+            names.extend(page.nodegroups().iter().cloned());
+        }
+        Ok(names)
+    }
+}

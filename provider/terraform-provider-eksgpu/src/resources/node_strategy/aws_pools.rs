@@ -1,0 +1,316 @@
+//! The AWS-side pools of a node strategy: managed node groups and Hybrid
+//! Nodes, through the EKS API. Long operations wait with backoff up to the
+//! strategy's timeouts and stop when Terraform asks the provider to stop.
+
+use eksgpu_cloud::AwsClients;
+use eksgpu_cloud::aws::AccessEntry;
+use eksgpu_cloud::aws::wait::{self, Backoff, Poll, WaitError};
+use eksgpu_core::eks::{self, ClusterFacts, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, tags};
+use eksgpu_core::model::{Capacity, GpuOperator, Hybrid, NodeStrategy, Pool};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostic};
+
+use super::timeouts::Timeouts;
+use crate::diagnostics;
+
+/// Why an AWS-side pool could not be applied, read or deleted.
+pub(super) enum Failure {
+    Aws(eksgpu_cloud::AwsError),
+    Wait(WaitError),
+    /// Something in the account stops the provider; the message says what to do.
+    Blocked(String),
+}
+
+impl From<eksgpu_cloud::AwsError> for Failure {
+    fn from(e: eksgpu_cloud::AwsError) -> Self {
+        Failure::Aws(e)
+    }
+}
+
+impl From<WaitError> for Failure {
+    fn from(e: WaitError) -> Self {
+        match e {
+            WaitError::Aws(e) => Failure::Aws(e),
+            e => Failure::Wait(e),
+        }
+    }
+}
+
+impl Failure {
+    pub fn diagnostic(&self, what: &str, path: AttributePath) -> Diagnostic {
+        match self {
+            Failure::Aws(e) => diagnostics::aws_failed(e, path),
+            Failure::Wait(e) => diagnostics::wait_failed(e, what, path),
+            Failure::Blocked(m) => Diagnostic::error(format!("Cannot {what}"), m.clone()).at(path),
+        }
+    }
+}
+
+/// Does one pool's AWS work, for one strategy.
+pub(super) struct AwsPools<'a> {
+    pub aws: &'a AwsClients,
+    pub ctx: &'a Context,
+    pub timeouts: Timeouts,
+    pub cluster: &'a str,
+}
+
+impl AwsPools<'_> {
+    async fn wait_node_group(&self, name: &str, timeout: std::time::Duration, until_gone: bool) -> Result<(), Failure> {
+        let what = format!("node group {name}");
+        wait::until(&what, timeout, Backoff::default(), self.ctx.cancelled(), || async {
+            let live = self.aws.describe_node_group(self.cluster, name).await?;
+            Ok(match (live, until_gone) {
+                (None, true) => Poll::Done,
+                (None, false) => Poll::Failed("gone".into(), "the node group disappeared".into()),
+                (Some(ng), _) => node_group_poll(&ng, until_gone),
+            })
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn wait_cluster_active(&self) -> Result<(), Failure> {
+        let what = format!("cluster {}", self.cluster);
+        wait::until(
+            &what,
+            self.timeouts.update,
+            Backoff::default(),
+            self.ctx.cancelled(),
+            || async {
+                let facts = self.aws.describe_cluster(self.cluster).await?;
+                Ok(match facts.status.as_deref() {
+                    Some("ACTIVE") | None => Poll::Done,
+                    Some(s @ "FAILED") => Poll::Failed(s.into(), "the cluster failed".into()),
+                    Some(s) => Poll::Pending(s.into()),
+                })
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Creates the node group, or brings the live one to `want`: in place when
+    /// EKS can, otherwise by deleting and creating it again.
+    pub async fn apply_node_group(&self, want: &NodeGroup) -> Result<(), Failure> {
+        let Some(live) = self.aws.describe_node_group(self.cluster, &want.name).await? else {
+            return self.create_node_group(want).await;
+        };
+        let mut live = live;
+        if matches!(live.status.as_deref(), Some("CREATING" | "UPDATING")) {
+            // A previous apply timed out or was stopped: let EKS finish first.
+            self.wait_node_group(&want.name, self.timeouts.update, false).await?;
+            live = match self.aws.describe_node_group(self.cluster, &want.name).await? {
+                Some(l) => l,
+                None => return self.create_node_group(want).await,
+            };
+        }
+        if let Some(r) = want.replacement(&live) {
+            tracing::info!(nodegroup = %want.name, fields = ?r.fields, "replacing node group");
+            self.delete_node_group(&want.name).await?;
+            return self.create_node_group(want).await;
+        }
+        if let Some(u) = want.update(&live) {
+            self.aws.update_node_group(self.cluster, &want.name, &u).await?;
+            self.wait_node_group(&want.name, self.timeouts.update, false).await?;
+        }
+        Ok(())
+    }
+
+    async fn create_node_group(&self, want: &NodeGroup) -> Result<(), Failure> {
+        self.aws.create_node_group(self.cluster, want).await?;
+        self.wait_node_group(&want.name, self.timeouts.create, false).await
+    }
+
+    /// Deletes a node group and waits until it is gone; one already gone is fine.
+    pub async fn delete_node_group(&self, name: &str) -> Result<(), Failure> {
+        self.aws.delete_node_group(self.cluster, name).await?;
+        self.wait_node_group(name, self.timeouts.delete, true).await
+    }
+
+    /// Sets the cluster's remote networks and the nodes' access entry.
+    /// `prior_role`: the role of the pool's previous version, whose entry goes
+    /// when the role changes.
+    pub async fn apply_hybrid(
+        &self,
+        h: &Hybrid,
+        entry_tags: std::collections::BTreeMap<String, String>,
+        prior_role: Option<&str>,
+    ) -> Result<(), Failure> {
+        let facts = self.aws.describe_cluster(self.cluster).await?;
+        if facts.remote_node_networks != h.remote_node_networks || facts.remote_pod_networks != h.remote_pod_networks {
+            self.aws
+                .set_remote_networks(self.cluster, &h.remote_node_networks, &h.remote_pod_networks)
+                .await?;
+            self.wait_cluster_active().await?;
+        }
+        match self.aws.describe_access_entry(self.cluster, &h.node_role_arn).await? {
+            None => {
+                let entry = AccessEntry {
+                    principal_arn: h.node_role_arn.clone(),
+                    kind: HYBRID_ACCESS_ENTRY_TYPE.to_owned(),
+                    tags: entry_tags,
+                };
+                self.aws.create_access_entry(self.cluster, &entry).await?;
+            }
+            Some(e) if e.kind != HYBRID_ACCESS_ENTRY_TYPE => {
+                return Err(Failure::Blocked(format!(
+                    "{} already has an access entry of type {} in cluster {}; a role used by hybrid nodes needs \
+                     type {HYBRID_ACCESS_ENTRY_TYPE}. Use a dedicated role, or delete that entry.",
+                    h.node_role_arn, e.kind, self.cluster
+                )));
+            }
+            Some(_) => {}
+        }
+        if let Some(old) = prior_role.filter(|r| *r != h.node_role_arn) {
+            self.delete_own_access_entry(old).await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the access entry of `principal` if this provider made it.
+    async fn delete_own_access_entry(&self, principal: &str) -> Result<(), Failure> {
+        if let Some(e) = self.aws.describe_access_entry(self.cluster, principal).await?
+            && e.tags.get(tags::MANAGED_BY).map(String::as_str) == Some(tags::MANAGED_BY_VALUE)
+        {
+            self.aws.delete_access_entry(self.cluster, principal).await?;
+        }
+        Ok(())
+    }
+
+    /// Removes the remote networks (unless `keep_networks`, when another hybrid
+    /// pool of the strategy now sets them) and the role's access entry.
+    pub async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool) -> Result<(), Failure> {
+        if !keep_networks {
+            let facts = self.aws.describe_cluster(self.cluster).await?;
+            if !facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty() {
+                self.aws.set_remote_networks(self.cluster, &[], &[]).await?;
+                self.wait_cluster_active().await?;
+            }
+        }
+        self.delete_own_access_entry(&h.node_role_arn).await
+    }
+
+    /// The hybrid pool as the cluster says, or `None` when neither its networks
+    /// nor its access entry exist any more. Uses this run's `DescribeCluster`.
+    pub async fn read_hybrid(&self, prior: &Pool) -> Result<Option<Pool>, Failure> {
+        let Some(h) = &prior.hybrid else {
+            return Ok(Some(prior.clone()));
+        };
+        let facts = self.aws.cluster(self.cluster).await?;
+        let entry = self
+            .aws
+            .describe_access_entry(self.cluster, &h.node_role_arn)
+            .await?
+            .filter(|e| e.kind == HYBRID_ACCESS_ENTRY_TYPE);
+        if entry.is_none() && facts.remote_node_networks.is_empty() {
+            return Ok(None);
+        }
+        let mut pool = prior.clone();
+        pool.hybrid = Some(Hybrid {
+            remote_node_networks: facts.remote_node_networks.clone(),
+            remote_pod_networks: facts.remote_pod_networks.clone(),
+            // A missing entry reads as no role: the plan shows it coming back.
+            node_role_arn: if entry.is_some() {
+                h.node_role_arn.clone()
+            } else {
+                String::new()
+            },
+        });
+        Ok(Some(pool))
+    }
+
+    /// Cluster facts with the VPC's CIDRs, for the checks made before any change.
+    pub async fn facts_with_vpc(&self) -> Result<ClusterFacts, Failure> {
+        let mut facts = self.aws.describe_cluster(self.cluster).await?;
+        if let Some(vpc) = facts.vpc_id.clone() {
+            facts.vpc_cidrs = self.aws.vpc_cidrs(&vpc).await?;
+        }
+        Ok(facts)
+    }
+
+    /// The AWS-side pools of strategy `s` found by their tags (import), with
+    /// their recorded index, and the `gpu_operator` settings recorded there.
+    pub async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
+        let mut found = Vec::new();
+        let mut operator = None;
+        for name in self.aws.list_node_groups(self.cluster).await? {
+            let Some(ng) = self.aws.describe_node_group(self.cluster, &name).await? else {
+                continue;
+            };
+            if !eks::tagged_for(&ng.tags, &s.cluster_name, &s.name) {
+                continue;
+            }
+            operator = operator.or_else(|| {
+                ng.tags
+                    .get(tags::GPU_OPERATOR)
+                    .and_then(|t| eks::gpu_operator_from_tag(t))
+            });
+            let blank = blank_pool(&ng.tags, Capacity::ManagedNodeGroup);
+            found.push((index(&ng.tags), eks::read_back_node_group(s, &blank, &ng, true)));
+        }
+        let facts = self.aws.cluster(self.cluster).await?;
+        for principal in self.aws.list_access_entries(self.cluster).await? {
+            let Some(e) = self.aws.describe_access_entry(self.cluster, &principal).await? else {
+                continue;
+            };
+            if e.kind != HYBRID_ACCESS_ENTRY_TYPE || !eks::tagged_for(&e.tags, &s.cluster_name, &s.name) {
+                continue;
+            }
+            operator = operator.or_else(|| {
+                e.tags
+                    .get(tags::GPU_OPERATOR)
+                    .and_then(|t| eks::gpu_operator_from_tag(t))
+            });
+            let mut pool = blank_pool(&e.tags, Capacity::Hybrid);
+            pool.gpu_taint = true;
+            pool.hybrid = Some(Hybrid {
+                remote_node_networks: facts.remote_node_networks.clone(),
+                remote_pod_networks: facts.remote_pod_networks.clone(),
+                node_role_arn: e.principal_arn.clone(),
+            });
+            found.push((index(&e.tags), pool));
+        }
+        Ok((found, operator))
+    }
+}
+
+fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {
+    let status = ng.status.clone().unwrap_or_default();
+    let issues = || {
+        if ng.health_issues.is_empty() {
+            "no health issues reported".to_owned()
+        } else {
+            ng.health_issues.join("; ")
+        }
+    };
+    match status.as_str() {
+        "ACTIVE" if !until_gone => Poll::Done,
+        "CREATE_FAILED" | "DELETE_FAILED" | "DEGRADED" => Poll::Failed(status, issues()),
+        _ => Poll::Pending(status),
+    }
+}
+
+fn index(t: &std::collections::BTreeMap<String, String>) -> usize {
+    t.get(tags::POOL_INDEX)
+        .and_then(|i| i.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// A pool with only what tags say, to read the rest into.
+fn blank_pool(t: &std::collections::BTreeMap<String, String>, capacity: Capacity) -> Pool {
+    Pool {
+        name: t.get(tags::POOL).cloned().unwrap_or_default(),
+        capacity,
+        instance_types: Vec::new(),
+        capacity_types: Vec::new(),
+        zones: Vec::new(),
+        gpu_limit: None,
+        labels: Default::default(),
+        gpu_taint: false,
+        taints: Vec::new(),
+        disruption: None,
+        dra: t.get(tags::DRA).map(String::as_str) == Some("true"),
+        node_class: None,
+        managed_node_group: None,
+        hybrid: None,
+    }
+}

@@ -1,0 +1,66 @@
+//! The strategy's `timeouts` block: how long AWS-side operations may take.
+
+use std::time::Duration;
+
+use eksgpu_tfplugin::Value;
+
+/// EKS node groups usually take 5–15 minutes; the Terraform AWS provider also waits up to 60.
+const DEFAULT: Duration = Duration::from_secs(60 * 60);
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timeouts {
+    pub create: Duration,
+    pub update: Duration,
+    pub delete: Duration,
+}
+
+impl Timeouts {
+    /// From a strategy value; validation already rejected bad durations.
+    pub fn of(strategy: &Value) -> Timeouts {
+        let t = strategy.get("timeouts");
+        let get = |k: &str| t.get(k).as_str().and_then(parse_duration).unwrap_or(DEFAULT);
+        Timeouts {
+            create: get("create"),
+            update: get("update"),
+            delete: get("delete"),
+        }
+    }
+}
+
+/// Go-style durations as Terraform users write them: `90s`, `45m`, `1h30m`.
+pub(crate) fn parse_duration(s: &str) -> Option<Duration> {
+    let mut total = 0u64;
+    let mut digits = String::new();
+    let mut parts = 0;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            _ => return None,
+        };
+        let n: u64 = digits.parse().ok()?;
+        total = total.checked_add(n.checked_mul(unit)?)?;
+        digits.clear();
+        parts += 1;
+    }
+    (digits.is_empty() && parts > 0).then(|| Duration::from_secs(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1h30m"), Some(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("3"), None);
+        assert_eq!(parse_duration("5d"), None);
+        assert_eq!(parse_duration(""), None);
+    }
+}
