@@ -10,6 +10,9 @@ It adds only what the tests need and moto lacks (../../../shared/spec/testing.md
 - A request log (GET/DELETE /_eksgpu/requests) to count AWS calls.
 - Fault injection (POST/DELETE /_eksgpu/faults): throttling, 5xx and latency, in
   the error format of each protocol (restJson for EKS, query/XML for EC2).
+- The EKS operations and behaviours moto lacks (eks_gaps.py): access entries,
+  CREATING/UPDATING/DELETING status sequences (POST /_eksgpu/status), and the
+  fields moto drops from Describe answers.
 
 Everything else is moto, unchanged.
 """
@@ -21,6 +24,7 @@ import re
 import threading
 import time
 
+import eks_gaps
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
@@ -66,6 +70,8 @@ def control(environ, start_response, body):
             FAULTS.append(dict(payload, remaining=payload.get("count", 1)))
         elif path == "/_eksgpu/faults" and method == "DELETE":
             FAULTS.clear()
+        elif path == "/_eksgpu/status" and method == "POST":
+            eks_gaps.register_sequence(payload)
         else:
             return json_response(start_response, "404 Not Found", {"message": "unknown control endpoint"})
     return json_response(start_response, "200 OK", {"status": "ok"})
@@ -81,6 +87,9 @@ def take_fault(environ, op):
             if f.get("path") and not re.search(f["path"], environ.get("PATH_INFO", "")):
                 continue
             if f.get("action") and f["action"] != op:
+                continue
+            if f.get("after", 0) > 0:
+                f["after"] -= 1  # let this many matching requests through first
                 continue
             f["remaining"] -= 1
             return dict(f)
@@ -104,23 +113,21 @@ def fault_response(start_response, fault, query_protocol):
     return json_response(start_response, f"{status} {reason}", {"message": "injected fault"}, [("x-amzn-ErrorType", code)])
 
 
-def describe_cluster_patch(environ, status_headers, chunks):
+def describe_cluster_patch(environ, status, headers, body):
     """Replace endpoint and CA of a registered cluster in a DescribeCluster answer."""
     m = re.fullmatch(r"/clusters/([^/]+)", environ.get("PATH_INFO", ""))
     if environ["REQUEST_METHOD"] != "GET" or not m:
-        return chunks
+        return headers, body
     with LOCK:
         registered = CLUSTERS.get(m.group(1))
-    if not registered or not status_headers[0].startswith("200"):
-        return chunks
-    body = json.loads(b"".join(chunks))
-    body["cluster"]["endpoint"] = registered["endpoint"]
-    body["cluster"]["certificateAuthority"] = {"data": registered["ca_data"]}
+    if not registered or not status.startswith("200"):
+        return headers, body
+    data = json.loads(body)
+    data["cluster"]["endpoint"] = registered["endpoint"]
+    data["cluster"]["certificateAuthority"] = {"data": registered["ca_data"]}
     if "version" in registered:
-        body["cluster"]["version"] = registered["version"]
-    data = json.dumps(body).encode()
-    status_headers[1] = [(k, v) for k, v in status_headers[1] if k.lower() != "content-length"] + [("Content-Length", str(len(data)))]
-    return [data]
+        data["cluster"]["version"] = registered["version"]
+    return [(k, v) for k, v in headers if k.lower() != "content-length"], json.dumps(data).encode()
 
 
 def front(app):
@@ -138,15 +145,23 @@ def front(app):
             answer = fault_response(start_response, fault, query_protocol=not op.startswith(("GET ", "POST ", "PUT ", "DELETE ")))
             if answer is not None:
                 return answer
+        served = eks_gaps.access_entries(environ, body)
+        if served is not None:
+            status, headers, data = served
+            start_response(status, headers + [("Content-Length", str(len(data)))])
+            return [data]
+        eks_gaps.remember_request(environ, body)
         captured = [None, None]
 
         def capture(status, headers, exc_info=None):
             captured[0], captured[1] = status, list(headers)
 
-        chunks = list(app(environ, capture))
-        chunks = describe_cluster_patch(environ, captured, chunks)
-        start_response(captured[0], captured[1])
-        return chunks
+        data = b"".join(app(environ, capture))
+        status, headers, data = eks_gaps.patch(environ, body, captured[0], captured[1], data)
+        headers, data = describe_cluster_patch(environ, status, headers, data)
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"] + [("Content-Length", str(len(data)))]
+        start_response(status, headers)
+        return [data]
 
     return wsgi
 

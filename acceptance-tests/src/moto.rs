@@ -71,25 +71,93 @@ impl Drop for Moto {
 
 impl Moto {
     /// Creates an EKS cluster in moto and makes DescribeCluster answer with
-    /// the given API endpoint and CA (base64 of PEM, as EKS returns it).
+    /// the given API endpoint and CA (base64 of PEM, as EKS returns it). The
+    /// cluster sits in a VPC `10.0.0.0/16` with one subnet, service CIDR
+    /// `172.20.0.0/16`; `extra` adds or replaces CreateCluster fields.
     pub fn create_cluster(&self, name: &str, version: &str, endpoint: &str, ca_pem: &str) {
+        self.create_cluster_with(name, version, endpoint, ca_pem, serde_json::json!({}));
+    }
+
+    pub fn create_cluster_with(&self, name: &str, version: &str, endpoint: &str, ca_pem: &str, extra: serde_json::Value) {
         use base64::Engine;
-        let body = serde_json::json!({
+        let (_, subnet) = self.vpc("10.0.0.0/16", "10.0.1.0/24");
+        let mut body = serde_json::json!({
             "name": name, "version": version, "roleArn": "arn:aws:iam::123456789012:role/eks-cluster",
-            "resourcesVpcConfig": {"subnetIds": []},
-        })
-        .to_string();
-        // moto routes by the SigV4 credential scope and does not check signatures.
-        let auth =
-            "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
-        let created = raw(self.port, "POST", "/clusters", &body, &[("Authorization", auth)]);
-        assert!(
-            created.contains("\"cluster\"") && !created.contains("Exception"),
-            "create cluster in moto failed: {created}"
-        );
+            "resourcesVpcConfig": {"subnetIds": [subnet]},
+            "kubernetesNetworkConfig": {"serviceIpv4Cidr": "172.20.0.0/16"},
+        });
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let created = self.eks("POST", "/clusters", &body);
+        assert!(created.get("cluster").is_some(), "create cluster in moto failed: {created}");
         let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
         let reg = serde_json::json!({"endpoint": endpoint, "ca_data": ca}).to_string();
         raw(self.port, "POST", &format!("/_eksgpu/clusters/{name}"), &reg, &[]);
+    }
+
+    /// Creates a VPC with one subnet in EC2; returns their IDs.
+    pub fn vpc(&self, vpc_cidr: &str, subnet_cidr: &str) -> (String, String) {
+        let vpc = self.ec2(&format!("Action=CreateVpc&CidrBlock={vpc_cidr}"));
+        let vpc_id = xml_value(&vpc, "vpcId").unwrap_or_else(|| panic!("CreateVpc: {vpc}"));
+        let subnet = self.ec2(&format!(
+            "Action=CreateSubnet&VpcId={vpc_id}&CidrBlock={subnet_cidr}&AvailabilityZone=us-west-2a"
+        ));
+        let subnet_id = xml_value(&subnet, "subnetId").unwrap_or_else(|| panic!("CreateSubnet: {subnet}"));
+        (vpc_id, subnet_id)
+    }
+
+    /// An EKS API call (restJson) as an operator would make it out of band.
+    pub fn eks(&self, method: &str, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        // moto routes by the SigV4 credential scope and does not check signatures.
+        let auth =
+            "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
+        let text = if body.is_null() { String::new() } else { body.to_string() };
+        let resp = raw(self.port, method, path, &text, &[("Authorization", auth)]);
+        serde_json::from_str(&resp).unwrap_or(serde_json::Value::String(resp))
+    }
+
+    /// An EC2 query-protocol call; returns the XML answer.
+    pub fn ec2(&self, params: &str) -> String {
+        let auth =
+            "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/ec2/aws4_request, SignedHeaders=host, Signature=0";
+        raw_typed(
+            self.port,
+            "POST",
+            "/",
+            &format!("{params}&Version=2016-11-15"),
+            "application/x-www-form-urlencoded",
+            &[("Authorization", auth)],
+        )
+    }
+
+    /// Injects a fault in front of moto (see `emulators/aws_front.py`):
+    /// `{method, path (regex), action, status, code, count, after, latency_ms}`.
+    pub fn fault(&self, fault: &serde_json::Value) {
+        raw(self.port, "POST", "/_eksgpu/faults", &fault.to_string(), &[]);
+    }
+
+    pub fn clear_faults(&self) {
+        raw(self.port, "DELETE", "/_eksgpu/faults", "", &[]);
+    }
+
+    /// Statuses the next Describe calls of a node group (`kind = "nodegroup"`)
+    /// or cluster show after an operation (`"create"`, `"update"`, `"delete"`).
+    pub fn status_sequence(&self, kind: &str, name: &str, operation: &str, statuses: &[&str]) {
+        let body = serde_json::json!({"kind": kind, "name": name, format!("after_{operation}"): statuses});
+        raw(self.port, "POST", "/_eksgpu/status", &body.to_string(), &[]);
+    }
+
+    pub fn clear_requests(&self) {
+        raw(self.port, "DELETE", "/_eksgpu/requests", "", &[]);
+    }
+
+    /// How many logged requests match `method` and a path containing `path_part`.
+    pub fn count(&self, method: &str, path_part: &str) -> usize {
+        self.requests()
+            .iter()
+            .filter(|r| r["method"] == method && r["path"].as_str().is_some_and(|p| p.contains(path_part)))
+            .count()
     }
 
     /// The AWS request log: `{operation, method, path}` per call.
@@ -99,11 +167,21 @@ impl Moto {
 }
 
 fn raw(port: u16, method: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> String {
+    raw_typed(port, method, path, body, "application/json", headers)
+}
+
+fn xml_value(xml: &str, tag: &str) -> Option<String> {
+    let start = xml.find(&format!("<{tag}>"))? + tag.len() + 2;
+    let end = start + xml[start..].find(&format!("</{tag}>"))?;
+    Some(xml[start..end].to_owned())
+}
+
+fn raw_typed(port: u16, method: &str, path: &str, body: &str, content_type: &str, headers: &[(&str, &str)]) -> String {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("{e}"));
     let extra: String = headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
     let req = format!(
-        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).unwrap_or_else(|e| panic!("{e}"));

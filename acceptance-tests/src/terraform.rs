@@ -133,6 +133,23 @@ impl Workdir {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(
+            self.command(args)
+                .output()
+                .unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())),
+        )
+    }
+
+    /// Starts a CLI call without waiting (to interrupt it, say); output is piped.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("failed to start {}: {e}", self.tf.path.display()))
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.tf.path);
         cmd.args(args).current_dir(&self.dir);
         for (k, _) in std::env::vars() {
@@ -158,10 +175,7 @@ impl Workdir {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        Run::from(
-            cmd.output()
-                .unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())),
-        )
+        cmd
     }
 
     /// Runs and asserts success, returning the run.
@@ -210,6 +224,27 @@ impl Workdir {
         }
     }
 
+    /// Leaf attribute paths (`pool[0].labels.team`) the next plan changes on
+    /// the first resource: what drift a refresh found.
+    pub fn planned_changes(&self) -> Vec<String> {
+        self.ok(&["plan", "-no-color", "-out", "drift.tfplan"]);
+        let plan: serde_json::Value = serde_json::from_str(&self.ok(&["show", "-json", "drift.tfplan"]).stdout)
+            .unwrap_or_else(|e| panic!("plan JSON: {e}"));
+        let change = plan["resource_changes"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["mode"] == "managed"))
+            .map(|c| c["change"].clone())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        diff_paths(&change["before"], &change["after"], String::new(), &mut out);
+        out
+    }
+
+    /// The state as `terraform show -json` gives it.
+    pub fn state(&self) -> serde_json::Value {
+        serde_json::from_str(&self.ok(&["show", "-json", "-no-color"]).stdout).unwrap_or_default()
+    }
+
     pub fn outputs(&self) -> serde_json::Value {
         let r = self.ok(&["output", "-json"]);
         serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("output -json is not JSON ({e}): {}", r.stdout))
@@ -244,5 +279,25 @@ fn copy_tree(src: &Path, dst: &Path) {
         } else if p.extension().is_some_and(|e| e == "tf") {
             std::fs::copy(&p, dst.join(&name)).unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
         }
+    }
+}
+
+/// Leaf paths where two JSON values differ.
+fn diff_paths(a: &serde_json::Value, b: &serde_json::Value, path: String, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                diff_paths(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), p, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                diff_paths(u, v, format!("{path}[{i}]"), out);
+            }
+        }
+        _ if a != b => out.push(path),
+        _ => {}
     }
 }

@@ -50,45 +50,6 @@ resource "eksgpu_node_strategy" "s" {{
     )
 }
 
-/// Leaf paths where two JSON values differ (`pool[0].gpu_limit`).
-fn diff_paths(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                diff_paths(
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                    p,
-                    out,
-                );
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                diff_paths(u, v, format!("{path}[{i}]"), out);
-            }
-        }
-        _ if a != b => out.push(path),
-        _ => {}
-    }
-}
-
-/// The attribute paths a saved plan changes on the strategy.
-fn planned_changes(w: &Workdir) -> Vec<String> {
-    w.ok(&["plan", "-no-color", "-out", "drift.tfplan"]);
-    let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "drift.tfplan"]).stdout)
-        .unwrap_or_else(|e| panic!("plan JSON: {e}"));
-    let change = &plan["resource_changes"][0]["change"];
-    let mut out = Vec::new();
-    diff_paths(&change["before"], &change["after"], String::new(), &mut out);
-    out
-}
-
 #[test]
 fn lifecycle_create_import_drift_restore_destroy() {
     for tf in terraform_versions() {
@@ -124,7 +85,7 @@ fn lifecycle_create_import_drift_restore_destroy() {
             json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}),
             "kubectl-edit",
         );
-        assert_eq!(planned_changes(&w), ["pool[0].gpu_limit"], "{}", tf.label);
+        assert_eq!(w.planned_changes(), ["pool[0].gpu_limit"], "{}", tf.label);
         // The field now belongs to another manager: applying without force is a clear conflict.
         let r = w.run(&["apply", "-auto-approve", "-no-color"]);
         assert_eq!(r.code, 1);
@@ -144,7 +105,7 @@ fn lifecycle_create_import_drift_restore_destroy() {
 
         // Changing an owned field is an in-place update of exactly that field.
         w.write("main.tf", &config(&kube, 48, true));
-        let changes = planned_changes(&w);
+        let changes = w.planned_changes();
         assert!(changes.contains(&"pool[0].gpu_limit".to_owned()), "{changes:?}");
         w.apply();
         assert_eq!(

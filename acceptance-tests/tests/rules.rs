@@ -148,6 +148,90 @@ const CASES: &[(&str, bool, &str)] = &[
     capacity_types = ["SPOT"]
     node_class { role = "r" }"#,
     ),
+    (
+        "EKSGPU007",
+        true,
+        r#"capacity = "hybrid"
+    hybrid {
+      remote_node_networks = ["10.80.0.0/16", "8.8.8.0/24"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
+    }"#,
+    ),
+    (
+        "EKSGPU008",
+        false,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+  }
+  pool {
+    name = "q"
+    capacity = "managed_node_group"
+    instance_types = ["g6e.xlarge"]
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU013",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["g5g.xlarge"]
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type = "AL2023_x86_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU115",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["g6e.xlarge"]"#,
+    ),
+    (
+        "EKSGPU116",
+        true,
+        r#"capacity = "hybrid"
+    hybrid {
+      remote_node_networks = ["10.80.0.0/16"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
+    }
+  }
+  pool {
+    name = "q"
+    capacity = "hybrid"
+    hybrid {
+      remote_node_networks = ["10.81.0.0/16"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
+    }"#,
+    ),
+    (
+        "EKSGPU117",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["g6e.xlarge"]
+    capacity_types = ["reserved"]
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

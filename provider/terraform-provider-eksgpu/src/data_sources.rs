@@ -1,5 +1,6 @@
 //! Data sources, one module each.
 
+pub mod cluster;
 pub mod gpu_catalog;
 
 use std::sync::Arc;
@@ -9,5 +10,8 @@ use eksgpu_tfplugin::DataSource;
 use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
-    vec![Arc::new(gpu_catalog::GpuCatalog::new(state.clone()))]
+    vec![
+        Arc::new(cluster::Cluster::new(state.clone())),
+        Arc::new(gpu_catalog::GpuCatalog::new(state.clone())),
+    ]
 }

@@ -419,13 +419,6 @@ impl Resource for NodeStrategyResource {
             timeouts: Timeouts::of(&Value::Null),
             cluster: cluster_name,
         };
-        let (aws_pools, aws_operator) = match aws.import(&s).await {
-            Ok(found) => found,
-            Err(e) => {
-                diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
-                return None;
-            }
-        };
         let mut work = Work {
             ctx,
             c,
@@ -433,8 +426,38 @@ impl Resource for NodeStrategyResource {
             kube: None,
             force: false,
         };
-        let (kube_pools, kube_operator) = work.import_in_cluster(&s, aws_pools.is_empty(), diags).await?;
+        // Either side may hold the strategy's pools; one side failing is only
+        // fatal when the other found nothing (a `kubernetes`-block setup may
+        // have no AWS access, an AWS-only strategy no Karpenter).
+        let mut kube_diags = Diagnostics::default();
+        let (kube_pools, kube_operator) = work.import_in_cluster(&s, &mut kube_diags).await.unwrap_or_default();
+        let mut aws_diags = Diagnostics::default();
+        let (aws_pools, aws_operator) = match work.aws.import(&s).await {
+            Ok(found) => found,
+            Err(e) => {
+                aws_diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
+                (Vec::new(), None)
+            }
+        };
         let mut found: Vec<(usize, Pool)> = kube_pools.into_iter().chain(aws_pools).collect();
+        for (side, side_diags) in [("in-cluster", kube_diags), ("AWS-side", aws_diags)] {
+            if found.is_empty() {
+                diags.extend(side_diags);
+            } else if side_diags.has_errors() {
+                let why: Vec<String> = side_diags.iter().map(|d| d.detail.clone()).collect();
+                diags.push(Diagnostic::warning(
+                    format!("Could not look for {side} pools"),
+                    format!(
+                        "The import found other pools, so it went on; if the strategy also has {side} pools, fix \
+                         access and import again. {}",
+                        why.join(" ")
+                    ),
+                ));
+            }
+        }
+        if diags.has_errors() {
+            return None;
+        }
         if found.is_empty() {
             diags.error(
                 "Nothing to import",
@@ -805,21 +828,13 @@ impl Work<'_> {
 
     /// NodePools (and node classes) of strategy `s` in the cluster, with their
     /// recorded index, and the recorded `gpu_operator` settings. A cluster
-    /// without Karpenter's kinds has none; `required`: nothing else was found,
-    /// so a failure to reach the cluster is an error.
+    /// without Karpenter's kinds has none.
     async fn import_in_cluster(
         &mut self,
         s: &NodeStrategy,
-        required: bool,
         diags: &mut Diagnostics,
     ) -> Option<(Vec<(usize, Pool)>, Option<eksgpu_core::model::GpuOperator>)> {
-        let mut scratch = Diagnostics::default();
-        let Some(cluster) = self.kube(&mut scratch).await else {
-            if required {
-                diags.extend(scratch);
-            }
-            return if required { None } else { Some((Vec::new(), None)) };
-        };
+        let cluster = self.kube(diags).await?;
         let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
         let node_pools = match cancellable(
             self.ctx,

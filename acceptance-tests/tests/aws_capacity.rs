@@ -1,0 +1,382 @@
+//! AWS-side capacity of `eksgpu_node_strategy` (managed node groups, Hybrid
+//! Nodes) and `data.eksgpu_cluster`, through the real Terraform CLI against
+//! moto behind the AWS front (access entries, status sequences, faults):
+//! lifecycles with import and drift, apply-time checks, throttling, timeouts,
+//! partial failure and Ctrl-C.
+
+use std::time::{Duration, Instant};
+
+use eksgpu_acceptance_tests::{Moto, Workdir, eks_cluster, kube::KubeTarget, terraform_versions};
+use serde_json::{Value, json};
+
+const NODE_ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+const HYBRID_ROLE: &str = "arn:aws:iam::123456789012:role/hybrid-nodes";
+
+fn header() -> &'static str {
+    r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+provider "eksgpu" {
+  region = "us-west-2"
+}
+data "eksgpu_cluster" "gpu" {
+  name = "gpu"
+}
+"#
+}
+
+fn mng_pool(name: &str, labels: &str) -> String {
+    format!(
+        r#"
+  pool {{
+    name           = "{name}"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["spot"]
+    labels         = {labels}
+    managed_node_group {{
+      node_role_arn = "{NODE_ROLE}"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      scaling {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+      update {{
+        max_unavailable = 1
+      }}
+    }}
+  }}"#
+    )
+}
+
+fn hybrid_pool(nodes: &str) -> String {
+    format!(
+        r#"
+  pool {{
+    name     = "onprem"
+    capacity = "hybrid"
+    hybrid {{
+      remote_node_networks = {nodes}
+      remote_pod_networks  = ["192.168.200.0/24"]
+      node_role_arn        = "{HYBRID_ROLE}"
+    }}
+  }}"#
+    )
+}
+
+/// The strategy; `create_timeout` (e.g. `"4s"`) adds a `timeouts` block, which
+/// lives only in configuration (an import cannot read it back).
+fn strategy(create_timeout: Option<&str>, pools: &str) -> String {
+    let timeouts = create_timeout.map_or(String::new(), |t| format!("  timeouts {{\n    create = \"{t}\"\n  }}\n"));
+    format!(
+        r#"{}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "genai"
+{timeouts}{pools}
+}}
+"#,
+        header()
+    )
+}
+
+/// A cluster "gpu" in moto (VPC 10.0.0.0/16, service CIDR 172.20.0.0/16) and a workdir pointed at it.
+fn setup(tf: &eksgpu_acceptance_tests::TerraformVersion, main_tf: &str) -> (KubeTarget, Moto, Workdir) {
+    let (kube, moto) = eks_cluster("gpu");
+    let mut w = Workdir::new(tf, main_tf);
+    w.env("AWS_ENDPOINT_URL", &moto.url());
+    w.init();
+    (kube, moto, w)
+}
+
+fn node_group(moto: &Moto, name: &str) -> Value {
+    moto.eks("GET", &format!("/clusters/gpu/node-groups/{name}"), &Value::Null)
+}
+
+fn access_entry(moto: &Moto, principal: &str) -> Value {
+    moto.eks("GET", &format!("/clusters/gpu/access-entries/{principal}"), &Value::Null)
+}
+
+fn pool_names(w: &Workdir) -> Vec<String> {
+    let state = w.state();
+    state["values"]["root_module"]["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["type"] == "eksgpu_node_strategy")
+        .flat_map(|r| r["values"]["pool"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
+    for tf in terraform_versions() {
+        let main_tf = strategy(None, &mng_pool("training", r#"{ team = "ml" }"#));
+        let (_kube, moto, w) = setup(&tf, &main_tf);
+        // As real EKS: CREATING for a while, then ACTIVE; apply waits it out.
+        moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING", "CREATING"]);
+        moto.status_sequence("nodegroup", "gpu-training", "delete", &["DELETING", "DELETING"]);
+        moto.clear_requests();
+        w.apply();
+        assert!(moto.count("GET", "/node-groups/gpu-training") >= 3, "apply polled until ACTIVE");
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["status"], "ACTIVE", "{}: {ng}", tf.label);
+        assert_eq!(ng["amiType"], "AL2023_x86_64_NVIDIA");
+        assert_eq!(ng["capacityType"], "SPOT");
+        assert_eq!(ng["labels"]["team"], "ml");
+        assert_eq!(
+            ng["taints"],
+            json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}])
+        );
+        assert_eq!(ng["tags"]["eksgpu.terraform.io/strategy"], "genai");
+        assert_eq!(ng["tags"]["eksgpu.terraform.io/pool"], "training");
+        assert_eq!(ng["updateConfig"]["maxUnavailable"], 1);
+        w.assert_empty_plan();
+
+        // Import into a fresh state: the next plan is empty.
+        let mut imported = Workdir::new(&tf, &main_tf);
+        imported.env("AWS_ENDPOINT_URL", &moto.url());
+        imported.init();
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        // An autoscaler changing the desired size is not drift.
+        moto.eks(
+            "POST",
+            "/clusters/gpu/node-groups/gpu-training/update-config",
+            &json!({"scalingConfig": {"minSize": 0, "maxSize": 4, "desiredSize": 3}}),
+        );
+        w.assert_empty_plan();
+
+        // An out-of-band label change is a one-field diff; apply restores it.
+        moto.eks(
+            "POST",
+            "/clusters/gpu/node-groups/gpu-training/update-config",
+            &json!({"labels": {"addOrUpdateLabels": {"team": "web"}}}),
+        );
+        assert_eq!(w.planned_changes(), ["pool[0].labels.team"], "{}", tf.label);
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["labels"]["team"], "ml");
+        assert_eq!(ng["scalingConfig"]["desiredSize"], 3, "the autoscaler's size is kept");
+        w.assert_empty_plan();
+
+        moto.clear_requests();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(moto.count("GET", "/node-groups/gpu-training") >= 3, "destroy waited through DELETING");
+        assert!(node_group(&moto, "gpu-training").get("nodegroup").is_none());
+    }
+}
+
+#[test]
+fn hybrid_lifecycle_create_import_drift_restore_destroy() {
+    for tf in terraform_versions() {
+        let main_tf = strategy(None, &hybrid_pool(r#"["192.168.100.0/24"]"#));
+        let (_kube, moto, w) = setup(&tf, &main_tf);
+        w.apply();
+        let cluster = &moto.eks("GET", "/clusters/gpu", &Value::Null)["cluster"];
+        assert_eq!(
+            cluster["remoteNetworkConfig"]["remoteNodeNetworks"],
+            json!([{"cidrs": ["192.168.100.0/24"]}]),
+            "{}",
+            tf.label
+        );
+        let entry = &access_entry(&moto, HYBRID_ROLE)["accessEntry"];
+        assert_eq!(entry["type"], "HYBRID_LINUX");
+        assert_eq!(entry["tags"]["eksgpu.terraform.io/pool"], "onprem");
+        w.assert_empty_plan();
+
+        let mut imported = Workdir::new(&tf, &main_tf);
+        imported.env("AWS_ENDPOINT_URL", &moto.url());
+        imported.init();
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        moto.eks(
+            "POST",
+            "/clusters/gpu/update-config",
+            &json!({"remoteNetworkConfig": {
+                "remoteNodeNetworks": [{"cidrs": ["192.168.100.0/24"]}],
+                "remotePodNetworks": [{"cidrs": ["192.168.201.0/24"]}],
+            }}),
+        );
+        assert_eq!(
+            w.planned_changes(),
+            ["pool[0].hybrid.remote_pod_networks[0]"],
+            "{}",
+            tf.label
+        );
+        w.apply();
+        let cluster = &moto.eks("GET", "/clusters/gpu", &Value::Null)["cluster"];
+        assert_eq!(
+            cluster["remoteNetworkConfig"]["remotePodNetworks"],
+            json!([{"cidrs": ["192.168.200.0/24"]}])
+        );
+        w.assert_empty_plan();
+
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        let cluster = &moto.eks("GET", "/clusters/gpu", &Value::Null)["cluster"];
+        assert_eq!(cluster["remoteNetworkConfig"]["remoteNodeNetworks"], json!([]));
+        assert!(access_entry(&moto, HYBRID_ROLE).get("accessEntry").is_none());
+    }
+}
+
+#[test]
+fn eksgpu007_remote_networks_overlapping_the_vpc_fail_apply_before_any_change() {
+    for tf in terraform_versions() {
+        // 10.0.128.0/20 passes every offline check but lies inside the cluster VPC 10.0.0.0/16.
+        let main_tf = strategy(None, &hybrid_pool(r#"["10.0.128.0/20"]"#));
+        let (_kube, moto, w) = setup(&tf, &main_tf);
+        let (code, _) = w.plan_code(&[]);
+        assert_eq!(code, 2, "the plan cannot know the VPC");
+        moto.clear_requests();
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined();
+        assert_ne!(r.code, 0, "{out}");
+        assert!(out.contains("EKSGPU007") && out.contains("overlaps the cluster VPC's CIDR 10.0.0.0/16"), "{out}");
+        assert_eq!(moto.count("POST", "/update-config"), 0, "no change was made");
+        assert_eq!(moto.count("POST", "/access-entries"), 0, "no change was made");
+    }
+}
+
+#[test]
+fn cluster_data_source_reports_the_cluster_and_rejects_inconsistent_auto_mode_flags() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let moto = Moto::start();
+        let flags = |storage: bool| {
+            json!({
+                "computeConfig": {"enabled": true, "nodePools": ["system"], "nodeRoleArn": NODE_ROLE},
+                "storageConfig": {"blockStorage": {"enabled": storage}},
+                "kubernetesNetworkConfig": {"serviceIpv4Cidr": "172.20.0.0/16", "elasticLoadBalancing": {"enabled": true}},
+                "remoteNetworkConfig": {"remoteNodeNetworks": [{"cidrs": ["192.168.100.0/24"]}]},
+            })
+        };
+        let ca = kube.ca_pem.as_deref().unwrap_or_default();
+        moto.create_cluster_with("auto", "1.34", &kube.url, ca, flags(true));
+        moto.create_cluster_with("half", "1.34", &kube.url, ca, flags(false));
+        let main_tf = |name: &str| {
+            format!(
+                r#"{}
+data "eksgpu_cluster" "c" {{
+  name = "{name}"
+}}
+output "cluster" {{
+  value = data.eksgpu_cluster.c
+}}
+"#,
+                header().replace("data \"eksgpu_cluster\" \"gpu\" {\n  name = \"gpu\"\n}\n", "")
+            )
+        };
+        let mut w = Workdir::new(&tf, &main_tf("auto"));
+        w.env("AWS_ENDPOINT_URL", &moto.url());
+        w.init();
+        w.apply();
+        let c = &w.outputs()["cluster"]["value"];
+        assert_eq!(c["auto_mode"], true, "{}: {c}", tf.label);
+        assert_eq!(c["kubernetes_version"], "1.34");
+        assert_eq!(c["vpc_cidrs"], json!(["10.0.0.0/16"]));
+        assert_eq!(c["service_cidr"], "172.20.0.0/16");
+        assert_eq!(c["remote_node_networks"], json!(["192.168.100.0/24"]));
+        assert!(c["vpc_id"].as_str().is_some_and(|v| v.starts_with("vpc-")));
+
+        let mut bad = Workdir::new(&tf, &main_tf("half"));
+        bad.env("AWS_ENDPOINT_URL", &moto.url());
+        bad.init();
+        let (code, r) = bad.plan_code(&[]);
+        let out = r.combined();
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("EKSGPU018") && out.contains("block storage false"), "{out}");
+    }
+}
+
+#[test]
+fn throttled_calls_are_retried_and_succeed() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+    moto.fault(&json!({"method": "POST", "path": "/node-groups$", "status": 429, "code": "ThrottlingException", "count": 2}));
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(moto.count("POST", "/node-groups"), 3, "two throttled attempts, then success");
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
+}
+
+#[test]
+fn node_group_stuck_creating_times_out_stays_in_state_and_the_next_apply_continues() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(Some("4s"), &mng_pool("training", "{}")));
+    moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING"; 500]);
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    // Terraform wraps diagnostics; compare words.
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_ne!(r.code, 0, "{out}");
+    assert!(out.contains("Timed out waiting for AWS") && out.contains("still CREATING"), "{out}");
+    assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
+
+    // EKS finishes; the next apply converges (the create failed, so Terraform replaces it).
+    moto.status_sequence("nodegroup", "gpu-training", "create", &[]);
+    w.apply();
+    w.assert_empty_plan();
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
+}
+
+#[test]
+fn a_failure_between_pools_keeps_the_first_in_state_and_the_next_apply_continues() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("a", "{}")));
+    w.apply();
+    let three = format!("{}{}{}", mng_pool("a", "{}"), mng_pool("b", "{}"), mng_pool("c", "{}"));
+    w.write("main.tf", &strategy(None, &three));
+    // The second CreateNodegroup (pool c) is refused; pool b's goes through.
+    moto.fault(&json!({"method": "POST", "path": "/node-groups$", "status": 400, "code": "InvalidParameterException", "after": 1}));
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    let out = r.combined();
+    assert_ne!(r.code, 0, "{out}");
+    assert!(out.contains("eks:CreateNodegroup") && out.contains("gpu-c"), "{out}");
+    assert_eq!(pool_names(&w), ["a", "b"]);
+    moto.clear_faults();
+    w.apply();
+    assert_eq!(pool_names(&w), ["a", "b", "c"]);
+    w.assert_empty_plan();
+}
+
+#[test]
+fn ctrl_c_during_a_wait_ends_the_run_promptly() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(Some("30m"), &mng_pool("training", "{}")));
+    moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING"; 500]);
+    moto.clear_requests();
+    let mut child = w.spawn(&["apply", "-auto-approve", "-no-color"]);
+    // Bounded wait until the provider polls the node group.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while moto.count("GET", "/node-groups/gpu-training") == 0 {
+        assert!(Instant::now() < deadline, "the provider never started waiting");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let interrupted = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    loop {
+        if let Some(code) = child.try_wait().expect("wait") {
+            assert!(!code.success());
+            break;
+        }
+        assert!(
+            interrupted.elapsed() < Duration::from_secs(15),
+            "terraform still running 15 s after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().expect("output");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("cancel"), "{text}");
+    assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
+}

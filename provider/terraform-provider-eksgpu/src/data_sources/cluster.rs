@@ -1,0 +1,136 @@
+//! `eksgpu_cluster`: facts about an existing EKS cluster (`DescribeCluster`,
+//! and `DescribeVpcs` for the VPC's CIDRs), for validation and composition —
+//! e.g. feeding a node group pool's `subnet_ids`, or checking hybrid remote
+//! networks against `vpc_cidrs` and `service_cidr` in a module.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use eksgpu_core::eks::ClusterFacts;
+use eksgpu_core::rules;
+use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
+use eksgpu_tfplugin::{AttributePath, Context, DataSource, Diagnostics, Type, Value};
+
+use crate::diagnostics;
+use crate::provider::ProviderState;
+
+pub struct Cluster {
+    state: Arc<ProviderState>,
+}
+
+impl Cluster {
+    pub(crate) fn new(state: Arc<ProviderState>) -> Self {
+        Self { state }
+    }
+}
+
+pub fn schema() -> Schema {
+    let strings = || Type::list(Type::String);
+    Schema::new(
+        Block::new(
+            "Facts about an existing EKS cluster: version, Auto Mode, Hybrid Nodes remote networks, VPC and \
+             service CIDRs. Read at plan time (it calls AWS); fails with EKSGPU018 when the cluster's Auto Mode \
+             flags disagree.",
+        )
+        .attribute(Attribute::required("name", Type::String, "Name of the EKS cluster."))
+        .attribute(Attribute::computed("arn", Type::String, "Cluster ARN."))
+        .attribute(Attribute::computed("status", Type::String, "`ACTIVE`, `UPDATING`, …"))
+        .attribute(Attribute::computed("kubernetes_version", Type::String, "Kubernetes version, `MAJOR.MINOR`."))
+        .attribute(Attribute::computed("endpoint", Type::String, "API server endpoint."))
+        .attribute(Attribute::computed(
+            "auto_mode",
+            Type::Bool,
+            "EKS Auto Mode is on: compute, block storage and load balancing all enabled.",
+        ))
+        .attribute(Attribute::computed("auto_mode_compute", Type::Bool, "`computeConfig.enabled` (false when unreported)."))
+        .attribute(Attribute::computed(
+            "auto_mode_block_storage",
+            Type::Bool,
+            "`storageConfig.blockStorage.enabled` (false when unreported).",
+        ))
+        .attribute(Attribute::computed(
+            "auto_mode_load_balancing",
+            Type::Bool,
+            "`kubernetesNetworkConfig.elasticLoadBalancing.enabled` (false when unreported).",
+        ))
+        .attribute(Attribute::computed("remote_node_networks", strings(), "Hybrid Nodes remote node CIDRs."))
+        .attribute(Attribute::computed("remote_pod_networks", strings(), "Hybrid Nodes remote pod CIDRs."))
+        .attribute(Attribute::computed("vpc_id", Type::String, "The cluster's VPC."))
+        .attribute(Attribute::computed("subnet_ids", strings(), "The cluster's subnets."))
+        .attribute(Attribute::computed("vpc_cidrs", strings(), "IPv4 CIDR blocks of the VPC (`ec2:DescribeVpcs`)."))
+        .attribute(Attribute::computed("service_cidr", Type::String, "Kubernetes service IPv4 CIDR.")),
+    )
+}
+
+fn value(f: &ClusterFacts) -> Value {
+    let s = |x: &Option<String>| x.as_deref().map_or(Value::Null, Value::from);
+    let list = |xs: &[String]| Value::List(xs.iter().map(|x| Value::from(x.as_str())).collect());
+    let flag = |b: Option<bool>| Value::from(b.unwrap_or(false));
+    Value::object([
+        ("name", f.name.as_str().into()),
+        ("arn", s(&f.arn)),
+        ("status", s(&f.status)),
+        ("kubernetes_version", s(&f.version)),
+        ("endpoint", s(&f.endpoint)),
+        ("auto_mode", f.auto_mode.enabled().into()),
+        ("auto_mode_compute", flag(f.auto_mode.compute)),
+        ("auto_mode_block_storage", flag(f.auto_mode.block_storage)),
+        ("auto_mode_load_balancing", flag(f.auto_mode.load_balancing)),
+        ("remote_node_networks", list(&f.remote_node_networks)),
+        ("remote_pod_networks", list(&f.remote_pod_networks)),
+        ("vpc_id", s(&f.vpc_id)),
+        ("subnet_ids", list(&f.subnet_ids)),
+        ("vpc_cidrs", list(&f.vpc_cidrs)),
+        ("service_cidr", s(&f.service_cidr)),
+    ])
+}
+
+#[async_trait]
+impl DataSource for Cluster {
+    fn type_name(&self) -> &'static str {
+        "eksgpu_cluster"
+    }
+
+    fn schema(&self) -> Schema {
+        schema()
+    }
+
+    fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
+
+    async fn read(&self, ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value> {
+        let name = config.get("name").as_str()?.to_owned();
+        let Some(c) = self.state.configured() else {
+            diags.push(diagnostics::not_configured());
+            return None;
+        };
+        let read = async {
+            let mut facts = c.aws.describe_cluster(&name).await?;
+            if let Some(vpc) = facts.vpc_id.clone() {
+                facts.vpc_cidrs = c.aws.vpc_cidrs(&vpc).await?;
+            }
+            Ok::<_, eksgpu_cloud::AwsError>(facts)
+        };
+        let facts = tokio::select! {
+            r = read => r,
+            () = ctx.cancelled() => {
+                diags.push(diagnostics::cancelled("reading the cluster"));
+                return None;
+            }
+        };
+        let facts = match facts {
+            Ok(f) => f,
+            Err(e) => {
+                diags.push(diagnostics::aws_failed(&e, AttributePath::attr("name")));
+                return None;
+            }
+        };
+        let violations = rules::check_cluster(&facts);
+        for v in &violations {
+            diags.push(diagnostics::violation(v));
+        }
+        if violations.iter().any(|v| v.severity == rules::Severity::Error) {
+            return None;
+        }
+        Some(value(&facts))
+    }
+}
