@@ -238,7 +238,8 @@ fn eksgpu007_remote_networks_overlapping_the_vpc_fail_apply_before_any_change() 
         let r = w.run(&["apply", "-auto-approve", "-no-color"]);
         let out = r.combined();
         assert_ne!(r.code, 0, "{out}");
-        assert!(out.contains("EKSGPU007") && out.contains("overlaps the cluster VPC's CIDR 10.0.0.0/16"), "{out}");
+        let code = "EKSGPU007";
+        assert!(out.contains(code) && out.contains("overlaps the cluster VPC's CIDR 10.0.0.0/16"), "{out}");
         assert_eq!(moto.count("POST", "/update-config"), 0, "no change was made");
         assert_eq!(moto.count("POST", "/access-entries"), 0, "no change was made");
     }
@@ -291,7 +292,8 @@ output "cluster" {{
         let (code, r) = bad.plan_code(&[]);
         let out = r.combined();
         assert_eq!(code, 1, "{out}");
-        assert!(out.contains("EKSGPU018") && out.contains("block storage false"), "{out}");
+        let code = "EKSGPU018";
+        assert!(out.contains(code) && out.contains("block storage false"), "{out}");
     }
 }
 

@@ -70,6 +70,19 @@ fn node_strategy_example() {
             out["inference_node_selector"]["value"]["karpenter.sh/nodepool"],
             "gpu-inference"
         );
+        assert_eq!(
+            out["onprem_node_selector"]["value"]["eks.amazonaws.com/compute-type"],
+            "hybrid"
+        );
+    }
+}
+
+#[test]
+fn cluster_example() {
+    for out in apply_against_cluster("examples/data-sources/eksgpu_cluster") {
+        assert_eq!(out["reserved_ranges"]["value"], serde_json::json!(["10.0.0.0/16", "172.20.0.0/16"]));
+        assert_eq!(out["auto_mode"]["value"], false);
+        assert!(out["subnet_ids"]["value"][0].as_str().is_some_and(|s| s.starts_with("subnet-")));
     }
 }
 

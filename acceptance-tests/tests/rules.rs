@@ -29,6 +29,37 @@ const CASES: &[(&str, bool, &str)] = &[
     node_class { role = "r" }"#,
     ),
     (
+        "EKSGPU004",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU004",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }
+  }
+  kubernetes_version = "1.33"
+  pool {
+    name = "q"
+    capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class { role = "r" }"#,
+    ),
+    (
         "EKSGPU005",
         true,
         r#"capacity = "karpenter"
@@ -400,4 +431,22 @@ fn every_sharing_pool_rule_fails_or_warns_a_plan_with_its_code() {
             assert_eq!(exit, if *is_error { 1 } else { 2 }, "{} {code}:\n{out}", tf.label);
         }
     }
+}
+
+/// Every rule of the catalogue has a case in the acceptance tests that makes
+/// Terraform report it (a plan, or for cluster facts an apply or data source).
+#[test]
+fn every_rule_has_an_acceptance_case() {
+    let dir = eksgpu_acceptance_tests::repo_root().join("acceptance-tests/tests");
+    let all: String = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    let missing: Vec<&str> = eksgpu_core::rules::RULES
+        .iter()
+        .map(|r| r.code)
+        .filter(|code| !all.contains(&format!("\"{code}\"")))
+        .collect();
+    assert!(missing.is_empty(), "rules without an acceptance case: {missing:?}");
 }

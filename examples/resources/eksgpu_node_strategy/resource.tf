@@ -103,3 +103,62 @@ output "inference_tolerations" {
 output "gpu_operator_values" {
   value = eksgpu_node_strategy.genai.gpu_operator_values_yaml
 }
+
+# The AWS side of the same cluster, in its own strategy: a managed node group
+# for steady H100 capacity and EKS Hybrid Nodes for the on-prem GPUs. Subnets
+# come from the cluster; the remote networks are checked against each other at
+# plan and against the VPC and service CIDRs before apply changes anything.
+data "eksgpu_cluster" "gpu" {
+  name = "gpu-cluster"
+}
+
+resource "eksgpu_node_strategy" "standard" {
+  cluster_name = data.eksgpu_cluster.gpu.name
+  name         = "standard"
+
+  # Hybrid nodes get no driver from AWS: the operator installs it there, and the
+  # node group (NVIDIA AMI, driver preinstalled) is labelled to skip it.
+  gpu_operator {}
+
+  pool {
+    name           = "h100"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    labels         = { "node-type" = "gpu-training" }
+
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+
+      # desired is the size at creation; autoscaler changes are not drift.
+      scaling {
+        min     = 0
+        max     = 4
+        desired = 0
+      }
+
+      update {
+        max_unavailable = 1
+      }
+    }
+  }
+
+  pool {
+    name     = "onprem"
+    capacity = "hybrid"
+
+    hybrid {
+      remote_node_networks = ["192.168.100.0/23"]
+      remote_pod_networks  = ["192.168.104.0/22"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+    }
+  }
+
+  timeouts {
+    create = "45m"
+  }
+}
+
+output "onprem_node_selector" {
+  value = eksgpu_node_strategy.standard.pool[1].node_selector
+}

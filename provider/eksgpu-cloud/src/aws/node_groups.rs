@@ -12,6 +12,10 @@ use eksgpu_core::model::{Scaling, Taint};
 
 use super::{AwsClients, AwsError};
 
+/// EKS passes the node role to the node group's instances: the caller of
+/// `CreateNodegroup` also needs this permission on that role.
+const PASS_ROLE: &str = "iam:PassRole";
+
 fn to_eks(t: &Taint) -> EksTaint {
     EksTaint::builder()
         .key(&t.key)
@@ -57,9 +61,13 @@ impl AwsClients {
         if let Some(n) = ng.max_unavailable {
             req = req.update_config(update_config(n));
         }
-        req.send()
-            .await
-            .map_err(|e| AwsError::from_sdk("eks:CreateNodegroup", e))?;
+        req.send().await.map_err(|e| {
+            let mut e = AwsError::from_sdk("eks:CreateNodegroup", e);
+            if e.is_access_denied() {
+                e.message.push_str(&format!(" (creating a node group also needs {PASS_ROLE} on {})", ng.node_role_arn));
+            }
+            e
+        })?;
         tracing::info!(cluster, nodegroup = %ng.name, "created node group");
         Ok(())
     }
