@@ -78,7 +78,14 @@ impl Moto {
         self.create_cluster_with(name, version, endpoint, ca_pem, serde_json::json!({}));
     }
 
-    pub fn create_cluster_with(&self, name: &str, version: &str, endpoint: &str, ca_pem: &str, extra: serde_json::Value) {
+    pub fn create_cluster_with(
+        &self,
+        name: &str,
+        version: &str,
+        endpoint: &str,
+        ca_pem: &str,
+        extra: serde_json::Value,
+    ) {
         use base64::Engine;
         let (_, subnet) = self.vpc("10.0.0.0/16", "10.0.1.0/24");
         let mut body = serde_json::json!({
@@ -90,7 +97,10 @@ impl Moto {
             b.extend(e.clone());
         }
         let created = self.eks("POST", "/clusters", &body);
-        assert!(created.get("cluster").is_some(), "create cluster in moto failed: {created}");
+        assert!(
+            created.get("cluster").is_some(),
+            "create cluster in moto failed: {created}"
+        );
         let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
         let reg = serde_json::json!({"endpoint": endpoint, "ca_data": ca}).to_string();
         raw(self.port, "POST", &format!("/_eksgpu/clusters/{name}"), &reg, &[]);
@@ -112,7 +122,11 @@ impl Moto {
         // moto routes by the SigV4 credential scope and does not check signatures.
         let auth =
             "AWS4-HMAC-SHA256 Credential=testing/20261129/us-west-2/eks/aws4_request, SignedHeaders=host, Signature=0";
-        let text = if body.is_null() { String::new() } else { body.to_string() };
+        let text = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
         let resp = raw(self.port, method, path, &text, &[("Authorization", auth)]);
         serde_json::from_str(&resp).unwrap_or(serde_json::Value::String(resp))
     }

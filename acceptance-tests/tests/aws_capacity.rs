@@ -71,7 +71,9 @@ fn hybrid_pool(nodes: &str) -> String {
 /// The strategy; `create_timeout` (e.g. `"4s"`) adds a `timeouts` block, which
 /// lives only in configuration (an import cannot read it back).
 fn strategy(create_timeout: Option<&str>, pools: &str) -> String {
-    let timeouts = create_timeout.map_or(String::new(), |t| format!("  timeouts {{\n    create = \"{t}\"\n  }}\n"));
+    let timeouts = create_timeout.map_or(String::new(), |t| {
+        format!("  timeouts {{\n    create = \"{t}\"\n  }}\n")
+    });
     format!(
         r#"{}
 resource "eksgpu_node_strategy" "s" {{
@@ -98,7 +100,11 @@ fn node_group(moto: &Moto, name: &str) -> Value {
 }
 
 fn access_entry(moto: &Moto, principal: &str) -> Value {
-    moto.eks("GET", &format!("/clusters/gpu/access-entries/{principal}"), &Value::Null)
+    moto.eks(
+        "GET",
+        &format!("/clusters/gpu/access-entries/{principal}"),
+        &Value::Null,
+    )
 }
 
 fn pool_names(w: &Workdir) -> Vec<String> {
@@ -123,7 +129,10 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
         moto.status_sequence("nodegroup", "gpu-training", "delete", &["DELETING", "DELETING"]);
         moto.clear_requests();
         w.apply();
-        assert!(moto.count("GET", "/node-groups/gpu-training") >= 3, "apply polled until ACTIVE");
+        assert!(
+            moto.count("GET", "/node-groups/gpu-training") >= 3,
+            "apply polled until ACTIVE"
+        );
         let ng = &node_group(&moto, "gpu-training")["nodegroup"];
         assert_eq!(ng["status"], "ACTIVE", "{}: {ng}", tf.label);
         assert_eq!(ng["amiType"], "AL2023_x86_64_NVIDIA");
@@ -168,7 +177,10 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
 
         moto.clear_requests();
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
-        assert!(moto.count("GET", "/node-groups/gpu-training") >= 3, "destroy waited through DELETING");
+        assert!(
+            moto.count("GET", "/node-groups/gpu-training") >= 3,
+            "destroy waited through DELETING"
+        );
         assert!(node_group(&moto, "gpu-training").get("nodegroup").is_none());
     }
 }
@@ -239,7 +251,10 @@ fn eksgpu007_remote_networks_overlapping_the_vpc_fail_apply_before_any_change() 
         let out = r.combined();
         assert_ne!(r.code, 0, "{out}");
         let code = "EKSGPU007";
-        assert!(out.contains(code) && out.contains("overlaps the cluster VPC's CIDR 10.0.0.0/16"), "{out}");
+        assert!(
+            out.contains(code) && out.contains("overlaps the cluster VPC's CIDR 10.0.0.0/16"),
+            "{out}"
+        );
         assert_eq!(moto.count("POST", "/update-config"), 0, "no change was made");
         assert_eq!(moto.count("POST", "/access-entries"), 0, "no change was made");
     }
@@ -301,10 +316,16 @@ output "cluster" {{
 fn throttled_calls_are_retried_and_succeed() {
     let tf = &terraform_versions()[0];
     let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
-    moto.fault(&json!({"method": "POST", "path": "/node-groups$", "status": 429, "code": "ThrottlingException", "count": 2}));
+    moto.fault(
+        &json!({"method": "POST", "path": "/node-groups$", "status": 429, "code": "ThrottlingException", "count": 2}),
+    );
     moto.clear_requests();
     w.apply();
-    assert_eq!(moto.count("POST", "/node-groups"), 3, "two throttled attempts, then success");
+    assert_eq!(
+        moto.count("POST", "/node-groups"),
+        3,
+        "two throttled attempts, then success"
+    );
     assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
 }
 
@@ -317,7 +338,10 @@ fn node_group_stuck_creating_times_out_stays_in_state_and_the_next_apply_continu
     // Terraform wraps diagnostics; compare words.
     let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
     assert_ne!(r.code, 0, "{out}");
-    assert!(out.contains("Timed out waiting for AWS") && out.contains("still CREATING"), "{out}");
+    assert!(
+        out.contains("Timed out waiting for AWS") && out.contains("still CREATING"),
+        "{out}"
+    );
     assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
 
     // EKS finishes; the next apply converges (the create failed, so Terraform replaces it).
@@ -378,7 +402,11 @@ fn ctrl_c_during_a_wait_ends_the_run_promptly() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let out = child.wait_with_output().expect("output");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("cancel"), "{text}");
     assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
 }

@@ -80,9 +80,16 @@ fn node_strategy_example() {
 #[test]
 fn cluster_example() {
     for out in apply_against_cluster("examples/data-sources/eksgpu_cluster") {
-        assert_eq!(out["reserved_ranges"]["value"], serde_json::json!(["10.0.0.0/16", "172.20.0.0/16"]));
+        assert_eq!(
+            out["reserved_ranges"]["value"],
+            serde_json::json!(["10.0.0.0/16", "172.20.0.0/16"])
+        );
         assert_eq!(out["auto_mode"]["value"], false);
-        assert!(out["subnet_ids"]["value"][0].as_str().is_some_and(|s| s.starts_with("subnet-")));
+        assert!(
+            out["subnet_ids"]["value"][0]
+                .as_str()
+                .is_some_and(|s| s.starts_with("subnet-"))
+        );
     }
 }
 

@@ -64,7 +64,10 @@ impl AwsClients {
         req.send().await.map_err(|e| {
             let mut e = AwsError::from_sdk("eks:CreateNodegroup", e);
             if e.is_access_denied() {
-                e.message.push_str(&format!(" (creating a node group also needs {PASS_ROLE} on {})", ng.node_role_arn));
+                e.message.push_str(&format!(
+                    " (creating a node group also needs {PASS_ROLE} on {})",
+                    ng.node_role_arn
+                ));
             }
             e
         })?;

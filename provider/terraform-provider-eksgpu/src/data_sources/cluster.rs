@@ -35,14 +35,22 @@ pub fn schema() -> Schema {
         .attribute(Attribute::required("name", Type::String, "Name of the EKS cluster."))
         .attribute(Attribute::computed("arn", Type::String, "Cluster ARN."))
         .attribute(Attribute::computed("status", Type::String, "`ACTIVE`, `UPDATING`, …"))
-        .attribute(Attribute::computed("kubernetes_version", Type::String, "Kubernetes version, `MAJOR.MINOR`."))
+        .attribute(Attribute::computed(
+            "kubernetes_version",
+            Type::String,
+            "Kubernetes version, `MAJOR.MINOR`.",
+        ))
         .attribute(Attribute::computed("endpoint", Type::String, "API server endpoint."))
         .attribute(Attribute::computed(
             "auto_mode",
             Type::Bool,
             "EKS Auto Mode is on: compute, block storage and load balancing all enabled.",
         ))
-        .attribute(Attribute::computed("auto_mode_compute", Type::Bool, "`computeConfig.enabled` (false when unreported)."))
+        .attribute(Attribute::computed(
+            "auto_mode_compute",
+            Type::Bool,
+            "`computeConfig.enabled` (false when unreported).",
+        ))
         .attribute(Attribute::computed(
             "auto_mode_block_storage",
             Type::Bool,
@@ -53,12 +61,28 @@ pub fn schema() -> Schema {
             Type::Bool,
             "`kubernetesNetworkConfig.elasticLoadBalancing.enabled` (false when unreported).",
         ))
-        .attribute(Attribute::computed("remote_node_networks", strings(), "Hybrid Nodes remote node CIDRs."))
-        .attribute(Attribute::computed("remote_pod_networks", strings(), "Hybrid Nodes remote pod CIDRs."))
+        .attribute(Attribute::computed(
+            "remote_node_networks",
+            strings(),
+            "Hybrid Nodes remote node CIDRs.",
+        ))
+        .attribute(Attribute::computed(
+            "remote_pod_networks",
+            strings(),
+            "Hybrid Nodes remote pod CIDRs.",
+        ))
         .attribute(Attribute::computed("vpc_id", Type::String, "The cluster's VPC."))
         .attribute(Attribute::computed("subnet_ids", strings(), "The cluster's subnets."))
-        .attribute(Attribute::computed("vpc_cidrs", strings(), "IPv4 CIDR blocks of the VPC (`ec2:DescribeVpcs`)."))
-        .attribute(Attribute::computed("service_cidr", Type::String, "Kubernetes service IPv4 CIDR.")),
+        .attribute(Attribute::computed(
+            "vpc_cidrs",
+            strings(),
+            "IPv4 CIDR blocks of the VPC (`ec2:DescribeVpcs`).",
+        ))
+        .attribute(Attribute::computed(
+            "service_cidr",
+            Type::String,
+            "Kubernetes service IPv4 CIDR.",
+        )),
     )
 }
 
