@@ -87,6 +87,16 @@ fn rules() -> String {
             cell(r.source)
         );
     }
+    out.push_str(
+        "\n## Decision rules of `eksgpu_recommendation`\n\nEach line of a recommendation's `rationale` names one \
+         of these, with what it decided for the model at hand. They are defaults drawn from the field reports, \
+         not limits: every number is an estimate to validate for your workload.\n\n\
+         | code | decision | source |\n|---|---|---|\n",
+    );
+    for d in eksgpu_core::recommend::DECISIONS {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let _ = writeln!(out, "| {} | {} | {} |", d.code, cell(d.summary), cell(d.source));
+    }
     out
 }
 

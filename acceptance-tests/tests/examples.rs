@@ -29,6 +29,27 @@ fn gpu_catalog_example() {
 }
 
 #[test]
+fn recommendation_example_reproduces_the_billed_instance_example() {
+    for out in apply_and_replan("examples/data-sources/eksgpu_recommendation", &[]) {
+        let small = &out["small_models"]["value"];
+        assert_eq!(small["capacity"], "karpenter");
+        assert_eq!(small["sharing"], "mig");
+        assert_eq!(small["mig_profile"], "1g.20gb");
+        assert_eq!(small["gpus_used"], 2);
+        assert_eq!(small["billed_instances"], 1);
+        assert_eq!(small["monthly_cost"], 40179.2);
+        let large = &out["large_model"]["value"];
+        assert_eq!(large["capacity"], "auto_mode");
+        assert!(large["monthly_cost"].is_null());
+        assert!(
+            out["rationale"]["value"][0]
+                .as_str()
+                .is_some_and(|r| r.starts_with("EKSGPU210: "))
+        );
+    }
+}
+
+#[test]
 fn quickstart_against_the_emulators() {
     for out in apply_against_cluster("examples/quickstart") {
         assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["gpus"], 8);

@@ -10,6 +10,7 @@ pub mod fields;
 pub mod kinds;
 pub mod model;
 pub mod readback;
+pub mod recommend;
 pub mod render;
 pub mod rules;
 pub mod sharing;

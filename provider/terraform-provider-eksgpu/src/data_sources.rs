@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod gpu_catalog;
+pub mod recommendation;
 
 use std::sync::Arc;
 
@@ -13,5 +14,6 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
     vec![
         Arc::new(cluster::Cluster::new(state.clone())),
         Arc::new(gpu_catalog::GpuCatalog::new(state.clone())),
+        Arc::new(recommendation::RecommendationDataSource),
     ]
 }

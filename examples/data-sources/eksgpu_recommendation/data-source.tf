@@ -1,0 +1,52 @@
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+provider "eksgpu" {
+  region = "us-west-2"
+}
+
+# The field reports' example: eight replicas of a 7B model on a p5.48xlarge.
+# MIG 4-way uses 2 of its 8 GPUs; whole GPUs would use all 8 — and either way
+# one instance is billed. Prices are yours to give; none is built in.
+data "eksgpu_recommendation" "small_models" {
+  model_params_b = 7
+  precision      = "fp16"
+  replicas       = 8
+  price_per_hour = { "p5.48xlarge" = 55.04 }
+}
+
+# A 70B model with whole GPUs; without prices the smallest GPU memory that
+# fits decides, and monthly_cost stays null.
+data "eksgpu_recommendation" "large_model" {
+  model_params_b = 70
+  precision      = "bf16"
+}
+
+output "small_models" {
+  value = {
+    capacity         = data.eksgpu_recommendation.small_models.capacity
+    sharing          = data.eksgpu_recommendation.small_models.sharing_strategy
+    mig_profile      = data.eksgpu_recommendation.small_models.mig_profile
+    gpus_used        = data.eksgpu_recommendation.small_models.gpus_used
+    billed_instances = data.eksgpu_recommendation.small_models.billed_instances
+    monthly_cost     = data.eksgpu_recommendation.small_models.monthly_cost
+  }
+}
+
+output "large_model" {
+  value = {
+    capacity       = data.eksgpu_recommendation.large_model.capacity
+    instance_types = data.eksgpu_recommendation.large_model.instance_types
+    monthly_cost   = data.eksgpu_recommendation.large_model.monthly_cost
+  }
+}
+
+# Why: each line names a decision rule (docs/rules.md).
+output "rationale" {
+  value = [for r in data.eksgpu_recommendation.small_models.rationale : "${r.code}: ${r.message}"]
+}

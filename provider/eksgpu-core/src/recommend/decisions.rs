@@ -1,0 +1,70 @@
+//! The decision rules of `eksgpu_recommendation`: every line of a rationale
+//! names one, and `docs/rules.md` lists them next to the validation rules.
+
+use super::Reason;
+
+/// A decision rule: what it decides and where the decision comes from.
+#[derive(Debug)]
+pub struct Decision {
+    pub code: &'static str,
+    pub summary: &'static str,
+    pub source: &'static str,
+}
+
+pub static DECISIONS: &[Decision] = &[
+    Decision {
+        code: "EKSGPU201",
+        summary: "On-prem GPUs join as EKS Hybrid Nodes (no AWS-managed GPU stack on-prem).",
+        source: "seeds-digest §4, §9",
+    },
+    Decision {
+        code: "EKSGPU202",
+        summary: "DRA workloads go to a managed node group on Kubernetes 1.34 or later: supported in every dated EKS doc state.",
+        source: "seeds-digest §6; domain.md §9.6",
+    },
+    Decision {
+        code: "EKSGPU203",
+        summary: "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) with DRA ComputeDomains.",
+        source: "seeds-digest §9",
+    },
+    Decision {
+        code: "EKSGPU204",
+        summary: "A model that fits a MIG slice (two or more per GPU), or MIG asked for, runs on MIG-capable GPUs in a Karpenter pool; Auto Mode cannot run MIG Manager.",
+        source: "seeds-digest §4 (≤7B: MIG 4–7-way, 13–30B: MIG 2-way)",
+    },
+    Decision {
+        code: "EKSGPU205",
+        summary: "Whole GPUs: the smallest GPU memory that holds a replica, GPUs per replica rounded up to a power of two (tensor parallelism).",
+        source: "seeds-digest §4 (30–65B, 70B+: whole GPUs)",
+    },
+    Decision {
+        code: "EKSGPU206",
+        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), avoiding types observed not to provision there.",
+        source: "seeds-digest §2, §4, §9",
+    },
+    Decision {
+        code: "EKSGPU207",
+        summary: "Spot acceptable: a Karpenter pool with Spot first and on-demand as fallback.",
+        source: "seeds-digest §9 (minimum cost)",
+    },
+    Decision {
+        code: "EKSGPU208",
+        summary: "Billed instances: instance-hours are billed, not GPUs; MIG or sharing saves money only when fewer instances are billed.",
+        source: "seeds-digest §4 (8 × 7B on one p5.48xlarge: 1 billed instance either way)",
+    },
+    Decision {
+        code: "EKSGPU209",
+        summary: "Monthly cost only from `price_per_hour` (730 hours a month); never a built-in price.",
+        source: "seeds-digest §3 (prices move constantly)",
+    },
+    Decision {
+        code: "EKSGPU210",
+        summary: "Memory per replica: parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations.",
+        source: "seeds-digest §4 (estimates to validate per dtype, context and batch)",
+    },
+];
+
+pub(super) fn reason(code: &'static str, message: String) -> Reason {
+    debug_assert!(DECISIONS.iter().any(|d| d.code == code), "unknown decision {code}");
+    Reason { code, message }
+}

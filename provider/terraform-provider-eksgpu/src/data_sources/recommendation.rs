@@ -1,0 +1,285 @@
+//! `eksgpu_recommendation`: the seeds' decision tables as a data source —
+//! capacity kind, instance types, sharing strategy, GPUs used, billed
+//! instances and monthly cost (from given prices only) for one model, with
+//! the decision rules that decided it. Pure: no AWS call.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use eksgpu_core::model::Capacity;
+use eksgpu_core::recommend::{self, Precision, Recommendation, Request};
+use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
+use eksgpu_tfplugin::{AttributePath, Context, DataSource, Diagnostics, Number, Type, Value};
+
+pub struct RecommendationDataSource;
+
+pub fn schema() -> Schema {
+    let flag = |name: &str, d: &str| Attribute::optional(name, Type::Bool, d);
+    Schema::new(
+        Block::new(
+            "Where one model should run on EKS, from the decision tables of the field reports: capacity kind, \
+             instance types, sharing strategy, GPUs used and instances billed. Memory per replica is parameters \
+             × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations — an \
+             estimate to validate for your context length and batch size. Models that fit a MIG slice (two or \
+             more per GPU) are split with MIG on a Karpenter pool; larger ones get whole GPUs, the smallest GPU \
+             memory that fits, on EKS Auto Mode (or Karpenter with Spot). Instance-hours are billed, not GPUs. \
+             Costs come only from `price_per_hour`. Needs no AWS access.",
+        )
+        .attribute(Attribute::required(
+            "model_params_b",
+            Type::Number,
+            "Model size in billions of parameters, e.g. `7`, `70`.",
+        ))
+        .attribute(Attribute::required(
+            "precision",
+            Type::String,
+            "Weight precision: `fp16`, `bf16`, `fp8` or `int4`.",
+        ))
+        .attribute(Attribute::optional(
+            "replicas",
+            Type::Number,
+            "Replicas to serve. Default `1`.",
+        ))
+        .attribute(flag(
+            "needs_mig",
+            "The workload must run on a MIG slice. Default `false`.",
+        ))
+        .attribute(flag(
+            "needs_dra",
+            "The workload claims GPUs through DRA. Default `false`.",
+        ))
+        .attribute(flag(
+            "on_prem",
+            "The GPUs are on-prem (EKS Hybrid Nodes). Default `false`.",
+        ))
+        .attribute(flag(
+            "spot_ok",
+            "The workload tolerates Spot interruptions. Default `false`.",
+        ))
+        .attribute(flag(
+            "multi_node_nvlink",
+            "A replica spans nodes over NVLink (GB200/GB300 NVL72). Default `false`.",
+        ))
+        .attribute(Attribute::optional(
+            "price_per_hour",
+            Type::map(Type::Number),
+            "USD per instance-hour by instance type. When given, only these types are considered and the cheapest \
+             is billed; `monthly_cost` comes only from here.",
+        ))
+        .attribute(Attribute::computed(
+            "capacity",
+            Type::String,
+            "`auto_mode`, `karpenter`, `managed_node_group` or `hybrid` (a node strategy pool's `capacity`).",
+        ))
+        .attribute(Attribute::computed(
+            "capacity_types",
+            Type::list(Type::String),
+            "Capacity types for the pool: `[\"spot\", \"on-demand\"]` when Spot is acceptable, else `[\"on-demand\"]`.",
+        ))
+        .attribute(Attribute::computed(
+            "instance_types",
+            Type::list(Type::String),
+            "Instance types that fit, the billed one first; empty for on-prem.",
+        ))
+        .attribute(Attribute::computed(
+            "sharing_strategy",
+            Type::String,
+            "`mig`, `exclusive` or `dra` (a sharing pool's `strategy`).",
+        ))
+        .attribute(Attribute::computed(
+            "mig_profile",
+            Type::String,
+            "MIG profile of each replica under `mig`, e.g. `1g.20gb`.",
+        ))
+        .attribute(Attribute::computed(
+            "memory_gb_per_replica",
+            Type::Number,
+            "Memory one replica needs, in GB.",
+        ))
+        .attribute(Attribute::computed(
+            "gpus_per_replica",
+            Type::Number,
+            "Whole GPUs per replica (0 under MIG).",
+        ))
+        .attribute(Attribute::computed(
+            "gpus_used",
+            Type::Number,
+            "GPUs the replicas occupy (null on-prem).",
+        ))
+        .attribute(Attribute::computed(
+            "billed_instances",
+            Type::Number,
+            "EC2 instances billed per hour.",
+        ))
+        .attribute(Attribute::computed(
+            "billed_instance_type",
+            Type::String,
+            "The instance type billed.",
+        ))
+        .attribute(Attribute::computed(
+            "monthly_cost",
+            Type::Number,
+            "USD per month (730 hours) from `price_per_hour`; null without a price for the billed type.",
+        ))
+        .attribute(Attribute::computed(
+            "rationale",
+            Type::list(Type::object([("code", Type::String), ("message", Type::String)])),
+            "The decision rules that decided, with what they decided (codes in docs/rules.md).",
+        )),
+    )
+}
+
+/// The request from configuration, or diagnostics at the offending attributes.
+fn request(config: &Value, diags: &mut Diagnostics) -> Option<Request> {
+    let precision = match config.get("precision").as_str() {
+        Some(p) => Precision::parse(p).or_else(|| {
+            diags.error_at(
+                AttributePath::attr("precision"),
+                "Invalid precision",
+                format!("{p:?} is not a precision. Use fp16, bf16, fp8 or int4."),
+            );
+            None
+        }),
+        None => None,
+    };
+    let params = config.get("model_params_b").as_number().map(Number::as_f64);
+    if let Some(p) = params
+        && (p <= 0.0 || !p.is_finite())
+    {
+        diags.error_at(
+            AttributePath::attr("model_params_b"),
+            "Invalid model size",
+            format!("{p} is not a positive number of billions of parameters."),
+        );
+    }
+    let replicas = match config.get("replicas").as_number() {
+        None => Some(1),
+        Some(n) => n
+            .as_i64()
+            .and_then(|r| u32::try_from(r).ok())
+            .filter(|r| *r >= 1)
+            .or_else(|| {
+                diags.error_at(
+                    AttributePath::attr("replicas"),
+                    "Invalid replica count",
+                    "replicas must be a whole number of at least 1.",
+                );
+                None
+            }),
+    };
+    let mut prices = BTreeMap::new();
+    for (k, v) in config.get("price_per_hour").entries().into_iter().flatten() {
+        match v.as_number().map(Number::as_f64) {
+            Some(p) if p >= 0.0 && p.is_finite() => {
+                prices.insert(k.clone(), p);
+            }
+            _ => diags.error_at(
+                AttributePath::attr("price_per_hour").key(k.clone()),
+                "Invalid price",
+                "A price is a non-negative number of USD per instance-hour.",
+            ),
+        }
+    }
+    let flag = |k: &str| config.get(k).as_bool().unwrap_or(false);
+    if diags.has_errors() {
+        return None;
+    }
+    Some(Request {
+        model_params_b: params?,
+        precision: precision?,
+        replicas: replicas?,
+        needs_mig: flag("needs_mig"),
+        needs_dra: flag("needs_dra"),
+        on_prem: flag("on_prem"),
+        spot_ok: flag("spot_ok"),
+        multi_node_nvlink: flag("multi_node_nvlink"),
+        price_per_hour: prices,
+    })
+}
+
+fn value(config: &Value, r: &Recommendation) -> Value {
+    let mut out = match config {
+        Value::Object(m) => m.clone(),
+        _ => BTreeMap::new(),
+    };
+    let mut set = |k: &str, v: Value| {
+        out.insert(k.to_owned(), v);
+    };
+    let strings = |xs: &[String]| Value::List(xs.iter().map(|s| Value::from(s.as_str())).collect());
+    set("capacity", r.capacity.as_str().into());
+    let spot = config.get("spot_ok").as_bool() == Some(true) && r.capacity == Capacity::Karpenter;
+    set(
+        "capacity_types",
+        strings(&if spot {
+            vec!["spot".into(), "on-demand".into()]
+        } else {
+            vec!["on-demand".into()]
+        }),
+    );
+    set("instance_types", strings(&r.instance_types));
+    set("sharing_strategy", r.sharing.as_str().into());
+    set("mig_profile", r.mig_profile.as_deref().map_or(Value::Null, Value::from));
+    // Rounded to 0.1 GB: the estimate is not more precise than that.
+    set(
+        "memory_gb_per_replica",
+        Value::Number(Number::from_f64((r.memory_gb_per_replica * 10.0).round() / 10.0)),
+    );
+    set("gpus_per_replica", i64::from(r.gpus_per_replica).into());
+    set("gpus_used", r.gpus_used.map_or(Value::Null, |g| i64::from(g).into()));
+    set("billed_instances", i64::from(r.billed_instances).into());
+    set(
+        "billed_instance_type",
+        r.billed_instance_type.as_deref().map_or(Value::Null, Value::from),
+    );
+    set(
+        "monthly_cost",
+        r.monthly_cost.map_or(Value::Null, |c| {
+            Value::Number(Number::from_f64((c * 100.0).round() / 100.0))
+        }),
+    );
+    set(
+        "rationale",
+        Value::List(
+            r.rationale
+                .iter()
+                .map(|x| Value::object([("code", x.code.into()), ("message", x.message.as_str().into())]))
+                .collect(),
+        ),
+    );
+    Value::Object(out)
+}
+
+#[async_trait]
+impl DataSource for RecommendationDataSource {
+    fn type_name(&self) -> &'static str {
+        "eksgpu_recommendation"
+    }
+
+    fn schema(&self) -> Schema {
+        schema()
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        if config.is_wholly_known() {
+            request(config, diags);
+        }
+    }
+
+    async fn read(&self, _ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value> {
+        let req = request(&config, diags)?;
+        match recommend::recommend(&req) {
+            Ok(r) => Some(value(&config, &r)),
+            Err(e) => {
+                diags.error_at(
+                    AttributePath::attr("model_params_b"),
+                    "No recommendation",
+                    format!(
+                        "{e}. Lower the precision (fp8, int4), split the model across nodes (multi_node_nvlink), \
+                         or add larger instance types to price_per_hour."
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
