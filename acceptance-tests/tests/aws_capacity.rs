@@ -135,6 +135,14 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
         );
         let ng = &node_group(&moto, "gpu-training")["nodegroup"];
         assert_eq!(ng["status"], "ACTIVE", "{}: {ng}", tf.label);
+
+        // A refresh reads the node group once; the data source reads the cluster and its VPC.
+        moto.clear_requests();
+        let (code, _) = w.plan_code(&[]);
+        assert_eq!(code, 0);
+        assert_eq!(moto.count("GET", "/node-groups/gpu-training"), 1);
+        assert_eq!(moto.count("GET", "/clusters/gpu"), 2, "{:?}", moto.requests());
+        assert_eq!(moto.requests().len(), 3, "{:?}", moto.requests());
         assert_eq!(ng["amiType"], "AL2023_x86_64_NVIDIA");
         assert_eq!(ng["capacityType"], "SPOT");
         assert_eq!(ng["labels"]["team"], "ml");
@@ -202,6 +210,24 @@ fn hybrid_lifecycle_create_import_drift_restore_destroy() {
         assert_eq!(entry["type"], "HYBRID_LINUX");
         assert_eq!(entry["tags"]["eksgpu.terraform.io/pool"], "onprem");
         w.assert_empty_plan();
+
+        // A refresh reads the access entry once; the cluster is described once per run.
+        moto.clear_requests();
+        let (code, _) = w.plan_code(&[]);
+        assert_eq!(code, 0);
+        let ops: Vec<String> = moto
+            .requests()
+            .iter()
+            .map(|r| r["operation"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "GET /clusters/gpu".to_owned(),
+                "DescribeVpcs".to_owned(),
+                format!("GET /clusters/gpu/access-entries/{HYBRID_ROLE}")
+            ]
+        );
 
         let mut imported = Workdir::new(&tf, &main_tf);
         imported.env("AWS_ENDPOINT_URL", &moto.url());

@@ -169,5 +169,51 @@ fn onprem_burst_scenario() {
             out["formula"]["value"],
             "onprem_waiting > 20 || cloud_running > 10 ? 2 : (cloud_running < 5 ? 0 : 1)"
         );
+        let ranges = &out["ranges"]["value"];
+        assert_eq!(ranges["onprem_nodes"], serde_json::json!(["192.168.10.0/24"]));
+        assert_eq!(ranges["onprem_pods"], serde_json::json!(["192.168.128.0/18"]));
+        assert_eq!(ranges["vpc"], serde_json::json!(["10.0.0.0/16"]));
+        assert_eq!(ranges["services"], "172.20.0.0/16");
+    }
+}
+
+#[test]
+fn three_kind_cluster_scenario() {
+    for out in apply_against_cluster("examples/scenarios/three-kind-cluster") {
+        let selectors = &out["node_selectors"]["value"];
+        assert_eq!(
+            selectors["simple-inference"]["karpenter.sh/nodepool"],
+            "simple-inference"
+        );
+        assert_eq!(selectors["mig-inference"]["karpenter.sh/nodepool"], "mig-inference");
+        assert_eq!(selectors["onprem"]["eks.amazonaws.com/compute-type"], "hybrid");
+        assert_eq!(out["simple_inference"]["value"]["capacity"], "auto_mode");
+        let values = out["gpu_operator_values"]["value"].as_str().unwrap();
+        // Hybrid nodes need the operator's driver; MIG Manager runs for the MIG pool.
+        assert!(values.contains("driver:\n  enabled: true"), "{values}");
+        assert!(values.contains("migManager:\n  enabled: true"), "{values}");
+    }
+}
+
+#[test]
+fn mng_dra_scenario() {
+    for out in apply_against_cluster("examples/scenarios/mng-dra") {
+        assert!(out["dra_gpu_resource_name"]["value"].is_null());
+        let request = out["dra_node_labels"]["value"].as_str().unwrap();
+        assert!(request.contains("CreateNodegroup"), "{request}");
+        assert!(request.contains("nvidia.com/gpu.deploy.device-plugin"), "{request}");
+    }
+}
+
+#[test]
+fn a10g_sharing_scenario() {
+    for out in apply_against_cluster("examples/scenarios/a10g-sharing") {
+        let requests = &out["requests"]["value"];
+        assert_eq!(requests["time_sliced"], serde_json::json!({"nvidia.com/gpu": "1"}));
+        assert_eq!(requests["hami"]["nvidia.com/gpumem"], "6144");
+        assert_eq!(
+            out["node_selectors"]["value"]["hami"]["eks.amazonaws.com/nodegroup"],
+            "gpu-cluster-hami"
+        );
     }
 }

@@ -1,5 +1,9 @@
 # Seed 004 completed: on-prem GPUs first, burst to EKS Spot GPU nodes that
-# Karpenter adds on demand and removes when empty, driven by KEDA alone.
+# Karpenter adds on demand and removes when empty, driven by KEDA alone. The
+# on-prem GPUs join the same cluster as Hybrid Nodes: the four ranges — on-prem
+# nodes, on-prem pods, the VPC and the service CIDR — must not overlap; the plan
+# checks the first two, apply checks them against the cluster's before changing
+# anything (EKSGPU007).
 
 terraform {
   required_providers {
@@ -35,6 +39,35 @@ resource "eksgpu_node_strategy" "burst" {
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
     }
+  }
+
+  # The on-prem GPUs, first in line for traffic.
+  pool {
+    name     = "onprem"
+    capacity = "hybrid"
+    labels   = { "site" = "onprem" }
+
+    hybrid {
+      remote_node_networks = ["192.168.10.0/24"]
+      remote_pod_networks  = ["192.168.128.0/18"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+    }
+  }
+}
+
+# Read after the strategy has set the remote networks.
+data "eksgpu_cluster" "gpu" {
+  name       = "gpu-cluster"
+  depends_on = [eksgpu_node_strategy.burst]
+}
+
+# The four ranges, as the cluster now reports them.
+output "ranges" {
+  value = {
+    onprem_nodes = data.eksgpu_cluster.gpu.remote_node_networks
+    onprem_pods  = data.eksgpu_cluster.gpu.remote_pod_networks
+    vpc          = data.eksgpu_cluster.gpu.vpc_cidrs
+    services     = data.eksgpu_cluster.gpu.service_cidr
   }
 }
 

@@ -25,6 +25,26 @@ impl AwsClients {
 
     /// `eks:DescribeCluster`, now (also refreshing the per-process copy).
     pub async fn describe_cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
+        let facts = self.fetch_cluster(name).await?;
+        self.clusters.lock().await.insert(name.to_owned(), facts.clone());
+        Ok(facts)
+    }
+
+    /// What `DescribeCluster` said about `name` earlier in this process, or a
+    /// fresh answer: one call per cluster per run for what does not change
+    /// under the provider (endpoint, CA, version). Concurrent first callers
+    /// wait for one call instead of making their own.
+    pub async fn cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
+        let mut known = self.clusters.lock().await;
+        if let Some(f) = known.get(name) {
+            return Ok(f.clone());
+        }
+        let facts = self.fetch_cluster(name).await?;
+        known.insert(name.to_owned(), facts.clone());
+        Ok(facts)
+    }
+
+    async fn fetch_cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
         let out = self
             .eks()
             .await
@@ -34,25 +54,13 @@ impl AwsClients {
             .await
             .map_err(|e| AwsError::from_sdk("eks:DescribeCluster", e))?;
         tracing::debug!(cluster = name, "described cluster");
-        let facts = out.cluster().map_or_else(
+        Ok(out.cluster().map_or_else(
             || ClusterFacts {
                 name: name.to_owned(),
                 ..ClusterFacts::default()
             },
             |c| cluster_facts(name, c),
-        );
-        self.clusters.lock().await.insert(name.to_owned(), facts.clone());
-        Ok(facts)
-    }
-
-    /// What `DescribeCluster` said about `name` earlier in this process, or a
-    /// fresh answer: one call per cluster per run for what does not change
-    /// under the provider (endpoint, CA, version).
-    pub async fn cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
-        if let Some(f) = self.clusters.lock().await.get(name) {
-            return Ok(f.clone());
-        }
-        self.describe_cluster(name).await
+        ))
     }
 
     /// `ec2:DescribeVpcs`: the IPv4 CIDR blocks associated with a VPC.

@@ -128,7 +128,8 @@ impl DataSource for Cluster {
             return None;
         };
         let read = async {
-            let mut facts = c.aws.describe_cluster(&name).await?;
+            // This run's DescribeCluster, shared with the resources that need it.
+            let mut facts = c.aws.cluster(&name).await?;
             if let Some(vpc) = facts.vpc_id.clone() {
                 facts.vpc_cidrs = c.aws.vpc_cidrs(&vpc).await?;
             }

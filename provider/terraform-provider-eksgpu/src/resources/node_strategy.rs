@@ -258,6 +258,7 @@ impl Resource for NodeStrategyResource {
             },
             kube: None,
             force: req.config.get("force_conflicts").as_bool() == Some(true),
+            facts: None,
         };
         let prior = strategy(&req.prior_state);
         let prior_values = req.prior_state.get("pool").elements().to_vec();
@@ -376,6 +377,7 @@ impl Resource for NodeStrategyResource {
             },
             kube: None,
             force: false,
+            facts: None,
         };
         let prior_values = req.current_state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
@@ -425,6 +427,7 @@ impl Resource for NodeStrategyResource {
             aws,
             kube: None,
             force: false,
+            facts: None,
         };
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
@@ -559,6 +562,8 @@ struct Work<'a> {
     aws: AwsPools<'a>,
     kube: Option<Arc<dyn Cluster>>,
     force: bool,
+    /// The cluster as the apply-time checks read it.
+    facts: Option<eksgpu_core::eks::ClusterFacts>,
 }
 
 impl Work<'_> {
@@ -602,7 +607,7 @@ impl Work<'_> {
     }
 
     /// EKSGPU007 (VPC and service CIDRs), 008 and 018 against the cluster; `false` when an error fired.
-    async fn check_against_cluster(&self, s: &NodeStrategy, diags: &mut Diagnostics) -> bool {
+    async fn check_against_cluster(&mut self, s: &NodeStrategy, diags: &mut Diagnostics) -> bool {
         let aws_side = s.pools.iter().any(|p| !p.capacity.is_in_cluster());
         // Auto Mode flags come free with the DescribeCluster made to connect (not with a `kubernetes` block).
         let auto_mode = s.pools.iter().any(|p| p.capacity == Capacity::AutoMode) && self.c.kubernetes.is_none();
@@ -626,6 +631,7 @@ impl Work<'_> {
             ok &= v.severity != rules::Severity::Error;
             diags.push(diagnostics::violation(&v));
         }
+        self.facts = Some(facts);
         ok
     }
 
@@ -681,7 +687,11 @@ impl Work<'_> {
                     return Applied::Done;
                 };
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
-                match self.aws.apply_hybrid(h, eks::pool_tags(s, i, pool), prior_role).await {
+                match self
+                    .aws
+                    .apply_hybrid(h, eks::pool_tags(s, i, pool), prior_role, self.facts.as_ref())
+                    .await
+                {
                     Ok(()) => Applied::Done,
                     Err(e) => {
                         diags.push(e.diagnostic("applying the hybrid pool", path));

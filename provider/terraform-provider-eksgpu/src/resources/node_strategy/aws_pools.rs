@@ -128,14 +128,19 @@ impl AwsPools<'_> {
 
     /// Sets the cluster's remote networks and the nodes' access entry.
     /// `prior_role`: the role of the pool's previous version, whose entry goes
-    /// when the role changes.
+    /// when the role changes; `checked`: the cluster as this apply read it.
     pub async fn apply_hybrid(
         &self,
         h: &Hybrid,
         entry_tags: std::collections::BTreeMap<String, String>,
         prior_role: Option<&str>,
+        checked: Option<&ClusterFacts>,
     ) -> Result<(), Failure> {
-        let facts = self.aws.describe_cluster(self.cluster).await?;
+        // The facts read for the checks moments ago, when there are some.
+        let facts = match checked {
+            Some(f) => f.clone(),
+            None => self.aws.describe_cluster(self.cluster).await?,
+        };
         if facts.remote_node_networks != h.remote_node_networks || facts.remote_pod_networks != h.remote_pod_networks {
             self.aws
                 .set_remote_networks(self.cluster, &h.remote_node_networks, &h.remote_pod_networks)

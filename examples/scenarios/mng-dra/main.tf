@@ -1,0 +1,90 @@
+# A managed node group serving DRA claims next to Karpenter (field report 001:
+# DRA on managed node groups is supported in every dated EKS doc state; the
+# device plugin and the DRA driver must never manage the same GPUs).
+
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+provider "eksgpu" {
+  region = "us-west-2"
+}
+
+data "eksgpu_cluster" "gpu" {
+  name = "gpu-cluster"
+}
+
+# One H100 per ResourceClaim, through the NVIDIA DRA driver.
+resource "eksgpu_sharing_pool" "dra" {
+  cluster_name  = data.eksgpu_cluster.gpu.name
+  name          = "h100-dra"
+  instance_type = "p5.48xlarge"
+  capacity      = "managed_node_group"
+  strategy      = "dra"
+
+  dra {
+    namespace = "training"
+  }
+}
+
+resource "eksgpu_node_strategy" "dra" {
+  cluster_name = data.eksgpu_cluster.gpu.name
+  name         = "mng-dra"
+
+  # resource.k8s.io/v1: Kubernetes 1.34 or later (EKSGPU004).
+  kubernetes_version = "1.34"
+
+  gpu_operator {}
+
+  # Static H100 capacity for DRA claims: the operator's device plugin stays off.
+  pool {
+    name           = "h100-dra"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra            = true
+    labels         = eksgpu_sharing_pool.dra.node_labels
+
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+
+      scaling {
+        min     = 1
+        max     = 4
+        desired = 1
+      }
+    }
+  }
+
+  # Dynamic inference capacity next to it, served by the device plugin.
+  pool {
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+
+    disruption {
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "5m"
+    }
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+    }
+  }
+}
+
+output "dra_node_labels" {
+  value = eksgpu_node_strategy.dra.pool[0].manifests_yaml
+}
+
+output "dra_pod_resource_claims" {
+  value = eksgpu_sharing_pool.dra.pod_resource_claims
+}
+
+output "dra_gpu_resource_name" {
+  value = eksgpu_node_strategy.dra.pool[0].gpu_resource_name
+}
