@@ -59,8 +59,68 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
             docs.push((format!("docs/{dir}/{short}.md"), body));
         }
     }
+    if let Some(functions) = entry["functions"].as_object() {
+        for (name, f) in functions {
+            docs.push((format!("docs/functions/{name}.md"), function_page(root, name, f)));
+        }
+    }
     docs.push(("docs/rules.md".to_owned(), rules()));
     docs
+}
+
+/// A provider-defined function's page, as tfplugindocs lays it out.
+fn function_page(root: &Path, name: &str, f: &J) -> String {
+    let summary = f["summary"].as_str().unwrap_or_default();
+    let mut out = format!(
+        "---\npage_title: \"{name} function - eksgpu\"\nsubcategory: \"\"\ndescription: |-\n  {summary}\n---\n\n\
+         # function: {name}\n\n{}\n\nProvider-defined functions need Terraform 1.8 or later; older versions \
+         use the provider without them.\n\n",
+        f["description"].as_str().unwrap_or_default()
+    );
+    if let Ok(example) = std::fs::read_to_string(root.join(format!("examples/functions/{name}/function.tf"))) {
+        let _ = write!(out, "## Example Usage\n\n```terraform\n{}\n```\n\n", example.trim_end());
+    }
+    let params: Vec<&J> = f["parameters"]
+        .as_array()
+        .map(|p| p.iter().collect())
+        .unwrap_or_default();
+    let signature: Vec<String> = params
+        .iter()
+        .map(|p| format!("{} {}", p["name"].as_str().unwrap_or_default(), type_text(&p["type"])))
+        .collect();
+    let _ = write!(
+        out,
+        "## Signature\n\n```text\n{name}({}) {}\n```\n\n## Arguments\n\n",
+        signature.join(", "),
+        type_text(&f["return_type"])
+    );
+    for (i, p) in params.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. `{}` ({}) {}",
+            i + 1,
+            p["name"].as_str().unwrap_or_default(),
+            type_text(&p["type"]),
+            p["description"].as_str().unwrap_or_default()
+        );
+    }
+    out
+}
+
+/// A cty type as Terraform writes type constraints: `list(object({name = string}))`.
+fn type_text(t: &J) -> String {
+    match t {
+        J::String(s) => s.clone(),
+        J::Array(a) if a.len() == 2 => match (&a[0], &a[1]) {
+            (J::String(k), J::Object(attrs)) if k == "object" => {
+                let fields: Vec<String> = attrs.iter().map(|(n, t)| format!("{n} = {}", type_text(t))).collect();
+                format!("object({{{}}})", fields.join(", "))
+            }
+            (J::String(k), inner) => format!("{k}({})", type_text(inner)),
+            _ => t.to_string(),
+        },
+        _ => t.to_string(),
+    }
 }
 
 /// `docs/rules.md` from the rule catalogue in eksgpu-core.

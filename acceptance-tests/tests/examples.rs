@@ -217,3 +217,50 @@ fn a10g_sharing_scenario() {
         );
     }
 }
+
+/// Provider-defined functions need Terraform 1.8: run under the current CLI only.
+fn apply_current(example: &str) -> Option<serde_json::Value> {
+    let tf = terraform_versions().into_iter().find(|t| t.label == "current")?;
+    let w = Workdir::from_example(&tf, example);
+    w.init();
+    w.apply();
+    w.assert_empty_plan();
+    Some(w.outputs())
+}
+
+#[test]
+fn function_examples() {
+    if let Some(out) = apply_current("examples/functions/mig_capable") {
+        assert_eq!(
+            out["mig_capable_types"]["value"],
+            serde_json::json!(["p5.48xlarge", "p5en.48xlarge"])
+        );
+    }
+    if let Some(out) = apply_current("examples/functions/mig_profiles") {
+        assert_eq!(
+            out["slice"]["value"],
+            serde_json::json!({"profile": "1g.18gb", "per_gpu": 7})
+        );
+    }
+    if let Some(out) = apply_current("examples/functions/replica_memory_gb") {
+        assert_eq!(out["llama_70b_fp8_gb"]["value"], 84);
+    }
+}
+
+#[test]
+fn a_function_error_names_the_argument() {
+    let Some(tf) = terraform_versions().into_iter().find(|t| t.label == "current") else {
+        return;
+    };
+    let w = Workdir::new(
+        &tf,
+        "terraform {\n  required_providers {\n    eksgpu = { source = \"eksgpu/eksgpu\" }\n  }\n}\n\
+         output \"x\" {\n  value = provider::eksgpu::replica_memory_gb(70, \"fp4\")\n}\n",
+    );
+    w.init();
+    let (code, r) = w.plan_code(&[]);
+    let out = r.combined();
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\"fp4\" is not a precision"), "{out}");
+    assert!(out.contains("Invalid value for \"precision\" parameter"), "{out}");
+}

@@ -22,8 +22,8 @@ pub mod testing;
 
 pub use diag::{AttributePath, Diagnostic, Diagnostics, Severity};
 pub use provider::{
-    ApplyRequest, ApplyResponse, ConfigureRequest, Context, DataSource, ImportResponse, PlanRequest, PlanResponse,
-    Provider, ReadRequest, ReadResponse, Resource,
+    ApplyRequest, ApplyResponse, ConfigureRequest, Context, DataSource, Function, FunctionError, FunctionSignature,
+    ImportResponse, Parameter, PlanRequest, PlanResponse, Provider, ReadRequest, ReadResponse, Resource,
 };
 pub use schema::{Attribute, Block, NestedBlock, Schema};
 pub use serve::{ServeError, ServeOptions, serve};

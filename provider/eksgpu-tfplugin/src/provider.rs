@@ -54,6 +54,47 @@ pub trait Provider: Send + Sync + 'static {
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>>;
 
     fn resources(&self) -> Vec<Arc<dyn Resource>>;
+
+    /// Provider-defined functions (protocol 6.5, Terraform 1.8+). Clients that
+    /// predate them never see them: the schema field is unknown to them.
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        Vec::new()
+    }
+}
+
+/// One parameter of a function.
+#[derive(Debug, Clone)]
+pub struct Parameter {
+    pub name: &'static str,
+    pub ty: crate::Type,
+    pub description: &'static str,
+}
+
+/// What a function takes and returns, and its documentation.
+#[derive(Debug, Clone)]
+pub struct FunctionSignature {
+    pub summary: &'static str,
+    pub description: &'static str,
+    pub parameters: Vec<Parameter>,
+    pub returns: crate::Type,
+}
+
+/// Why a function call failed: a message, and the argument at fault if one is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionError {
+    pub text: String,
+    /// 0-based position of the argument.
+    pub argument: Option<usize>,
+}
+
+/// A provider-defined function. Terraform passes only known, non-null
+/// arguments (the parameters allow neither), so `call` sees plain values.
+pub trait Function: Send + Sync + 'static {
+    fn name(&self) -> &'static str;
+
+    fn signature(&self) -> FunctionSignature;
+
+    fn call(&self, args: &[Value]) -> Result<Value, FunctionError>;
 }
 
 #[async_trait]

@@ -10,7 +10,8 @@ use tonic::{Request, Response, Status};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::provider::{
-    ApplyRequest, ConfigureRequest, Context, DataSource, PlanRequest, Provider, ReadRequest, Resource,
+    ApplyRequest, ConfigureRequest, Context, DataSource, Function, FunctionError, PlanRequest, Provider, ReadRequest,
+    Resource,
 };
 use crate::schema::Schema;
 use crate::types::Type;
@@ -36,6 +37,7 @@ pub(crate) struct ProviderService {
     provider_schema: Entry<dyn Provider>,
     data_sources: HashMap<&'static str, Entry<dyn DataSource>>,
     resources: HashMap<&'static str, Entry<dyn Resource>>,
+    functions: HashMap<&'static str, (Arc<dyn Function>, crate::provider::FunctionSignature)>,
     ctx: Context,
 }
 
@@ -52,13 +54,26 @@ impl ProviderService {
             .into_iter()
             .map(|r| (r.type_name(), Entry::new(r.clone(), r.schema())))
             .collect();
+        let functions = provider
+            .functions()
+            .into_iter()
+            .map(|f| (f.name(), (f.clone(), f.signature())))
+            .collect();
         Self {
             provider,
             provider_schema,
             data_sources,
             resources,
+            functions,
             ctx: Context::new(),
         }
+    }
+
+    fn function_definitions(&self) -> HashMap<String, pb::Function> {
+        self.functions
+            .iter()
+            .map(|(k, (_, sig))| ((*k).to_owned(), crate::wire::function_to_proto(sig)))
+            .collect()
     }
 
     fn data_source(&self, name: &str) -> Result<&Entry<dyn DataSource>, Diagnostics> {
@@ -144,7 +159,89 @@ impl pb::provider_server::Provider for ProviderService {
                 plan_destroy: true,
                 get_provider_schema_optional: true,
             }),
+            functions: self.function_definitions(),
         }))
+    }
+
+    async fn get_functions(
+        &self,
+        _req: Request<pb::get_functions::Request>,
+    ) -> Result<Response<pb::get_functions::Response>, Status> {
+        Ok(Response::new(pb::get_functions::Response {
+            functions: self.function_definitions(),
+            diagnostics: Vec::new(),
+        }))
+    }
+
+    async fn call_function(
+        &self,
+        req: Request<pb::call_function::Request>,
+    ) -> Result<Response<pb::call_function::Response>, Status> {
+        let req = req.into_inner();
+        let fail = |e: FunctionError| {
+            Ok(Response::new(pb::call_function::Response {
+                result: None,
+                error: Some(pb::FunctionError {
+                    text: e.text,
+                    function_argument: e.argument.and_then(|a| i64::try_from(a).ok()),
+                }),
+            }))
+        };
+        let Some((f, sig)) = self.functions.get(req.name.as_str()) else {
+            return fail(FunctionError {
+                text: format!("This provider has no function {:?}.", req.name),
+                argument: None,
+            });
+        };
+        if req.arguments.len() != sig.parameters.len() {
+            return fail(FunctionError {
+                text: format!(
+                    "{} takes {} argument(s), got {}.",
+                    req.name,
+                    sig.parameters.len(),
+                    req.arguments.len()
+                ),
+                argument: None,
+            });
+        }
+        let mut args = Vec::with_capacity(req.arguments.len());
+        for (i, (a, p)) in req.arguments.iter().zip(&sig.parameters).enumerate() {
+            match decode_dynamic(Some(a), &p.ty) {
+                Ok(v) => args.push(v),
+                Err(e) => {
+                    return fail(FunctionError {
+                        text: format!("Argument {} ({}) could not be decoded: {e}.", i + 1, p.name),
+                        argument: Some(i),
+                    });
+                }
+            }
+        }
+        // A panic in the function body is one failed call, not a dead provider.
+        let (f, returns) = (f.clone(), sig.returns.clone());
+        let called = tokio::task::spawn_blocking(move || f.call(&args)).await;
+        match called {
+            Ok(Ok(v)) => match encode_dynamic(&v, &returns) {
+                Ok(result) => Ok(Response::new(pb::call_function::Response {
+                    result: Some(result),
+                    error: None,
+                })),
+                Err(e) => fail(FunctionError {
+                    text: format!("The provider produced a result it could not encode: {e}. Please report this bug."),
+                    argument: None,
+                }),
+            },
+            Ok(Err(e)) => fail(e),
+            Err(e) => {
+                tracing::error!(function = %req.name, error = %e, "function panicked");
+                fail(FunctionError {
+                    text: format!(
+                        "{} failed unexpectedly. Please report this bug with TF_LOG=DEBUG output.",
+                        req.name
+                    ),
+                    argument: None,
+                })
+            }
+        }
     }
 
     async fn validate_provider_config(

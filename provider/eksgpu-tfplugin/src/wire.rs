@@ -18,6 +18,29 @@ use crate::value::{DecodeError, EncodeError, Value, decode_json, decode_msgpack,
 
 use tfplugin6::schema::nested_block::NestingMode;
 
+pub(crate) fn function_to_proto(f: &crate::provider::FunctionSignature) -> tfplugin6::Function {
+    let param = |p: &crate::provider::Parameter| tfplugin6::function::Parameter {
+        name: p.name.to_owned(),
+        r#type: p.ty.to_json().to_string().into_bytes(),
+        // Terraform then calls only with known, non-null arguments.
+        allow_null_value: false,
+        allow_unknown_values: false,
+        description: p.description.to_owned(),
+        description_kind: tfplugin6::StringKind::Markdown.into(),
+    };
+    tfplugin6::Function {
+        parameters: f.parameters.iter().map(param).collect(),
+        variadic_parameter: None,
+        r#return: Some(tfplugin6::function::Return {
+            r#type: f.returns.to_json().to_string().into_bytes(),
+        }),
+        summary: f.summary.to_owned(),
+        description: f.description.to_owned(),
+        description_kind: tfplugin6::StringKind::Markdown.into(),
+        deprecation_message: String::new(),
+    }
+}
+
 pub(crate) fn schema_to_proto(schema: &Schema) -> tfplugin6::Schema {
     tfplugin6::Schema {
         version: schema.version,

@@ -4,6 +4,7 @@
 
 pub mod data_sources;
 mod diagnostics;
+mod functions;
 pub mod provider;
 pub mod resources;
 pub mod schema_json;

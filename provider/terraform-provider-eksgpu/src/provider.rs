@@ -71,6 +71,10 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
         resources::all(&self.state)
     }
+
+    fn functions(&self) -> Vec<Arc<dyn eksgpu_tfplugin::Function>> {
+        crate::functions::all()
+    }
 }
 
 pub fn schema() -> Schema {

@@ -27,7 +27,30 @@ pub fn provider_schemas() -> J {
     if !data_sources.is_empty() {
         entry.insert("data_source_schemas".into(), J::Object(data_sources));
     }
+    let functions: Map<String, J> = provider
+        .functions()
+        .iter()
+        .map(|f| (f.name().to_owned(), function(&f.signature())))
+        .collect();
+    if !functions.is_empty() {
+        entry.insert("functions".into(), J::Object(functions));
+    }
     json!({ "format_version": "1.0", "provider_schemas": { crate::PROVIDER_ADDRESS: entry } })
+}
+
+/// A function as Terraform 1.8+ prints it.
+fn function(f: &eksgpu_tfplugin::FunctionSignature) -> J {
+    let parameters: Vec<J> = f
+        .parameters
+        .iter()
+        .map(|p| json!({ "name": p.name, "description": p.description, "type": p.ty.to_json() }))
+        .collect();
+    json!({
+        "description": f.description,
+        "summary": f.summary,
+        "return_type": f.returns.to_json(),
+        "parameters": parameters,
+    })
 }
 
 fn schema(s: &Schema) -> J {

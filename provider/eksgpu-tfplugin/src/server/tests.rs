@@ -37,6 +37,41 @@ impl Provider for TestProvider {
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
         vec![Arc::new(Thing)]
     }
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        vec![Arc::new(Shout)]
+    }
+}
+
+/// `shout(s)`: upper-cases; refuses "" (blaming argument 0) and panics on "panic".
+struct Shout;
+
+impl Function for Shout {
+    fn name(&self) -> &'static str {
+        "shout"
+    }
+    fn signature(&self) -> crate::provider::FunctionSignature {
+        crate::provider::FunctionSignature {
+            summary: "s",
+            description: "d",
+            parameters: vec![crate::provider::Parameter {
+                name: "s",
+                ty: Type::String,
+                description: "p",
+            }],
+            returns: Type::String,
+        }
+    }
+    fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
+        match args[0].as_str() {
+            Some("") => Err(FunctionError {
+                text: "empty".into(),
+                argument: Some(0),
+            }),
+            Some("panic") => panic!("bug"),
+            Some(s) => Ok(s.to_uppercase().into()),
+            None => Ok(Value::Null),
+        }
+    }
 }
 
 #[async_trait]
@@ -351,4 +386,58 @@ async fn stop_provider_cancels_the_context() {
     assert!(!s.ctx.is_cancelled());
     s.stop_provider(Request::new(Default::default())).await.unwrap();
     assert!(s.ctx.is_cancelled());
+}
+
+#[tokio::test]
+async fn functions_are_declared_and_called() {
+    let s = service();
+    let schema = s
+        .get_provider_schema(Request::new(Default::default()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schema.functions["shout"].parameters[0].r#type, b"\"string\"");
+    let listed = s
+        .get_functions(Request::new(Default::default()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(listed.functions.contains_key("shout"));
+
+    let call = |name: &str, args: Vec<Value>| {
+        let arguments = args
+            .iter()
+            .map(|a| pb::DynamicValue {
+                msgpack: encode_msgpack(a, &Type::String).unwrap(),
+                json: Vec::new(),
+            })
+            .collect();
+        s.call_function(Request::new(pb::call_function::Request {
+            name: name.to_owned(),
+            arguments,
+        }))
+    };
+    let ok = call("shout", vec!["hi".into()]).await.unwrap().into_inner();
+    assert_eq!(
+        decode_msgpack(&ok.result.unwrap().msgpack, &Type::String).unwrap(),
+        Value::from("HI")
+    );
+    let refused = call("shout", vec!["".into()]).await.unwrap().into_inner();
+    let e = refused.error.unwrap();
+    assert_eq!((e.text.as_str(), e.function_argument), ("empty", Some(0)));
+    // A panic is one failed call; the provider keeps serving.
+    let panicked = call("shout", vec!["panic".into()]).await.unwrap().into_inner();
+    assert!(panicked.error.unwrap().text.contains("failed unexpectedly"));
+    assert!(
+        call("shout", vec!["again".into()])
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .is_some()
+    );
+    let unknown = call("whisper", vec![]).await.unwrap().into_inner();
+    assert!(unknown.error.unwrap().text.contains("no function"));
+    let arity = call("shout", vec![]).await.unwrap().into_inner();
+    assert!(arity.error.unwrap().text.contains("takes 1 argument"));
 }

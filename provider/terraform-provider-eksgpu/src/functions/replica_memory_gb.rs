@@ -1,0 +1,54 @@
+//! `replica_memory_gb(model_params_b, precision)`: the recommendation's sizing rule.
+
+use eksgpu_core::recommend::{KV_CACHE_HEADROOM, Precision};
+use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Number, Parameter, Type, Value};
+
+pub(crate) struct ReplicaMemoryGb;
+
+impl Function for ReplicaMemoryGb {
+    fn name(&self) -> &'static str {
+        "replica_memory_gb"
+    }
+
+    fn signature(&self) -> FunctionSignature {
+        FunctionSignature {
+            summary: "GPU memory one model replica needs",
+            description: "Parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache \
+                          and activations, in GB — the estimate `data.eksgpu_recommendation` sizes with. Long \
+                          contexts and large batches need more: validate per workload.",
+            parameters: vec![
+                Parameter {
+                    name: "model_params_b",
+                    ty: Type::Number,
+                    description: "Model size in billions of parameters.",
+                },
+                Parameter {
+                    name: "precision",
+                    ty: Type::String,
+                    description: "`fp16`, `bf16`, `fp8` or `int4`.",
+                },
+            ],
+            returns: Type::Number,
+        }
+    }
+
+    fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
+        let params = args
+            .first()
+            .and_then(Value::as_number)
+            .map(Number::as_f64)
+            .filter(|p| *p > 0.0 && p.is_finite())
+            .ok_or_else(|| FunctionError {
+                text: "model_params_b must be a positive number of billions of parameters.".into(),
+                argument: Some(0),
+            })?;
+        let p = args.get(1).and_then(Value::as_str).unwrap_or_default();
+        let precision = Precision::parse(p).ok_or_else(|| FunctionError {
+            text: format!("{p:?} is not a precision. Use fp16, bf16, fp8 or int4."),
+            argument: Some(1),
+        })?;
+        let gb = params * precision.bytes_per_param() * (1.0 + KV_CACHE_HEADROOM);
+        // Rounded to 0.1 GB, as the recommendation reports it.
+        Ok(Value::Number(Number::from_f64((gb * 10.0).round() / 10.0)))
+    }
+}
