@@ -21,10 +21,10 @@ data "eksgpu_cluster" "gpu" {
   name = "gpu-cluster"
 }
 
-# A 70B model at fp8 on whole GPUs: where should it run?
+# A 70B model at bf16 (168 GB per replica): whole GPUs, on Auto Mode.
 data "eksgpu_recommendation" "llm_70b" {
   model_params_b = 70
-  precision      = "fp8"
+  precision      = "bf16"
 }
 
 # Seven 1g.18gb slices per H200 for small models.
