@@ -89,10 +89,16 @@ resource "eksgpu_node_strategy" "s" {{
 /// A cluster "gpu" in moto (VPC 10.0.0.0/16, service CIDR 172.20.0.0/16) and a workdir pointed at it.
 fn setup(tf: &eksgpu_acceptance_tests::TerraformVersion, main_tf: &str) -> (KubeTarget, Moto, Workdir) {
     let (kube, moto) = eks_cluster("gpu");
+    let w = workdir(tf, main_tf, &moto);
+    (kube, moto, w)
+}
+
+/// An initialised working directory whose AWS calls go to `moto`.
+fn workdir(tf: &eksgpu_acceptance_tests::TerraformVersion, main_tf: &str, moto: &Moto) -> Workdir {
     let mut w = Workdir::new(tf, main_tf);
     w.env("AWS_ENDPOINT_URL", &moto.url());
     w.init();
-    (kube, moto, w)
+    w
 }
 
 fn node_group(moto: &Moto, name: &str) -> Value {
@@ -156,9 +162,7 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
         w.assert_empty_plan();
 
         // Import into a fresh state: the next plan is empty.
-        let mut imported = Workdir::new(&tf, &main_tf);
-        imported.env("AWS_ENDPOINT_URL", &moto.url());
-        imported.init();
+        let imported = workdir(&tf, &main_tf, &moto);
         imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
         imported.assert_empty_plan();
 
@@ -231,9 +235,7 @@ fn hybrid_lifecycle_create_import_drift_restore_destroy() {
             ]
         );
 
-        let mut imported = Workdir::new(&tf, &main_tf);
-        imported.env("AWS_ENDPOINT_URL", &moto.url());
-        imported.init();
+        let imported = workdir(&tf, &main_tf, &moto);
         imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
         imported.assert_empty_plan();
 
@@ -317,9 +319,7 @@ output "cluster" {{
                 header().replace("data \"eksgpu_cluster\" \"gpu\" {\n  name = \"gpu\"\n}\n", "")
             )
         };
-        let mut w = Workdir::new(&tf, &main_tf("auto"));
-        w.env("AWS_ENDPOINT_URL", &moto.url());
-        w.init();
+        let w = workdir(&tf, &main_tf("auto"), &moto);
         w.apply();
         let c = &w.outputs()["cluster"]["value"];
         assert_eq!(c["auto_mode"], true, "{}: {c}", tf.label);
@@ -329,9 +329,7 @@ output "cluster" {{
         assert_eq!(c["remote_node_networks"], json!(["192.168.100.0/24"]));
         assert!(c["vpc_id"].as_str().is_some_and(|v| v.starts_with("vpc-")));
 
-        let mut bad = Workdir::new(&tf, &main_tf("half"));
-        bad.env("AWS_ENDPOINT_URL", &moto.url());
-        bad.init();
+        let bad = workdir(&tf, &main_tf("half"), &moto);
         let (code, r) = bad.plan_code(&[]);
         let out = r.combined();
         assert_eq!(code, 1, "{out}");
@@ -347,12 +345,18 @@ fn throttled_calls_are_retried_and_succeed() {
     moto.fault(
         &json!({"method": "POST", "path": "/node-groups$", "status": 429, "code": "ThrottlingException", "count": 2}),
     );
+    // A slow 503 while waiting is retried too.
+    moto.fault(&json!({"method": "GET", "path": "/node-groups/", "status": 503, "code": "ServiceUnavailableException", "latency_ms": 300, "count": 1}));
     moto.clear_requests();
     w.apply();
     assert_eq!(
         moto.count("POST", "/node-groups"),
         3,
         "two throttled attempts, then success"
+    );
+    assert!(
+        moto.count("GET", "/node-groups/gpu-training") >= 2,
+        "the 503 was retried"
     );
     assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
 }
