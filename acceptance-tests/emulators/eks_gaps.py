@@ -6,8 +6,8 @@
   cluster, in the EKS API's JSON shapes.
 - Status sequences: moto's node groups and clusters are ACTIVE at once. A test
   registers the statuses the next DescribeNodegroup / DescribeCluster answers
-  should show after a create, update or delete (POST /_eksgpu/status
-  {"kind": "nodegroup"|"cluster", "name", "after_create"|"after_update"|"after_delete": [...]}),
+  should show after a create, update or delete, or right away (POST /_eksgpu/status
+  {"kind": "nodegroup"|"cluster", "name", "after_create"|"after_update"|"after_delete"|"now": [...]}),
   as real EKS goes CREATING -> ACTIVE, UPDATING -> ACTIVE, DELETING -> gone.
 - Fields moto drops or ignores, put back into Describe answers:
   computeConfig / storageConfig of the cluster (dropped), the VPC id of the
@@ -38,11 +38,12 @@ def reset():
 
 
 def register_sequence(payload):
-    """Statuses for later operations; also drops what an earlier one still had to show."""
+    """Statuses for later operations ("after_<op>"), or for the next Describe
+    calls ("now"); drops what an earlier operation still had to show."""
     key = (payload["kind"], payload["name"])
     with LOCK:
         SEQUENCES.setdefault(key, {}).update({k: v for k, v in payload.items() if k.startswith("after_")})
-        QUEUES.pop(key, None)
+        QUEUES[key] = list(payload.get("now", []))
 
 
 def region_of(environ):

@@ -156,9 +156,15 @@ impl Moto {
     }
 
     /// Statuses the next Describe calls of a node group (`kind = "nodegroup"`)
-    /// or cluster show after an operation (`"create"`, `"update"`, `"delete"`).
+    /// or cluster show after an operation (`"create"`, `"update"`, `"delete"`),
+    /// or from now on (`"now"`).
     pub fn status_sequence(&self, kind: &str, name: &str, operation: &str, statuses: &[&str]) {
-        let body = serde_json::json!({"kind": kind, "name": name, format!("after_{operation}"): statuses});
+        let key = if operation == "now" {
+            "now".to_owned()
+        } else {
+            format!("after_{operation}")
+        };
+        let body = serde_json::json!({"kind": kind, "name": name, key: statuses});
         raw(self.port, "POST", "/_eksgpu/status", &body.to_string(), &[]);
     }
 

@@ -442,3 +442,48 @@ fn ctrl_c_during_a_wait_ends_the_run_promptly() {
     assert!(text.contains("cancel"), "{text}");
     assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
 }
+
+#[test]
+fn an_instance_type_change_replaces_only_that_node_group() {
+    let tf = &terraform_versions()[0];
+    let two = format!("{}{}", mng_pool("a", "{}"), mng_pool("b", "{}"));
+    let (_kube, moto, w) = setup(tf, &strategy(None, &two));
+    w.apply();
+    w.write(
+        "main.tf",
+        &strategy(None, &two.replacen(r#"["p5.48xlarge"]"#, r#"["p4d.24xlarge"]"#, 1)),
+    );
+    let (code, r) = w.plan_code(&[]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("Node group gpu-a will be replaced"), "{out}");
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(
+        node_group(&moto, "gpu-a")["nodegroup"]["instanceTypes"],
+        json!(["p4d.24xlarge"])
+    );
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-a"), 1);
+    assert_eq!(
+        moto.count("DELETE", "/node-groups/gpu-b"),
+        0,
+        "the other node group is untouched"
+    );
+    assert_eq!(moto.count("POST", "/node-groups"), 1);
+    w.assert_empty_plan();
+}
+
+#[test]
+fn a_node_group_whose_creation_failed_is_created_again() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+    w.apply();
+    // EKS reports the creation failed (to the refresh and to apply's own look).
+    moto.status_sequence("nodegroup", "gpu-training", "now", &["CREATE_FAILED", "CREATE_FAILED"]);
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 1);
+    assert_eq!(moto.count("POST", "/node-groups"), 1);
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
+    w.assert_empty_plan();
+}

@@ -674,11 +674,12 @@ impl Work<'_> {
                 };
                 match self.aws.apply_node_group(&want).await {
                     Ok(()) => Applied::Done,
-                    Err(e) => {
-                        diags.push(e.diagnostic(&format!("applying node group {}", want.name), path));
-                        Applied::Failed {
-                            touched: matches!(e, Failure::Wait(_)),
-                        }
+                    Err(f) => {
+                        diags.push(
+                            f.failure
+                                .diagnostic(&format!("applying node group {}", want.name), path),
+                        );
+                        Applied::Failed { touched: f.touched }
                     }
                 }
             }
@@ -693,11 +694,9 @@ impl Work<'_> {
                     .await
                 {
                     Ok(()) => Applied::Done,
-                    Err(e) => {
-                        diags.push(e.diagnostic("applying the hybrid pool", path));
-                        Applied::Failed {
-                            touched: matches!(e, Failure::Wait(_)),
-                        }
+                    Err(f) => {
+                        diags.push(f.failure.diagnostic("applying the hybrid pool", path));
+                        Applied::Failed { touched: f.touched }
                     }
                 }
             }
@@ -819,6 +818,12 @@ impl Work<'_> {
             Capacity::ManagedNodeGroup => {
                 let name = format!("{}-{}", s.cluster_name, pool.name);
                 match self.c.aws.describe_node_group(&s.cluster_name, &name).await {
+                    // A node group whose creation failed, or that is being deleted, will not
+                    // serve the pool: report it gone so the plan creates it again.
+                    Ok(Some(ng)) if matches!(ng.status.as_deref(), Some("CREATE_FAILED" | "DELETING")) => {
+                        tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
+                        Some(None)
+                    }
                     Ok(live) => Some(live.map(|ng| eks::read_back_node_group(s, pool, &ng, false))),
                     Err(e) => {
                         diags.push(diagnostics::aws_failed(&e, path));

@@ -35,6 +35,27 @@ impl From<WaitError> for Failure {
     }
 }
 
+/// A failed apply of one pool, and whether an AWS object was created or
+/// changed before it failed (then the pool belongs in state as planned).
+pub(super) struct Failed {
+    pub failure: Failure,
+    pub touched: bool,
+}
+
+/// Marks errors after the first change of an apply as `touched`.
+trait Touched<T> {
+    fn touched(self, touched: bool) -> Result<T, Failed>;
+}
+
+impl<T, E: Into<Failure>> Touched<T> for Result<T, E> {
+    fn touched(self, touched: bool) -> Result<T, Failed> {
+        self.map_err(|e| Failed {
+            failure: e.into(),
+            touched,
+        })
+    }
+}
+
 impl Failure {
     pub fn diagnostic(&self, what: &str, path: AttributePath) -> Diagnostic {
         match self {
@@ -89,35 +110,57 @@ impl AwsPools<'_> {
     }
 
     /// Creates the node group, or brings the live one to `want`: in place when
-    /// EKS can, otherwise by deleting and creating it again.
-    pub async fn apply_node_group(&self, want: &NodeGroup) -> Result<(), Failure> {
-        let Some(live) = self.aws.describe_node_group(self.cluster, &want.name).await? else {
+    /// EKS can, otherwise by deleting and creating it again. A node group whose
+    /// creation failed is created again.
+    pub async fn apply_node_group(&self, want: &NodeGroup) -> Result<(), Failed> {
+        let live = self
+            .aws
+            .describe_node_group(self.cluster, &want.name)
+            .await
+            .touched(false)?;
+        let Some(mut live) = live else {
             return self.create_node_group(want).await;
         };
-        let mut live = live;
         if matches!(live.status.as_deref(), Some("CREATING" | "UPDATING")) {
             // A previous apply timed out or was stopped: let EKS finish first.
-            self.wait_node_group(&want.name, self.timeouts.update, false).await?;
-            live = match self.aws.describe_node_group(self.cluster, &want.name).await? {
+            self.wait_node_group(&want.name, self.timeouts.update, false)
+                .await
+                .touched(false)?;
+            live = match self
+                .aws
+                .describe_node_group(self.cluster, &want.name)
+                .await
+                .touched(false)?
+            {
                 Some(l) => l,
                 None => return self.create_node_group(want).await,
             };
         }
-        if let Some(r) = want.replacement(&live) {
-            tracing::info!(nodegroup = %want.name, fields = ?r.fields, "replacing node group");
-            self.delete_node_group(&want.name).await?;
+        let failed_before = live.status.as_deref() == Some("CREATE_FAILED");
+        if failed_before || want.replacement(&live).is_some() {
+            tracing::info!(nodegroup = %want.name, status = ?live.status, "replacing node group");
+            self.delete_node_group(&want.name).await.touched(true)?;
             return self.create_node_group(want).await;
         }
         if let Some(u) = want.update(&live) {
-            self.aws.update_node_group(self.cluster, &want.name, &u).await?;
-            self.wait_node_group(&want.name, self.timeouts.update, false).await?;
+            self.aws
+                .update_node_group(self.cluster, &want.name, &u)
+                .await
+                .touched(false)?;
+            self.wait_node_group(&want.name, self.timeouts.update, false)
+                .await
+                .touched(true)?;
         }
         Ok(())
     }
 
-    async fn create_node_group(&self, want: &NodeGroup) -> Result<(), Failure> {
-        self.aws.create_node_group(self.cluster, want).await?;
-        self.wait_node_group(&want.name, self.timeouts.create, false).await
+    /// Creates a node group and waits until it is active; once the create call
+    /// succeeded, any failure leaves it `touched`.
+    async fn create_node_group(&self, want: &NodeGroup) -> Result<(), Failed> {
+        self.aws.create_node_group(self.cluster, want).await.touched(false)?;
+        self.wait_node_group(&want.name, self.timeouts.create, false)
+            .await
+            .touched(true)
     }
 
     /// Deletes a node group and waits until it is gone; one already gone is fine.
@@ -135,38 +178,51 @@ impl AwsPools<'_> {
         entry_tags: std::collections::BTreeMap<String, String>,
         prior_role: Option<&str>,
         checked: Option<&ClusterFacts>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Failed> {
         // The facts read for the checks moments ago, when there are some.
         let facts = match checked {
             Some(f) => f.clone(),
-            None => self.aws.describe_cluster(self.cluster).await?,
+            None => self.aws.describe_cluster(self.cluster).await.touched(false)?,
         };
+        let mut touched = false;
         if facts.remote_node_networks != h.remote_node_networks || facts.remote_pod_networks != h.remote_pod_networks {
             self.aws
                 .set_remote_networks(self.cluster, &h.remote_node_networks, &h.remote_pod_networks)
-                .await?;
-            self.wait_cluster_active().await?;
+                .await
+                .touched(false)?;
+            touched = true;
+            self.wait_cluster_active().await.touched(true)?;
         }
-        match self.aws.describe_access_entry(self.cluster, &h.node_role_arn).await? {
+        match self
+            .aws
+            .describe_access_entry(self.cluster, &h.node_role_arn)
+            .await
+            .touched(touched)?
+        {
             None => {
                 let entry = AccessEntry {
                     principal_arn: h.node_role_arn.clone(),
                     kind: HYBRID_ACCESS_ENTRY_TYPE.to_owned(),
                     tags: entry_tags,
                 };
-                self.aws.create_access_entry(self.cluster, &entry).await?;
+                self.aws
+                    .create_access_entry(self.cluster, &entry)
+                    .await
+                    .touched(touched)?;
+                touched = true;
             }
             Some(e) if e.kind != HYBRID_ACCESS_ENTRY_TYPE => {
                 return Err(Failure::Blocked(format!(
                     "{} already has an access entry of type {} in cluster {}; a role used by hybrid nodes needs \
                      type {HYBRID_ACCESS_ENTRY_TYPE}. Use a dedicated role, or delete that entry.",
                     h.node_role_arn, e.kind, self.cluster
-                )));
+                )))
+                .touched(touched);
             }
             Some(_) => {}
         }
         if let Some(old) = prior_role.filter(|r| *r != h.node_role_arn) {
-            self.delete_own_access_entry(old).await?;
+            self.delete_own_access_entry(old).await.touched(touched)?;
         }
         Ok(())
     }
