@@ -433,6 +433,7 @@ fn ctrl_c_during_a_wait_ends_the_run_promptly() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    eprintln!("terraform exited {:?} after Ctrl-C", interrupted.elapsed());
     let out = child.wait_with_output().expect("output");
     let text = format!(
         "{}{}",
