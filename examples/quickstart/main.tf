@@ -74,6 +74,26 @@ resource "eksgpu_node_strategy" "genai" {
     capacity       = "auto_mode"
     instance_types = ["p5.48xlarge"]
   }
+
+  # On-prem GPUs joining as EKS Hybrid Nodes: the cluster's remote networks and
+  # an access entry for the nodes' role (checked against the VPC before apply).
+  pool {
+    name     = "onprem"
+    capacity = "hybrid"
+
+    hybrid {
+      remote_node_networks = ["192.168.100.0/24"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+    }
+  }
+}
+
+# Where should a 70B model at bf16 run, and what does it cost? Prices are yours.
+data "eksgpu_recommendation" "llama_70b" {
+  model_params_b = 70
+  precision      = "bf16"
+  replicas       = 2
+  price_per_hour = { "p5.48xlarge" = 55.04, "p5e.48xlarge" = 60.0 }
 }
 
 output "h200" {
@@ -95,6 +115,19 @@ output "small_models_pod" {
     node_selector = eksgpu_node_strategy.genai.pool[0].node_selector
     tolerations   = eksgpu_node_strategy.genai.pool[0].tolerations
     limits        = eksgpu_sharing_pool.small_models.resource_requests
+  }
+}
+
+output "llama_70b" {
+  description = "The recommendation: capacity kind, instance type, GPUs used, instances billed, monthly cost, and why."
+  value = {
+    capacity         = data.eksgpu_recommendation.llama_70b.capacity
+    instance_type    = data.eksgpu_recommendation.llama_70b.billed_instance_type
+    gpus_per_replica = data.eksgpu_recommendation.llama_70b.gpus_per_replica
+    gpus_used        = data.eksgpu_recommendation.llama_70b.gpus_used
+    billed_instances = data.eksgpu_recommendation.llama_70b.billed_instances
+    monthly_cost_usd = data.eksgpu_recommendation.llama_70b.monthly_cost
+    why              = [for r in data.eksgpu_recommendation.llama_70b.rationale : r.code]
   }
 }
 

@@ -1,7 +1,7 @@
 //! The main job on its embedded default: build the provider, start the local
 //! emulators (moto for AWS, the Kubernetes API emulator for the cluster), and
 //! `terraform apply` examples/quickstart against them, showing the plan, the
-//! outputs and the objects in the cluster. Run it with `scripts/quickstart`.
+//! outputs, the objects in the cluster and what was set on the EKS side. Run it with `scripts/quickstart`.
 
 #![allow(clippy::print_stdout)] // This program's job is to print.
 
@@ -47,6 +47,19 @@ fn main() {
             if found { "applied" } else { "MISSING" }
         );
     }
+    println!("\n==> the AWS side (EKS, in moto)");
+    let cluster = moto.eks("GET", "/clusters/gpu-cluster", &serde_json::Value::Null);
+    println!(
+        "    remote node networks: {}",
+        cluster["cluster"]["remoteNetworkConfig"]["remoteNodeNetworks"]
+    );
+    let role = "arn:aws:iam::123456789012:role/eks-hybrid-nodes";
+    let entry = moto.eks(
+        "GET",
+        &format!("/clusters/gpu-cluster/access-entries/{role}"),
+        &serde_json::Value::Null,
+    );
+    println!("    access entry for {role}: {}", entry["accessEntry"]["type"]);
     let (code, _) = w.plan_code(&[]);
     println!(
         "\n==> a second plan is {}",
