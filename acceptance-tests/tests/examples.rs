@@ -54,8 +54,8 @@ fn quickstart_against_the_emulators() {
     for out in apply_against_cluster("examples/quickstart") {
         // 168 GB per replica: two H100s each, so both replicas fit one p5.48xlarge.
         let llama = &out["llama_70b"]["value"];
-        assert_eq!(llama["capacity"], "auto_mode", "{llama}");
-        assert_eq!(llama["billed_instances"], 1, "{llama}");
+        assert_eq!(llama["capacity"], "auto_mode", "outputs: {out}");
+        assert_eq!(llama["billed_instances"], 1, "outputs: {out}");
         assert_eq!(out["h200"]["value"]["p5en.48xlarge"]["gpus"], 8);
         assert_eq!(
             out["small_models_pod"]["value"]["limits"],
