@@ -19,7 +19,16 @@ pub use terraform::{TerraformVersion, Workdir, terraform_versions};
 
 /// The root of the repository (for `examples/`).
 pub fn repo_root() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    // From the running process's environment (cargo sets it for test, bench and
+    // run), not only the compile-time value: the build directory is shared across
+    // clones (scripts/env.sh), and cargo may reuse this library as compiled in
+    // another clone, whose path would then point at that clone's files.
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(
+            || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+            std::path::PathBuf::from,
+        )
+        .join("..")
 }
 
 /// An EKS cluster as the provider finds it by default: moto knows the cluster

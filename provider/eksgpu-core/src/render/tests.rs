@@ -7,7 +7,12 @@ use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Tain
 use crate::yaml::{to_yaml, to_yaml_stream};
 
 fn golden(name: &str, actual: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    // The running test's package directory (see acceptance-tests' repo_root for why not env!).
+    let path = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(
+            || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+            std::path::PathBuf::from,
+        )
         .join("tests/golden")
         .join(name);
     if std::env::var_os("EKSGPU_UPDATE_SNAPSHOTS").is_some() {
