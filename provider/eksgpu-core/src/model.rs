@@ -115,6 +115,29 @@ pub struct Pool {
     pub hybrid: Option<Hybrid>,
 }
 
+impl Pool {
+    /// A pool with only a name and a capacity kind, everything else empty or
+    /// off: what is known of a pool found in a cluster before reading it back.
+    pub fn named(name: &str, capacity: Capacity) -> Pool {
+        Pool {
+            name: name.to_owned(),
+            capacity,
+            instance_types: Vec::new(),
+            capacity_types: Vec::new(),
+            zones: Vec::new(),
+            gpu_limit: None,
+            labels: BTreeMap::new(),
+            gpu_taint: false,
+            taints: Vec::new(),
+            disruption: None,
+            dra: false,
+            node_class: None,
+            managed_node_group: None,
+            hybrid: None,
+        }
+    }
+}
+
 /// `scalingConfig` of a node group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scaling {

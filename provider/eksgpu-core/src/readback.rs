@@ -95,20 +95,8 @@ pub fn import_pool(
     node_class: Option<&Value>,
 ) -> Pool {
     let blank = Pool {
-        name: name.to_owned(),
-        capacity: Capacity::Karpenter,
-        instance_types: Vec::new(),
-        capacity_types: Vec::new(),
-        zones: Vec::new(),
-        gpu_limit: None,
-        labels: BTreeMap::new(),
-        gpu_taint: false,
-        taints: Vec::new(),
-        disruption: None,
         dra,
-        node_class: None,
-        managed_node_group: None,
-        hybrid: None,
+        ..Pool::named(name, Capacity::Karpenter)
     };
     // Read once to learn the capacity kind, then again so defaults compare against the right kind.
     let first = read_back_pool(strategy, &blank, node_pool, node_class);

@@ -359,19 +359,7 @@ fn index(t: &std::collections::BTreeMap<String, String>) -> usize {
 /// A pool with only what tags say, to read the rest into.
 fn blank_pool(t: &std::collections::BTreeMap<String, String>, capacity: Capacity) -> Pool {
     Pool {
-        name: t.get(tags::POOL).cloned().unwrap_or_default(),
-        capacity,
-        instance_types: Vec::new(),
-        capacity_types: Vec::new(),
-        zones: Vec::new(),
-        gpu_limit: None,
-        labels: Default::default(),
-        gpu_taint: false,
-        taints: Vec::new(),
-        disruption: None,
         dra: t.get(tags::DRA).map(String::as_str) == Some("true"),
-        node_class: None,
-        managed_node_group: None,
-        hybrid: None,
+        ..Pool::named(t.get(tags::POOL).map_or("", String::as_str), capacity)
     }
 }
