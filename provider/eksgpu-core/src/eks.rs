@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-pub use node_group::{NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, read_back_node_group};
+pub use node_group::{
+    NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, node_group_name, read_back_node_group,
+};
 
 use crate::kinds::labels;
 use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};

@@ -42,15 +42,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
     pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
 
-    // Labels the provider adds on its own are not the user's.
-    let added: BTreeMap<String, String> = effective_labels(strategy, prior)
-        .into_iter()
-        .filter(|(k, _)| !prior.labels.contains_key(k))
-        .collect();
-    pool.labels = string_map(&template["metadata"]["labels"])
-        .into_iter()
-        .filter(|(k, v)| added.get(k) != Some(v))
-        .collect();
+    pool.labels = user_labels(strategy, prior, string_map(&template["metadata"]["labels"]));
 
     let taints: Vec<Taint> = template["spec"]["taints"]
         .as_array()
@@ -226,6 +218,15 @@ fn quantity(v: &Value) -> Option<i64> {
 
 #[cfg(test)]
 mod tests;
+
+/// Live node labels without those the provider adds on its own (they are not the user's).
+pub fn user_labels(strategy: &NodeStrategy, prior: &Pool, live: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let added: BTreeMap<String, String> = effective_labels(strategy, prior)
+        .into_iter()
+        .filter(|(k, _)| !prior.labels.contains_key(k))
+        .collect();
+    live.into_iter().filter(|(k, v)| added.get(k) != Some(v)).collect()
+}
 
 /// Live taints as `(taints, gpu_taint)`: the default GPU taint counts as
 /// `gpu_taint = true` unless the user wrote their own `nvidia.com/gpu` taint.

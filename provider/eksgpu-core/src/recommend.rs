@@ -11,6 +11,8 @@ pub use decisions::{DECISIONS, Decision};
 
 use crate::catalog::{self, InstanceType, MigProfile};
 use crate::model::Capacity;
+// Auto Mode recommendations avoid the types EKSGPU009 warns about.
+use crate::rules::AUTO_MODE_OBSERVED_FAILURES;
 
 /// Memory a replica needs beyond its weights, for KV cache and activations:
 /// 20 % of the weights (a common starting point; long contexts and large
@@ -19,10 +21,6 @@ pub const KV_CACHE_HEADROOM: f64 = 0.2;
 
 /// Hours in a billing month, as AWS prices monthly figures (365 × 24 / 12).
 pub const HOURS_PER_MONTH: f64 = 730.0;
-
-/// Instance types seen failing to provision on Auto Mode (seed 000 §3, observed 2026-04);
-/// Auto Mode recommendations avoid them.
-const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
 
 /// Models at least this large get Auto Mode with whole GPUs; smaller whole-GPU
 /// models get Auto Mode too unless Spot is acceptable (seeds-digest §4).
@@ -59,6 +57,16 @@ impl Precision {
             Precision::Int4 => 0.5,
         }
     }
+}
+
+/// GB (10^9 bytes) one replica needs: weights plus [`KV_CACHE_HEADROOM`].
+pub fn replica_memory_gb(model_params_b: f64, precision: Precision) -> f64 {
+    model_params_b * precision.bytes_per_param() * (1.0 + KV_CACHE_HEADROOM)
+}
+
+/// A GB figure as reported to users: to 0.1 GB, as precise as the estimate is.
+pub fn round_gb(gb: f64) -> f64 {
+    (gb * 10.0).round() / 10.0
 }
 
 /// What the user says about the workload.
@@ -187,7 +195,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     if req.replicas == 0 {
         return Err(RecommendError::Invalid("replicas must be at least 1".into()));
     }
-    let memory_gb = req.model_params_b * req.precision.bytes_per_param() * (1.0 + KV_CACHE_HEADROOM);
+    let memory_gb = replica_memory_gb(req.model_params_b, req.precision);
     let mut why = vec![decisions::reason(
         "EKSGPU210",
         format!(

@@ -6,8 +6,8 @@
 mod aws_side;
 mod node_strategy;
 
-pub use aws_side::{check_against_cluster, check_cluster, remote_network_problems};
-pub use node_strategy::{Context as NodeStrategyContext, check_node_strategy};
+pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
+pub use node_strategy::{AUTO_MODE_OBSERVED_FAILURES, Context as NodeStrategyContext, check_node_strategy};
 
 /// `MAJOR.MINOR` as numbers.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {

@@ -126,6 +126,17 @@ pub struct PlanResponse {
     pub planned_private: Vec<u8>,
 }
 
+impl PlanResponse {
+    /// The plan of a destroy: nothing afterwards, private data passed through.
+    pub fn destroy(prior_private: Vec<u8>) -> Self {
+        PlanResponse {
+            planned_state: Value::Null,
+            requires_replace: Vec::new(),
+            planned_private: prior_private,
+        }
+    }
+}
+
 pub struct ApplyRequest {
     pub prior_state: Value,
     /// `Null` for a destroy.

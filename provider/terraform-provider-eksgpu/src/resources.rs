@@ -26,6 +26,14 @@ pub(crate) fn set(v: &mut eksgpu_tfplugin::Value, k: &str, x: eksgpu_tfplugin::V
     }
 }
 
+/// Plans `id` as the given attributes joined by `/` (the import ID), unknown
+/// while any of them is.
+pub(crate) fn plan_id(planned: &mut eksgpu_tfplugin::Value, attributes: &[&str]) {
+    let parts: Option<Vec<&str>> = attributes.iter().map(|a| planned.get(a).as_str()).collect();
+    let id = parts.map_or(eksgpu_tfplugin::Value::Unknown, |p| p.join("/").into());
+    set(planned, "id", id);
+}
+
 /// Runs a cluster call unless Terraform asked the provider to stop (Ctrl-C).
 pub(crate) async fn cancellable<T>(
     ctx: &eksgpu_tfplugin::Context,

@@ -63,6 +63,14 @@ impl AwsClients {
         ))
     }
 
+    /// `facts` with its VPC's CIDR blocks filled in (`ec2:DescribeVpcs`), when the VPC is known.
+    pub async fn with_vpc_cidrs(&self, mut facts: ClusterFacts) -> Result<ClusterFacts, AwsError> {
+        if let Some(vpc) = &facts.vpc_id {
+            facts.vpc_cidrs = self.vpc_cidrs(vpc).await?;
+        }
+        Ok(facts)
+    }
+
     /// `ec2:DescribeVpcs`: the IPv4 CIDR blocks associated with a VPC.
     pub async fn vpc_cidrs(&self, vpc_id: &str) -> Result<Vec<String>, AwsError> {
         let out = self

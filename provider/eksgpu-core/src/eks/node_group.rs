@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{eks_effect, pool_tags};
 use crate::catalog::{self, Arch};
 use crate::model::{Capacity, NodeStrategy, Pool, Scaling, Taint};
-use crate::readback::split_gpu_taint;
+use crate::readback::{split_gpu_taint, user_labels};
 use crate::render::{effective_labels, effective_taints};
 
 /// A node group as the provider wants it (or, read back, as it is).
@@ -50,6 +50,11 @@ pub fn default_ami_type(pool: &Pool) -> &'static str {
     }
 }
 
+/// `<cluster>-<pool>`: the node group of a pool.
+pub fn node_group_name(strategy: &NodeStrategy, pool: &Pool) -> String {
+    format!("{}-{}", strategy.cluster_name, pool.name)
+}
+
 /// The node group of pool number `index`, or `None` if it is not a complete managed node group pool.
 pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<NodeGroup> {
     let m = pool
@@ -57,7 +62,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         .as_ref()
         .filter(|_| pool.capacity == Capacity::ManagedNodeGroup)?;
     Some(NodeGroup {
-        name: format!("{}-{}", strategy.cluster_name, pool.name),
+        name: node_group_name(strategy, pool),
         ami_type: m.ami_type.clone().unwrap_or_else(|| default_ami_type(pool).to_owned()),
         capacity_type: if pool.capacity_types.iter().any(|c| c == "spot") {
             "SPOT".to_owned()
@@ -205,16 +210,7 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         _ if prior.capacity_types.is_empty() => Vec::new(),
         _ => vec!["on-demand".to_owned()],
     };
-    let added: BTreeMap<String, String> = effective_labels(strategy, prior)
-        .into_iter()
-        .filter(|(k, _)| !prior.labels.contains_key(k))
-        .collect();
-    pool.labels = live
-        .labels
-        .iter()
-        .filter(|(k, v)| added.get(*k) != Some(*v))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    pool.labels = user_labels(strategy, prior, live.labels.clone());
     let (taints, gpu_taint) = split_gpu_taint(prior, live.taints.clone());
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;

@@ -136,7 +136,7 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
                         format!("{:?} is not an IAM role ARN.", h.node_role_arn),
                     ));
                 }
-                for (list, index, detail) in remote_network_problems(h, &[], None) {
+                for (list, index, detail) in remote_network_problems(h) {
                     let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
                     path.extend(index.map(Step::Index));
                     out.push(Violation::new("EKSGPU007", path, detail));
@@ -288,13 +288,28 @@ fn is_role_arn(s: &str) -> bool {
         && resource.is_some_and(|r| r.starts_with("role/") && r.len() > 5)
 }
 
-/// EKSGPU007 on one pool's remote networks: `(list, index, detail)` per
-/// problem. `vpc_cidrs` and `service_cidr` are the cluster's, when known.
-pub fn remote_network_problems(
-    h: &Hybrid,
-    vpc_cidrs: &[String],
-    service_cidr: Option<&str>,
-) -> Vec<(&'static str, Option<usize>, String)> {
+/// A problem with one remote network: `(list, index in the list, detail)`.
+type NetworkProblem = (&'static str, Option<usize>, String);
+
+/// The remote networks of a pool, parsed, with the list and position of each.
+fn parsed_networks(h: &Hybrid) -> Vec<(&'static str, usize, &str, Cidr)> {
+    let lists = [
+        ("remote_node_networks", &h.remote_node_networks),
+        ("remote_pod_networks", &h.remote_pod_networks),
+    ];
+    lists
+        .into_iter()
+        .flat_map(|(list, cidrs)| {
+            cidrs
+                .iter()
+                .enumerate()
+                .filter_map(move |(j, raw)| Cidr::parse(raw).map(|c| (list, j, raw.as_str(), c)))
+        })
+        .collect()
+}
+
+/// EKSGPU007 on what the configuration alone decides (plan time).
+pub fn remote_network_problems(h: &Hybrid) -> Vec<NetworkProblem> {
     let mut out = Vec::new();
     if h.remote_node_networks.is_empty() {
         out.push((
@@ -341,17 +356,26 @@ pub fn remote_network_problems(
                 format!("{raw} overlaps {other}, another remote network."),
             ));
         }
+    }
+    out
+}
+
+/// EKSGPU007 against the cluster (apply time): overlaps with its VPC's CIDRs
+/// and its service CIDR.
+pub fn cluster_overlaps(h: &Hybrid, vpc_cidrs: &[String], service_cidr: Option<&str>) -> Vec<NetworkProblem> {
+    let mut out = Vec::new();
+    for (list, j, raw, c) in parsed_networks(h) {
         for vpc in vpc_cidrs {
-            if Cidr::parse(vpc).is_some_and(|v| v.overlaps(*c)) {
-                out.push((list, Some(*j), format!("{raw} overlaps the cluster VPC's CIDR {vpc}.")));
+            if Cidr::parse(vpc).is_some_and(|v| v.overlaps(c)) {
+                out.push((list, Some(j), format!("{raw} overlaps the cluster VPC's CIDR {vpc}.")));
             }
         }
         if let Some(svc) = service_cidr
-            && Cidr::parse(svc).is_some_and(|v| v.overlaps(*c))
+            && Cidr::parse(svc).is_some_and(|v| v.overlaps(c))
         {
             out.push((
                 list,
-                Some(*j),
+                Some(j),
                 format!("{raw} overlaps the cluster's service CIDR {svc}."),
             ));
         }
@@ -371,11 +395,7 @@ pub fn check_against_cluster(s: &NodeStrategy, facts: &ClusterFacts) -> Vec<Viol
             p
         };
         if let Some(h) = pool.hybrid.as_ref().filter(|_| pool.capacity == Capacity::Hybrid) {
-            let offline = remote_network_problems(h, &[], None);
-            for (list, index, detail) in remote_network_problems(h, &facts.vpc_cidrs, facts.service_cidr.as_deref()) {
-                if offline.iter().any(|(_, _, d)| *d == detail) {
-                    continue;
-                }
+            for (list, index, detail) in cluster_overlaps(h, &facts.vpc_cidrs, facts.service_cidr.as_deref()) {
                 let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
                 path.extend(index.map(Step::Index));
                 out.push(Violation::new("EKSGPU007", path, detail));

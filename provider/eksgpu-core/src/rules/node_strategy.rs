@@ -8,7 +8,7 @@ use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
 /// Instance types seen failing to provision on Auto Mode (seed 000 §3,
 /// observed 2026-04). An observation, so a warning: re-validate and update.
-const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
+pub const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
 
 /// The Karpenter release whose API the rules may assume, `(major, minor)`.
 #[derive(Debug, Clone, Copy)]

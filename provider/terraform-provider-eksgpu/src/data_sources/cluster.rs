@@ -129,11 +129,8 @@ impl DataSource for Cluster {
         };
         let read = async {
             // This run's DescribeCluster, shared with the resources that need it.
-            let mut facts = c.aws.cluster(&name).await?;
-            if let Some(vpc) = facts.vpc_id.clone() {
-                facts.vpc_cidrs = c.aws.vpc_cidrs(&vpc).await?;
-            }
-            Ok::<_, eksgpu_cloud::AwsError>(facts)
+            let facts = c.aws.cluster(&name).await?;
+            c.aws.with_vpc_cidrs(facts).await
         };
         let facts = tokio::select! {
             r = read => r,

@@ -21,7 +21,8 @@ impl GpuCatalog {
     }
 }
 
-fn mig_profile_type() -> Type {
+/// The object type of one MIG profile (also the `mig_profiles` function's elements).
+pub(crate) fn mig_profile_type() -> Type {
     Type::object([
         ("name", Type::String),
         ("memory_gb", Type::Number),
@@ -131,20 +132,20 @@ fn check(config: &Value, diags: &mut Diagnostics) -> Filter {
     f
 }
 
+/// One MIG profile as a value of [`mig_profile_type`].
+pub(crate) fn mig_profile_value(p: &catalog::MigProfile) -> Value {
+    let num = |n: u32| Value::Number(Number::Int(i64::from(n)));
+    Value::object([
+        ("name", p.name.into()),
+        ("memory_gb", num(p.memory_gb)),
+        ("compute_slices", num(p.compute_slices)),
+        ("max_instances", num(p.max_instances)),
+    ])
+}
+
 fn to_value(e: &Entry) -> Value {
     let num = |n: u32| Value::Number(Number::Int(i64::from(n)));
-    let profiles = e
-        .mig_profiles
-        .iter()
-        .map(|p| {
-            Value::object([
-                ("name", p.name.into()),
-                ("memory_gb", num(p.memory_gb)),
-                ("compute_slices", num(p.compute_slices)),
-                ("max_instances", num(p.max_instances)),
-            ])
-        })
-        .collect();
+    let profiles = e.mig_profiles.iter().map(mig_profile_value).collect();
     Value::object([
         ("instance_type", e.instance_type.as_str().into()),
         ("gpu_model", e.gpu_model.as_str().into()),

@@ -219,10 +219,9 @@ fn value(config: &Value, r: &Recommendation) -> Value {
     set("instance_types", strings(&r.instance_types));
     set("sharing_strategy", r.sharing.as_str().into());
     set("mig_profile", r.mig_profile.as_deref().map_or(Value::Null, Value::from));
-    // Rounded to 0.1 GB: the estimate is not more precise than that.
     set(
         "memory_gb_per_replica",
-        Value::Number(Number::from_f64((r.memory_gb_per_replica * 10.0).round() / 10.0)),
+        Value::Number(Number::from_f64(recommend::round_gb(r.memory_gb_per_replica))),
     );
     set("gpus_per_replica", i64::from(r.gpus_per_replica).into());
     set("gpus_used", r.gpus_used.map_or(Value::Null, |g| i64::from(g).into()));

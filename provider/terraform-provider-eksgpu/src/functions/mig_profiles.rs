@@ -1,18 +1,11 @@
 //! `mig_profiles(gpu)`: the MIG profiles of an instance type's GPU or of a GPU model.
 
 use eksgpu_core::catalog;
-use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Number, Parameter, Type, Value};
+use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Parameter, Type, Value};
+
+use crate::data_sources::gpu_catalog::{mig_profile_type, mig_profile_value};
 
 pub(crate) struct MigProfiles;
-
-fn profile_type() -> Type {
-    Type::object([
-        ("name", Type::String),
-        ("memory_gb", Type::Number),
-        ("compute_slices", Type::Number),
-        ("max_instances", Type::Number),
-    ])
-}
 
 impl Function for MigProfiles {
     fn name(&self) -> &'static str {
@@ -31,7 +24,7 @@ impl Function for MigProfiles {
                 ty: Type::String,
                 description: "EC2 instance type or GPU model.",
             }],
-            returns: Type::list(profile_type()),
+            returns: Type::list(mig_profile_type()),
         }
     }
 
@@ -50,22 +43,9 @@ impl Function for MigProfiles {
                 ),
                 argument: Some(0),
             })?;
-        let n = |x: u32| Value::Number(Number::Int(i64::from(x)));
         let profiles = t
             .mig
-            .map(|m| {
-                m.profiles
-                    .iter()
-                    .map(|p| {
-                        Value::object([
-                            ("name", p.name.into()),
-                            ("memory_gb", n(p.memory_gb)),
-                            ("compute_slices", n(p.compute_slices)),
-                            ("max_instances", n(p.max_instances)),
-                        ])
-                    })
-                    .collect()
-            })
+            .map(|m| m.profiles.iter().map(mig_profile_value).collect())
             .unwrap_or_default();
         Ok(Value::List(profiles))
     }

@@ -1,6 +1,6 @@
 //! `replica_memory_gb(model_params_b, precision)`: the recommendation's sizing rule.
 
-use eksgpu_core::recommend::{KV_CACHE_HEADROOM, Precision};
+use eksgpu_core::recommend::{Precision, replica_memory_gb, round_gb};
 use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Number, Parameter, Type, Value};
 
 pub(crate) struct ReplicaMemoryGb;
@@ -47,8 +47,8 @@ impl Function for ReplicaMemoryGb {
             text: format!("{p:?} is not a precision. Use fp16, bf16, fp8 or int4."),
             argument: Some(1),
         })?;
-        let gb = params * precision.bytes_per_param() * (1.0 + KV_CACHE_HEADROOM);
-        // Rounded to 0.1 GB, as the recommendation reports it.
-        Ok(Value::Number(Number::from_f64((gb * 10.0).round() / 10.0)))
+        Ok(Value::Number(Number::from_f64(round_gb(replica_memory_gb(
+            params, precision,
+        )))))
     }
 }

@@ -17,7 +17,7 @@ use eksgpu_tfplugin::{
 };
 
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, configured, connect, set};
+use super::{cancellable, configured, connect, plan_id, set};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -191,11 +191,7 @@ impl Resource for BurstScalerResource {
 
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         if req.proposed_new_state.is_null() {
-            return PlanResponse {
-                planned_state: Value::Null,
-                requires_replace: vec![],
-                planned_private: req.prior_private,
-            };
+            return PlanResponse::destroy(req.prior_private);
         }
         let mut planned = req.proposed_new_state;
         let c = &req.config;
@@ -214,15 +210,7 @@ impl Resource for BurstScalerResource {
         }
         plan_default(&mut planned, c, &[Seg::Attr("target")], "kind", "Deployment".into());
         plan_default(&mut planned, c, &[Seg::Attr("target")], "api_version", "apps/v1".into());
-        let id = match (
-            planned.get("cluster_name").as_str(),
-            planned.get("namespace").as_str(),
-            planned.get("name").as_str(),
-        ) {
-            (Some(a), Some(b), Some(n)) => Value::from(format!("{a}/{b}/{n}")),
-            _ => Value::Unknown,
-        };
-        set(&mut planned, "id", id);
+        plan_id(&mut planned, &["cluster_name", "namespace", "name"]);
         match model(&planned) {
             Some(b) => {
                 set(&mut planned, "formula", burst::formula(&b).into());

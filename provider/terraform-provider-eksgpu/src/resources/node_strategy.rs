@@ -28,7 +28,7 @@ use eksgpu_tfplugin::{
 use self::aws_pools::{AwsPools, Failure};
 use self::timeouts::Timeouts;
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, configured, connect, set};
+use super::{cancellable, configured, connect, plan_id, set};
 use crate::diagnostics;
 use crate::provider::ProviderState;
 
@@ -144,21 +144,13 @@ impl Resource for NodeStrategyResource {
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         let planned_private = req.prior_private;
         if req.proposed_new_state.is_null() {
-            return PlanResponse {
-                planned_state: Value::Null,
-                requires_replace: vec![],
-                planned_private,
-            };
+            return PlanResponse::destroy(planned_private);
         }
         let mut planned = req.proposed_new_state;
         apply_defaults(&mut planned, &req.config);
         let header = header(&planned);
 
-        let id = match (planned.get("cluster_name").as_str(), planned.get("name").as_str()) {
-            (Some(c), Some(n)) => Value::from(format!("{c}/{n}")),
-            _ => Value::Unknown,
-        };
-        set(&mut planned, "id", id);
+        plan_id(&mut planned, &["cluster_name", "name"]);
         if req.config.get("kubernetes_version").is_null() {
             // Read from the cluster at apply, unless the cluster already told us.
             let same_cluster = req.prior_state.get("cluster_name") == planned.get("cluster_name");
@@ -247,19 +239,8 @@ impl Resource for NodeStrategyResource {
         let Some(cluster_name) = target.get("cluster_name").as_str().map(str::to_owned) else {
             return keep(diags, req.prior_state);
         };
-        let mut work = Work {
-            ctx,
-            c,
-            aws: AwsPools {
-                aws: &c.aws,
-                ctx,
-                timeouts: Timeouts::of(target),
-                cluster: &cluster_name,
-            },
-            kube: None,
-            force: req.config.get("force_conflicts").as_bool() == Some(true),
-            facts: None,
-        };
+        let force = req.config.get("force_conflicts").as_bool() == Some(true);
+        let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(target), force);
         let prior = strategy(&req.prior_state);
         let prior_values = req.prior_state.get("pool").elements().to_vec();
 
@@ -366,19 +347,7 @@ impl Resource for NodeStrategyResource {
         let Some(s) = strategy(&req.current_state) else {
             return unchanged(req.current_state.clone());
         };
-        let mut work = Work {
-            ctx,
-            c,
-            aws: AwsPools {
-                aws: &c.aws,
-                ctx,
-                timeouts: Timeouts::of(&req.current_state),
-                cluster: &s.cluster_name,
-            },
-            kube: None,
-            force: false,
-            facts: None,
-        };
+        let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(&req.current_state), false);
         let prior_values = req.current_state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
         for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
@@ -415,20 +384,7 @@ impl Resource for NodeStrategyResource {
             gpu_operator: None,
             pools: Vec::new(),
         };
-        let aws = AwsPools {
-            aws: &c.aws,
-            ctx,
-            timeouts: Timeouts::of(&Value::Null),
-            cluster: cluster_name,
-        };
-        let mut work = Work {
-            ctx,
-            c,
-            aws,
-            kube: None,
-            force: false,
-            facts: None,
-        };
+        let mut work = Work::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
@@ -566,7 +522,29 @@ struct Work<'a> {
     facts: Option<eksgpu_core::eks::ClusterFacts>,
 }
 
-impl Work<'_> {
+impl<'a> Work<'a> {
+    fn new(
+        ctx: &'a Context,
+        c: &'a crate::provider::Configured,
+        cluster: &'a str,
+        timeouts: Timeouts,
+        force: bool,
+    ) -> Self {
+        Work {
+            ctx,
+            c,
+            aws: AwsPools {
+                aws: &c.aws,
+                ctx,
+                timeouts,
+                cluster,
+            },
+            kube: None,
+            force,
+            facts: None,
+        }
+    }
+
     async fn kube(&mut self, diags: &mut Diagnostics) -> Option<Arc<dyn Cluster>> {
         if self.kube.is_none() {
             self.kube = connect(self.c, self.aws.cluster, diags).await;
@@ -734,7 +712,7 @@ impl Work<'_> {
         for pool in pools {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
-                    let name = format!("{}-{}", prior.cluster_name, pool.name);
+                    let name = eks::node_group_name(prior, pool);
                     self.aws
                         .delete_node_group(&name)
                         .await
@@ -816,7 +794,7 @@ impl Work<'_> {
                 }
             }
             Capacity::ManagedNodeGroup => {
-                let name = format!("{}-{}", s.cluster_name, pool.name);
+                let name = eks::node_group_name(s, pool);
                 match self.c.aws.describe_node_group(&s.cluster_name, &name).await {
                     // A node group whose creation failed, or that is being deleted, will not
                     // serve the pool: report it gone so the plan creates it again.

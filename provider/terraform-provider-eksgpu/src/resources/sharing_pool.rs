@@ -23,7 +23,7 @@ use eksgpu_tfplugin::{
 use serde_json::json;
 
 use super::defaults::{Seg, plan_default};
-use super::{cancellable, configured, connect, set};
+use super::{cancellable, configured, connect, plan_id, set};
 use crate::diagnostics;
 use crate::provider::ProviderState;
 
@@ -344,19 +344,11 @@ impl Resource for SharingPoolResource {
 
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         if req.proposed_new_state.is_null() {
-            return PlanResponse {
-                planned_state: Value::Null,
-                requires_replace: vec![],
-                planned_private: req.prior_private,
-            };
+            return PlanResponse::destroy(req.prior_private);
         }
         let mut planned = req.proposed_new_state;
         apply_defaults(&mut planned, &req.config);
-        let id = match (planned.get("cluster_name").as_str(), planned.get("name").as_str()) {
-            (Some(c), Some(n)) => Value::from(format!("{c}/{n}")),
-            _ => Value::Unknown,
-        };
-        set(&mut planned, "id", id);
+        plan_id(&mut planned, &["cluster_name", "name"]);
         match model(&planned) {
             Some(p) => {
                 with_computed(&p, &mut planned);

@@ -281,11 +281,8 @@ impl AwsPools<'_> {
 
     /// Cluster facts with the VPC's CIDRs, for the checks made before any change.
     pub async fn facts_with_vpc(&self) -> Result<ClusterFacts, Failure> {
-        let mut facts = self.aws.describe_cluster(self.cluster).await?;
-        if let Some(vpc) = facts.vpc_id.clone() {
-            facts.vpc_cidrs = self.aws.vpc_cidrs(&vpc).await?;
-        }
-        Ok(facts)
+        let facts = self.aws.describe_cluster(self.cluster).await?;
+        Ok(self.aws.with_vpc_cidrs(facts).await?)
     }
 
     /// The AWS-side pools of strategy `s` found by their tags (import), with
