@@ -25,7 +25,7 @@ pub use provider::{
     ApplyRequest, ApplyResponse, ConfigureRequest, Context, DataSource, Function, FunctionError, FunctionSignature,
     ImportResponse, Parameter, PlanRequest, PlanResponse, Provider, ReadRequest, ReadResponse, Resource,
 };
-pub use schema::{Attribute, Block, NestedBlock, Schema};
+pub use schema::{Attribute, Block, NestedBlock, Problem, Schema, Validator};
 pub use serve::{ServeError, ServeOptions, serve};
 pub use types::Type;
 pub use value::{Number, Value};

@@ -1,7 +1,12 @@
 //! Schemas: the shape of provider, resource and data source configuration,
 //! built in code (the single source of truth) and sent to Terraform.
 
+use std::fmt;
+use std::sync::Arc;
+
+use crate::diag::Step;
 use crate::types::Type;
+use crate::value::Value;
 
 /// A versioned schema of a resource, data source or the provider itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +36,77 @@ pub enum Mode {
     OptionalComputed,
 }
 
+/// One thing wrong with a value: where inside it (relative to the attribute)
+/// and what, in words that say what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub at: Vec<Step>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            at: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    #[must_use]
+    pub fn within(mut self, step: Step) -> Self {
+        self.at.insert(0, step);
+        self
+    }
+}
+
+type Check = dyn Fn(&Value) -> Vec<Problem> + Send + Sync;
+
+/// A check of one attribute's value, declared on the schema. The framework
+/// runs it on every known, non-null value at the attribute's path, also when
+/// other values of the configuration are still unknown.
+#[derive(Clone)]
+pub struct Validator {
+    /// Markdown, for the docs: the accepted form and its source.
+    pub description: String,
+    /// The rule code its findings carry, where the rule catalogue has one.
+    pub code: Option<&'static str>,
+    check: Arc<Check>,
+}
+
+impl Validator {
+    pub fn new(description: impl Into<String>, check: impl Fn(&Value) -> Vec<Problem> + Send + Sync + 'static) -> Self {
+        Self {
+            description: description.into(),
+            code: None,
+            check: Arc::new(check),
+        }
+    }
+
+    /// Findings carry rule `code` (e.g. `EKSGPU108`).
+    #[must_use]
+    pub fn code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    /// Problems with `value` (known and not null).
+    pub fn check(&self, value: &Value) -> Vec<Problem> {
+        (self.check)(value)
+    }
+}
+
+impl fmt::Debug for Validator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Validator").field(&self.description).finish()
+    }
+}
+
+impl PartialEq for Validator {
+    fn eq(&self, other: &Self) -> bool {
+        self.description == other.description
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribute {
     pub name: String,
@@ -39,8 +115,14 @@ pub struct Attribute {
     pub description: String,
     pub sensitive: bool,
     pub deprecated: bool,
-    /// Changing it replaces the object (used by the resource plan helper).
+    /// Changing it replaces the object; the framework lists it in `requires_replace`.
     pub forces_replacement: bool,
+    /// Planned when the configuration is silent (the attribute is optional and computed).
+    pub default: Option<Value>,
+    /// For computed values: keep the prior state's value instead of planning
+    /// "known after apply" when something else changes.
+    pub use_state_for_unknown: bool,
+    pub validators: Vec<Validator>,
 }
 
 impl Attribute {
@@ -53,6 +135,9 @@ impl Attribute {
             sensitive: false,
             deprecated: false,
             forces_replacement: false,
+            default: None,
+            use_state_for_unknown: false,
+            validators: Vec::new(),
         }
     }
 
@@ -83,6 +168,28 @@ impl Attribute {
         self.forces_replacement = true;
         self
     }
+
+    /// The value planned when the configuration leaves the attribute out. An
+    /// attribute with a default is optional and computed, so state always
+    /// holds a concrete value (and import matches a configuration that omits it).
+    #[must_use]
+    pub fn default(mut self, value: impl Into<Value>) -> Self {
+        self.default = Some(value.into());
+        self.mode = Mode::OptionalComputed;
+        self
+    }
+
+    #[must_use]
+    pub fn use_state_for_unknown(mut self) -> Self {
+        self.use_state_for_unknown = true;
+        self
+    }
+
+    #[must_use]
+    pub fn validate(mut self, v: Validator) -> Self {
+        self.validators.push(v);
+        self
+    }
 }
 
 /// How many blocks of a type may appear. Protocol-6 nested attributes are
@@ -101,6 +208,8 @@ pub struct NestedBlock {
     pub block: Block,
     pub min_items: i64,
     pub max_items: i64,
+    /// Adding, removing or changing the block replaces the object.
+    pub forces_replacement: bool,
 }
 
 impl NestedBlock {
@@ -111,6 +220,7 @@ impl NestedBlock {
             block,
             min_items: 0,
             max_items: 0,
+            forces_replacement: false,
         }
     }
 
@@ -121,7 +231,14 @@ impl NestedBlock {
             block,
             min_items: 0,
             max_items: 0,
+            forces_replacement: false,
         }
+    }
+
+    #[must_use]
+    pub fn forces_replacement(mut self) -> Self {
+        self.forces_replacement = true;
+        self
     }
 
     #[must_use]

@@ -66,7 +66,8 @@ fn block_to_proto(block: &Block) -> tfplugin6::schema::Block {
 }
 
 fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
-    // `forces_replacement` is provider-side plan logic, not part of the wire schema.
+    // Replacement, defaults, modifiers and validators are provider-side plan
+    // logic (the framework's), not part of the wire schema.
     let Attribute {
         name,
         ty,
@@ -75,6 +76,9 @@ fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
         sensitive,
         deprecated,
         forces_replacement: _,
+        default: _,
+        use_state_for_unknown: _,
+        validators: _,
     } = a;
     tfplugin6::schema::Attribute {
         name: name.clone(),
@@ -96,6 +100,7 @@ fn nested_block_to_proto(b: &NestedBlock) -> tfplugin6::schema::NestedBlock {
         block,
         min_items,
         max_items,
+        forces_replacement: _,
     } = b;
     tfplugin6::schema::NestedBlock {
         type_name: name.clone(),

@@ -7,7 +7,8 @@ pub mod sharing_pool;
 
 use std::sync::Arc;
 
-use eksgpu_tfplugin::Resource;
+use eksgpu_framework::Framework;
+use eksgpu_tfplugin::{Diagnostics, Resource};
 
 use crate::provider::ProviderState;
 
@@ -15,8 +16,23 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
         Arc::new(burst_scaler::BurstScalerResource::new(state.clone())),
         Arc::new(node_strategy::NodeStrategyResource::new(state.clone())),
-        Arc::new(sharing_pool::SharingPoolResource::new(state.clone())),
+        Arc::new(Framework::new(sharing_pool::SharingPoolResource::new(state.clone()))),
     ]
+}
+
+/// The capacity kinds, as users write them.
+pub(crate) const CAPACITY_KINDS: &[&str] = &["auto_mode", "karpenter", "managed_node_group", "hybrid"];
+
+/// The errors among rule findings, as diagnostics: what stops an apply.
+pub(crate) fn errors_only(found: Vec<eksgpu_core::rules::Violation>) -> Diagnostics {
+    let mut d = Diagnostics::new();
+    for v in found
+        .iter()
+        .filter(|v| v.severity == eksgpu_core::rules::Severity::Error)
+    {
+        d.push(crate::diagnostics::violation(v));
+    }
+    d
 }
 
 /// Sets attribute `k` of an object value.

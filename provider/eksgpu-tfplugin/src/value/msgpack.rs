@@ -162,7 +162,12 @@ impl<'a> Reader<'a> {
             }
             Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
                 let s = self.string(marker)?;
-                Number::parse(&s).ok_or_else(|| self.error(format!("{s:?} is not a decimal number")))?
+                // go-cty sends a number as text only when float64 cannot hold it
+                // exactly (e.g. 1e30): keep the text, so it goes back unchanged.
+                match Number::parse(&s).ok_or_else(|| self.error(format!("{s:?} is not a decimal number")))? {
+                    Number::Int(i) => Number::Int(i),
+                    _ => Number::Decimal(s),
+                }
             }
             _ => return Err(self.mismatch(&Type::Number, marker)),
         };

@@ -59,7 +59,10 @@ fn numbers_arrive_as_int_float_or_string() {
         (&[0xd0, 0x80], Number::Int(-128)),
         (&[0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0], Number::Float(0.5)),
         (&[0xcb, 0x40, 0x08, 0, 0, 0, 0, 0, 0], Number::Int(3)),
-        (&[0xa3, b'1', b'.', b'5'], Number::Float(1.5)),
+        // Text is what go-cty sends when float64 is inexact: kept verbatim.
+        (&[0xa3, b'1', b'.', b'5'], Number::Decimal("1.5".into())),
+        (&[0xa5, b'1', b'e', b'+', b'3', b'0'], Number::Decimal("1e+30".into())),
+        (&[0xa2, b'4', b'2'], Number::Int(42)),
         (
             &[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
             Number::Decimal("18446744073709551615".into()),

@@ -1,0 +1,122 @@
+//! Paths into values: reading and writing a value at a list of steps.
+
+use eksgpu_tfplugin::diag::Step;
+use eksgpu_tfplugin::{AttributePath, Value};
+
+static NULL: Value = Value::Null;
+
+/// The value at `steps`; `Null` where the path leads nowhere (and `Unknown`
+/// below an unknown value: nothing under it is known).
+pub fn get<'v>(v: &'v Value, steps: &[Step]) -> &'v Value {
+    steps
+        .iter()
+        .try_fold(v, |v, s| match (s, v) {
+            (_, Value::Unknown) => Err(v),
+            (Step::Attribute(a), Value::Object(m)) | (Step::Key(a), Value::Map(m)) => Ok(m.get(a).unwrap_or(&NULL)),
+            (Step::Index(i), Value::List(l) | Value::Tuple(l)) => {
+                Ok(usize::try_from(*i).ok().and_then(|i| l.get(i)).unwrap_or(&NULL))
+            }
+            _ => Ok(&NULL),
+        })
+        .unwrap_or_else(|unknown| unknown)
+}
+
+/// The value at `steps`, to change it; `None` where the path leads nowhere.
+pub fn get_mut<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
+    steps.iter().try_fold(v, |v, s| match (s, v) {
+        (Step::Attribute(a), Value::Object(m)) | (Step::Key(a), Value::Map(m)) => m.get_mut(a),
+        (Step::Index(i), Value::List(l) | Value::Tuple(l)) => usize::try_from(*i).ok().and_then(|i| l.get_mut(i)),
+        _ => None,
+    })
+}
+
+/// Sets attribute `name` of an object value (nothing for other values).
+pub fn set(v: &mut Value, name: &str, x: Value) {
+    if let Value::Object(m) = v {
+        m.insert(name.to_owned(), x);
+    }
+}
+
+/// `base` followed by `steps`.
+pub fn join(base: &AttributePath, steps: &[Step]) -> AttributePath {
+    let mut all = base.steps().to_vec();
+    all.extend_from_slice(steps);
+    AttributePath::from_steps(all)
+}
+
+/// Paths (relative to `v`) of every unknown value inside it.
+pub fn unknowns(v: &Value) -> Vec<Vec<Step>> {
+    fn walk(v: &Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+        match v {
+            Value::Unknown => out.push(at.clone()),
+            Value::Object(m) => {
+                for (k, x) in m {
+                    at.push(Step::Attribute(k.clone()));
+                    walk(x, at, out);
+                    at.pop();
+                }
+            }
+            Value::Map(m) => {
+                for (k, x) in m {
+                    at.push(Step::Key(k.clone()));
+                    walk(x, at, out);
+                    at.pop();
+                }
+            }
+            Value::List(l) | Value::Tuple(l) => {
+                for (i, x) in l.iter().enumerate() {
+                    at.push(Step::Index(i64::try_from(i).unwrap_or(i64::MAX)));
+                    walk(x, at, out);
+                    at.pop();
+                }
+            }
+            // Set elements have no path of their own: an unknown inside makes the set's path unknown.
+            Value::Set(l) if !l.iter().all(Value::is_wholly_known) => out.push(at.clone()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut Vec::new(), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_follows_attributes_indices_and_keys() {
+        let v = Value::object([(
+            "pool",
+            Value::List(vec![Value::object([(
+                "labels",
+                Value::Map([("team".to_owned(), Value::from("ml"))].into()),
+            )])]),
+        )]);
+        let p = [
+            Step::Attribute("pool".into()),
+            Step::Index(0),
+            Step::Attribute("labels".into()),
+            Step::Key("team".into()),
+        ];
+        assert_eq!(get(&v, &p), &Value::from("ml"));
+        assert_eq!(get(&v, &[Step::Attribute("nope".into())]), &Value::Null);
+        let u = Value::object([("pool", Value::Unknown)]);
+        assert_eq!(get(&u, &p), &Value::Unknown, "below an unknown everything is unknown");
+    }
+
+    #[test]
+    fn unknowns_lists_every_unknown_path() {
+        let v = Value::object([
+            ("a", Value::Unknown),
+            ("b", Value::List(vec![Value::from("x"), Value::Unknown])),
+        ]);
+        assert_eq!(
+            unknowns(&v),
+            vec![
+                vec![Step::Attribute("a".into())],
+                vec![Step::Attribute("b".into()), Step::Index(1)]
+            ]
+        );
+    }
+}

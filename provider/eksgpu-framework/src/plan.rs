@@ -1,0 +1,187 @@
+//! The planning engine: from Terraform's proposed new state to the planned
+//! state, driven by what the schema declares.
+
+use eksgpu_tfplugin::diag::Step;
+use eksgpu_tfplugin::schema::{Block, Mode, Nesting};
+use eksgpu_tfplugin::{AttributePath, Value};
+
+use crate::path;
+
+/// A plan being made: what the resource's `modify_plan` sees and changes.
+#[derive(Debug)]
+pub struct Plan<'a> {
+    /// `Null` when the object is being created.
+    pub prior: &'a Value,
+    pub config: &'a Value,
+    /// Proposed new state with defaults planned, and computed values unknown
+    /// when something changed. The resource fills what it can compute.
+    pub planned: Value,
+    pub requires_replace: Vec<AttributePath>,
+}
+
+impl Plan<'_> {
+    pub fn is_create(&self) -> bool {
+        self.prior.is_null()
+    }
+}
+
+/// Plans `proposed` for `block`: declared defaults where the configuration is
+/// silent, computed values unknown when the object changes (unless declared
+/// `use_state_for_unknown`), unknown nested blocks left unknown, and the
+/// attributes whose change forces replacement.
+pub fn plan<'a>(block: &Block, prior: &'a Value, config: &'a Value, proposed: Value) -> Plan<'a> {
+    let mut planned = proposed;
+    defaults(block, &mut planned, config);
+    let changed = prior.is_null() || strip_computed(block, prior) != strip_computed(block, &planned);
+    if changed {
+        unknown_computed(block, &mut planned, prior);
+    }
+    let requires_replace = if prior.is_null() {
+        Vec::new()
+    } else {
+        let mut out = Vec::new();
+        replacements(block, prior, &planned, &AttributePath::root(), &mut out);
+        out
+    };
+    Plan {
+        prior,
+        config,
+        planned,
+        requires_replace,
+    }
+}
+
+/// Plans each default where `config` has no value. The configuration and the
+/// proposed state line up element by element (Terraform builds one from the other).
+fn defaults(block: &Block, planned: &mut Value, config: &Value) {
+    let Value::Object(m) = planned else {
+        return;
+    };
+    for a in &block.attributes {
+        if let Some(d) = &a.default
+            && config.get(&a.name).is_null()
+            && !config.is_unknown()
+        {
+            m.insert(a.name.clone(), d.clone());
+        }
+    }
+    for b in &block.blocks {
+        let Some(p) = m.get_mut(&b.name) else {
+            continue;
+        };
+        let c = config.get(&b.name);
+        match (b.nesting, p) {
+            (Nesting::Single, p) => defaults(&b.block, p, c),
+            (Nesting::List | Nesting::Set, Value::List(items) | Value::Set(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let ci = c.elements().get(i).unwrap_or(&Value::Unknown);
+                    defaults(&b.block, item, ci);
+                }
+            }
+            // Unknown (a dynamic block over unknown values) or null: stays as it is.
+            _ => {}
+        }
+    }
+}
+
+/// The value without its computed-only attributes: what the user's configuration decides.
+pub(crate) fn strip_computed(block: &Block, v: &Value) -> Value {
+    let Value::Object(m) = v else {
+        return v.clone();
+    };
+    let mut out = m.clone();
+    for a in &block.attributes {
+        if a.mode == Mode::Computed {
+            out.remove(&a.name);
+        }
+    }
+    for b in &block.blocks {
+        if let Some(x) = out.get_mut(&b.name) {
+            let stripped = match &*x {
+                Value::List(l) => Value::List(l.iter().map(|e| strip_computed(&b.block, e)).collect()),
+                Value::Set(l) => Value::Set(l.iter().map(|e| strip_computed(&b.block, e)).collect()),
+                other => strip_computed(&b.block, other),
+            };
+            *x = stripped;
+        }
+    }
+    Value::Object(out)
+}
+
+/// Marks computed-only attributes unknown ("known after apply"), keeping the
+/// prior value of those declared `use_state_for_unknown`.
+fn unknown_computed(block: &Block, planned: &mut Value, prior: &Value) {
+    let Value::Object(m) = planned else {
+        return;
+    };
+    for a in &block.attributes {
+        if a.mode != Mode::Computed {
+            continue;
+        }
+        let keep = a.use_state_for_unknown && !prior.get(&a.name).is_null();
+        m.insert(
+            a.name.clone(),
+            if keep {
+                prior.get(&a.name).clone()
+            } else {
+                Value::Unknown
+            },
+        );
+    }
+    for b in &block.blocks {
+        let Some(p) = m.get_mut(&b.name) else {
+            continue;
+        };
+        let before = prior.get(&b.name);
+        match (b.nesting, p) {
+            (Nesting::Single, p) => unknown_computed(&b.block, p, before),
+            (Nesting::List | Nesting::Set, Value::List(items) | Value::Set(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    unknown_computed(&b.block, item, before.elements().get(i).unwrap_or(&Value::Null));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Paths of attributes and blocks declared `forces_replacement` whose value changes.
+fn replacements(block: &Block, prior: &Value, planned: &Value, at: &AttributePath, out: &mut Vec<AttributePath>) {
+    for a in &block.attributes {
+        if a.forces_replacement && prior.get(&a.name) != planned.get(&a.name) {
+            out.push(at.clone().attribute(&a.name));
+        }
+    }
+    for b in &block.blocks {
+        let (p, q) = (prior.get(&b.name), planned.get(&b.name));
+        let here = at.clone().attribute(&b.name);
+        if b.forces_replacement {
+            if p != q {
+                out.push(here);
+            }
+            continue;
+        }
+        match b.nesting {
+            Nesting::Single => replacements(&b.block, p, q, &here, out),
+            Nesting::List => {
+                for (i, (x, y)) in p.elements().iter().zip(q.elements()).enumerate() {
+                    replacements(&b.block, x, y, &here.clone().index(i), out);
+                }
+            }
+            Nesting::Set => {}
+        }
+    }
+}
+
+/// Sets `name` of every element of the block list `list` (e.g. a pool's
+/// computed outputs), leaving an unknown list unknown.
+pub fn each_element(planned: &mut Value, list: &str, mut f: impl FnMut(usize, &mut Value)) {
+    if let Some(Value::List(items)) = path::get_mut(planned, &[Step::Attribute(list.to_owned())]) {
+        for (i, item) in items.iter_mut().enumerate() {
+            f(i, item);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! Validation of a configuration against its schema's declared validators.
+//!
+//! Runs at `ValidateResourceConfig` and again at plan, where values may be
+//! unknown: every known value is checked at its own attribute path, whatever
+//! else is unknown. Unknown values are checked when they become known (at the
+//! plan of the apply, or by the resource's checks at apply).
+
+use eksgpu_tfplugin::diag::Step;
+use eksgpu_tfplugin::schema::{Attribute, Block, Nesting};
+use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
+
+use crate::path;
+
+/// Checks `config` (an object of `block`'s type) and reports at attribute paths.
+pub fn validate_block(block: &Block, config: &Value, diags: &mut Diagnostics) {
+    walk(block, config, &AttributePath::root(), diags);
+}
+
+fn walk(block: &Block, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
+    // Null (absent block) and unknown (a dynamic block over unknown values) have nothing to check yet.
+    let Value::Object(m) = v else {
+        return;
+    };
+    for a in &block.attributes {
+        if let Some(x) = m.get(&a.name) {
+            attribute(a, x, &at.clone().attribute(&a.name), diags);
+        }
+    }
+    for b in &block.blocks {
+        let x = m.get(&b.name).unwrap_or(&Value::Null);
+        let here = at.clone().attribute(&b.name);
+        match b.nesting {
+            Nesting::Single => walk(&b.block, x, &here, diags),
+            Nesting::List => {
+                for (i, e) in x.elements().iter().enumerate() {
+                    walk(&b.block, e, &here.clone().index(i), diags);
+                }
+            }
+            // Set elements have no index: their problems are reported at the set.
+            Nesting::Set => {
+                for e in x.elements() {
+                    walk(&b.block, e, &here, diags);
+                }
+            }
+        }
+    }
+}
+
+fn attribute(a: &Attribute, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
+    if v.is_null() || v.is_unknown() {
+        return;
+    }
+    let nulls = null_elements(v);
+    for steps in &nulls {
+        diags.push(
+            Diagnostic::error(
+                "Null inside a collection",
+                format!(
+                    "{}: null is not allowed inside `{}`. Remove the element, or give it a value.",
+                    path::join(at, steps),
+                    a.name
+                ),
+            )
+            .at(path::join(at, steps)),
+        );
+    }
+    if !nulls.is_empty() {
+        return;
+    }
+    for validator in &a.validators {
+        for p in validator.check(v) {
+            let here = path::join(at, &p.at);
+            let summary = validator
+                .code
+                .map_or_else(|| "Invalid value".to_owned(), |c| format!("{c}: Invalid value"));
+            diags.push(Diagnostic::error(summary, format!("{here}: {}", p.message)).at(here));
+        }
+    }
+}
+
+/// Paths of `null` elements inside a list, set or map value (which Terraform
+/// allows and a model would otherwise drop silently).
+fn null_elements(v: &Value) -> Vec<Vec<Step>> {
+    match v {
+        Value::List(l) | Value::Tuple(l) => l
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.is_null())
+            .map(|(i, _)| vec![Step::Index(i64::try_from(i).unwrap_or(i64::MAX))])
+            .collect(),
+        Value::Set(l) if l.iter().any(Value::is_null) => vec![Vec::new()],
+        Value::Map(m) => m
+            .iter()
+            .filter(|(_, x)| x.is_null())
+            .map(|(k, _)| vec![Step::Key(k.clone())])
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use eksgpu_tfplugin::schema::{Attribute, NestedBlock};
+    use eksgpu_tfplugin::{Number, Type};
+
+    use super::*;
+    use crate::validators;
+
+    fn schema() -> Block {
+        Block::new("r")
+            .attribute(Attribute::optional("name", Type::String, "n").validate(validators::one_of(&["a", "b"])))
+            .block(NestedBlock::list(
+                "pool",
+                Block::new("p")
+                    .attribute(
+                        Attribute::optional("limit", Type::Number, "l").validate(validators::int32(1, 100, "limit")),
+                    )
+                    .attribute(Attribute::optional("labels", Type::map(Type::String), "l")),
+            ))
+    }
+
+    fn paths(d: &Diagnostics) -> Vec<String> {
+        d.iter()
+            .map(|d| d.path.as_ref().map(ToString::to_string).unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn known_values_are_checked_at_their_paths_whatever_else_is_unknown() {
+        let config = Value::object([
+            ("name", Value::Unknown),
+            (
+                "pool",
+                Value::List(vec![
+                    Value::object([("limit", Value::Unknown), ("labels", Value::Unknown)]),
+                    Value::object([("limit", Value::Number(Number::Float(1.5))), ("labels", Value::Null)]),
+                ]),
+            ),
+        ]);
+        let mut d = Diagnostics::new();
+        validate_block(&schema(), &config, &mut d);
+        assert_eq!(paths(&d), vec!["pool[1].limit"]);
+        assert!(d.iter().next().unwrap().detail.contains("1.5"));
+    }
+
+    #[test]
+    fn unknown_block_lists_are_left_for_later() {
+        let config = Value::object([("name", Value::from("c")), ("pool", Value::Unknown)]);
+        let mut d = Diagnostics::new();
+        validate_block(&schema(), &config, &mut d);
+        assert_eq!(paths(&d), vec!["name"]);
+    }
+
+    #[test]
+    fn null_inside_a_map_is_an_error_at_its_key() {
+        let config = Value::object([(
+            "pool",
+            Value::List(vec![Value::object([(
+                "labels",
+                Value::Map([("team".to_owned(), Value::Null)].into()),
+            )])]),
+        )]);
+        let mut d = Diagnostics::new();
+        validate_block(&schema(), &config, &mut d);
+        assert_eq!(paths(&d), vec![r#"pool[0].labels["team"]"#]);
+    }
+}
