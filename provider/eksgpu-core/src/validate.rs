@@ -22,13 +22,15 @@ mod scaler;
 
 pub use eks::{
     EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, eks_cluster_name, eks_label_key, eks_label_value,
-    eks_taint_key, eks_taint_value, node_group_name, node_group_name_for,
+    eks_taint_key, eks_taint_value, iam_role_name, node_group_name, node_group_name_for,
 };
 pub use karpenter::{
     KARPENTER_AWS_WELL_KNOWN_LABELS, karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration,
     karpenter_node_label_key,
 };
-pub use labels::{annotations_size, label_key, label_value, taint_effect, taint_key, taint_value};
+pub use labels::{
+    annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
+};
 pub use names::{
     cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_label, dns1123_subdomain,
     namespace_name, object_name, path_segment_name,

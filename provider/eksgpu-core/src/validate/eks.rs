@@ -13,6 +13,8 @@ const NODE_GROUP_FIELDS: &str = "Amazon EKS API Reference, CreateNodegroup: labe
 const ZONES: &str = "Amazon EC2 User Guide, Regions and Zones (a zone is its Region's code and a letter, e.g. \
      us-west-2a; Local Zones add a location, e.g. us-west-2-lax-1a)";
 
+const IAM_ROLE: &str = "AWS IAM API Reference, CreateRole (RoleName: 1-64 characters of [\\w+=,.@-])";
+
 /// Longest EKS cluster name.
 pub const EKS_CLUSTER_NAME_MAX: usize = 100;
 /// Longest managed node group name.
@@ -71,6 +73,25 @@ pub fn node_group_name_for(cluster: &str, pool: &str) -> Validation {
         .into(),
         ..e
     })
+}
+
+/// An IAM role name (not an ARN), as an EC2NodeClass `role` takes it:
+/// 1–64 characters of letters, digits and `_+=,.@-`.
+pub fn iam_role_name(s: &str) -> Validation {
+    let ok = (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_+=,.@-".contains(&b));
+    if ok {
+        return Ok(());
+    }
+    let hint = if s.starts_with("arn:") {
+        " (give the role's name, not its ARN)"
+    } else {
+        ""
+    };
+    Err(ValidationError::new(
+        format!("{s:?} is not an IAM role name{hint}."),
+        "1 to 64 characters: letters, digits and _+=,.@-",
+        IAM_ROLE,
+    ))
 }
 
 /// An availability zone name (not a zone ID): a Region code such as
@@ -187,6 +208,18 @@ mod tests {
         // A valid EKS cluster name can be too long for any node group.
         assert!(eks_cluster_name(&"c".repeat(70)).is_ok());
         assert!(node_group_name_for(&"c".repeat(70), "p").is_err());
+    }
+
+    #[test]
+    fn role_names() {
+        for ok in ["KarpenterNodeRole-gpu-cluster", "a", "r_+=,.@-", &"r".repeat(64)] {
+            assert!(iam_role_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "a/b", &"r".repeat(65)] {
+            assert!(iam_role_name(bad).is_err(), "{bad}");
+        }
+        let e = iam_role_name("arn:aws:iam::123456789012:role/x").unwrap_err();
+        assert!(e.message.contains("not its ARN"), "{e}");
     }
 
     #[test]

@@ -103,6 +103,19 @@ pub fn label_value(value: &str) -> Validation {
     Ok(())
 }
 
+/// A label value that names something and so may not be empty: the strategy
+/// and sharing pool names the provider puts in labels.
+pub fn non_empty_label_value(value: &str) -> Validation {
+    if value.is_empty() {
+        return Err(ValidationError::new(
+            "The value may not be empty: it names an object in a label.",
+            VALUE_ACCEPTED.trim_start_matches("empty, or "),
+            KUBE,
+        ));
+    }
+    label_value(value)
+}
+
 /// A taint key: the same rule as a label key.
 pub fn taint_key(key: &str) -> Validation {
     match key_problem(key) {
@@ -211,6 +224,13 @@ mod tests {
             let e = taint_value(bad).unwrap_err();
             assert!(e.message.contains("taint value"), "{e}");
         }
+    }
+
+    #[test]
+    fn non_empty_label_values() {
+        assert!(non_empty_label_value("genai").is_ok());
+        assert!(non_empty_label_value("").is_err());
+        assert!(non_empty_label_value("a b").is_err());
     }
 
     #[test]
