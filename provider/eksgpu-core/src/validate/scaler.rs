@@ -206,13 +206,11 @@ pub fn prometheus_address(s: &str) -> Validation {
         return err("it has a query or fragment, but KEDA appends /api/v1/query?... to it");
     }
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let is_v6 = |h: &str| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+        // After `]` comes nothing or `:port`.
         match v6.split_once(']') {
-            Some((h, p)) if !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') => (
-                h,
-                p.strip_prefix(':')
-                    .map(Some)
-                    .unwrap_or(if p.is_empty() { None } else { Some("") }),
-            ),
+            Some((h, "")) if is_v6(h) => (h, None),
+            Some((h, rest)) if is_v6(h) && rest.starts_with(':') => (h, Some(&rest[1..])),
             _ => return err("the IPv6 host is malformed"),
         }
     } else {
