@@ -19,6 +19,8 @@ mod node_class;
 mod numbers;
 mod quantity;
 mod scaler;
+#[cfg(test)]
+mod upstream_regexes;
 
 pub use eks::{
     EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, eks_cluster_name, eks_label_key, eks_label_value,
