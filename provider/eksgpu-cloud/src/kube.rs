@@ -40,6 +40,14 @@ pub enum KubeError {
     Api { code: u16, message: String },
     #[error("cannot reach the API server: {0}")]
     Transport(String),
+    /// A name or namespace that is not a Kubernetes name: refused before any
+    /// request is built, so it can never address another object.
+    #[error("refusing to address {kind} {name:?}: {reason}")]
+    InvalidName {
+        kind: &'static str,
+        name: String,
+        reason: String,
+    },
     #[error("invalid cluster access settings: {0}")]
     Config(String),
     #[error(transparent)]

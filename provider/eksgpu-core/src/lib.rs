@@ -14,4 +14,5 @@ pub mod recommend;
 pub mod render;
 pub mod rules;
 pub mod sharing;
+pub mod validate;
 pub mod yaml;

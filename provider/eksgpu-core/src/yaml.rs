@@ -1,6 +1,16 @@
 //! A small deterministic YAML emitter for JSON values: block style, keys in
-//! the order given, strings quoted whenever YAML could read them as anything
-//! else. Used for `manifests_yaml` and Helm values, which users read in plans.
+//! the order given. Used for `manifests_yaml` and Helm values, which users
+//! read in plans and tools (Helm, kubectl, PyYAML, Go's yaml.v2/v3) read back.
+//!
+//! A string is written plain only when it is provably a string to every YAML
+//! 1.1 and 1.2 resolver: printable ASCII, starting with a letter, digit, `_`,
+//! `/`, `$` or `(`, not a word any schema resolves (booleans `y`/`yes`/`on`…,
+//! nulls, `.inf`, merge `<<`, value `=`), nothing shaped like a number,
+//! sexagesimal or timestamp, and no `: ` or ` #` inside. Everything else is
+//! double-quoted with escapes, so line breaks YAML 1.1 knows beyond `\n`
+//! (U+0085, U+2028, U+2029), control characters and the BOM never appear
+//! literally. Keys follow the same rule; keys too long for an implicit key
+//! (YAML limits those to 1024 characters) are written as explicit `? ` keys.
 
 use std::fmt::Write as _;
 
@@ -25,9 +35,24 @@ pub fn to_yaml_stream<'a>(docs: impl IntoIterator<Item = &'a Value>) -> String {
     docs.into_iter().map(to_yaml).collect::<Vec<_>>().join("---\n")
 }
 
+/// Keys longer than this (as written) become explicit keys: YAML caps implicit
+/// keys at 1024 characters, and some parsers count bytes.
+const MAX_IMPLICIT_KEY: usize = 1000;
+
+/// Writes `key:` after `pad` spaces, or, when the key is too long for an
+/// implicit key, `? key` and a `:` line at `value_indent`.
+fn write_key(out: &mut String, k: &str, pad: usize, value_indent: usize) {
+    let k = key(k);
+    if k.len() > MAX_IMPLICIT_KEY {
+        let _ = write!(out, "{:pad$}? {k}\n{:value_indent$}:", "", "");
+    } else {
+        let _ = write!(out, "{:pad$}{k}:", "");
+    }
+}
+
 fn write_map(out: &mut String, m: &serde_json::Map<String, Value>, indent: usize) {
     for (k, v) in m {
-        let _ = write!(out, "{:indent$}{}:", "", key(k));
+        write_key(out, k, indent, indent);
         write_value_after_key(out, v, indent);
     }
 }
@@ -59,10 +84,10 @@ fn write_seq(out: &mut String, a: &[Value], indent: usize) {
                 let mut first = true;
                 for (k, v) in m {
                     if first {
-                        let _ = write!(out, " {}:", key(k));
+                        write_key(out, k, 1, indent + 2);
                         first = false;
                     } else {
-                        let _ = write!(out, "{:w$}{}:", "", key(k), w = indent + 2);
+                        write_key(out, k, indent + 2, indent + 2);
                     }
                     write_value_after_key(out, v, indent + 2);
                 }
@@ -81,72 +106,117 @@ fn write_seq(out: &mut String, a: &[Value], indent: usize) {
 }
 
 fn key(k: &str) -> String {
-    if needs_quotes(k) { quote(k) } else { k.to_owned() }
+    if is_plain_safe(k) { k.to_owned() } else { quote(k) }
 }
 
 fn scalar(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) if needs_quotes(s) => quote(s),
-        Value::String(s) => s.clone(),
+        Value::Number(n) => number(n),
+        Value::String(s) if is_plain_safe(s) => s.clone(),
+        Value::String(s) => quote(s),
         Value::Object(_) => "{}".into(),
         Value::Array(_) => "[]".into(),
     }
 }
 
-/// Whether a plain scalar would be read back as something other than this string.
-fn needs_quotes(s: &str) -> bool {
-    const WORDS: [&str; 22] = [
-        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "True", "False", "TRUE", "FALSE", "Yes",
-        "No", "On", "Off", "Null", "NULL", "YES", "NO",
-    ];
-    s.is_empty()
-        || WORDS.contains(&s)
-        || s.parse::<f64>().is_ok()
-        || s.starts_with(|c: char| " -?:,[]{}#&*!|>'\"%@`".contains(c))
-        || s.ends_with(' ')
-        || s.contains(": ")
-        || s.contains(" #")
-        || s.contains(['\n', '\t'])
-        || s.starts_with("0x")
-        || s.starts_with("0o")
+/// Integers as they are; floats always with a `.` and a signed exponent, the
+/// only float spelling YAML 1.1 resolves (`1e100` is a string there).
+fn number(n: &serde_json::Number) -> String {
+    let s = n.to_string();
+    if !n.is_f64() {
+        return s;
+    }
+    let (mantissa, exp) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m.to_owned(), Some(e)),
+        None => (s.clone(), None),
+    };
+    let mantissa = if mantissa.contains('.') {
+        mantissa
+    } else {
+        format!("{mantissa}.0")
+    };
+    match exp {
+        Some(e) if e.starts_with(['-', '+']) => format!("{mantissa}e{e}"),
+        Some(e) => format!("{mantissa}e+{e}"),
+        None => mantissa,
+    }
 }
 
+/// Words some YAML schema resolves to a non-string, compared case-insensitively
+/// (quoting `yEs` costs nothing): YAML 1.1 booleans and null, YAML 1.2 core
+/// booleans and null. (`~`, `.inf`, `.nan` start with an indicator or a dot.)
+const RESOLVED_WORDS: [&str; 9] = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
+
+/// Whether `s` may be written as a plain scalar and still be read back as
+/// exactly this string by every YAML 1.1 and 1.2 reader.
+fn is_plain_safe(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    let bytes = s.as_bytes();
+    // Printable ASCII only: no line breaks of any YAML version, no control
+    // characters, no BOM, no tabs.
+    if !bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return false;
+    }
+    // No indicator, sign, dot or quote first: that rules out `-`, `?`, `:`,
+    // `#`, `&`, `*`, `!`, `|`, `>`, `'`, `"`, `%`, `@`, `` ` ``, flow
+    // indicators, `~`, `.inf`, `---`, `...`, `<<`, `=` and signed numbers.
+    if !(first.is_ascii_alphanumeric() || matches!(first, '_' | '/' | '$' | '(')) {
+        return false;
+    }
+    if s.ends_with([' ', ':']) || s.contains(": ") || s.contains(" #") {
+        return false;
+    }
+    if RESOLVED_WORDS.iter().any(|w| s.eq_ignore_ascii_case(w)) {
+        return false;
+    }
+    !number_like(s)
+}
+
+/// A superset of every YAML 1.1 and 1.2 int, float, sexagesimal and timestamp
+/// spelling: a digit, and nothing but digits, hex letters, radix letters,
+/// `_ . : + -`, the timestamp's `t`/`z` and spaces. So `0x1F`, `0o17`, `017`,
+/// `1_000`, `1:30`, `6.8523015e+5`, `2001-12-14t21:59:43.10-05:00` are
+/// quoted, while `200Gi`, `1g.18gb` and `p5.48xlarge` stay plain.
+fn number_like(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit())
+        && s.bytes()
+            .all(|b| b.is_ascii_hexdigit() || b"xXoObB_.:+-tTzZ ".contains(&b))
+}
+
+/// A double-quoted scalar. Only `"`, `\` and characters that are not safe to
+/// write literally are escaped, so the result is one line whatever `s` holds.
 fn quote(s: &str) -> String {
-    serde_json::Value::String(s.to_owned()).to_string()
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{0085}' => out.push_str("\\N"),
+            '\u{2028}' => out.push_str("\\L"),
+            '\u{2029}' => out.push_str("\\P"),
+            // C0 and C1 controls, DEL, the BOM and the non-characters at the
+            // end of the BMP are not printable in YAML; NBSP is escaped so it
+            // cannot hide in a plan.
+            c if (c as u32) < 0x20
+                || (0x7f..=0xa0).contains(&(c as u32))
+                || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+            {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn renders_block_yaml_with_safe_quoting() {
-        let v = json!({
-            "kind": "NodePool",
-            "labels": {"nvidia.com/gpu.deploy.device-plugin": "false", "team": "ml"},
-            "limits": {"nvidia.com/gpu": 32},
-            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}],
-            "empty": {},
-            "none": [],
-            "ratio": "0.5",
-            "text": "a: b",
-        });
-        let y = to_yaml(&v);
-        assert_eq!(
-            y,
-            "kind: NodePool\nlabels:\n  nvidia.com/gpu.deploy.device-plugin: \"false\"\n  team: ml\nlimits:\n  nvidia.com/gpu: 32\nrequirements:\n- key: karpenter.sh/capacity-type\n  operator: In\n  values:\n  - spot\n  - on-demand\nempty: {}\nnone: []\nratio: \"0.5\"\ntext: \"a: b\"\n"
-        );
-    }
-
-    #[test]
-    fn streams_join_documents() {
-        assert_eq!(
-            to_yaml_stream(&[json!({"a": 1}), json!({"b": "x"})]),
-            "a: 1\n---\nb: x\n"
-        );
-    }
-}
+mod tests;

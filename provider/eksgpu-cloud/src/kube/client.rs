@@ -2,8 +2,10 @@
 //! its known group, version and plural, so no discovery call is ever made.
 
 use async_trait::async_trait;
-use eksgpu_core::kinds::Kind;
+use eksgpu_core::kinds::{self, Kind};
+use eksgpu_core::validate;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
 use super::{ApplyOptions, Cluster, KubeError};
@@ -17,6 +19,22 @@ impl KubeCluster {
         Self { client }
     }
 
+    /// The API of one object and its name as a path segment. kube-rs pastes
+    /// names and namespaces into the request path as they are, so a name such
+    /// as `../../namespaces/kube-system/configmaps/x` or `a?dryRun=All` would
+    /// address another object or change the request: names are checked to be
+    /// Kubernetes names first, and encoded anyway.
+    fn object_api(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<(Api<DynamicObject>, String), KubeError> {
+        let (namespace, name) = object_path(kind, namespace, name)?;
+        Ok((self.api(kind, namespace.as_deref()), name))
+    }
+
+    /// The API of a kind, in one namespace (already a checked path segment) or all.
     fn api(&self, kind: &Kind, namespace: Option<&str>) -> Api<DynamicObject> {
         let resource = ApiResource {
             group: kind.group.to_owned(),
@@ -30,6 +48,47 @@ impl KubeCluster {
             _ => Api::all_with(self.client.clone(), &resource),
         }
     }
+}
+
+/// Unreserved characters of RFC 3986 stay; everything else is percent-encoded.
+const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// `s` as one path segment: percent-encoded, so it cannot add segments, a query or a fragment.
+fn path_segment(s: &str) -> String {
+    utf8_percent_encode(s, PATH_SEGMENT).to_string()
+}
+
+/// The checked and encoded namespace (for namespaced kinds) and name of one object.
+fn object_path(kind: &Kind, namespace: Option<&str>, name: &str) -> Result<(Option<String>, String), KubeError> {
+    let invalid = |what: &str, value: &str, e: validate::ValidationError| KubeError::InvalidName {
+        kind: kind.kind,
+        name: value.to_owned(),
+        reason: format!("{what}: {e}"),
+    };
+    // Namespaces are RFC 1123 labels; other objects RFC 1123 subdomains (the
+    // API server's rule for ConfigMaps and custom resources alike).
+    let checked = if *kind == kinds::NAMESPACE {
+        validate::namespace_name(name)
+    } else {
+        validate::dns1123_subdomain(name)
+    };
+    checked.map_err(|e| invalid("the name", name, e))?;
+    let namespace = match (kind.namespaced, namespace) {
+        (true, Some(ns)) => {
+            validate::namespace_name(ns).map_err(|e| invalid("the namespace", ns, e))?;
+            Some(path_segment(ns))
+        }
+        (true, None) => {
+            return Err(KubeError::InvalidName {
+                kind: kind.kind,
+                name: name.to_owned(),
+                reason: "a namespaced object needs a namespace".into(),
+            });
+        }
+        // A cluster-scoped kind has no namespace in its path.
+        (false, _) => None,
+    };
+    Ok((namespace, path_segment(name)))
 }
 
 /// Maps API errors to what users can act on. A 404 without an object name in
@@ -89,9 +148,9 @@ impl Cluster for KubeCluster {
     ) -> Result<Value, KubeError> {
         let mut params = PatchParams::apply(opts.field_manager);
         params.force = opts.force;
-        let applied = self
-            .api(kind, namespace)
-            .patch(name, &params, &Patch::Apply(body))
+        let (api, segment) = self.object_api(kind, namespace, name)?;
+        let applied = api
+            .patch(&segment, &params, &Patch::Apply(body))
             .await
             .map_err(|e| error(kind, e))?;
         tracing::debug!(kind = kind.kind, name, "applied");
@@ -99,7 +158,8 @@ impl Cluster for KubeCluster {
     }
 
     async fn get(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, KubeError> {
-        match self.api(kind, namespace).get(name).await {
+        let (api, segment) = self.object_api(kind, namespace, name)?;
+        match api.get(&segment).await {
             Ok(o) => Ok(Some(to_value(o))),
             Err(e) if is_not_found(&e) => Ok(None),
             Err(e) => Err(error(kind, e)),
@@ -107,11 +167,8 @@ impl Cluster for KubeCluster {
     }
 
     async fn delete(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Result<bool, KubeError> {
-        match self
-            .api(kind, namespace)
-            .delete(name, &DeleteParams::background())
-            .await
-        {
+        let (api, segment) = self.object_api(kind, namespace, name)?;
+        match api.delete(&segment, &DeleteParams::background()).await {
             Ok(_) => Ok(true),
             // Gone already, or its kind is gone with it: nothing left to delete.
             Err(e) if is_not_found(&e) => Ok(false),
@@ -142,3 +199,6 @@ impl Cluster for KubeCluster {
         Ok(format!("{}.{minor}", info.major))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! Validators of single values, one file per class: Kubernetes names, labels
+//! and taints, Karpenter and EKS values, quantities, numbers, scaler inputs.
+//!
+//! Each is a pure `fn(&str, ..) -> Result<(), ValidationError>` whose error
+//! says what was wrong, which form is accepted and which public source
+//! defines it, so a diagnostic can quote all three. The facts come from the
+//! systems that would reject the value later (the API server, a CRD's CEL
+//! rules, the EKS API); checking them at plan turns an apply-time failure
+//! into a plan-time one.
+
+use std::borrow::Cow;
+use std::fmt;
+
+mod eks;
+mod karpenter;
+mod labels;
+mod names;
+mod node_class;
+mod numbers;
+mod quantity;
+mod scaler;
+#[cfg(test)]
+mod upstream_regexes;
+
+pub use eks::{
+    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, eks_cluster_name, eks_label_key, eks_label_value,
+    eks_taint_key, eks_taint_value, iam_role_name, node_group_name, node_group_name_for,
+};
+pub use karpenter::{
+    KARPENTER_AWS_WELL_KNOWN_LABELS, karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration,
+    karpenter_node_label_key,
+};
+pub use labels::{
+    annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
+};
+pub use names::{
+    cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_label, dns1123_subdomain,
+    namespace_name, object_name, path_segment_name,
+};
+pub use node_class::{
+    EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, ebs_volume_type, eviction_signal, eviction_threshold,
+    karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
+};
+pub use numbers::{int32, non_negative, positive};
+pub use quantity::quantity;
+pub use scaler::{cron_schedule, prometheus_address, time_zone};
+
+/// A value the system it is meant for would refuse.
+///
+/// `Display` and `Error` are written by hand rather than with thiserror:
+/// thiserror takes a field named `source` for the error's cause, and here it
+/// names the public document that defines the accepted form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    /// What is wrong with this value, naming it.
+    pub message: String,
+    /// The accepted form, in words a user can act on.
+    pub accepted: Cow<'static, str>,
+    /// The public source of the rule (a repository path with its version, or a URL).
+    pub source: &'static str,
+}
+
+impl ValidationError {
+    pub(crate) fn new(
+        message: impl Into<String>,
+        accepted: impl Into<Cow<'static, str>>,
+        source: &'static str,
+    ) -> Self {
+        ValidationError {
+            message: message.into(),
+            accepted: accepted.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} Accepted: {} (source: {})",
+            self.message, self.accepted, self.source
+        )
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// The result of every validator.
+pub type Validation = Result<(), ValidationError>;
+
+/// `MAJOR.MINOR` as numbers, the form versions take in this module.
+pub type Version = (u32, u32);
+
+/// A CRD vendored for the Kubernetes emulator (upstream files, unchanged),
+/// so tests can check rules against the CEL and patterns they restate.
+#[cfg(test)]
+pub(crate) fn vendored_crd(file: &str) -> serde_json::Value {
+    // The running test's package directory (see acceptance-tests' repo_root for why not env!).
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(
+        || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        std::path::PathBuf::from,
+    );
+    let path = dir.join("../../acceptance-tests/kube-emulator/crds").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `x-kubernetes-validations` rules and the `pattern` of a schema node,
+/// found by a JSON pointer below `spec.versions[0].schema.openAPIV3Schema`.
+#[cfg(test)]
+pub(crate) fn crd_node(crd: &serde_json::Value, pointer: &str) -> serde_json::Value {
+    crd.pointer(&format!("/spec/versions/0/schema/openAPIV3Schema{pointer}"))
+        .unwrap_or_else(|| panic!("no {pointer} in the CRD"))
+        .clone()
+}
+
+#[cfg(test)]
+pub(crate) fn cel_rules(node: &serde_json::Value) -> Vec<String> {
+    node["x-kubernetes-validations"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r["rule"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}

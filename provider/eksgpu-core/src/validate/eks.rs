@@ -1,0 +1,264 @@
+//! Names and shapes the EKS API (and EC2) accept: cluster and node group
+//! names, availability zones, node group labels and taints.
+
+use super::labels::{label_key, label_value, taint_key, taint_value};
+use super::{Validation, ValidationError};
+
+const CLUSTER: &str = "Amazon EKS API Reference, CreateCluster (name), as documented in aws-sdk-eks 1.160.0 \
+     CreateClusterInput::name";
+const NODE_GROUP: &str = "Amazon EKS User Guide, Create a managed node group (name: at most 63 characters, \
+     starting with a letter or digit, then letters, digits, '-' and '_'); Amazon EKS API Reference, CreateNodegroup";
+const NODE_GROUP_FIELDS: &str = "Amazon EKS API Reference, CreateNodegroup: labels (key 1-63, value 1-63 characters) \
+     and Taint (key 1-63, value 0-63 characters)";
+const ZONES: &str = "Amazon EC2 User Guide, Regions and Zones (a zone is its Region's code and a letter, e.g. \
+     us-west-2a; Local Zones add a location, e.g. us-west-2-lax-1a)";
+
+const IAM_ROLE: &str = "AWS IAM API Reference, CreateRole (RoleName: 1-64 characters of [\\w+=,.@-])";
+
+/// Longest EKS cluster name.
+pub const EKS_CLUSTER_NAME_MAX: usize = 100;
+/// Longest managed node group name.
+pub const NODE_GROUP_NAME_MAX: usize = 63;
+
+/// `^[0-9A-Za-z][A-Za-z0-9\-_]*$`.
+fn is_eks_name(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn eks_name(kind: &str, s: &str, max: usize, source: &'static str) -> Validation {
+    let accepted = format!("1 to {max} characters: letters, digits, '-' and '_', starting with a letter or digit");
+    if s.is_empty() || s.len() > max {
+        return Err(ValidationError::new(
+            format!("{kind} {s:?} has {} characters; 1 to {max} are allowed.", s.len()),
+            accepted,
+            source,
+        ));
+    }
+    if !is_eks_name(s) {
+        return Err(ValidationError::new(
+            format!("{kind} {s:?} may hold only letters, digits, '-' and '_', and must start with a letter or digit."),
+            accepted,
+            source,
+        ));
+    }
+    Ok(())
+}
+
+/// An EKS cluster name: 1–100 characters of `[0-9A-Za-z][A-Za-z0-9\-_]*`.
+/// (The provider also uses it as a label value: see `cluster_name_label_value`.)
+pub fn eks_cluster_name(s: &str) -> Validation {
+    eks_name("Cluster name", s, EKS_CLUSTER_NAME_MAX, CLUSTER)
+}
+
+/// A managed node group name: 1–63 characters of `[0-9A-Za-z][A-Za-z0-9\-_]*`.
+pub fn node_group_name(s: &str) -> Validation {
+    eks_name("Node group name", s, NODE_GROUP_NAME_MAX, NODE_GROUP)
+}
+
+/// The provider's node group name `<cluster>-<pool>` must itself be a node
+/// group name: with a pool name of `p` characters, the cluster name may have
+/// at most `62 - p`.
+pub fn node_group_name_for(cluster: &str, pool: &str) -> Validation {
+    let name = format!("{cluster}-{pool}");
+    node_group_name(&name).map_err(|e| ValidationError {
+        message: format!(
+            "The node group name {name:?} (cluster name, '-', pool name) is not valid: {}",
+            e.message
+        ),
+        accepted: format!(
+            "a cluster name and pool name of at most {} characters together, letters, digits, '-' and '_'",
+            NODE_GROUP_NAME_MAX - 1
+        )
+        .into(),
+        ..e
+    })
+}
+
+/// An IAM role name (not an ARN), as an EC2NodeClass `role` takes it:
+/// 1–64 characters of letters, digits and `_+=,.@-`.
+pub fn iam_role_name(s: &str) -> Validation {
+    let ok = (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_+=,.@-".contains(&b));
+    if ok {
+        return Ok(());
+    }
+    let hint = if s.starts_with("arn:") {
+        " (give the role's name, not its ARN)"
+    } else {
+        ""
+    };
+    Err(ValidationError::new(
+        format!("{s:?} is not an IAM role name{hint}."),
+        "1 to 64 characters: letters, digits and _+=,.@-",
+        IAM_ROLE,
+    ))
+}
+
+/// An availability zone name (not a zone ID): a Region code such as
+/// `us-west-2` followed by a letter (`us-west-2a`), or by a Local or
+/// Wavelength Zone location (`us-west-2-lax-1a`, `us-east-1-wl1-bos-wlz-1`).
+/// Zone IDs (`usw2-az1`) are a different label (`topology.k8s.aws/zone-id`).
+pub fn availability_zone(s: &str) -> Validation {
+    if is_zone(s) {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("{s:?} is not an availability zone name."),
+        "a zone name such as us-west-2a or us-west-2-lax-1a (lower case)",
+        ZONES,
+    ))
+}
+
+fn is_zone(s: &str) -> bool {
+    // Region: `xx(-word)+-N`, e.g. us-west-2, us-gov-west-1, ap-southeast-7.
+    let parts: Vec<&str> = s.split('-').collect();
+    let is_word = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());
+    let Some(region_end) = parts
+        .iter()
+        .position(|p| p.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+    else {
+        return false;
+    };
+    if region_end < 2 || parts[0].len() != 2 || !parts[..region_end].iter().all(|p| is_word(p)) {
+        return false;
+    }
+    let number = parts[region_end];
+    let digits_end = number.find(|c: char| !c.is_ascii_digit()).unwrap_or(number.len());
+    let (digits, letter) = number.split_at(digits_end);
+    if digits.is_empty() || digits.len() > 2 {
+        return false;
+    }
+    let rest = &parts[region_end + 1..];
+    if rest.is_empty() {
+        // A zone of the Region itself: exactly one letter after the number.
+        return letter.len() == 1 && letter.bytes().all(|b| b.is_ascii_lowercase());
+    }
+    // A Local or Wavelength Zone: the Region's number, then location parts.
+    letter.is_empty()
+        && rest
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+/// A label key on a managed node group: a Kubernetes label key of at most
+/// 63 characters in all (the EKS API's limit, prefix included).
+pub fn eks_label_key(key: &str) -> Validation {
+    label_key(key)?;
+    limit("label key", key, 1, NODE_GROUP_NAME_MAX)
+}
+
+/// A label value on a managed node group: a Kubernetes label value, not empty.
+pub fn eks_label_value(value: &str) -> Validation {
+    label_value(value)?;
+    limit("label value", value, 1, NODE_GROUP_NAME_MAX)
+}
+
+/// A taint key on a managed node group: a Kubernetes taint key of at most 63 characters in all.
+pub fn eks_taint_key(key: &str) -> Validation {
+    taint_key(key)?;
+    limit("taint key", key, 1, NODE_GROUP_NAME_MAX)
+}
+
+/// A taint value on a managed node group: a Kubernetes taint value (may be empty).
+pub fn eks_taint_value(value: &str) -> Validation {
+    taint_value(value)?;
+    limit("taint value", value, 0, NODE_GROUP_NAME_MAX)
+}
+
+fn limit(what: &str, s: &str, min: usize, max: usize) -> Validation {
+    if (min..=max).contains(&s.len()) {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!(
+            "A node group {what} has {min} to {max} characters; {s:?} has {}.",
+            s.len()
+        ),
+        format!("{min} to {max} characters, prefix included"),
+        NODE_GROUP_FIELDS,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_names() {
+        for ok in ["gpu-cluster", "A", "0_a-B", &"c".repeat(100)] {
+            assert!(eks_cluster_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "-a", "_a", "a.b", "a b", "a/b", "..", &"c".repeat(101)] {
+            assert_eq!(eks_cluster_name(bad).unwrap_err().source, CLUSTER, "{bad}");
+        }
+    }
+
+    #[test]
+    fn node_group_names() {
+        for ok in ["gpu-inference", "G_1", &"n".repeat(63)] {
+            assert!(node_group_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "-a", "a.b", &"n".repeat(64)] {
+            assert!(node_group_name(bad).is_err(), "{bad}");
+        }
+        assert!(node_group_name_for("gpu", "inference").is_ok());
+        assert!(node_group_name_for(&"c".repeat(31), &"p".repeat(31)).is_ok());
+        let e = node_group_name_for(&"c".repeat(32), &"p".repeat(31)).unwrap_err();
+        assert!(e.message.contains("cluster name, '-', pool name"), "{e}");
+        // A valid EKS cluster name can be too long for any node group.
+        assert!(eks_cluster_name(&"c".repeat(70)).is_ok());
+        assert!(node_group_name_for(&"c".repeat(70), "p").is_err());
+    }
+
+    #[test]
+    fn role_names() {
+        for ok in ["KarpenterNodeRole-gpu-cluster", "a", "r_+=,.@-", &"r".repeat(64)] {
+            assert!(iam_role_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "a/b", &"r".repeat(65)] {
+            assert!(iam_role_name(bad).is_err(), "{bad}");
+        }
+        let e = iam_role_name("arn:aws:iam::123456789012:role/x").unwrap_err();
+        assert!(e.message.contains("not its ARN"), "{e}");
+    }
+
+    #[test]
+    fn zones() {
+        for ok in [
+            "us-west-2a",
+            "eu-central-1b",
+            "ap-southeast-7a",
+            "us-gov-west-1a",
+            "us-west-2-lax-1a",
+            "us-east-1-wl1-bos-wlz-1",
+        ] {
+            assert!(availability_zone(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "us-west-2",
+            "usw2-az1",
+            "US-WEST-2A",
+            "us-west-2ab",
+            "us-west-2a ",
+            "west-2a",
+            "u-west-2a",
+            "us--2a",
+        ] {
+            assert!(availability_zone(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn node_group_labels_and_taints() {
+        assert!(eks_label_key("nvidia.com/gpu.deploy.device-plugin").is_ok());
+        let long = format!("{}/x", "a".repeat(62));
+        assert!(label_key(&long).is_ok() && eks_label_key(&long).is_err());
+        assert!(label_value("").is_ok() && eks_label_value("").is_err());
+        assert!(eks_label_value("true").is_ok());
+        assert!(eks_taint_key("nvidia.com/gpu").is_ok());
+        assert!(eks_taint_key(&long).is_err());
+        assert!(eks_taint_value("").is_ok());
+        assert!(eks_taint_value("a b").is_err());
+    }
+}
