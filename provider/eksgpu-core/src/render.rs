@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-pub use gpu_operator::gpu_operator_values;
+pub use gpu_operator::{
+    DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
+};
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG};
 
 use crate::kinds::{self, Kind};

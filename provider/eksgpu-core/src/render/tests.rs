@@ -158,3 +158,43 @@ fn gpu_operator_values_fit_the_mix() {
     s.gpu_operator = None;
     assert!(gpu_operator_values(&s).is_none());
 }
+
+#[test]
+fn device_plugin_sharing_names_the_config_map() {
+    // gpu-operator v26.7.0 controllers/object_controls.go drops the config-manager without it.
+    let mut s = seed_strategy();
+    assert!(gpu_operator_values(&s).unwrap()["devicePlugin"].get("config").is_none());
+    s.pools[0].labels.insert(DEVICE_PLUGIN_CONFIG.into(), "a10g-ts".into());
+    let v = gpu_operator_values(&s).unwrap();
+    assert_eq!(v["devicePlugin"]["config"]["name"], "device-plugin-config");
+    assert_eq!(v["devicePlugin"]["config"]["default"], "");
+    let v = gpu_operator_values_with_config(&s, Some("team-sharing")).unwrap();
+    assert_eq!(v["devicePlugin"]["config"]["name"], "team-sharing");
+}
+
+#[test]
+fn nfd_worker_and_operands_tolerate_every_pool_taint() {
+    let mut s = seed_strategy();
+    s.pools[0].gpu_taint = false;
+    s.pools[0].taints = vec![Taint {
+        key: "workload".into(),
+        value: Some("training".into()),
+        effect: "NoSchedule".into(),
+    }];
+    let v = gpu_operator_values(&s).unwrap();
+    let has = |list: &serde_json::Value, key: &str, effect: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["key"] == key && t["effect"] == effect)
+    };
+    let nfd = &v["node-feature-discovery"]["worker"]["tolerations"];
+    let ds = &v["daemonsets"]["tolerations"];
+    for list in [nfd, ds] {
+        assert!(has(list, "workload", "NoSchedule"), "{list}");
+        assert!(has(list, "workload", "NoExecute"), "{list}");
+        assert!(has(list, "nvidia.com/gpu", "NoSchedule"), "{list}");
+    }
+    // The chart's own NFD default stays.
+    assert!(has(nfd, "node-role.kubernetes.io/control-plane", "NoSchedule"));
+}

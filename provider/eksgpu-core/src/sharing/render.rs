@@ -125,6 +125,11 @@ pub fn hami_values(p: &SharingPool) -> Option<Value> {
             "deviceMemoryScaling": h.memory_scaling,
             "deviceCoreScaling": 1,
             "nvidiaNodeSelector": {"gpu": "on"},
+            // The HAMi device-plugin DaemonSet (chart v2.10 templates/device-plugin/daemonsetnvidia.yaml,
+            // `devicePlugin.tolerations`) must reach GPU nodes whatever their pool's taints
+            // (`nvidia.com/gpu`, `workload=training`, …); the `gpu: on` node selector already keeps it
+            // to HAMi nodes, so it tolerates every taint rather than a list that misses a pool's own.
+            "tolerations": [{"operator": "Exists"}],
         },
         "devices": {"nvidia": {"gpuCorePolicy": h.core_policy}},
     }))

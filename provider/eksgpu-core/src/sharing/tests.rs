@@ -104,6 +104,11 @@ fn hami_matches_the_seed() {
     );
     assert_eq!(node_labels(&p)["gpu"], "on");
     assert_eq!(hami_values(&p).unwrap()["devicePlugin"]["deviceSplitCount"], 10);
+    // A pool tainted with its own key (workload=training) still gets HAMi's device plugin.
+    assert_eq!(
+        hami_values(&p).unwrap()["devicePlugin"]["tolerations"],
+        serde_json::json!([{"operator": "Exists"}])
+    );
     assert_eq!(codes(&p), Vec::<&str>::new());
     p.workloads = vec![Workload {
         name: "big".into(),
