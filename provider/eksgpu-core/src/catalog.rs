@@ -5,8 +5,10 @@
 mod entry;
 mod instances;
 mod mig;
+mod mig_layout;
 
 pub use entry::{Entry, LiveInstanceType, entries};
+pub use mig_layout::{MigLayout, MigProfileName};
 
 /// Where a row's facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,6 +14,7 @@ pub use gpu_operator::{
 };
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG};
 
+use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};
 use crate::model::{Capacity, NodeStrategy, Pool, Taint};
 
@@ -130,11 +131,10 @@ pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String>
         .gpu_operator
         .as_ref()
         .is_some_and(|g| g.mig_strategy == "mixed");
-    match pool.labels.get(MIG_CONFIG).and_then(|c| c.strip_prefix("all-")) {
-        // Under `mixed`, each profile is its own resource; `all-1g.18gb.me` names profile `1g.18gb+me`.
-        Some(profile) if mixed && profile != "balanced" && profile != "disabled" && profile != "enabled" => {
-            Some(format!("nvidia.com/mig-{}", profile.replacen(".me", "+me", 1)))
-        }
+    match pool.labels.get(MIG_CONFIG).map(|c| MigLayout::parse(c)) {
+        // Under `mixed`, each profile is its own resource, written with '.' for '+'
+        // (`nvidia.com/mig-1g.18gb.me`; k8s-device-plugin v0.20.0 internal/rm/rm.go).
+        Some(MigLayout::All(profile)) if mixed => Some(profile.resource_name()),
         _ => Some("nvidia.com/gpu".to_owned()),
     }
 }

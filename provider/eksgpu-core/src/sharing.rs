@@ -145,7 +145,10 @@ impl SharingPool {
         let (first, _) = profiles.next()?;
         if profiles.next().is_none() {
             // One profile filling every GPU: the generated `all-<profile>` config ('+' written as '.').
-            return Some(format!("all-{}", first.replace('+', ".")));
+            return Some(
+                catalog::MigProfileName::parse(first)
+                    .map_or_else(|| format!("all-{}", first.replace('+', ".")), |p| p.config_name()),
+            );
         }
         let balanced = self.gpus().first().and_then(|t| t.mig).is_some_and(|m| {
             m.balanced.len() == mig.profiles.len()

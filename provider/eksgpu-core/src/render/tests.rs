@@ -143,6 +143,12 @@ fn computed_pool_values() {
         gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(),
         Some("nvidia.com/mig-1g.10gb")
     );
+    // `+me` profiles: the device plugin advertises `.me`; '+' is illegal in a resource name.
+    mixed.pools[0].labels.insert(MIG_CONFIG.into(), "all-1g.10gb.me".into());
+    assert_eq!(
+        gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(),
+        Some("nvidia.com/mig-1g.10gb.me")
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! known yet are left out of the model and skipped by the provider).
 
 use super::{Step, Violation, aws_side, parse_version};
-use crate::catalog;
+use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
@@ -210,12 +210,13 @@ fn check_pool(
                     format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
                 )),
                 Some(mig) => {
-                    let profile = config
-                        .strip_prefix("all-")
-                        .filter(|p| !["balanced", "enabled"].contains(p));
-                    if let Some(p) = profile {
-                        // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
-                        let name = p.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
+                    // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
+                    let profile = match MigLayout::parse(config) {
+                        MigLayout::All(p) => Some(p.to_string()),
+                        MigLayout::Custom(c) => c.strip_prefix("all-").map(str::to_owned),
+                        _ => None,
+                    };
+                    if let Some(name) = profile {
                         if !mig.profiles.is_empty() && mig.profile(&name).is_none() {
                             out.push(Violation::new(
                                 "EKSGPU003",

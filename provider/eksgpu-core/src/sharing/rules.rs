@@ -1,6 +1,7 @@
 //! Checks of a sharing pool against its GPU and capacity kind (offline).
 
 use super::{SharingPool, Strategy};
+use crate::catalog::MigLayout;
 use crate::model::Capacity;
 use crate::rules::{Step, Violation};
 
@@ -240,10 +241,10 @@ fn smallest_profile_mib(p: &SharingPool) -> Option<i64> {
     let gpu = p.gpus().first().and_then(|t| t.mig)?;
     let mig = p.mig.as_ref()?;
     let names: Vec<String> = if mig.profiles.is_empty() {
-        match mig.config.as_deref().and_then(|c| c.strip_prefix("all-")) {
-            Some("balanced") => gpu.balanced.iter().map(|(n, _)| (*n).to_owned()).collect(),
-            Some(c) => vec![c.replacen(".me", "+me", 1)],
-            None => vec![],
+        match mig.config.as_deref().map(MigLayout::parse) {
+            Some(MigLayout::Balanced) => gpu.balanced.iter().map(|(n, _)| (*n).to_owned()).collect(),
+            Some(MigLayout::All(profile)) => vec![profile.to_string()],
+            _ => vec![],
         }
     } else {
         mig.profiles.keys().cloned().collect()
@@ -319,13 +320,14 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
                 format!("The layout takes {slices} compute slices in {instances} instances; one {} GPU has {} slices and at most {} instances.", t.gpu_model, gpu.compute_slices, gpu.max_instances),
             ));
         }
-        if let Some(c) = mig
-            .config
-            .as_deref()
-            .and_then(|c| c.strip_prefix("all-"))
-            .filter(|c| !["balanced", "disabled", "enabled"].contains(c))
-        {
-            let name = c.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
+        let layout = mig.config.as_deref().map(MigLayout::parse);
+        let named = match &layout {
+            Some(MigLayout::All(profile)) => Some(profile.to_string()),
+            // `all-` followed by something that is not a profile name at all.
+            Some(MigLayout::Custom(c)) => c.strip_prefix("all-").map(str::to_owned),
+            _ => None,
+        };
+        if let Some(name) = named {
             if gpu.profile(&name).is_none() {
                 out.push(v(
                     "EKSGPU003",

@@ -194,6 +194,30 @@ fn mig_layouts_against_the_gpu() {
 }
 
 #[test]
+fn media_extension_profiles_use_dotted_resource_names() {
+    // k8s-device-plugin v0.20.0 internal/rm/rm.go advertises `mig-1g.18gb.me`; '+' is illegal.
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.mig = Some(Mig {
+        strategy: "mixed".into(),
+        profiles: BTreeMap::from([("1g.18gb+me".into(), 1)]),
+        config: None,
+    });
+    assert_eq!(p.mig_config_name().as_deref(), Some("all-1g.18gb.me"));
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/mig-1g.18gb.me".into(), "1".into())])
+    );
+    p.mig.as_mut().unwrap().profiles.clear();
+    p.mig.as_mut().unwrap().config = Some("all-1g.18gb.me".into());
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/mig-1g.18gb.me".into(), "1".into())])
+    );
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}
+
+#[test]
 fn eksgpu002_mig_on_an_a10g() {
     let mut p = pool(Strategy::Mig);
     p.mig = Some(Mig {
