@@ -40,20 +40,22 @@ pub const DEVICE_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
 /// drivers (hybrid pools present) the NVIDIA AMIs' preinstalled ones must win.
 pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
     let mut labels = pool.labels.clone();
+    let mut default = |k: &str| {
+        labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
+    };
+    // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017): the
+    // label is rendered with or without this strategy's `gpu_operator`, since an operator
+    // installed by other means reads it too (gpu-operator v26.7.0: a pre-set "false" wins).
+    if pool.dra {
+        default(DEPLOY_DEVICE_PLUGIN);
+    }
     if strategy.gpu_operator.is_some() {
-        let mut default = |k: &str| {
-            labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
-        };
         if pool.capacity == Capacity::AutoMode {
             default(DEPLOY_DEVICE_PLUGIN);
         }
         if gpu_operator::installs_driver(strategy) && pool.capacity != Capacity::Hybrid {
             default(DEPLOY_DRIVER);
             default(DEPLOY_TOOLKIT);
-        }
-        // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017).
-        if pool.dra {
-            default(DEPLOY_DEVICE_PLUGIN);
         }
     }
     labels

@@ -204,3 +204,14 @@ fn nfd_worker_and_operands_tolerate_every_pool_taint() {
     // The chart's own NFD default stays.
     assert!(has(nfd, "node-role.kubernetes.io/control-plane", "NoSchedule"));
 }
+
+#[test]
+fn dra_pools_switch_the_device_plugin_off_with_or_without_the_operator() {
+    let mut s = seed_strategy();
+    s.pools[0].dra = true;
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.gpu_operator = None;
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.pools[0].dra = false;
+    assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
+}

@@ -281,6 +281,15 @@ fn check_pool(
             "This pool serves DRA claims and keeps the device plugin on.".into(),
         ));
     }
+    // The DRA driver owns a DRA pool's GPUs: a device-plugin sharing config there would bring the
+    // device plugin back next to it (EKS user guide, DRA: no DRA driver and device plugin on one node).
+    if pool.dra && label(DEVICE_PLUGIN_CONFIG).is_some() {
+        out.push(Violation::new(
+            "EKSGPU017",
+            label_path(DEVICE_PLUGIN_CONFIG),
+            "This pool serves DRA claims and selects a device-plugin sharing config.".into(),
+        ));
+    }
     if pool.dra && hami {
         out.push(Violation::new(
             "EKSGPU017",

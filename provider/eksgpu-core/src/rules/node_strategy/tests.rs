@@ -303,7 +303,10 @@ fn eksgpu017_two_device_managers() {
     assert_eq!(codes(&strategy(vec![hami_ok], true)), Vec::<&str>::new());
     let mut dra = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     dra.dra = true;
-    assert_eq!(codes(&strategy(vec![dra], true)), Vec::<&str>::new());
+    assert_eq!(codes(&strategy(vec![dra.clone()], true)), Vec::<&str>::new());
+    // A DRA pool taking a device-plugin sharing config brings the device plugin back.
+    let shared = with_label(dra, DEVICE_PLUGIN_CONFIG, "ts-2");
+    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU017"]);
 }
 
 #[test]
