@@ -279,9 +279,9 @@ pub static RULES: &[Rule] = &[
         code: "EKSGPU108",
         severity: Severity::Error,
         summary: "Invalid sharing settings",
-        trigger: "The strategy's settings block is missing or another strategy's block is set, or a value is out of range (time-slicing or MPS replicas below 2, HAMi cores above 100, DRA count below 1).",
+        trigger: "The strategy's settings block is missing or another strategy's block is set, or a value is out of range (time-slicing or MPS replicas below 2, MPS with `fail_requests_greater_than_one = false`, HAMi cores above 100, DRA count below 1).",
         fix: "Set exactly the block named by `strategy`, with values the device plugin, DRA driver or HAMi accept.",
-        source: "NVIDIA k8s-device-plugin config validation; NVIDIA DRA driver GpuConfig; HAMi chart values",
+        source: "NVIDIA k8s-device-plugin v0.20.0 api/config/v1 (replicas ≥ 2; MPS failRequestsGreaterThanOne forced true since v0.15.0); NVIDIA DRA driver GpuConfig; HAMi chart values",
     },
     Rule {
         code: "EKSGPU109",

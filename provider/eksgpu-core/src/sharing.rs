@@ -63,6 +63,15 @@ pub struct Slicing {
     pub fail_requests_greater_than_one: bool,
 }
 
+impl Slicing {
+    /// Upstream's `failRequestsGreaterThanOne`: `false` for time-slicing, `true` for MPS —
+    /// since k8s-device-plugin v0.15.0 api/config/v1/config.go sets it to true whenever MPS
+    /// is configured (a request for several MPS shares has no clear meaning).
+    pub fn default_fail_requests_greater_than_one(strategy: Strategy) -> bool {
+        strategy == Strategy::Mps
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mig {
     /// `single` or `mixed`.

@@ -117,6 +117,17 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             ));
         }
     }
+    // k8s-device-plugin v0.15.0+ api/config/v1/config.go forces failRequestsGreaterThanOne to true
+    // for MPS: `false` would be planned, ignored on the node, and read back as drift.
+    if let Some(m) = &p.mps
+        && !m.fail_requests_greater_than_one
+    {
+        out.push(v(
+            "EKSGPU108",
+            vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")],
+            "The device plugin always refuses requests for more than one MPS share; false is not applied.".into(),
+        ));
+    }
 
     if let Some(mig) = &p.mig {
         check_mig(p, mig, &mut out);

@@ -32,6 +32,15 @@ fn slicing(replicas: i64) -> Option<Slicing> {
     })
 }
 
+/// MPS as upstream configures it (failRequestsGreaterThanOne forced true).
+fn mps(replicas: i64) -> Option<Slicing> {
+    Some(Slicing {
+        replicas,
+        rename_by_default: false,
+        fail_requests_greater_than_one: Slicing::default_fail_requests_greater_than_one(Strategy::Mps),
+    })
+}
+
 fn codes(p: &SharingPool) -> Vec<&'static str> {
     check_sharing_pool(p).into_iter().map(|v| v.code).collect()
 }
@@ -264,7 +273,7 @@ fn settings_blocks_and_ranges() {
     let mut p = pool(Strategy::TimeSlicing);
     assert_eq!(codes(&p), ["EKSGPU108"]);
     p.time_slicing = slicing(1);
-    p.mps = slicing(2);
+    p.mps = mps(2);
     let v = check_sharing_pool(&p);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108", "EKSGPU108"]);
     assert_eq!(v[1].path, vec![Step::Attr("time_slicing"), Step::Attr("replicas")]);
@@ -294,4 +303,33 @@ fn record_and_live_objects_read_back() {
         4
     );
     assert!(overlay_live(back, Some(None), None).time_slicing.is_none());
+}
+
+#[test]
+fn mps_refuses_requests_for_several_shares_as_upstream_does() {
+    // k8s-device-plugin v0.15.0+ api/config/v1/config.go: true for MPS, false for time-slicing.
+    assert!(Slicing::default_fail_requests_greater_than_one(Strategy::Mps));
+    assert!(!Slicing::default_fail_requests_greater_than_one(Strategy::TimeSlicing));
+    let mut p = pool(Strategy::Mps);
+    p.mps = mps(2);
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    assert_eq!(
+        device_plugin_config(&p).unwrap()["sharing"]["mps"]["failRequestsGreaterThanOne"],
+        true
+    );
+    // A record written without the field reads back as upstream's default.
+    let mut record = super::record(&p);
+    record["mps"]
+        .as_object_mut()
+        .unwrap()
+        .remove("fail_requests_greater_than_one");
+    let back = from_record("gpu", "small-models", DEFAULT_CONFIG_NAMESPACE, &record.to_string()).unwrap();
+    assert_eq!(back.mps, p.mps);
+    p.mps = slicing(2);
+    let v = check_sharing_pool(&p);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108"]);
+    assert_eq!(
+        v[0].path,
+        vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")]
+    );
 }
