@@ -53,12 +53,15 @@ fn block(v: &Value) -> Option<&Value> {
     Some(v).filter(|b| matches!(b, Value::Object(_)))
 }
 
-fn slicing(v: &Value) -> Option<Slicing> {
+fn slicing(v: &Value, strategy: Strategy) -> Option<Slicing> {
     let b = block(v)?;
     Some(Slicing {
         replicas: int(b.get("replicas")).unwrap_or(0),
         rename_by_default: b.get("rename_by_default").as_bool().unwrap_or(false),
-        fail_requests_greater_than_one: b.get("fail_requests_greater_than_one").as_bool().unwrap_or(false),
+        fail_requests_greater_than_one: b
+            .get("fail_requests_greater_than_one")
+            .as_bool()
+            .unwrap_or(Slicing::default_fail_requests_greater_than_one(strategy)),
     })
 }
 
@@ -76,8 +79,8 @@ fn model(v: &Value) -> Option<SharingPool> {
         strategy: Strategy::parse(v.get("strategy").as_str()?)?,
         config_namespace: string(v.get("config_namespace")).unwrap_or_else(|| sharing::DEFAULT_CONFIG_NAMESPACE.into()),
         config_map: string(v.get("config_map")).unwrap_or_else(|| sharing::DEFAULT_CONFIG_MAP.into()),
-        time_slicing: slicing(v.get("time_slicing")),
-        mps: slicing(v.get("mps")),
+        time_slicing: slicing(v.get("time_slicing"), Strategy::TimeSlicing),
+        mps: slicing(v.get("mps"), Strategy::Mps),
         mig: block(v.get("mig")).map(|m| Mig {
             strategy: string(m.get("strategy")).unwrap_or_else(|| "single".into()),
             profiles: m
@@ -258,14 +261,14 @@ fn apply_defaults(planned: &mut Value, config: &Value) {
     );
     plan_default(planned, config, &top, "config_map", sharing::DEFAULT_CONFIG_MAP.into());
     plan_default(planned, config, &top, "force_conflicts", false.into());
-    for k in ["time_slicing", "mps"] {
+    for (k, strategy) in [("time_slicing", Strategy::TimeSlicing), ("mps", Strategy::Mps)] {
         plan_default(planned, config, &[Seg::Attr(k)], "rename_by_default", false.into());
         plan_default(
             planned,
             config,
             &[Seg::Attr(k)],
             "fail_requests_greater_than_one",
-            false.into(),
+            Slicing::default_fail_requests_greater_than_one(strategy).into(),
         );
     }
     plan_default(planned, config, &[Seg::Attr("mig")], "strategy", "single".into());

@@ -21,7 +21,8 @@ fn slicing(what: &str) -> Block {
     .attribute(Attribute::optional_computed(
         "fail_requests_greater_than_one",
         Type::Bool,
-        "Refuse containers that request more than one share. Default `false`.",
+        "Refuse containers that request more than one share. Default `false` for time-slicing, `true` for MPS \
+         (the device plugin forces it for MPS).",
     ))
 }
 
