@@ -180,6 +180,11 @@ impl Placement {
     }
 }
 
+#[allow(clippy::cast_precision_loss)]
+fn profile_memory_gb(p: &MigProfile) -> f64 {
+    p.memory_mib as f64 * 1_048_576.0 / 1e9
+}
+
 fn gpu_memory_gb(t: &InstanceType) -> Option<f64> {
     t.gpu_memory_mib.map(|m| f64::from(m) * 1_048_576.0 / 1e9)
 }
@@ -422,9 +427,10 @@ fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mi
             .iter()
             // Media-extension and graphics variants serve the same memory; plain profiles suffice.
             .filter(|p| !p.name.contains('+') && !p.name.contains('-'))
-            .filter(|p| f64::from(p.memory_gb) >= memory_gb)
+            // The MiB the driver reports for the slice, in GB like the replica's need.
+            .filter(|p| profile_memory_gb(p) >= memory_gb)
             .filter(|p| needs_mig || p.max_instances >= 2)
-            .min_by_key(|p| (p.memory_gb, std::cmp::Reverse(p.max_instances)));
+            .min_by_key(|p| (p.memory_mib, std::cmp::Reverse(p.max_instances)));
         if let Some(p) = best {
             options.push(Placement {
                 instance: t,
@@ -433,10 +439,10 @@ fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mi
             });
         }
     }
-    let Some(smallest) = options.iter().filter_map(|o| o.mig.map(|(p, _)| p.memory_gb)).min() else {
+    let Some(smallest) = options.iter().filter_map(|o| o.mig.map(|(p, _)| p.memory_mib)).min() else {
         return options;
     };
-    options.retain(|o| o.mig.is_some_and(|(p, _)| p.memory_gb == smallest));
+    options.retain(|o| o.mig.is_some_and(|(p, _)| p.memory_mib == smallest));
     options.sort_by_key(|o| (o.instance.gpu_count, o.instance.name));
     options
 }

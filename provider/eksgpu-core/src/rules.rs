@@ -87,9 +87,9 @@ pub static RULES: &[Rule] = &[
         code: "EKSGPU002",
         severity: Severity::Error,
         summary: "MIG on a GPU without MIG",
-        trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G).",
+        trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G, V100).",
         fix: "Use a MIG-capable type (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, g7e) or share the GPU with time-slicing, MPS or HAMi instead.",
-        source: "NVIDIA MIG user guide, supported GPUs (domain.md §1.5)",
+        source: "NVIDIA MIG user guide r580, supported GPUs (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/)",
     },
     Rule {
         code: "EKSGPU003",
@@ -97,7 +97,7 @@ pub static RULES: &[Rule] = &[
         summary: "MIG profile not valid for the GPU",
         trigger: "A MIG layout names a profile the GPU model does not have, or takes more compute slices or instances than one GPU has.",
         fix: "Pick a profile from `data.eksgpu_gpu_catalog` (`mig_profiles` of the instance type); profile names differ per GPU (H200's smallest is 1g.18gb, H100's 1g.10gb).",
-        source: "NVIDIA go-nvml mock tables, GPU Operator mig-parted config (mig_profiles.csv)",
+        source: "NVIDIA GPU Operator v25.10.1 default mig-parted config; NVIDIA go-nvml mock GPU tables (provider/eksgpu-core/data/mig_profiles.csv cites each row)",
     },
     Rule {
         code: "EKSGPU004",
@@ -201,7 +201,7 @@ pub static RULES: &[Rule] = &[
         summary: "Not a GPU instance type",
         trigger: "An instance type is unknown to the catalog, or is not an NVIDIA GPU instance where a GPU pool is declared.",
         fix: "Use a type from `data.eksgpu_gpu_catalog` (Neuron types such as trn and inf carry no NVIDIA stack).",
-        source: "GPU catalog (gpu_instances.csv)",
+        source: "Karpenter v1.14.1 instance-type reference (provider/eksgpu-core/data/gpu_instances.csv cites each row)",
     },
     Rule {
         code: "EKSGPU017",

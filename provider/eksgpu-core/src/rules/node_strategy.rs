@@ -216,19 +216,20 @@ fn check_pool(
                         MigLayout::Custom(c) => c.strip_prefix("all-").map(str::to_owned),
                         _ => None,
                     };
-                    if let Some(name) = profile {
-                        if !mig.profiles.is_empty() && mig.profile(&name).is_none() {
-                            out.push(Violation::new(
-                                "EKSGPU003",
-                                path.clone(),
-                                format!(
-                                    "{} ({}) has no MIG profile {name:?}; it has {}.",
-                                    t.name,
-                                    t.gpu_model,
-                                    mig.profiles.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-                                ),
-                            ));
-                        }
+                    if let Some(name) = profile
+                        && !mig.profiles.is_empty()
+                        && mig.profile(&name).is_none()
+                    {
+                        out.push(Violation::new(
+                            "EKSGPU003",
+                            path.clone(),
+                            format!(
+                                "{} ({}) has no MIG profile {name:?}; it has {}.",
+                                t.name,
+                                t.gpu_model,
+                                mig.profiles.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                            ),
+                        ));
                     }
                 }
             }

@@ -5,11 +5,6 @@ use crate::catalog::MigLayout;
 use crate::model::Capacity;
 use crate::rules::{Step, Violation};
 
-/// MiB in NVIDIA's rounded MIG "GB" (decimal gigabytes).
-fn gb_to_mib(gb: u32) -> i64 {
-    i64::from(gb) * 1_000_000_000 / 1_048_576
-}
-
 pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     let mut out = Vec::new();
     let v = |code, path: Vec<Step>, detail: String| Violation::new(code, path, detail);
@@ -263,7 +258,8 @@ fn smallest_profile_mib(p: &SharingPool) -> Option<i64> {
     names
         .iter()
         .filter_map(|n| gpu.profile(n))
-        .map(|pr| gb_to_mib(pr.memory_gb))
+        // The MiB the driver reports for the profile, not a figure derived from its name.
+        .map(|pr| i64::try_from(pr.memory_mib).unwrap_or(i64::MAX))
         .min()
 }
 
@@ -338,19 +334,19 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
             Some(MigLayout::Custom(c)) => c.strip_prefix("all-").map(str::to_owned),
             _ => None,
         };
-        if let Some(name) = named {
-            if gpu.profile(&name).is_none() {
-                out.push(v(
-                    "EKSGPU003",
-                    at("config"),
-                    format!(
-                        "{} ({}) has no profile {name:?}; it has {}.",
-                        t.name,
-                        t.gpu_model,
-                        valid()
-                    ),
-                ));
-            }
+        if let Some(name) = named
+            && gpu.profile(&name).is_none()
+        {
+            out.push(v(
+                "EKSGPU003",
+                at("config"),
+                format!(
+                    "{} ({}) has no profile {name:?}; it has {}.",
+                    t.name,
+                    t.gpu_model,
+                    valid()
+                ),
+            ));
         }
     }
     let profiles_used = if mig.profiles.is_empty() {

@@ -333,3 +333,24 @@ fn mps_refuses_requests_for_several_shares_as_upstream_does() {
         vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")]
     );
 }
+
+#[test]
+fn mig_share_memory_is_the_drivers_figure() {
+    // A100-40GB 1g.5gb: the driver reports 4864 MiB (NVML memorySizeMB); reading "5gb" as
+    // 5×10^9 bytes (4768 MiB) rejected a 4800 MiB workload that fits.
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p4d.24xlarge".into());
+    p.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::new(),
+        config: Some("all-1g.5gb".into()),
+    });
+    p.workloads = vec![Workload {
+        name: "small".into(),
+        memory_mib: 4800,
+        namespace: None,
+    }];
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    p.workloads[0].memory_mib = 4865;
+    assert_eq!(codes(&p), ["EKSGPU012"]);
+}
