@@ -138,6 +138,26 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// The pool's nodes run Bottlerocket, whose NVIDIA variants ship their own
+    /// device plugin: a node group with a `BOTTLEROCKET_*` AMI type (EKS API
+    /// `amiType`), or a Karpenter alias of the `bottlerocket` family.
+    pub fn bottlerocket(&self) -> bool {
+        let node_group = self
+            .managed_node_group
+            .as_ref()
+            .and_then(|m| m.ami_type.as_deref())
+            .is_some_and(|t| t.starts_with("BOTTLEROCKET_"));
+        let alias = self.capacity == Capacity::Karpenter
+            && self
+                .node_class
+                .as_ref()
+                .and_then(|nc| nc.ami_alias.as_deref())
+                .is_some_and(|a| a.split('@').next() == Some("bottlerocket"));
+        node_group || alias
+    }
+}
+
 /// `scalingConfig` of a node group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scaling {

@@ -49,6 +49,12 @@ pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String
     if pool.dra {
         default(DEPLOY_DEVICE_PLUGIN);
     }
+    // Bottlerocket's NVIDIA variants run their own device plugin (EKS user guide, "Use
+    // Bottlerocket with NVIDIA GPUs"; bottlerocket.dev settings.kubelet-device-plugins, v1.54):
+    // a second one from the operator would fight it for `nvidia.com/gpu`.
+    if pool.bottlerocket() {
+        default(DEPLOY_DEVICE_PLUGIN);
+    }
     if strategy.gpu_operator.is_some() {
         if pool.capacity == Capacity::AutoMode {
             default(DEPLOY_DEVICE_PLUGIN);

@@ -4,6 +4,7 @@
 //! return data (`Violation`), never errors.
 
 mod aws_side;
+mod node_class;
 mod node_strategy;
 
 pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
@@ -354,6 +355,38 @@ pub static RULES: &[Rule] = &[
         trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, or `max_unavailable` outside 1–100; or a node role is not an IAM role ARN.",
         fix: "Fix the value as the detail says; EKS would reject the request at apply.",
         source: "EKS API CreateNodegroup (domain.md §6)",
+    },
+    Rule {
+        code: "EKSGPU118",
+        severity: Severity::Error,
+        summary: "AMI alias that gives no GPU nodes",
+        trigger: "A `karpenter` pool's `node_class.ami_alias` is not `family@version`, names a family without NVIDIA AMI variants (the Windows families), or is an `al2@…` alias on Kubernetes 1.33 or later.",
+        fix: "Use `al2023@<version>` (or `bottlerocket@<version>`), pinned to a release for production or `@latest`; leave it unset for `al2023@latest`.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (alias pattern and families); EKS user guide, AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
+    },
+    Rule {
+        code: "EKSGPU119",
+        severity: Severity::Error,
+        summary: "Reserved capacity without a reservation to select",
+        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only: Karpenter launches reserved capacity only into the capacity reservations its node class selects, which this provider does not render yet.",
+        fix: "Add `on-demand` (or `spot`) to `capacity_types`, or manage the EC2NodeClass's `capacityReservationSelectorTerms` outside this provider.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 `capacityReservationSelectorTerms`; Karpenter docs v1.14, capacity reservations (https://karpenter.sh/v1.14/concepts/nodeclasses/)",
+    },
+    Rule {
+        code: "EKSGPU120",
+        severity: Severity::Error,
+        summary: "Auto Mode NodeClass without a node role",
+        trigger: "An `auto_mode` pool has a `node_class` block (the provider renders an `eks.amazonaws.com/v1` NodeClass) without `role`.",
+        fix: "Set `node_class { role = \"<node role name>\" }` to the IAM role of Auto Mode nodes (it needs an EKS access entry), or drop the block to use the built-in `default` NodeClass.",
+        source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): `spec.role` is required",
+    },
+    Rule {
+        code: "EKSGPU121",
+        severity: Severity::Error,
+        summary: "Device-plugin sharing on Bottlerocket",
+        trigger: "A pool on Bottlerocket (a `BOTTLEROCKET_*` node group AMI type or a `bottlerocket@…` alias) selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
+        fix: "Bottlerocket's NVIDIA variants run their own device plugin, configured through `settings.kubelet-device-plugins.nvidia` in the node's user data; the provider keeps the operator's plugin off these nodes. Share GPUs on an AL2023 pool, or configure Bottlerocket's settings yourself.",
+        source: "bottlerocket.dev v1.54 settings.kubelet-device-plugins; EKS user guide, accelerated AMIs (Bottlerocket NVIDIA variants include the device plugin)",
     },
 ];
 

@@ -215,3 +215,46 @@ fn dra_pools_switch_the_device_plugin_off_with_or_without_the_operator() {
     s.pools[0].dra = false;
     assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
 }
+
+#[test]
+fn bottlerocket_pools_follow_its_volume_layout_and_keep_the_operator_plugin_off() {
+    let mut s = seed_strategy();
+    let m = pool_manifests(&s, &s.pools[0]);
+    assert_eq!(m[0].body["spec"]["blockDeviceMappings"][0]["deviceName"], "/dev/xvda");
+    if let Some(nc) = &mut s.pools[0].node_class {
+        nc.ami_alias = Some("bottlerocket@v1.54.0".into());
+    }
+    let m = pool_manifests(&s, &s.pools[0]);
+    let bdm = &m[0].body["spec"]["blockDeviceMappings"];
+    // OS volume /dev/xvda keeps its 4Gi; the user's 200Gi is the data volume /dev/xvdb.
+    assert_eq!(bdm[0]["deviceName"], "/dev/xvda");
+    assert_eq!(bdm[0]["ebs"]["volumeSize"], "4Gi");
+    assert!(bdm[0].get("rootVolume").is_none());
+    assert_eq!(bdm[1]["deviceName"], "/dev/xvdb");
+    assert_eq!(bdm[1]["rootVolume"], true);
+    assert_eq!(bdm[1]["ebs"]["volumeSize"], "200Gi");
+    // Bottlerocket ships its own device plugin.
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+}
+
+#[test]
+fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
+    let mut s = seed_strategy();
+    s.pools[0].capacity = Capacity::ManagedNodeGroup;
+    s.pools[0].node_class = None;
+    s.pools[0].managed_node_group = Some(crate::model::ManagedNodeGroup {
+        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+        subnet_ids: vec!["subnet-1".into()],
+        ami_type: Some("BOTTLEROCKET_x86_64_NVIDIA".into()),
+        scaling: crate::model::Scaling {
+            min: 0,
+            max: 1,
+            desired: 0,
+        },
+        max_unavailable: None,
+    });
+    assert!(s.pools[0].bottlerocket());
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.pools[0].managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NVIDIA".into());
+    assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
+}

@@ -1,7 +1,7 @@
 //! Checks of a node strategy's pools (offline; values the user has not made
 //! known yet are left out of the model and skipped by the provider).
 
-use super::{Step, Violation, aws_side, parse_version};
+use super::{Step, Violation, aws_side, node_class, parse_version};
 use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
@@ -51,6 +51,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
             ));
         }
         check_pool(s, pool, ctx, &at, &mut out);
+        node_class::check_pool(s, pool, &at, &mut out);
         aws_side::check_pool(s, pool, &at, &mut out);
     }
     aws_side::check_strategy(s, &mut out);

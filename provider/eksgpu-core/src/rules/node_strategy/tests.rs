@@ -162,6 +162,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
             ..Kubelet::default()
         }),
         ami_alias: Some("al2023@latest".into()),
+        role: Some("AutoModeNodeRole".into()),
         ..NodeClass::default()
     });
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU006", "EKSGPU103"]);
@@ -372,4 +373,66 @@ fn eksgpu004_dra_support_matrix() {
     assert_eq!(codes(&s), ["EKSGPU004"]);
     s.kubernetes_version = Some("1.36".into());
     assert_eq!(codes(&s), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu118_ami_aliases() {
+    let with_alias = |alias: &str| {
+        let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+        if let Some(nc) = &mut p.node_class {
+            nc.ami_alias = Some(alias.into());
+        }
+        p
+    };
+    for ok in ["al2023@latest", "al2023@v20250920", "bottlerocket@v1.54.0"] {
+        assert_eq!(
+            codes(&strategy(vec![with_alias(ok)], false)),
+            Vec::<&str>::new(),
+            "{ok}"
+        );
+    }
+    for bad in ["al2023", "al2023@", "windows2022@latest", "ubuntu@22.04"] {
+        assert_eq!(codes(&strategy(vec![with_alias(bad)], false)), ["EKSGPU118"], "{bad}");
+    }
+    // AL2: EKS stopped publishing AL2 AMIs after Kubernetes 1.32.
+    let mut s = strategy(vec![with_alias("al2@latest")], false);
+    s.kubernetes_version = Some("1.32".into());
+    assert_eq!(codes(&s), Vec::<&str>::new());
+    s.kubernetes_version = Some("1.33".into());
+    assert_eq!(codes(&s), ["EKSGPU118"]);
+}
+
+#[test]
+fn eksgpu119_reserved_only_never_launches() {
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.capacity_types = vec!["reserved".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU119"]);
+    p.capacity_types = vec!["reserved".into(), "on-demand".into()];
+    assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu120_auto_mode_node_class_needs_a_role() {
+    let mut p = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    p.node_class = Some(NodeClass::default());
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU120"]);
+    p.node_class = Some(NodeClass {
+        role: Some("AutoModeNodeRole".into()),
+        ..NodeClass::default()
+    });
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // The built-in NodeClass needs none.
+    p.node_class = None;
+    assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu121_no_device_plugin_sharing_on_bottlerocket() {
+    let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
+    if let Some(nc) = &mut p.node_class {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+    }
+    assert!(p.bottlerocket());
+    let shared = with_label(p, DEVICE_PLUGIN_CONFIG, "ts-2");
+    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU121"]);
 }
