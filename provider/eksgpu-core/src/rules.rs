@@ -388,6 +388,14 @@ pub static RULES: &[Rule] = &[
         fix: "Bottlerocket's NVIDIA variants run their own device plugin, configured through `settings.kubelet-device-plugins.nvidia` in the node's user data; the provider keeps the operator's plugin off these nodes. Share GPUs on an AL2023 pool, or configure Bottlerocket's settings yourself.",
         source: "bottlerocket.dev v1.54 settings.kubelet-device-plugins; EKS user guide, accelerated AMIs (Bottlerocket NVIDIA variants include the device plugin)",
     },
+    Rule {
+        code: "EKSGPU122",
+        severity: Severity::Warning,
+        summary: "Extended resource Karpenter cannot predict",
+        trigger: "A `karpenter` pool (or a sharing pool with `capacity = \"karpenter\"`) serves MIG under the `mixed` strategy (`nvidia.com/mig-<profile>` resources) or HAMi (`nvidia.com/gpumem`, `nvidia.com/gpucores`, split `nvidia.com/gpu`).",
+        fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
+        source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
+    },
 ];
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! Auto Mode CRDs accept but that never give working GPU nodes.
 
 use super::{Step, Violation, parse_version};
+use crate::catalog::MigLayout;
 use crate::model::{Capacity, NodeStrategy, Pool};
-use crate::render::DEVICE_PLUGIN_CONFIG;
+use crate::render::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
 /// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, "Amazon Linux 2 end of
 /// support", https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html).
@@ -14,7 +15,13 @@ const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
 /// the Windows families have none.
 const GPU_ALIAS_FAMILIES: [&str; 3] = ["al2023", "bottlerocket", "al2"];
 
-pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+pub(super) fn check_pool(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx_karpenter: (u32, u32),
+    at: &dyn Fn(&[Step]) -> Vec<Step>,
+    out: &mut Vec<Violation>,
+) {
     let nc_path = |a: &'static str| at(&[Step::Attr("node_class"), Step::Attr(a)]);
     if let Some(nc) = &pool.node_class
         && pool.capacity == Capacity::Karpenter
@@ -44,6 +51,33 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
             "EKSGPU119",
             at(&[Step::Attr("capacity_types")]),
             format!("Pool {:?} allows only reserved capacity.", pool.name),
+        ));
+    }
+
+    // EKSGPU122: resources Karpenter cannot predict on dynamic capacity.
+    let mixed_mig = s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "mixed")
+        && pool
+            .labels
+            .get(MIG_CONFIG)
+            .is_some_and(|c| MigLayout::parse(c).splits());
+    let hami = pool.labels.get("gpu").is_some_and(|v| v == "on");
+    if pool.capacity == Capacity::Karpenter && (mixed_mig || hami) {
+        let (what, label) = if mixed_mig {
+            (
+                "MIG profiles under the mixed strategy (nvidia.com/mig-<profile>)",
+                MIG_CONFIG,
+            )
+        } else {
+            ("HAMi's shares (nvidia.com/gpumem, nvidia.com/gpucores)", "gpu")
+        };
+        out.push(Violation::new(
+            "EKSGPU122",
+            at(&[Step::Attr("labels"), Step::Key(label.to_owned())]),
+            format!(
+                "Pool {:?} serves {what}; {}",
+                pool.name,
+                node_overlay_note(ctx_karpenter)
+            ),
         ));
     }
 
@@ -82,5 +116,23 @@ fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Viola
         && v > LAST_AL2_KUBERNETES
     {
         push(format!("EKS publishes no AL2 AMIs for Kubernetes {}.{}.", v.0, v.1));
+    }
+}
+
+/// Karpenter's NodeOverlay (`karpenter.sh/v1alpha1`, alpha since v1.7.0 behind the
+/// `NodeOverlay` feature gate) is the only way to make it count such resources.
+pub(crate) const NODE_OVERLAY_MINIMUM_KARPENTER: (u32, u32) = (1, 7);
+
+pub(crate) fn node_overlay_note(karpenter: (u32, u32)) -> String {
+    if karpenter >= NODE_OVERLAY_MINIMUM_KARPENTER {
+        format!(
+            "Karpenter {}.{} can count them only through a NodeOverlay (feature gate NodeOverlay).",
+            karpenter.0, karpenter.1
+        )
+    } else {
+        format!(
+            "Karpenter {}.{} has no NodeOverlay (1.7+) to count them.",
+            karpenter.0, karpenter.1
+        )
     }
 }

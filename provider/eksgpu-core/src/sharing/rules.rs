@@ -98,6 +98,21 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
                 "This sharing pool configures device-plugin sharing.".into(),
             ));
         }
+        (Some(Capacity::Karpenter), Strategy::Mig) if p.mig.as_ref().is_some_and(|m| m.strategy == "mixed") => {
+            out.push(v(
+                "EKSGPU122",
+                attr("capacity"),
+                "Containers request nvidia.com/mig-<profile>, which no instance type advertises.".into(),
+            ));
+        }
+        (Some(Capacity::Karpenter), Strategy::Hami) => {
+            out.push(v(
+                "EKSGPU122",
+                attr("capacity"),
+                "Containers request nvidia.com/gpumem and nvidia.com/gpucores, which no instance type advertises."
+                    .into(),
+            ));
+        }
         _ => {}
     }
 

@@ -354,3 +354,18 @@ fn mig_share_memory_is_the_drivers_figure() {
     p.workloads[0].memory_mib = 4865;
     assert_eq!(codes(&p), ["EKSGPU012"]);
 }
+
+#[test]
+fn eksgpu122_mixed_mig_and_hami_on_karpenter() {
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.capacity = Some(crate::model::Capacity::Karpenter);
+    p.mig = Some(Mig {
+        strategy: "mixed".into(),
+        profiles: BTreeMap::from([("1g.18gb".into(), 7)]),
+        config: None,
+    });
+    assert_eq!(codes(&p), ["EKSGPU122"]);
+    p.capacity = Some(crate::model::Capacity::ManagedNodeGroup);
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}

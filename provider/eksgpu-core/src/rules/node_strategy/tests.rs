@@ -259,7 +259,8 @@ fn eksgpu015_single_strategy_with_balanced_layout() {
         )],
         true,
     );
-    assert_eq!(codes(&s), Vec::<&str>::new());
+    // (mixed on dynamic Karpenter capacity also warns EKSGPU122.)
+    assert_eq!(codes(&s), ["EKSGPU122"]);
     if let Some(g) = &mut s.gpu_operator {
         g.mig_strategy = "single".into();
     }
@@ -299,9 +300,9 @@ fn eksgpu017_two_device_managers() {
     p.dra = true;
     assert_eq!(codes(&strategy(vec![p], true)), ["EKSGPU017"]);
     let hami = with_label(pool("h", Capacity::Karpenter, &["g5.2xlarge"]), "gpu", "on");
-    assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017"]);
+    assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017", "EKSGPU122"]);
     let hami_ok = with_label(hami, DEPLOY_DEVICE_PLUGIN, "false");
-    assert_eq!(codes(&strategy(vec![hami_ok], true)), Vec::<&str>::new());
+    assert_eq!(codes(&strategy(vec![hami_ok], true)), ["EKSGPU122"]);
     let mut dra = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     dra.dra = true;
     assert_eq!(codes(&strategy(vec![dra.clone()], true)), Vec::<&str>::new());
@@ -435,4 +436,34 @@ fn eksgpu121_no_device_plugin_sharing_on_bottlerocket() {
     assert!(p.bottlerocket());
     let shared = with_label(p, DEVICE_PLUGIN_CONFIG, "ts-2");
     assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU121"]);
+}
+
+#[test]
+fn eksgpu122_resources_karpenter_cannot_predict() {
+    // kubernetes-sigs/karpenter pkg/utils/resources: a resource the instance type does not
+    // advertise counts as zero, so nvidia.com/mig-* pods never get a node.
+    let mig = with_label(
+        pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+        MIG_CONFIG,
+        "all-1g.10gb",
+    );
+    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &CTX);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU122"]);
+    assert_eq!(v[0].severity, crate::rules::Severity::Warning);
+    assert!(v[0].detail.contains("NodeOverlay"), "{}", v[0].detail);
+    let old = Context {
+        karpenter_version: (1, 6),
+    };
+    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &old);
+    assert!(v[0].detail.contains("has no NodeOverlay"), "{}", v[0].detail);
+    // all-disabled, or the single strategy (nvidia.com/gpu), are fine.
+    let off = with_label(
+        pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+        MIG_CONFIG,
+        "all-disabled",
+    );
+    assert_eq!(codes(&strategy(vec![off], true)), Vec::<&str>::new());
+    let mut single = strategy(vec![mig], true);
+    single.gpu_operator.as_mut().unwrap().mig_strategy = "single".into();
+    assert_eq!(codes(&single), Vec::<&str>::new());
 }
