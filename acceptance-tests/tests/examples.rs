@@ -142,8 +142,9 @@ fn mig_inference_scenario_composes_labels_and_requests() {
     for out in apply_against_cluster("examples/scenarios/mig-inference") {
         let deployment = out["deployment_yaml"]["value"].as_str().unwrap();
         assert!(deployment.contains("\"nvidia.com/mig-1g.18gb\": \"1\""), "{deployment}");
+        // MIG mixed on static capacity (EKSGPU122): the node group's nodes.
         assert!(
-            deployment.contains("\"karpenter.sh/nodepool\": \"h200-mig\""),
+            deployment.contains("\"eks.amazonaws.com/nodegroup\": \"gpu-cluster-h200-mig\""),
             "{deployment}"
         );
         assert!(

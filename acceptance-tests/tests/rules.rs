@@ -301,6 +301,14 @@ const CASES: &[(&str, bool, &str)] = &[
       ami_alias = "bottlerocket@latest"
     }"#,
     ),
+    (
+        "EKSGPU122",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
+    node_class { role = "r" }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {
