@@ -8,7 +8,9 @@ mod node_class;
 mod node_strategy;
 
 pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
-pub use node_strategy::{AUTO_MODE_OBSERVED_FAILURES, Context as NodeStrategyContext, check_node_strategy};
+pub use node_strategy::{
+    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
+};
 
 /// `MAJOR.MINOR` as numbers.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {

@@ -29,18 +29,18 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: "EKSGPU204",
-        summary: "A model that fits a MIG slice (two or more per GPU), or MIG asked for, runs on MIG-capable GPUs in a Karpenter pool; Auto Mode cannot run MIG Manager.",
-        source: "seeds-digest §4 (≤7B: MIG 4–7-way, 13–30B: MIG 2-way)",
+        summary: "MIG by model size: up to 13B on the smallest slice that fits 4–7 times per GPU (2 times when none holds it), 13–30B on one that fits 2 times, or any slice when MIG is asked for; on a managed node group, because Karpenter counts `nvidia.com/mig-<profile>` as zero (EKSGPU122) and Auto Mode cannot run MIG Manager.",
+        source: "Model-size starting points of EKS GPU node strategies (≤7B MIG 4–7-way, 13–30B MIG 2-way, larger whole GPUs); kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources",
     },
     Decision {
         code: "EKSGPU205",
-        summary: "Whole GPUs: the smallest GPU memory that holds a replica, GPUs per replica rounded up to a power of two (tensor parallelism).",
-        source: "seeds-digest §4 (30–65B, 70B+: whole GPUs)",
+        summary: "Whole GPUs for models above 30B: the smallest GPU memory that holds a replica on one instance, then the fewest GPUs of it, rounded up to a power of two (tensor parallelism).",
+        source: "Model-size starting points of EKS GPU node strategies (30–65B and 70B+: whole GPUs)",
     },
     Decision {
         code: "EKSGPU206",
-        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), avoiding types observed not to provision there.",
-        source: "seeds-digest §2, §4, §9",
+        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), only on instance types observed to provision there (p5.48xlarge, 2026-04); when none of them holds the model, a Karpenter pool.",
+        source: "EKS user guide, Auto Mode accelerated workloads; provisioning observed 2026-04 (p5.48xlarge provisioned; p5en.48xlarge and p6-b200.48xlarge failed, EKSGPU009)",
     },
     Decision {
         code: "EKSGPU207",

@@ -10,6 +10,10 @@ use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 /// observed 2026-04). An observation, so a warning: re-validate and update.
 pub const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
 
+/// Instance types seen provisioning on Auto Mode (p5.48xlarge, observed 2026-04, Spot in
+/// us-east-2). The recommendation puts Auto Mode only on these; re-validate and extend.
+pub const AUTO_MODE_OBSERVED_WORKING: [&str; 1] = ["p5.48xlarge"];
+
 /// The Karpenter release whose API the rules may assume, `(major, minor)`.
 #[derive(Debug, Clone, Copy)]
 pub struct Context {
