@@ -167,7 +167,7 @@ pub struct Scaling {
     pub desired: i64,
 }
 
-/// An EKS managed node group (domain.md §6).
+/// An EKS managed node group (EKS API CreateNodegroup).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManagedNodeGroup {
     pub node_role_arn: String,
@@ -179,7 +179,7 @@ pub struct ManagedNodeGroup {
     pub max_unavailable: Option<i64>,
 }
 
-/// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (domain.md §5).
+/// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hybrid {
     pub remote_node_networks: Vec<String>,

@@ -1,4 +1,4 @@
-//! The seeds' decision tables as code (seeds-digest §4, §9): which capacity
+//! The decision table of EKS GPU node strategies as code: which capacity
 //! kind, instance types and sharing strategy serve one model, how many GPUs
 //! that uses and how many instances are billed. Sizing is an estimate stated
 //! in the docs; prices are inputs, never built in.

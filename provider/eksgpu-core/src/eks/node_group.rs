@@ -36,7 +36,7 @@ pub struct NodeGroup {
 }
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
-/// and container toolkit (domain.md §6).
+/// and container toolkit (EKS user guide, accelerated AMIs).
 pub fn default_ami_type(pool: &Pool) -> &'static str {
     let arm = pool
         .instance_types

@@ -15,17 +15,17 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         code: "EKSGPU201",
         summary: "On-prem GPUs join as EKS Hybrid Nodes (no AWS-managed GPU stack on-prem).",
-        source: "seeds-digest §4, §9",
+        source: "EKS user guide, Hybrid Nodes (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-overview.html)",
     },
     Decision {
         code: "EKSGPU202",
         summary: "DRA workloads go to a managed node group on Kubernetes 1.34 or later: supported in every dated EKS doc state.",
-        source: "seeds-digest §6; domain.md §9.6",
+        source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html)",
     },
     Decision {
         code: "EKSGPU203",
         summary: "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) with DRA ComputeDomains.",
-        source: "seeds-digest §9",
+        source: "NVIDIA k8s-dra-driver-gpu ComputeDomains; EC2 P6e-GB200 UltraServers (https://aws.amazon.com/ec2/instance-types/p6/)",
     },
     Decision {
         code: "EKSGPU204",
@@ -45,22 +45,22 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         code: "EKSGPU207",
         summary: "Spot acceptable: a Karpenter pool with Spot first and on-demand as fallback.",
-        source: "seeds-digest §9 (minimum cost)",
+        source: "Karpenter docs v1.14, capacity types (https://karpenter.sh/v1.14/concepts/nodepools/): Spot first, on-demand fallback",
     },
     Decision {
         code: "EKSGPU208",
         summary: "Billed instances: instance-hours are billed, not GPUs; MIG or sharing saves money only when fewer instances are billed.",
-        source: "seeds-digest §4 (8 × 7B on one p5.48xlarge: 1 billed instance either way)",
+        source: "EC2 On-Demand pricing per instance-hour (https://aws.amazon.com/ec2/pricing/on-demand/): 8 × 7B on one p5.48xlarge is 1 billed instance either way",
     },
     Decision {
         code: "EKSGPU209",
         summary: "Monthly cost only from `price_per_hour` (730 hours a month); never a built-in price.",
-        source: "seeds-digest §3 (prices move constantly)",
+        source: "EC2 prices vary by region and over time (https://aws.amazon.com/ec2/pricing/)",
     },
     Decision {
         code: "EKSGPU210",
         summary: "Memory per replica: parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations.",
-        source: "seeds-digest §4 (estimates to validate per dtype, context and batch)",
+        source: "Weights at the parameter dtype plus a KV-cache allowance: an estimate to validate per dtype, context and batch",
     },
 ];
 

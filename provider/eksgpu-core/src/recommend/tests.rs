@@ -1,5 +1,5 @@
-//! One test per row of the seeds' decision tables (seeds-digest §4 model
-//! sizes, §9 decision summary) and the billed-instance example.
+//! One test per row of the decision table (model sizes, capacity kinds)
+//! and the billed-instance example.
 
 use super::*;
 

@@ -1,7 +1,7 @@
 //! Karpenter v1 objects (`karpenter.sh/v1` NodePool, `karpenter.k8s.aws/v1`
 //! EC2NodeClass) and their EKS Auto Mode counterparts (the same NodePool with
 //! `nodeClassRef.group: eks.amazonaws.com`, and `eks.amazonaws.com/v1`
-//! NodeClass). Field names and shapes follow the v1.14.1 CRDs (domain.md §3–§4).
+//! NodeClass). Field names and shapes follow the karpenter-provider-aws v1.14.1 CRDs and the EKS Auto Mode NodeClass.
 
 use serde_json::{Map, Value, json};
 

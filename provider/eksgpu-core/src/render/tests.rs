@@ -26,7 +26,7 @@ fn golden(name: &str, actual: &str) {
     );
 }
 
-/// The seeds' inference NodePool, corrected for Karpenter v1 (seeds-digest §3).
+/// A typical inference NodePool, written for Karpenter v1.
 fn seed_strategy() -> NodeStrategy {
     let inference = Pool {
         name: "gpu-inference".into(),

@@ -6,7 +6,7 @@ use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
-/// Instance types seen failing to provision on Auto Mode (seed 000 §3,
+/// Instance types seen failing to provision on Auto Mode (NoCompatibleInstanceTypes,
 /// observed 2026-04). An observation, so a warning: re-validate and update.
 pub const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
 
@@ -20,7 +20,7 @@ pub struct Context {
     pub karpenter_version: (u32, u32),
 }
 
-/// Where DRA works, as one table to update when EKS changes (domain.md §9.6):
+/// Where DRA works, as one table to update when EKS changes (EKS user guide, DRA on Amazon EKS):
 /// the lowest Kubernetes version per capacity kind, and Karpenter's release.
 fn dra_minimum_kubernetes(capacity: Capacity) -> (u32, u32) {
     match capacity {

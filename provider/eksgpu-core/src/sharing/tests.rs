@@ -46,7 +46,7 @@ fn codes(p: &SharingPool) -> Vec<&'static str> {
 }
 
 fn vllm(share: f64) -> Workload {
-    // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as seed 003 measured.
+    // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as measured on a g5.2xlarge.
     #[allow(clippy::cast_possible_truncation)]
     Workload {
         name: format!("vllm-{share}"),
