@@ -15,6 +15,7 @@
 use serde_json::{Value, json};
 
 use super::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG, effective_taints};
+use crate::catalog::MigLayout;
 use crate::model::{Capacity, NodeStrategy};
 
 /// The ConfigMap (in the operator's namespace) holding one device-plugin config
@@ -26,10 +27,9 @@ pub(super) fn installs_driver(strategy: &NodeStrategy) -> bool {
 }
 
 fn uses_mig(strategy: &NodeStrategy) -> bool {
-    strategy
-        .pools
-        .iter()
-        .any(|p| p.capacity != Capacity::AutoMode && p.labels.get(MIG_CONFIG).is_some_and(|c| c != "all-disabled"))
+    strategy.pools.iter().any(|p| {
+        p.capacity != Capacity::AutoMode && p.labels.get(MIG_CONFIG).is_some_and(|c| MigLayout::parse(c).splits())
+    })
 }
 
 /// Some pool selects a device-plugin sharing config (time-slicing or MPS).

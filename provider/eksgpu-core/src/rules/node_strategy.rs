@@ -198,7 +198,7 @@ fn check_pool(
     }
 
     // MIG labels: EKSGPU001 / 002 / 003 / 015.
-    if let Some(config) = label(MIG_CONFIG).filter(|c| *c != "all-disabled") {
+    if let Some(config) = label(MIG_CONFIG).filter(|c| MigLayout::parse(c).splits()) {
         let path = label_path(MIG_CONFIG);
         if auto {
             out.push(Violation::new(
@@ -239,7 +239,9 @@ fn check_pool(
                 }
             }
         }
-        if config == "all-balanced" && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single") {
+        if MigLayout::parse(config) == MigLayout::Balanced
+            && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single")
+        {
             out.push(Violation::new(
                 "EKSGPU015",
                 path,

@@ -365,7 +365,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
         }
     }
     let profiles_used = if mig.profiles.is_empty() {
-        usize::from(mig.config.as_deref() == Some("all-balanced")) * 3
+        usize::from(mig.config.as_deref().map(MigLayout::parse) == Some(MigLayout::Balanced)) * 3
     } else {
         mig.profiles.len()
     };
