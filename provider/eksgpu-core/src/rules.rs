@@ -210,7 +210,7 @@ pub static RULES: &[Rule] = &[
         code: "EKSGPU017",
         severity: Severity::Error,
         summary: "Two device managers on the same nodes",
-        trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver (the device-plugin label not \"false\", or a device-plugin sharing config on a DRA pool), or HAMi with a device plugin (including Auto Mode's built-in one).",
+        trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver (the device-plugin label not \"false\", or a device-plugin sharing config on a DRA pool), or HAMi with a device plugin (including Auto Mode's and Bottlerocket's built-in ones).",
         fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"` (the provider renders it on DRA pools); HAMi and DRA need their own pools, and DRA pools share GPUs through the claim's `GpuConfig`, not the device plugin.",
         source: "EKS user guide, DRA with NVIDIA GPUs (no DRA driver and device plugin on one node); NVIDIA gpu-operator v26.7.0 per-node deploy labels",
     },

@@ -305,9 +305,13 @@ fn check_pool(
             "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into(),
         ));
     }
-    if hami && (auto || (operator && plugin_label != Some("false"))) {
+    // Bottlerocket's NVIDIA variants run their own device plugin, which no node label turns off.
+    let bottlerocket = pool.bottlerocket();
+    if hami && (auto || bottlerocket || (operator && plugin_label != Some("false"))) {
         let why = if auto {
             "HAMi cannot replace Auto Mode's built-in device plugin.".to_owned()
+        } else if bottlerocket {
+            "HAMi would run next to Bottlerocket's built-in device plugin.".to_owned()
         } else {
             "HAMi would run next to the GPU Operator's device plugin.".to_owned()
         };

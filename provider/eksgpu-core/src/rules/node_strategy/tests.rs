@@ -302,7 +302,13 @@ fn eksgpu017_two_device_managers() {
     let hami = with_label(pool("h", Capacity::Karpenter, &["g5.2xlarge"]), "gpu", "on");
     assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017", "EKSGPU122"]);
     let hami_ok = with_label(hami, DEPLOY_DEVICE_PLUGIN, "false");
-    assert_eq!(codes(&strategy(vec![hami_ok], true)), ["EKSGPU122"]);
+    assert_eq!(codes(&strategy(vec![hami_ok.clone()], true)), ["EKSGPU122"]);
+    // Bottlerocket's own device plugin stays whatever the label says.
+    let mut hami_br = hami_ok;
+    if let Some(nc) = &mut hami_br.node_class {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+    }
+    assert_eq!(codes(&strategy(vec![hami_br], true)), ["EKSGPU017", "EKSGPU122"]);
     let mut dra = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     dra.dra = true;
     assert_eq!(codes(&strategy(vec![dra.clone()], true)), Vec::<&str>::new());
