@@ -32,7 +32,8 @@ fn gpu_catalog_example() {
 fn recommendation_example_reproduces_the_billed_instance_example() {
     for out in apply_and_replan("examples/data-sources/eksgpu_recommendation", &[]) {
         let small = &out["small_models"]["value"];
-        assert_eq!(small["capacity"], "karpenter");
+        // MIG on static capacity: Karpenter counts nvidia.com/mig-* as zero (EKSGPU122).
+        assert_eq!(small["capacity"], "managed_node_group");
         assert_eq!(small["sharing"], "mig");
         assert_eq!(small["mig_profile"], "1g.20gb");
         assert_eq!(small["gpus_used"], 2);
@@ -142,8 +143,9 @@ fn mig_inference_scenario_composes_labels_and_requests() {
     for out in apply_against_cluster("examples/scenarios/mig-inference") {
         let deployment = out["deployment_yaml"]["value"].as_str().unwrap();
         assert!(deployment.contains("\"nvidia.com/mig-1g.18gb\": \"1\""), "{deployment}");
+        // MIG mixed on static capacity (EKSGPU122): the node group's nodes.
         assert!(
-            deployment.contains("\"karpenter.sh/nodepool\": \"h200-mig\""),
+            deployment.contains("\"eks.amazonaws.com/nodegroup\": \"gpu-cluster-h200-mig\""),
             "{deployment}"
         );
         assert!(

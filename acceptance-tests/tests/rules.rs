@@ -263,6 +263,52 @@ const CASES: &[(&str, bool, &str)] = &[
       }
     }"#,
     ),
+    (
+        "EKSGPU118",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role      = "r"
+      ami_alias = "al2023"
+    }"#,
+    ),
+    (
+        "EKSGPU119",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU120",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      tags = { team = "ml" }
+    }"#,
+    ),
+    (
+        "EKSGPU121",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    labels = { "nvidia.com/device-plugin.config" = "ts-2" }
+    node_class {
+      role      = "r"
+      ami_alias = "bottlerocket@latest"
+    }"#,
+    ),
+    (
+        "EKSGPU122",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
+    node_class { role = "r" }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

@@ -13,12 +13,19 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-# Seven 1g.18gb slices per H200: small models, one slice each.
+data "eksgpu_cluster" "gpu" {
+  name = "gpu-cluster"
+}
+
+# Seven 1g.18gb slices per H200: small models, one slice each. Under the mixed
+# strategy containers request nvidia.com/mig-1g.18gb, which no instance type
+# advertises, so Karpenter would never launch a node for them (EKSGPU122):
+# MIG runs on static capacity, a managed node group.
 resource "eksgpu_sharing_pool" "small_models" {
-  cluster_name  = "gpu-cluster"
+  cluster_name  = data.eksgpu_cluster.gpu.name
   name          = "h200-1g18"
   instance_type = "p5en.48xlarge"
-  capacity      = "karpenter"
+  capacity      = "managed_node_group"
   strategy      = "mig"
 
   mig {
@@ -33,7 +40,7 @@ resource "eksgpu_sharing_pool" "small_models" {
 }
 
 resource "eksgpu_node_strategy" "inference" {
-  cluster_name = "gpu-cluster"
+  cluster_name = data.eksgpu_cluster.gpu.name
   name         = "mig-inference"
 
   gpu_operator {
@@ -42,13 +49,19 @@ resource "eksgpu_node_strategy" "inference" {
 
   pool {
     name           = "h200-mig"
-    capacity       = "karpenter"
+    capacity       = "managed_node_group"
     instance_types = ["p5en.48xlarge"]
-    gpu_limit      = 16
     labels         = merge({ "node-type" = "mig-inference" }, eksgpu_sharing_pool.small_models.node_labels)
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+
+      scaling {
+        min     = 1
+        max     = 2
+        desired = 1
+      }
     }
   }
 }

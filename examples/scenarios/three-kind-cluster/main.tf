@@ -27,7 +27,9 @@ data "eksgpu_recommendation" "llm_70b" {
   precision      = "bf16"
 }
 
-# Seven 1g.18gb slices per H200 for small models.
+# Seven 1g.18gb slices per H200 for small models. The single strategy keeps the
+# slices advertised as nvidia.com/gpu, a resource Karpenter knows; under mixed
+# (nvidia.com/mig-1g.18gb) Karpenter would launch no node for them (EKSGPU122).
 resource "eksgpu_sharing_pool" "small_models" {
   cluster_name  = data.eksgpu_cluster.gpu.name
   name          = "h200-1g18"
@@ -36,7 +38,7 @@ resource "eksgpu_sharing_pool" "small_models" {
   strategy      = "mig"
 
   mig {
-    strategy = "mixed"
+    strategy = "single"
     profiles = { "1g.18gb" = 7 }
   }
 }
@@ -49,7 +51,7 @@ resource "eksgpu_node_strategy" "platform" {
   # driver off; hybrid nodes get driver and toolkit from the operator; MIG
   # Manager runs for the MIG pool.
   gpu_operator {
-    mig_strategy = "mixed"
+    mig_strategy = "single"
   }
 
   # Simple inference on Auto Mode, on what the recommendation found.

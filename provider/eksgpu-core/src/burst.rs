@@ -1,4 +1,4 @@
-//! On-prem first, burst to cloud (seed 004) with KEDA alone: a ScaledObject
+//! On-prem first, burst to cloud with KEDA alone: a ScaledObject
 //! whose `advanced.scalingModifiers` formula turns two Prometheus signals into
 //! scale out / hold / scale in, with a fallback that holds the size when
 //! Prometheus cannot be queried — the job of the seed's hand-written exporter.

@@ -1,12 +1,22 @@
 //! The GPU and accelerator instance catalog: which EC2 instance types carry
 //! which GPUs, how much memory each GPU has, and how MIG can split them.
 //! Facts only, each row with its source; prices are never part of it.
+//!
+//! The tables are data files (`data/gpu_instances.csv`, `data/mig_gpus.csv`,
+//! `data/mig_profiles.csv`, one public source URL per row) compiled into the
+//! statics below by `build.rs`.
 
 mod entry;
-mod instances;
-mod mig;
+mod mig_layout;
+
+/// The generated tables: `INSTANCE_TYPES` and one `MigGpu` per MIG-capable GPU.
+mod data {
+    use super::{Arch, InstanceType, Manufacturer, MigGpu, MigProfile, Source};
+    include!(concat!(env!("OUT_DIR"), "/catalog_data.rs"));
+}
 
 pub use entry::{Entry, LiveInstanceType, entries};
+pub use mig_layout::{MigLayout, MigProfileName};
 
 /// Where a row's facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,8 +81,15 @@ pub enum Manufacturer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MigProfile {
     pub name: &'static str,
-    /// NVIDIA's rounded marketing unit, not GiB.
+    /// The figure in the name: NVIDIA's rounded marketing unit, neither GB nor GiB exactly.
     pub memory_gb: u32,
+    /// Memory of one instance in MiB, as the driver reports it (NVML
+    /// `memorySizeMB`, `nvidia-smi mig -lgip`) where a public source gives it;
+    /// else the name's figure read as 10^9 bytes, the lower reading. Checks use this.
+    pub memory_mib: u64,
+    /// `memory_mib` is the driver's figure (from `memory_source_url`), not the estimate.
+    pub memory_from_driver: bool,
+    pub memory_source_url: &'static str,
     pub compute_slices: u32,
     /// How many instances of this profile fit on one GPU.
     pub max_instances: u32,
@@ -90,6 +107,8 @@ pub struct MigGpu {
     /// The `all-balanced` mig-parted layout: profile and count per GPU.
     pub balanced: &'static [(&'static str, u32)],
     pub source: Source,
+    /// Public source of the profile names and counts (a versioned URL).
+    pub source_url: &'static str,
 }
 
 impl MigGpu {
@@ -118,6 +137,8 @@ pub struct InstanceType {
     pub efa_interfaces: Option<u32>,
     pub mig: Option<&'static MigGpu>,
     pub source: Source,
+    /// Public source of the row (a versioned URL).
+    pub source_url: &'static str,
 }
 
 impl InstanceType {
@@ -136,17 +157,17 @@ impl InstanceType {
 
 /// Every instance type in the catalog, in a stable order.
 pub fn instance_types() -> &'static [InstanceType] {
-    instances::INSTANCE_TYPES
+    data::INSTANCE_TYPES
 }
 
 /// Looks an instance type up by its EC2 name (`p5en.48xlarge`).
 pub fn instance_type(name: &str) -> Option<&'static InstanceType> {
-    instances::INSTANCE_TYPES.iter().find(|t| t.name == name)
+    data::INSTANCE_TYPES.iter().find(|t| t.name == name)
 }
 
 /// The catalog's GPU model names, for diagnostics that list valid choices.
 pub fn gpu_models() -> Vec<&'static str> {
-    let mut models: Vec<_> = instances::INSTANCE_TYPES.iter().map(|t| t.gpu_model).collect();
+    let mut models: Vec<_> = data::INSTANCE_TYPES.iter().map(|t| t.gpu_model).collect();
     models.sort_unstable();
     models.dedup();
     models

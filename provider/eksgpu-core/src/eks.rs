@@ -1,5 +1,5 @@
 //! The AWS side of a node strategy — managed node groups and Hybrid Nodes — as
-//! the EKS API state the provider asks for (domain.md §5–§6). Pure data: the
+//! the EKS API state the provider asks for (EKS API CreateNodegroup, UpdateClusterConfig). Pure data: the
 //! cloud adapter sends it, plans show it, refresh compares against it.
 
 pub mod cidr;

@@ -138,6 +138,26 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// The pool's nodes run Bottlerocket, whose NVIDIA variants ship their own
+    /// device plugin: a node group with a `BOTTLEROCKET_*` AMI type (EKS API
+    /// `amiType`), or a Karpenter alias of the `bottlerocket` family.
+    pub fn bottlerocket(&self) -> bool {
+        let node_group = self
+            .managed_node_group
+            .as_ref()
+            .and_then(|m| m.ami_type.as_deref())
+            .is_some_and(|t| t.starts_with("BOTTLEROCKET_"));
+        let alias = self.capacity == Capacity::Karpenter
+            && self
+                .node_class
+                .as_ref()
+                .and_then(|nc| nc.ami_alias.as_deref())
+                .is_some_and(|a| a.split('@').next() == Some("bottlerocket"));
+        node_group || alias
+    }
+}
+
 /// `scalingConfig` of a node group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scaling {
@@ -147,7 +167,7 @@ pub struct Scaling {
     pub desired: i64,
 }
 
-/// An EKS managed node group (domain.md §6).
+/// An EKS managed node group (EKS API CreateNodegroup).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManagedNodeGroup {
     pub node_role_arn: String,
@@ -159,7 +179,7 @@ pub struct ManagedNodeGroup {
     pub max_unavailable: Option<i64>,
 }
 
-/// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (domain.md §5).
+/// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hybrid {
     pub remote_node_networks: Vec<String>,

@@ -42,7 +42,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
     pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
 
-    pool.labels = user_labels(strategy, prior, string_map(&template["metadata"]["labels"]));
+    let live_labels = string_map(&template["metadata"]["labels"]);
 
     let taints: Vec<Taint> = template["spec"]["taints"]
         .as_array()
@@ -75,6 +75,14 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         Capacity::Karpenter => node_class.map(|nc| ec2_node_class(strategy, prior, nc)),
         _ => node_class.map(|nc| auto_mode_node_class(strategy, prior, nc)),
     };
+    // Which labels the provider added depends on the live node class too (a Bottlerocket
+    // alias adds the device-plugin label), which an import's prior does not know yet.
+    let basis = Pool {
+        node_class: pool.node_class.clone(),
+        capacity: pool.capacity,
+        ..prior.clone()
+    };
+    pool.labels = user_labels(strategy, &basis, live_labels);
     pool
 }
 

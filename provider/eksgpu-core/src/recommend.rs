@@ -1,4 +1,4 @@
-//! The seeds' decision tables as code (seeds-digest §4, §9): which capacity
+//! The decision table of EKS GPU node strategies as code: which capacity
 //! kind, instance types and sharing strategy serve one model, how many GPUs
 //! that uses and how many instances are billed. Sizing is an estimate stated
 //! in the docs; prices are inputs, never built in.
@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 
 pub use decisions::{DECISIONS, Decision};
 
-use crate::catalog::{self, InstanceType, MigProfile};
+use crate::catalog::{self, InstanceType, MigProfile, MigProfileName};
 use crate::model::Capacity;
-// Auto Mode recommendations avoid the types EKSGPU009 warns about.
-use crate::rules::AUTO_MODE_OBSERVED_FAILURES;
+// Auto Mode recommendations use only types observed to provision there (EKSGPU009 warns of the others).
+use crate::rules::AUTO_MODE_OBSERVED_WORKING;
 
 /// Memory a replica needs beyond its weights, for KV cache and activations:
 /// 20 % of the weights (a common starting point; long contexts and large
@@ -22,8 +22,12 @@ pub const KV_CACHE_HEADROOM: f64 = 0.2;
 /// Hours in a billing month, as AWS prices monthly figures (365 × 24 / 12).
 pub const HOURS_PER_MONTH: f64 = 730.0;
 
-/// Models at least this large get Auto Mode with whole GPUs; smaller whole-GPU
-/// models get Auto Mode too unless Spot is acceptable (seeds-digest §4).
+/// The model-size classes of the decision table (billions of parameters; starting
+/// points to validate per dtype, context and batch): up to 13B share a GPU 4–7 ways
+/// with MIG (2 ways when no 4–7-way slice holds them), 13–30B 2 ways, larger models
+/// take whole GPUs; 70B and larger are "large" in the rationale.
+const MIG_SMALL_MAX_B: f64 = 13.0;
+const MIG_TWO_WAY_MAX_B: f64 = 30.0;
 const LARGE_MODEL_B: f64 = 70.0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,6 +184,11 @@ impl Placement {
     }
 }
 
+#[allow(clippy::cast_precision_loss)]
+fn profile_memory_gb(p: &MigProfile) -> f64 {
+    p.memory_mib as f64 * 1_048_576.0 / 1e9
+}
+
 fn gpu_memory_gb(t: &InstanceType) -> Option<f64> {
     t.gpu_memory_mib.map(|m| f64::from(m) * 1_048_576.0 / 1e9)
 }
@@ -264,22 +273,40 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
         (
             Capacity::ManagedNodeGroup,
             Sharing::Dra,
-            whole_gpu(&nvl, memory_gb, false, req.multi_node_nvlink),
+            whole_gpu_spanning(&nvl, memory_gb, req.multi_node_nvlink),
         )
     } else {
-        let mig = mig_placements(&candidates, memory_gb, req.needs_mig);
+        // MIG by model size (or on request), before any whole-GPU choice.
+        let ways: &[std::ops::RangeInclusive<u32>] = if req.needs_mig {
+            &[1..=7]
+        } else if req.model_params_b < MIG_SMALL_MAX_B {
+            &[4..=7, 2..=2]
+        } else if req.model_params_b <= MIG_TWO_WAY_MAX_B {
+            &[2..=2]
+        } else {
+            &[]
+        };
+        let mig = ways
+            .iter()
+            .map(|w| mig_placements(&candidates, memory_gb, w))
+            .find(|p| !p.is_empty())
+            .unwrap_or_default();
         if !mig.is_empty() {
+            let size = if req.model_params_b < MIG_SMALL_MAX_B {
+                "up to 13B: 4–7 slices per GPU where one holds it"
+            } else {
+                "13–30B: 2 slices per GPU"
+            };
             why.push(decisions::reason(
                 "EKSGPU204",
-                if req.needs_mig {
-                    "MIG requested: a Karpenter pool on a MIG-capable GPU (Auto Mode cannot run MIG Manager).".into()
-                } else {
-                    "The model fits a MIG slice: split MIG-capable GPUs on a Karpenter pool (Auto Mode cannot run \
-                     MIG Manager)."
-                        .into()
-                },
+                format!(
+                    "{}: MIG on a managed node group. Static capacity, because Karpenter counts \
+                     nvidia.com/mig-<profile> as zero and launches no node for it (EKSGPU122); Auto Mode \
+                     cannot run MIG Manager.",
+                    if req.needs_mig { "MIG requested" } else { size }
+                ),
             ));
-            (Capacity::Karpenter, Sharing::Mig, mig)
+            (Capacity::ManagedNodeGroup, Sharing::Mig, mig)
         } else if req.spot_ok {
             why.push(decisions::reason(
                 "EKSGPU207",
@@ -288,23 +315,48 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
             (
                 Capacity::Karpenter,
                 Sharing::Exclusive,
-                whole_gpu(&candidates, memory_gb, false, false),
+                whole_gpu(&candidates, memory_gb),
             )
         } else {
             let size = if req.model_params_b >= LARGE_MODEL_B {
                 "70B+"
+            } else if req.model_params_b > MIG_TWO_WAY_MAX_B {
+                "30–70B"
             } else {
-                "30–65B"
+                "small"
             };
-            why.push(decisions::reason(
-                "EKSGPU206",
-                format!("Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin."),
-            ));
-            (
-                Capacity::AutoMode,
-                Sharing::Exclusive,
-                whole_gpu(&candidates, memory_gb, true, false),
-            )
+            // Auto Mode only on types observed to provision there.
+            let auto: Vec<_> = candidates
+                .iter()
+                .copied()
+                .filter(|t| AUTO_MODE_OBSERVED_WORKING.contains(&t.name))
+                .collect();
+            let on_auto = whole_gpu(&auto, memory_gb);
+            if on_auto.is_empty() {
+                why.push(decisions::reason(
+                    "EKSGPU206",
+                    format!(
+                        "Whole-GPU inference of a {size} model: no type observed to provision on Auto Mode ({}) \
+                         holds it, so a Karpenter pool.",
+                        AUTO_MODE_OBSERVED_WORKING.join(", ")
+                    ),
+                ));
+                (
+                    Capacity::Karpenter,
+                    Sharing::Exclusive,
+                    whole_gpu(&candidates, memory_gb),
+                )
+            } else {
+                why.push(decisions::reason(
+                    "EKSGPU206",
+                    format!(
+                        "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, \
+                         on types observed to provision there ({}).",
+                        AUTO_MODE_OBSERVED_WORKING.join(", ")
+                    ),
+                ));
+                (Capacity::AutoMode, Sharing::Exclusive, on_auto)
+            }
         }
     };
     if placements.is_empty() {
@@ -411,9 +463,14 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     })
 }
 
-/// MIG placements on the GPU with the smallest fitting slice: profiles that
-/// split a GPU (two or more per GPU), or with `needs_mig` any profile.
-fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mig: bool) -> Vec<Placement> {
+/// MIG placements on the GPU with the smallest fitting slice among the plain
+/// profiles that fit `ways` times on one GPU (the driver-reported MiB of the slice
+/// against the replica's need).
+fn mig_placements(
+    candidates: &[&'static InstanceType],
+    memory_gb: f64,
+    ways: &std::ops::RangeInclusive<u32>,
+) -> Vec<Placement> {
     let mut options: Vec<Placement> = Vec::new();
     for t in candidates {
         let Some(mig) = t.mig else { continue };
@@ -421,10 +478,10 @@ fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mi
             .profiles
             .iter()
             // Media-extension and graphics variants serve the same memory; plain profiles suffice.
-            .filter(|p| !p.name.contains('+') && !p.name.contains('-'))
-            .filter(|p| f64::from(p.memory_gb) >= memory_gb)
-            .filter(|p| needs_mig || p.max_instances >= 2)
-            .min_by_key(|p| (p.memory_gb, std::cmp::Reverse(p.max_instances)));
+            .filter(|p| MigProfileName::parse(p.name).is_some_and(|n| n.is_plain()))
+            .filter(|p| profile_memory_gb(p) >= memory_gb)
+            .filter(|p| ways.contains(&p.max_instances))
+            .min_by_key(|p| (p.memory_mib, std::cmp::Reverse(p.max_instances)));
         if let Some(p) = best {
             options.push(Placement {
                 instance: t,
@@ -433,10 +490,10 @@ fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mi
             });
         }
     }
-    let Some(smallest) = options.iter().filter_map(|o| o.mig.map(|(p, _)| p.memory_gb)).min() else {
+    let Some(smallest) = options.iter().filter_map(|o| o.mig.map(|(p, _)| p.memory_mib)).min() else {
         return options;
     };
-    options.retain(|o| o.mig.is_some_and(|(p, _)| p.memory_gb == smallest));
+    options.retain(|o| o.mig.is_some_and(|(p, _)| p.memory_mib == smallest));
     options.sort_by_key(|o| (o.instance.gpu_count, o.instance.name));
     options
 }
@@ -445,19 +502,16 @@ fn mig_placements(candidates: &[&'static InstanceType], memory_gb: f64, needs_mi
 const NVLINK_DOMAIN_GPUS: u32 = 72;
 
 /// Whole-GPU placements on the GPU model with the smallest memory that holds a
-/// replica on one instance — or, with `multi_node`, on one NVLink domain —
-/// GPUs per replica rounded up to a power of two.
-fn whole_gpu(
-    candidates: &[&'static InstanceType],
-    memory_gb: f64,
-    auto_mode: bool,
-    multi_node: bool,
-) -> Vec<Placement> {
+/// replica on one instance, then the fewest GPUs: GPUs per replica rounded up
+/// to a power of two (tensor parallelism).
+fn whole_gpu(candidates: &[&'static InstanceType], memory_gb: f64) -> Vec<Placement> {
+    whole_gpu_spanning(candidates, memory_gb, false)
+}
+
+/// As [`whole_gpu`]; with `multi_node`, a replica may span one NVLink domain.
+fn whole_gpu_spanning(candidates: &[&'static InstanceType], memory_gb: f64, multi_node: bool) -> Vec<Placement> {
     let mut options: Vec<(u32, f64, Placement)> = Vec::new();
     for t in candidates {
-        if auto_mode && AUTO_MODE_OBSERVED_FAILURES.contains(&t.name) {
-            continue;
-        }
         let Some(mem) = gpu_memory_gb(t) else { continue };
         let most = if multi_node { NVLINK_DOMAIN_GPUS } else { t.gpu_count };
         // Exact integer ceiling of memory / per-GPU memory, at least one GPU.
@@ -477,11 +531,11 @@ fn whole_gpu(
             },
         ));
     }
-    // Fewest GPUs per replica, then the smallest GPU memory that fits.
+    // The smallest GPU memory that fits, then the fewest GPUs of it.
     let Some((gpus, mem)) = options
         .iter()
         .map(|(g, m, _)| (*g, *m))
-        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
     else {
         return Vec::new();
     };

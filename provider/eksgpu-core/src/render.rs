@@ -9,9 +9,12 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-pub use gpu_operator::gpu_operator_values;
+pub use gpu_operator::{
+    DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
+};
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG};
 
+use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};
 use crate::model::{Capacity, NodeStrategy, Pool, Taint};
 
@@ -37,20 +40,28 @@ pub const DEVICE_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
 /// drivers (hybrid pools present) the NVIDIA AMIs' preinstalled ones must win.
 pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
     let mut labels = pool.labels.clone();
+    let mut default = |k: &str| {
+        labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
+    };
+    // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017): the
+    // label is rendered with or without this strategy's `gpu_operator`, since an operator
+    // installed by other means reads it too (gpu-operator v26.7.0: a pre-set "false" wins).
+    if pool.dra {
+        default(DEPLOY_DEVICE_PLUGIN);
+    }
+    // Bottlerocket's NVIDIA variants run their own device plugin (EKS user guide, "Use
+    // Bottlerocket with NVIDIA GPUs"; bottlerocket.dev settings.kubelet-device-plugins, v1.54):
+    // a second one from the operator would fight it for `nvidia.com/gpu`.
+    if pool.bottlerocket() {
+        default(DEPLOY_DEVICE_PLUGIN);
+    }
     if strategy.gpu_operator.is_some() {
-        let mut default = |k: &str| {
-            labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
-        };
         if pool.capacity == Capacity::AutoMode {
             default(DEPLOY_DEVICE_PLUGIN);
         }
         if gpu_operator::installs_driver(strategy) && pool.capacity != Capacity::Hybrid {
             default(DEPLOY_DRIVER);
             default(DEPLOY_TOOLKIT);
-        }
-        // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017).
-        if pool.dra {
-            default(DEPLOY_DEVICE_PLUGIN);
         }
     }
     labels
@@ -128,11 +139,10 @@ pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String>
         .gpu_operator
         .as_ref()
         .is_some_and(|g| g.mig_strategy == "mixed");
-    match pool.labels.get(MIG_CONFIG).and_then(|c| c.strip_prefix("all-")) {
-        // Under `mixed`, each profile is its own resource; `all-1g.18gb.me` names profile `1g.18gb+me`.
-        Some(profile) if mixed && profile != "balanced" && profile != "disabled" && profile != "enabled" => {
-            Some(format!("nvidia.com/mig-{}", profile.replacen(".me", "+me", 1)))
-        }
+    match pool.labels.get(MIG_CONFIG).map(|c| MigLayout::parse(c)) {
+        // Under `mixed`, each profile is its own resource, written with '.' for '+'
+        // (`nvidia.com/mig-1g.18gb.me`; k8s-device-plugin v0.20.0 internal/rm/rm.go).
+        Some(MigLayout::All(profile)) if mixed => Some(profile.resource_name()),
         _ => Some("nvidia.com/gpu".to_owned()),
     }
 }

@@ -4,10 +4,13 @@
 //! return data (`Violation`), never errors.
 
 mod aws_side;
+mod node_class;
 mod node_strategy;
 
 pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
-pub use node_strategy::{AUTO_MODE_OBSERVED_FAILURES, Context as NodeStrategyContext, check_node_strategy};
+pub use node_strategy::{
+    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
+};
 
 /// `MAJOR.MINOR` as numbers.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
@@ -81,15 +84,15 @@ pub static RULES: &[Rule] = &[
         summary: "MIG on an Auto Mode pool",
         trigger: "A pool with `capacity = \"auto_mode\"` selects a MIG layout (`nvidia.com/mig.config` label).",
         fix: "MIG Manager cannot run on the AWS-managed Auto Mode AMI. Serve MIG workloads from a `karpenter` or `managed_node_group` pool on a MIG-capable GPU.",
-        source: "seeds 000 §3, 001; EKS user guide, Auto Mode accelerated workloads",
+        source: "EKS user guide, Deploy an accelerated workload on EKS Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html): AWS-managed AMI and device plugin, no MIG Manager",
     },
     Rule {
         code: "EKSGPU002",
         severity: Severity::Error,
         summary: "MIG on a GPU without MIG",
-        trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G).",
+        trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G, V100).",
         fix: "Use a MIG-capable type (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, g7e) or share the GPU with time-slicing, MPS or HAMi instead.",
-        source: "NVIDIA MIG user guide, supported GPUs (domain.md §1.5)",
+        source: "NVIDIA MIG user guide r580, supported GPUs (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/)",
     },
     Rule {
         code: "EKSGPU003",
@@ -97,7 +100,7 @@ pub static RULES: &[Rule] = &[
         summary: "MIG profile not valid for the GPU",
         trigger: "A MIG layout names a profile the GPU model does not have, or takes more compute slices or instances than one GPU has.",
         fix: "Pick a profile from `data.eksgpu_gpu_catalog` (`mig_profiles` of the instance type); profile names differ per GPU (H200's smallest is 1g.18gb, H100's 1g.10gb).",
-        source: "NVIDIA go-nvml mock tables, GPU Operator mig-parted config (mig_profiles.csv)",
+        source: "NVIDIA GPU Operator v25.10.1 default mig-parted config; NVIDIA go-nvml mock GPU tables (provider/eksgpu-core/data/mig_profiles.csv cites each row)",
     },
     Rule {
         code: "EKSGPU004",
@@ -105,7 +108,7 @@ pub static RULES: &[Rule] = &[
         summary: "DRA not supported here",
         trigger: "A pool serves DRA claims (`dra = true`) on a capacity kind, Kubernetes version or Karpenter version that does not support it: Kubernetes before 1.34 (resource.k8s.io/v1), Karpenter before 1.15, or Auto Mode before Kubernetes 1.36.",
         fix: "Upgrade the cluster or Karpenter, or serve DRA workloads from a managed node group on Kubernetes 1.34 or later.",
-        source: "domain.md §9.4, §9.6 (EKS DRA support matrix, three dated doc states)",
+        source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html, doc states 2025-11 to 2026-08); Karpenter v1.15 DRA (https://karpenter.sh/docs/tasks/dra/); Kubernetes 1.34 resource.k8s.io/v1",
     },
     Rule {
         code: "EKSGPU005",
@@ -129,7 +132,7 @@ pub static RULES: &[Rule] = &[
         summary: "Hybrid remote networks not valid",
         trigger: "A hybrid pool's `remote_node_networks` or `remote_pod_networks` has a CIDR that is not IPv4, not inside RFC 1918 (10/8, 172.16/12, 192.168/16), outside /8–/32, more than 15 per list, or overlapping another remote network, the cluster VPC's CIDRs or its service CIDR. The VPC and service CIDRs are checked at apply, before any change (the plan makes no AWS call).",
         fix: "Use the private on-prem ranges your nodes and pods really use, at most 15 per list, disjoint from each other and from the VPC and service CIDRs (see `data.eksgpu_cluster`).",
-        source: "EKS API RemoteNetworkConfigRequest; EKS user guide, Hybrid Nodes networking and quotas (domain.md §5)",
+        source: "EKS API RemoteNetworkConfigRequest; EKS user guide, Hybrid Nodes networking and quotas (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-networking.html)",
     },
     Rule {
         code: "EKSGPU008",
@@ -137,7 +140,7 @@ pub static RULES: &[Rule] = &[
         summary: "Auto Mode and managed node groups in one cluster",
         trigger: "A strategy has `auto_mode` and `managed_node_group` pools, or (at apply) a `managed_node_group` pool goes into a cluster running Auto Mode compute.",
         fix: "AWS documents the combination, but one recorded attempt stalled in CREATING for over 30 minutes. Validate it in your account first, or run Standard Mode with Karpenter and managed node groups for H200/B200 capacity.",
-        source: "seed 001 (recorded incident); EKS user guide, Auto Mode",
+        source: "EKS user guide, Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/automode.html); a recorded node group creation that stalled in CREATING (2026)",
     },
     Rule {
         code: "EKSGPU009",
@@ -145,7 +148,7 @@ pub static RULES: &[Rule] = &[
         summary: "Instance type observed not to provision on Auto Mode",
         trigger: "An `auto_mode` pool lists an instance type seen failing to provision on Auto Mode (p5en.48xlarge, p6-b200.48xlarge as of 2026-04).",
         fix: "Re-validate in your account and region, or serve these types from a `karpenter` pool.",
-        source: "seed 000 §3 (observed 2026-04, NoCompatibleInstanceTypes)",
+        source: "Provisioning observed on Auto Mode in 2026-04 (NoCompatibleInstanceTypes); to be re-validated",
     },
     Rule {
         code: "EKSGPU010",
@@ -153,7 +156,7 @@ pub static RULES: &[Rule] = &[
         summary: "GPU Operator device plugin on Auto Mode nodes",
         trigger: "With the GPU Operator, an `auto_mode` pool's label `nvidia.com/gpu.deploy.device-plugin` is set to something other than \"false\".",
         fix: "Leave the label out (the provider sets it to \"false\" on Auto Mode pools): the operator's plugin next to Auto Mode's own leaves `nvidia.com/gpu` allocatable at 0.",
-        source: "seeds 000 §3, 004 §9.2",
+        source: "EKS user guide (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html); NVIDIA GPU Operator v26.7.0 per-node label nvidia.com/gpu.deploy.device-plugin (a pre-set false wins)",
     },
     Rule {
         code: "EKSGPU011",
@@ -161,7 +164,7 @@ pub static RULES: &[Rule] = &[
         summary: "Device-plugin sharing on dynamic Karpenter capacity",
         trigger: "Time-slicing or MPS through the device plugin (`nvidia.com/device-plugin.config` label) on a `karpenter` pool.",
         fix: "Karpenter counts each shared slot as a whole GPU when it sizes nodes; prefer static capacity (a managed node group) for shared GPUs, or DRA.",
-        source: "seed 003 §5",
+        source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (an instance type offers its physical GPU count); NVIDIA k8s-device-plugin v0.20.0 time-slicing (replicas are advertised, not reserved)",
     },
     Rule {
         code: "EKSGPU012",
@@ -169,7 +172,7 @@ pub static RULES: &[Rule] = &[
         summary: "Declared workloads exceed GPU memory",
         trigger: "The memory declared by a sharing pool's `workload` blocks exceeds one GPU's memory (shared strategies), or one workload exceeds its share (a MIG profile, a HAMi quota, a whole GPU).",
         fix: "Sharing splits time, not memory: lower the workloads' memory (e.g. vLLM's --gpu-memory-utilization), put fewer of them on a GPU, or use a GPU with more memory.",
-        source: "seed 003 §5 (two vLLM at 0.90 of an A10G; 0.40 each fits)",
+        source: "NVIDIA k8s-device-plugin v0.20.0 README, time-slicing (no memory isolation between replicas); measured on an A10G: two vLLM at --gpu-memory-utilization 0.90 fail, 0.40 each fit",
     },
     Rule {
         code: "EKSGPU013",
@@ -177,7 +180,7 @@ pub static RULES: &[Rule] = &[
         summary: "AMI type not valid for the GPUs or Kubernetes version",
         trigger: "`managed_node_group.ami_type` is not an EKS AMI type, carries no NVIDIA driver, does not match the instance types' architecture (x86_64 or arm64), or is `AL2_x86_64_GPU` on Kubernetes 1.33 or later.",
         fix: "Leave `ami_type` unset (the provider picks `AL2023_x86_64_NVIDIA` or `AL2023_ARM_64_NVIDIA` for the instance types), or choose an NVIDIA variant of AL2023 or Bottlerocket for the right architecture.",
-        source: "EKS API amiType enum (2026-08); EKS accelerated AMIs; AL2 end of support after Kubernetes 1.32 (domain.md §6)",
+        source: "EKS API amiType enum (2026-08); EKS accelerated AMIs; AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
     },
     Rule {
         code: "EKSGPU014",
@@ -185,7 +188,7 @@ pub static RULES: &[Rule] = &[
         summary: "GPU pool without a taint",
         trigger: "A pool opts out of the GPU taint (`gpu_taint = false`) and has no other NoSchedule or NoExecute taint.",
         fix: "Without a taint, CPU-only pods (CoreDNS, monitoring) land on expensive GPU nodes. Keep the default `nvidia.com/gpu=true:NoSchedule` or add a taint.",
-        source: "seeds 000 §4, 004 §7",
+        source: "Kubernetes taints and tolerations (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/); EKS best practices, AI/ML compute (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
     },
     Rule {
         code: "EKSGPU015",
@@ -201,15 +204,15 @@ pub static RULES: &[Rule] = &[
         summary: "Not a GPU instance type",
         trigger: "An instance type is unknown to the catalog, or is not an NVIDIA GPU instance where a GPU pool is declared.",
         fix: "Use a type from `data.eksgpu_gpu_catalog` (Neuron types such as trn and inf carry no NVIDIA stack).",
-        source: "GPU catalog (gpu_instances.csv)",
+        source: "Karpenter v1.14.1 instance-type reference (provider/eksgpu-core/data/gpu_instances.csv cites each row)",
     },
     Rule {
         code: "EKSGPU017",
         severity: Severity::Error,
         summary: "Two device managers on the same nodes",
-        trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver, or HAMi with a device plugin (including Auto Mode's built-in one).",
-        fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"`; HAMi and DRA need their own pools.",
-        source: "seed 003 §5; EKS DRA docs (no DRA and device plugin on one node)",
+        trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver (the device-plugin label not \"false\", or a device-plugin sharing config on a DRA pool), or HAMi with a device plugin (including Auto Mode's and Bottlerocket's built-in ones).",
+        fix: "Keep one device manager per node: the device plugin is switched off per node with `nvidia.com/gpu.deploy.device-plugin = \"false\"` (the provider renders it on DRA pools); HAMi and DRA need their own pools, and DRA pools share GPUs through the claim's `GpuConfig`, not the device plugin.",
+        source: "EKS user guide, DRA with NVIDIA GPUs (no DRA driver and device plugin on one node); NVIDIA gpu-operator v26.7.0 per-node deploy labels",
     },
     Rule {
         code: "EKSGPU018",
@@ -217,7 +220,7 @@ pub static RULES: &[Rule] = &[
         summary: "Auto Mode capability flags inconsistent",
         trigger: "The cluster's Auto Mode compute, block storage and load balancing flags are not all on or all off (reported by `data.eksgpu_cluster`, and checked at apply for strategies with `auto_mode` pools).",
         fix: "Enable or disable `computeConfig`, `storageConfig.blockStorage` and `kubernetesNetworkConfig.elasticLoadBalancing` together (EKS requires it in one request).",
-        source: "EKS API UpdateClusterConfig; Terraform AWS provider's plan-time check (domain.md §4)",
+        source: "EKS API UpdateClusterConfig; Terraform AWS provider's plan-time check of aws_eks_cluster compute_config (hashicorp/terraform-provider-aws)",
     },
     Rule {
         code: "EKSGPU101",
@@ -225,7 +228,7 @@ pub static RULES: &[Rule] = &[
         summary: "Fractional GPU type gives no nvidia.com/gpu",
         trigger: "A Karpenter or Auto Mode pool lists a fractional-GPU type (g6f, gr6f).",
         fix: "Karpenter advertises no `nvidia.com/gpu` on these types, so pods requesting it never land there; use whole-GPU types for such pods.",
-        source: "Karpenter instance-type reference (domain.md §1.3)",
+        source: "Karpenter v1.14.1 instance-type reference (g6f and gr6f advertise no nvidia.com/gpu)",
     },
     Rule {
         code: "EKSGPU102",
@@ -233,7 +236,7 @@ pub static RULES: &[Rule] = &[
         summary: "Device-plugin sharing config on Auto Mode",
         trigger: "An `auto_mode` pool selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
         fix: "Auto Mode's device plugin is AWS-managed and takes no sharing config; share GPUs on a `karpenter` or `managed_node_group` pool, or use DRA (Auto Mode, Kubernetes 1.36+).",
-        source: "EKS user guide, Auto Mode accelerated workloads (domain.md §4)",
+        source: "EKS user guide, Auto Mode accelerated workloads (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html)",
     },
     Rule {
         code: "EKSGPU103",
@@ -241,7 +244,7 @@ pub static RULES: &[Rule] = &[
         summary: "Custom AMI on Auto Mode",
         trigger: "`node_class.ami_alias` on an `auto_mode` pool.",
         fix: "Auto Mode runs EKS-owned AMIs only; remove `ami_alias` or use a `karpenter` pool.",
-        source: "EKS Auto Mode restrictions (domain.md §4)",
+        source: "EKS user guide, Auto Mode NodeClass (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): no AMI selection",
     },
     Rule {
         code: "EKSGPU104",
@@ -279,9 +282,9 @@ pub static RULES: &[Rule] = &[
         code: "EKSGPU108",
         severity: Severity::Error,
         summary: "Invalid sharing settings",
-        trigger: "The strategy's settings block is missing or another strategy's block is set, or a value is out of range (time-slicing or MPS replicas below 2, HAMi cores above 100, DRA count below 1).",
+        trigger: "The strategy's settings block is missing or another strategy's block is set, or a value is out of range (time-slicing or MPS replicas below 2, MPS with `fail_requests_greater_than_one = false`, HAMi cores above 100, DRA count below 1).",
         fix: "Set exactly the block named by `strategy`, with values the device plugin, DRA driver or HAMi accept.",
-        source: "NVIDIA k8s-device-plugin config validation; NVIDIA DRA driver GpuConfig; HAMi chart values",
+        source: "NVIDIA k8s-device-plugin v0.20.0 api/config/v1 (replicas ≥ 2; MPS failRequestsGreaterThanOne forced true since v0.15.0); NVIDIA DRA driver GpuConfig; HAMi chart values",
     },
     Rule {
         code: "EKSGPU109",
@@ -305,7 +308,7 @@ pub static RULES: &[Rule] = &[
         summary: "Invalid burst scaler settings",
         trigger: "A burst scaler's thresholds are out of order (`scale_in_threshold` must be below `hold_threshold`), `min_replicas` is above `max_replicas`, the polling or cooldown period is out of range, a pre-warm window is malformed, or the name is too long for KEDA's HPA.",
         fix: "Order the thresholds scale-in < hold, keep 0 ≤ min ≤ max, use 5-field cron windows, and names of at most 54 characters.",
-        source: "seed 004 §7; KEDA v2.20 ScaledObject admission (kedacore/keda apis/keda/v1alpha1)",
+        source: "KEDA v2.20 ScaledObject admission (kedacore/keda apis/keda/v1alpha1); Kubernetes object name limits",
     },
     Rule {
         code: "EKSGPU112",
@@ -329,7 +332,7 @@ pub static RULES: &[Rule] = &[
         summary: "Spot capacity without interruption handling",
         trigger: "The burst target runs on a pool with `spot` capacity and `spot_interruption_handling` is not set.",
         fix: "Configure Karpenter's interruption queue (SQS + EventBridge) so Spot reclaims drain nodes ahead of the 2-minute notice, then set `spot_interruption_handling = true`.",
-        source: "seed 004 (Karpenter Spot with SQS + EventBridge interruption handling)",
+        source: "Karpenter docs v1.14, interruption handling with SQS and EventBridge (https://karpenter.sh/v1.14/concepts/disruption/#interruption)",
     },
     Rule {
         code: "EKSGPU115",
@@ -353,7 +356,47 @@ pub static RULES: &[Rule] = &[
         summary: "Node group or hybrid setting not valid for EKS",
         trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, or `max_unavailable` outside 1–100; or a node role is not an IAM role ARN.",
         fix: "Fix the value as the detail says; EKS would reject the request at apply.",
-        source: "EKS API CreateNodegroup (domain.md §6)",
+        source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)",
+    },
+    Rule {
+        code: "EKSGPU118",
+        severity: Severity::Error,
+        summary: "AMI alias that gives no GPU nodes",
+        trigger: "A `karpenter` pool's `node_class.ami_alias` is not `family@version`, names a family without NVIDIA AMI variants (the Windows families), or is an `al2@…` alias on Kubernetes 1.33 or later.",
+        fix: "Use `al2023@<version>` (or `bottlerocket@<version>`), pinned to a release for production or `@latest`; leave it unset for `al2023@latest`.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (alias pattern and families); EKS user guide, AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
+    },
+    Rule {
+        code: "EKSGPU119",
+        severity: Severity::Error,
+        summary: "Reserved capacity without a reservation to select",
+        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only: Karpenter launches reserved capacity only into the capacity reservations its node class selects, which this provider does not render yet.",
+        fix: "Add `on-demand` (or `spot`) to `capacity_types`, or manage the EC2NodeClass's `capacityReservationSelectorTerms` outside this provider.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 `capacityReservationSelectorTerms`; Karpenter docs v1.14, capacity reservations (https://karpenter.sh/v1.14/concepts/nodeclasses/)",
+    },
+    Rule {
+        code: "EKSGPU120",
+        severity: Severity::Error,
+        summary: "Auto Mode NodeClass without a node role",
+        trigger: "An `auto_mode` pool has a `node_class` block (the provider renders an `eks.amazonaws.com/v1` NodeClass) without `role`.",
+        fix: "Set `node_class { role = \"<node role name>\" }` to the IAM role of Auto Mode nodes (it needs an EKS access entry), or drop the block to use the built-in `default` NodeClass.",
+        source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): `spec.role` is required",
+    },
+    Rule {
+        code: "EKSGPU121",
+        severity: Severity::Error,
+        summary: "Device-plugin sharing on Bottlerocket",
+        trigger: "A pool on Bottlerocket (a `BOTTLEROCKET_*` node group AMI type or a `bottlerocket@…` alias) selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
+        fix: "Bottlerocket's NVIDIA variants run their own device plugin, configured through `settings.kubelet-device-plugins.nvidia` in the node's user data; the provider keeps the operator's plugin off these nodes. Share GPUs on an AL2023 pool, or configure Bottlerocket's settings yourself.",
+        source: "bottlerocket.dev v1.54 settings.kubelet-device-plugins; EKS user guide, accelerated AMIs (Bottlerocket NVIDIA variants include the device plugin)",
+    },
+    Rule {
+        code: "EKSGPU122",
+        severity: Severity::Warning,
+        summary: "Extended resource Karpenter cannot predict",
+        trigger: "A `karpenter` pool (or a sharing pool with `capacity = \"karpenter\"`) serves MIG under the `mixed` strategy (`nvidia.com/mig-<profile>` resources) or HAMi (`nvidia.com/gpumem`, `nvidia.com/gpucores`, split `nvidia.com/gpu`).",
+        fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
+        source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
     },
 ];
 

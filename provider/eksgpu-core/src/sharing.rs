@@ -63,6 +63,15 @@ pub struct Slicing {
     pub fail_requests_greater_than_one: bool,
 }
 
+impl Slicing {
+    /// Upstream's `failRequestsGreaterThanOne`: `false` for time-slicing, `true` for MPS —
+    /// since k8s-device-plugin v0.15.0 api/config/v1/config.go sets it to true whenever MPS
+    /// is configured (a request for several MPS shares has no clear meaning).
+    pub fn default_fail_requests_greater_than_one(strategy: Strategy) -> bool {
+        strategy == Strategy::Mps
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mig {
     /// `single` or `mixed`.
@@ -145,7 +154,10 @@ impl SharingPool {
         let (first, _) = profiles.next()?;
         if profiles.next().is_none() {
             // One profile filling every GPU: the generated `all-<profile>` config ('+' written as '.').
-            return Some(format!("all-{}", first.replace('+', ".")));
+            return Some(
+                catalog::MigProfileName::parse(first)
+                    .map_or_else(|| format!("all-{}", first.replace('+', ".")), |p| p.config_name()),
+            );
         }
         let balanced = self.gpus().first().and_then(|t| t.mig).is_some_and(|m| {
             m.balanced.len() == mig.profiles.len()

@@ -115,7 +115,7 @@ pub fn simulate(b: &BurstScaler, curve: &[Sample]) -> Vec<Decision> {
     out
 }
 
-/// Seed 004's morning: on-prem waiting requests rise past 20 by 10:15, cloud
+/// A recorded morning: on-prem waiting requests rise past 20 by 10:15, cloud
 /// replicas serve ~20 running requests by 10:23, then load falls off.
 pub fn seed_004_load_curve() -> Vec<Sample> {
     let at = |h: u32, m: u32, w: f64, c: f64| Sample {

@@ -82,9 +82,10 @@ fn every_mig_table_is_consistent() {
             t.name
         );
         if let Some(mib) = t.gpu_memory_mib {
-            // The biggest profile is the whole GPU: its GB figure is within 10 % of EC2's MiB figure.
-            if let Some(whole) = mig.profiles.iter().max_by_key(|p| p.memory_gb) {
-                let ratio = f64::from(whole.memory_gb) * 1000.0 * 1000.0 * 1000.0 / (f64::from(mib) * 1024.0 * 1024.0);
+            // The biggest profile is the whole GPU: within 10 % of EC2's MiB figure.
+            if let Some(whole) = mig.profiles.iter().max_by_key(|p| p.memory_mib) {
+                #[allow(clippy::cast_precision_loss)]
+                let ratio = whole.memory_mib as f64 / f64::from(mib);
                 assert!((0.9..1.1).contains(&ratio), "{}: {ratio}", t.name);
             }
         }
@@ -99,4 +100,52 @@ fn names_are_unique_and_models_listed() {
     names.dedup();
     assert_eq!(names.len(), n);
     assert!(gpu_models().contains(&"L40S"));
+}
+
+#[test]
+fn every_row_cites_a_public_source() {
+    for t in instance_types() {
+        assert!(t.source_url.starts_with("https://"), "{}", t.name);
+        if let Some(m) = t.mig {
+            assert!(m.source_url.starts_with("https://"), "{}", m.name);
+            for p in m.profiles {
+                assert_eq!(
+                    p.memory_from_driver,
+                    p.memory_source_url.starts_with("https://"),
+                    "{} {}",
+                    m.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn v100_types_are_in_the_catalog() {
+    // EKS-supported NVIDIA types (EKS user guide, ML AMIs: p3, p3dn on AL2023/Bottlerocket NVIDIA).
+    for (name, gpus, mib) in [
+        ("p3.2xlarge", 1, 16_384),
+        ("p3.16xlarge", 8, 16_384),
+        ("p3dn.24xlarge", 8, 32_768),
+    ] {
+        let t = instance_type(name).unwrap();
+        assert_eq!(
+            (t.gpu_model, t.gpu_count, t.gpu_memory_mib),
+            ("V100", gpus, Some(mib)),
+            "{name}"
+        );
+        assert!(t.is_nvidia_gpu() && !t.mig_capable());
+    }
+}
+
+#[test]
+fn mig_memory_is_what_the_driver_reports() {
+    // NVML memorySizeMB (go-nvml mock tables): not the name's GB figure.
+    let a100 = instance_type("p4d.24xlarge").unwrap().mig.unwrap();
+    assert_eq!(a100.profile("1g.5gb").unwrap().memory_mib, 4864);
+    assert_eq!(a100.profile("1g.10gb").unwrap().memory_mib, 9856);
+    let h200 = instance_type("p5en.48xlarge").unwrap().mig.unwrap();
+    assert_eq!(h200.profile("3g.71gb").unwrap().memory_mib, 72_704);
+    assert!(h200.profiles.iter().all(|p| p.memory_from_driver));
 }

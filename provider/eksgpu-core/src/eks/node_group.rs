@@ -36,7 +36,7 @@ pub struct NodeGroup {
 }
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
-/// and container toolkit (domain.md §6).
+/// and container toolkit (EKS user guide, accelerated AMIs).
 pub fn default_ami_type(pool: &Pool) -> &'static str {
     let arm = pool
         .instance_types
@@ -210,7 +210,6 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         _ if prior.capacity_types.is_empty() => Vec::new(),
         _ => vec!["on-demand".to_owned()],
     };
-    pool.labels = user_labels(strategy, prior, live.labels.clone());
     let (taints, gpu_taint) = split_gpu_taint(prior, live.taints.clone());
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;
@@ -233,5 +232,13 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         },
         max_unavailable: live.max_unavailable,
     });
+    // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
+    // label), which an import's prior does not know yet.
+    let basis = Pool {
+        managed_node_group: pool.managed_node_group.clone(),
+        capacity: pool.capacity,
+        ..prior.clone()
+    };
+    pool.labels = user_labels(strategy, &basis, live.labels.clone());
     pool
 }

@@ -141,3 +141,19 @@ fn import_reconstructs_the_pool() {
     let m = pool_manifests(&s, &auto);
     assert_eq!(import_pool(&s, "auto", false, &m[0].body, None), auto);
 }
+
+#[test]
+fn import_of_a_bottlerocket_pool_keeps_the_provider_label_out_of_labels() {
+    let mut pool = karpenter_pool();
+    if let Some(nc) = &mut pool.node_class {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+    }
+    let s = strategy(vec![pool.clone()]);
+    let m = pool_manifests(&s, &pool);
+    assert_eq!(
+        m[1].body["spec"]["template"]["metadata"]["labels"]["nvidia.com/gpu.deploy.device-plugin"],
+        "false"
+    );
+    let imported = import_pool(&s, "inference", false, &m[1].body, Some(&m[0].body));
+    assert_eq!(imported, pool);
+}

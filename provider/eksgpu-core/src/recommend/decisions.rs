@@ -15,52 +15,52 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         code: "EKSGPU201",
         summary: "On-prem GPUs join as EKS Hybrid Nodes (no AWS-managed GPU stack on-prem).",
-        source: "seeds-digest §4, §9",
+        source: "EKS user guide, Hybrid Nodes (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-overview.html)",
     },
     Decision {
         code: "EKSGPU202",
         summary: "DRA workloads go to a managed node group on Kubernetes 1.34 or later: supported in every dated EKS doc state.",
-        source: "seeds-digest §6; domain.md §9.6",
+        source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html)",
     },
     Decision {
         code: "EKSGPU203",
         summary: "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) with DRA ComputeDomains.",
-        source: "seeds-digest §9",
+        source: "NVIDIA k8s-dra-driver-gpu ComputeDomains; EC2 P6e-GB200 UltraServers (https://aws.amazon.com/ec2/instance-types/p6/)",
     },
     Decision {
         code: "EKSGPU204",
-        summary: "A model that fits a MIG slice (two or more per GPU), or MIG asked for, runs on MIG-capable GPUs in a Karpenter pool; Auto Mode cannot run MIG Manager.",
-        source: "seeds-digest §4 (≤7B: MIG 4–7-way, 13–30B: MIG 2-way)",
+        summary: "MIG by model size: up to 13B on the smallest slice that fits 4–7 times per GPU (2 times when none holds it), 13–30B on one that fits 2 times, or any slice when MIG is asked for; on a managed node group, because Karpenter counts `nvidia.com/mig-<profile>` as zero (EKSGPU122) and Auto Mode cannot run MIG Manager.",
+        source: "Model-size starting points of EKS GPU node strategies (≤7B MIG 4–7-way, 13–30B MIG 2-way, larger whole GPUs); kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources",
     },
     Decision {
         code: "EKSGPU205",
-        summary: "Whole GPUs: the smallest GPU memory that holds a replica, GPUs per replica rounded up to a power of two (tensor parallelism).",
-        source: "seeds-digest §4 (30–65B, 70B+: whole GPUs)",
+        summary: "Whole GPUs for models above 30B: the smallest GPU memory that holds a replica on one instance, then the fewest GPUs of it, rounded up to a power of two (tensor parallelism).",
+        source: "Model-size starting points of EKS GPU node strategies (30–65B and 70B+: whole GPUs)",
     },
     Decision {
         code: "EKSGPU206",
-        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), avoiding types observed not to provision there.",
-        source: "seeds-digest §2, §4, §9",
+        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), only on instance types observed to provision there (p5.48xlarge, 2026-04); when none of them holds the model, a Karpenter pool.",
+        source: "EKS user guide, Auto Mode accelerated workloads; provisioning observed 2026-04 (p5.48xlarge provisioned; p5en.48xlarge and p6-b200.48xlarge failed, EKSGPU009)",
     },
     Decision {
         code: "EKSGPU207",
         summary: "Spot acceptable: a Karpenter pool with Spot first and on-demand as fallback.",
-        source: "seeds-digest §9 (minimum cost)",
+        source: "Karpenter docs v1.14, capacity types (https://karpenter.sh/v1.14/concepts/nodepools/): Spot first, on-demand fallback",
     },
     Decision {
         code: "EKSGPU208",
         summary: "Billed instances: instance-hours are billed, not GPUs; MIG or sharing saves money only when fewer instances are billed.",
-        source: "seeds-digest §4 (8 × 7B on one p5.48xlarge: 1 billed instance either way)",
+        source: "EC2 On-Demand pricing per instance-hour (https://aws.amazon.com/ec2/pricing/on-demand/): 8 × 7B on one p5.48xlarge is 1 billed instance either way",
     },
     Decision {
         code: "EKSGPU209",
         summary: "Monthly cost only from `price_per_hour` (730 hours a month); never a built-in price.",
-        source: "seeds-digest §3 (prices move constantly)",
+        source: "EC2 prices vary by region and over time (https://aws.amazon.com/ec2/pricing/)",
     },
     Decision {
         code: "EKSGPU210",
         summary: "Memory per replica: parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations.",
-        source: "seeds-digest §4 (estimates to validate per dtype, context and batch)",
+        source: "Weights at the parameter dtype plus a KV-cache allowance: an estimate to validate per dtype, context and batch",
     },
 ];
 

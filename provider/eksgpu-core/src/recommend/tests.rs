@@ -1,5 +1,5 @@
-//! One test per row of the seeds' decision tables (seeds-digest §4 model
-//! sizes, §9 decision summary) and the billed-instance example.
+//! One test per row of the decision table (model sizes, capacity kinds)
+//! and the billed-instance example.
 
 use super::*;
 
@@ -37,19 +37,39 @@ fn seventy_b_and_larger_run_on_auto_mode_with_whole_gpus() {
     let r = recommend(&req(70.0)).unwrap();
     assert_eq!(r.capacity, Capacity::AutoMode);
     assert_eq!(r.sharing, Sharing::Exclusive);
-    assert!(r.gpus_per_replica >= 1);
     assert!(r.memory_gb_per_replica > 160.0);
-    // Never a type observed failing on Auto Mode.
-    assert!(
-        r.instance_types
-            .iter()
-            .all(|t| !AUTO_MODE_OBSERVED_FAILURES.contains(&t.as_str()))
-    );
+    // Only on types observed to provision on Auto Mode: 4 × H100, not one p6-b300 GPU.
+    assert_eq!(r.instance_types, ["p5.48xlarge"]);
+    assert_eq!(r.gpus_per_replica, 2);
     assert!(codes(&r).contains(&"EKSGPU206"));
+    let bf16 = recommend(&Request {
+        precision: Precision::Bf16,
+        ..req(70.0)
+    })
+    .unwrap();
+    assert_eq!(
+        (bf16.capacity, bf16.instance_types[0].as_str()),
+        (Capacity::AutoMode, "p5.48xlarge")
+    );
 }
 
 #[test]
-fn thirty_to_sixty_five_b_run_on_auto_mode_or_karpenter_with_whole_gpus() {
+fn large_models_take_whole_gpus_even_when_a_slice_would_hold_them() {
+    // 70B int4 (42 GB) fits a 1g.45gb B200 slice; the table still gives it whole GPUs.
+    let int4 = recommend(&Request {
+        precision: Precision::Int4,
+        ..req(70.0)
+    })
+    .unwrap();
+    assert_eq!((int4.capacity, int4.sharing), (Capacity::AutoMode, Sharing::Exclusive));
+    // 32B at fp16 (76.8 GB) fits a B200 3g.90gb slice: 30B+ takes whole GPUs.
+    let r = recommend(&req(32.0)).unwrap();
+    assert_eq!(r.sharing, Sharing::Exclusive);
+    assert!(r.mig_profile.is_none());
+}
+
+#[test]
+fn thirty_to_seventy_b_run_on_auto_mode_or_karpenter_with_whole_gpus() {
     let r = recommend(&req(65.0)).unwrap();
     assert_eq!((r.capacity, r.sharing), (Capacity::AutoMode, Sharing::Exclusive));
     let spot = recommend(&Request {
@@ -58,53 +78,91 @@ fn thirty_to_sixty_five_b_run_on_auto_mode_or_karpenter_with_whole_gpus() {
     })
     .unwrap();
     assert_eq!((spot.capacity, spot.sharing), (Capacity::Karpenter, Sharing::Exclusive));
-    // On H100s (the seeds' reference GPU), 65B at fp16 needs two GPUs per replica.
+    // On H100s (the reference GPU), 65B at fp16 needs two GPUs per replica.
     let h100 = recommend(&h100_priced(req(65.0))).unwrap();
     assert_eq!(h100.gpus_per_replica, 2);
     assert_eq!(h100.instance_types, ["p5.48xlarge"]);
 }
 
 #[test]
-fn thirteen_to_thirty_b_split_gpus_two_ways_with_mig_on_karpenter() {
+fn whole_gpus_use_the_smallest_gpu_memory_that_fits() {
+    // What EKSGPU205 promises: among all types, the smallest per-GPU memory holding a replica
+    // on one instance, not the fewest GPUs.
+    let r = recommend(&Request {
+        spot_ok: true,
+        ..req(40.0)
+    })
+    .unwrap();
+    let chosen = catalog::instance_type(&r.instance_types[0])
+        .unwrap()
+        .gpu_memory_mib
+        .unwrap();
+    let need_mib = r.memory_gb_per_replica * 1e9 / 1_048_576.0;
+    for t in catalog::instance_types()
+        .iter()
+        .filter(|t| t.is_nvidia_gpu() && !t.fractional && !t.name.starts_with("p6e-"))
+    {
+        if let Some(m) = t.gpu_memory_mib
+            && m < chosen
+        {
+            assert!(
+                f64::from(m) * f64::from(t.gpu_count) < need_mib,
+                "{} fits with less",
+                t.name
+            );
+        }
+    }
+}
+
+#[test]
+fn thirteen_to_thirty_b_split_gpus_two_ways_with_mig_on_static_capacity() {
     let h100 = recommend(&h100_priced(req(13.0))).unwrap();
-    assert_eq!((h100.capacity, h100.sharing), (Capacity::Karpenter, Sharing::Mig));
+    assert_eq!(
+        (h100.capacity, h100.sharing),
+        (Capacity::ManagedNodeGroup, Sharing::Mig)
+    );
     assert_eq!(h100.mig_profile.as_deref(), Some("3g.40gb"));
     assert_eq!(ways(&h100), 2);
-    // Without a price list the smallest fitting slice decides: still a split.
+    // Without a price list the smallest fitting 2-way slice decides.
     let any = recommend(&req(30.0)).unwrap();
-    assert_eq!(any.sharing, Sharing::Mig);
-    assert!(ways(&any) >= 2);
+    assert_eq!((any.capacity, any.sharing), (Capacity::ManagedNodeGroup, Sharing::Mig));
+    assert_eq!(ways(&any), 2);
 }
 
 #[test]
 fn seven_b_and_smaller_split_gpus_four_to_seven_ways_with_mig() {
     let h100 = recommend(&h100_priced(req(7.0))).unwrap();
-    assert_eq!((h100.capacity, h100.sharing), (Capacity::Karpenter, Sharing::Mig));
+    assert_eq!(
+        (h100.capacity, h100.sharing),
+        (Capacity::ManagedNodeGroup, Sharing::Mig)
+    );
     assert_eq!(h100.mig_profile.as_deref(), Some("1g.20gb"));
     assert_eq!(ways(&h100), 4);
     let any = recommend(&req(7.0)).unwrap();
     assert!((4..=7).contains(&ways(&any)), "{any:?}");
+    // Never MIG mixed on Karpenter, whose scheduler counts nvidia.com/mig-* as zero.
+    assert_ne!(any.capacity, Capacity::Karpenter);
 }
 
 #[test]
-fn many_models_share_mig_slices_on_karpenter() {
+fn many_models_share_mig_slices_on_static_capacity() {
     let r = recommend(&Request {
         replicas: 20,
         ..req(3.0)
     })
     .unwrap();
-    assert_eq!((r.capacity, r.sharing), (Capacity::Karpenter, Sharing::Mig));
+    assert_eq!((r.capacity, r.sharing), (Capacity::ManagedNodeGroup, Sharing::Mig));
     assert!(r.gpus_used.unwrap() < 20);
 }
 
 #[test]
-fn needs_mig_goes_to_karpenter_even_for_a_whole_gpu_profile() {
+fn needs_mig_goes_to_a_managed_node_group_even_for_a_whole_gpu_profile() {
     let r = recommend(&Request {
         needs_mig: true,
         ..req(65.0)
     })
     .unwrap();
-    assert_eq!((r.capacity, r.sharing), (Capacity::Karpenter, Sharing::Mig));
+    assert_eq!((r.capacity, r.sharing), (Capacity::ManagedNodeGroup, Sharing::Mig));
     assert!(r.mig_profile.is_some());
 }
 

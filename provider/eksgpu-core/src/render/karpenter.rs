@@ -1,7 +1,7 @@
 //! Karpenter v1 objects (`karpenter.sh/v1` NodePool, `karpenter.k8s.aws/v1`
 //! EC2NodeClass) and their EKS Auto Mode counterparts (the same NodePool with
 //! `nodeClassRef.group: eks.amazonaws.com`, and `eks.amazonaws.com/v1`
-//! NodeClass). Field names and shapes follow the v1.14.1 CRDs (domain.md §3–§4).
+//! NodeClass). Field names and shapes follow the karpenter-provider-aws v1.14.1 CRDs and the EKS Auto Mode NodeClass.
 
 use serde_json::{Map, Value, json};
 
@@ -160,7 +160,7 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         }
         spec.insert(
             "blockDeviceMappings".into(),
-            json!([{"deviceName": "/dev/xvda", "rootVolume": true, "ebs": Value::Object(ebs)}]),
+            block_device_mappings(pool, ebs, rv.encrypted),
         );
     }
     if let Some(k) = &nc.kubelet {
@@ -187,6 +187,23 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             metadata(strategy, &pool.name),
             Value::Object(spec),
         ),
+    }
+}
+
+/// Where the pool's `root_volume` goes. AL2023 has one volume, `/dev/xvda`. Bottlerocket
+/// boots from a small OS volume (`/dev/xvda`, 4Gi) and keeps kubelet, images and containers on
+/// a data volume (`/dev/xvdb`): the user's size (inference images are 10–30 GB) belongs there,
+/// and the OS volume keeps Karpenter's default (karpenter-provider-aws v1.14.1
+/// pkg/providers/amifamily/bottlerocket.go, DefaultBlockDeviceMappings and EphemeralBlockDevice).
+fn block_device_mappings(pool: &Pool, data: Map<String, Value>, encrypted: Option<bool>) -> Value {
+    if pool.bottlerocket() {
+        let os = json!({"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": encrypted.unwrap_or(true)});
+        json!([
+            {"deviceName": "/dev/xvda", "ebs": os},
+            {"deviceName": "/dev/xvdb", "rootVolume": true, "ebs": Value::Object(data)},
+        ])
+    } else {
+        json!([{"deviceName": "/dev/xvda", "rootVolume": true, "ebs": Value::Object(data)}])
     }
 }
 

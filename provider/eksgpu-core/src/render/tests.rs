@@ -26,7 +26,7 @@ fn golden(name: &str, actual: &str) {
     );
 }
 
-/// The seeds' inference NodePool, corrected for Karpenter v1 (seeds-digest §3).
+/// A typical inference NodePool, written for Karpenter v1.
 fn seed_strategy() -> NodeStrategy {
     let inference = Pool {
         name: "gpu-inference".into(),
@@ -143,6 +143,12 @@ fn computed_pool_values() {
         gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(),
         Some("nvidia.com/mig-1g.10gb")
     );
+    // `+me` profiles: the device plugin advertises `.me`; '+' is illegal in a resource name.
+    mixed.pools[0].labels.insert(MIG_CONFIG.into(), "all-1g.10gb.me".into());
+    assert_eq!(
+        gpu_resource_name(&mixed, &mixed.pools[0]).as_deref(),
+        Some("nvidia.com/mig-1g.10gb.me")
+    );
 }
 
 #[test]
@@ -157,4 +163,98 @@ fn gpu_operator_values_fit_the_mix() {
     assert_eq!(gpu_operator_values(&s).unwrap()["migManager"]["enabled"], true);
     s.gpu_operator = None;
     assert!(gpu_operator_values(&s).is_none());
+}
+
+#[test]
+fn device_plugin_sharing_names_the_config_map() {
+    // gpu-operator v26.7.0 controllers/object_controls.go drops the config-manager without it.
+    let mut s = seed_strategy();
+    assert!(gpu_operator_values(&s).unwrap()["devicePlugin"].get("config").is_none());
+    s.pools[0].labels.insert(DEVICE_PLUGIN_CONFIG.into(), "a10g-ts".into());
+    let v = gpu_operator_values(&s).unwrap();
+    assert_eq!(v["devicePlugin"]["config"]["name"], "device-plugin-config");
+    assert_eq!(v["devicePlugin"]["config"]["default"], "");
+    let v = gpu_operator_values_with_config(&s, Some("team-sharing")).unwrap();
+    assert_eq!(v["devicePlugin"]["config"]["name"], "team-sharing");
+}
+
+#[test]
+fn nfd_worker_and_operands_tolerate_every_pool_taint() {
+    let mut s = seed_strategy();
+    s.pools[0].gpu_taint = false;
+    s.pools[0].taints = vec![Taint {
+        key: "workload".into(),
+        value: Some("training".into()),
+        effect: "NoSchedule".into(),
+    }];
+    let v = gpu_operator_values(&s).unwrap();
+    let has = |list: &serde_json::Value, key: &str, effect: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["key"] == key && t["effect"] == effect)
+    };
+    let nfd = &v["node-feature-discovery"]["worker"]["tolerations"];
+    let ds = &v["daemonsets"]["tolerations"];
+    for list in [nfd, ds] {
+        assert!(has(list, "workload", "NoSchedule"), "{list}");
+        assert!(has(list, "workload", "NoExecute"), "{list}");
+        assert!(has(list, "nvidia.com/gpu", "NoSchedule"), "{list}");
+    }
+    // The chart's own NFD default stays.
+    assert!(has(nfd, "node-role.kubernetes.io/control-plane", "NoSchedule"));
+}
+
+#[test]
+fn dra_pools_switch_the_device_plugin_off_with_or_without_the_operator() {
+    let mut s = seed_strategy();
+    s.pools[0].dra = true;
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.gpu_operator = None;
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.pools[0].dra = false;
+    assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
+}
+
+#[test]
+fn bottlerocket_pools_follow_its_volume_layout_and_keep_the_operator_plugin_off() {
+    let mut s = seed_strategy();
+    let m = pool_manifests(&s, &s.pools[0]);
+    assert_eq!(m[0].body["spec"]["blockDeviceMappings"][0]["deviceName"], "/dev/xvda");
+    if let Some(nc) = &mut s.pools[0].node_class {
+        nc.ami_alias = Some("bottlerocket@v1.54.0".into());
+    }
+    let m = pool_manifests(&s, &s.pools[0]);
+    let bdm = &m[0].body["spec"]["blockDeviceMappings"];
+    // OS volume /dev/xvda keeps its 4Gi; the user's 200Gi is the data volume /dev/xvdb.
+    assert_eq!(bdm[0]["deviceName"], "/dev/xvda");
+    assert_eq!(bdm[0]["ebs"]["volumeSize"], "4Gi");
+    assert!(bdm[0].get("rootVolume").is_none());
+    assert_eq!(bdm[1]["deviceName"], "/dev/xvdb");
+    assert_eq!(bdm[1]["rootVolume"], true);
+    assert_eq!(bdm[1]["ebs"]["volumeSize"], "200Gi");
+    // Bottlerocket ships its own device plugin.
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+}
+
+#[test]
+fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
+    let mut s = seed_strategy();
+    s.pools[0].capacity = Capacity::ManagedNodeGroup;
+    s.pools[0].node_class = None;
+    s.pools[0].managed_node_group = Some(crate::model::ManagedNodeGroup {
+        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+        subnet_ids: vec!["subnet-1".into()],
+        ami_type: Some("BOTTLEROCKET_x86_64_NVIDIA".into()),
+        scaling: crate::model::Scaling {
+            min: 0,
+            max: 1,
+            desired: 0,
+        },
+        max_unavailable: None,
+    });
+    assert!(s.pools[0].bottlerocket());
+    assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
+    s.pools[0].managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NVIDIA".into());
+    assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
 }

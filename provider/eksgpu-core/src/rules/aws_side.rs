@@ -9,10 +9,10 @@ use crate::eks::ClusterFacts;
 use crate::eks::cidr::Cidr;
 use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
 
-/// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; domain.md §5).
+/// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; EKS user guide, Hybrid Nodes networking).
 const MAX_REMOTE_CIDRS: usize = 15;
 
-/// EKS `amiType` values that carry NVIDIA drivers, with their architecture (domain.md §6).
+/// EKS `amiType` values that carry NVIDIA drivers, with their architecture (EKS API `AMITypes`, 2026-08).
 const NVIDIA_AMI_TYPES: [(&str, Arch); 7] = [
     ("AL2_x86_64_GPU", Arch::X86_64),
     ("AL2023_x86_64_NVIDIA", Arch::X86_64),
@@ -42,7 +42,7 @@ const OTHER_AMI_TYPES: [&str; 15] = [
     "WINDOWS_CORE_2025_x86_64",
 ];
 
-/// EKS published AL2 AMIs up to Kubernetes 1.32 (domain.md §6).
+/// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, AL2 AMI deprecation FAQs).
 const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
 
 /// Strategy-wide checks: at most one hybrid pool (remote networks are

@@ -1,14 +1,18 @@
 //! Checks of a node strategy's pools (offline; values the user has not made
 //! known yet are left out of the model and skipped by the provider).
 
-use super::{Step, Violation, aws_side, parse_version};
-use crate::catalog;
+use super::{Step, Violation, aws_side, node_class, parse_version};
+use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
-/// Instance types seen failing to provision on Auto Mode (seed 000 §3,
+/// Instance types seen failing to provision on Auto Mode (NoCompatibleInstanceTypes,
 /// observed 2026-04). An observation, so a warning: re-validate and update.
 pub const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
+
+/// Instance types seen provisioning on Auto Mode (p5.48xlarge, observed 2026-04, Spot in
+/// us-east-2). The recommendation puts Auto Mode only on these; re-validate and extend.
+pub const AUTO_MODE_OBSERVED_WORKING: [&str; 1] = ["p5.48xlarge"];
 
 /// The Karpenter release whose API the rules may assume, `(major, minor)`.
 #[derive(Debug, Clone, Copy)]
@@ -16,7 +20,7 @@ pub struct Context {
     pub karpenter_version: (u32, u32),
 }
 
-/// Where DRA works, as one table to update when EKS changes (domain.md §9.6):
+/// Where DRA works, as one table to update when EKS changes (EKS user guide, DRA on Amazon EKS):
 /// the lowest Kubernetes version per capacity kind, and Karpenter's release.
 fn dra_minimum_kubernetes(capacity: Capacity) -> (u32, u32) {
     match capacity {
@@ -51,6 +55,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
             ));
         }
         check_pool(s, pool, ctx, &at, &mut out);
+        node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         aws_side::check_pool(s, pool, &at, &mut out);
     }
     aws_side::check_strategy(s, &mut out);
@@ -193,7 +198,7 @@ fn check_pool(
     }
 
     // MIG labels: EKSGPU001 / 002 / 003 / 015.
-    if let Some(config) = label(MIG_CONFIG).filter(|c| *c != "all-disabled") {
+    if let Some(config) = label(MIG_CONFIG).filter(|c| MigLayout::parse(c).splits()) {
         let path = label_path(MIG_CONFIG);
         if auto {
             out.push(Violation::new(
@@ -210,29 +215,33 @@ fn check_pool(
                     format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
                 )),
                 Some(mig) => {
-                    let profile = config
-                        .strip_prefix("all-")
-                        .filter(|p| !["balanced", "enabled"].contains(p));
-                    if let Some(p) = profile {
-                        // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
-                        let name = p.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
-                        if !mig.profiles.is_empty() && mig.profile(&name).is_none() {
-                            out.push(Violation::new(
-                                "EKSGPU003",
-                                path.clone(),
-                                format!(
-                                    "{} ({}) has no MIG profile {name:?}; it has {}.",
-                                    t.name,
-                                    t.gpu_model,
-                                    mig.profiles.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-                                ),
-                            ));
-                        }
+                    // mig-parted config names write '+' as '.': all-1g.18gb.me is profile 1g.18gb+me.
+                    let profile = match MigLayout::parse(config) {
+                        MigLayout::All(p) => Some(p.to_string()),
+                        MigLayout::Custom(c) => c.strip_prefix("all-").map(str::to_owned),
+                        _ => None,
+                    };
+                    if let Some(name) = profile
+                        && !mig.profiles.is_empty()
+                        && mig.profile(&name).is_none()
+                    {
+                        out.push(Violation::new(
+                            "EKSGPU003",
+                            path.clone(),
+                            format!(
+                                "{} ({}) has no MIG profile {name:?}; it has {}.",
+                                t.name,
+                                t.gpu_model,
+                                mig.profiles.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                            ),
+                        ));
                     }
                 }
             }
         }
-        if config == "all-balanced" && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single") {
+        if MigLayout::parse(config) == MigLayout::Balanced
+            && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single")
+        {
             out.push(Violation::new(
                 "EKSGPU015",
                 path,
@@ -280,6 +289,15 @@ fn check_pool(
             "This pool serves DRA claims and keeps the device plugin on.".into(),
         ));
     }
+    // The DRA driver owns a DRA pool's GPUs: a device-plugin sharing config there would bring the
+    // device plugin back next to it (EKS user guide, DRA: no DRA driver and device plugin on one node).
+    if pool.dra && label(DEVICE_PLUGIN_CONFIG).is_some() {
+        out.push(Violation::new(
+            "EKSGPU017",
+            label_path(DEVICE_PLUGIN_CONFIG),
+            "This pool serves DRA claims and selects a device-plugin sharing config.".into(),
+        ));
+    }
     if pool.dra && hami {
         out.push(Violation::new(
             "EKSGPU017",
@@ -287,9 +305,13 @@ fn check_pool(
             "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into(),
         ));
     }
-    if hami && (auto || (operator && plugin_label != Some("false"))) {
+    // Bottlerocket's NVIDIA variants run their own device plugin, which no node label turns off.
+    let bottlerocket = pool.bottlerocket();
+    if hami && (auto || bottlerocket || (operator && plugin_label != Some("false"))) {
         let why = if auto {
             "HAMi cannot replace Auto Mode's built-in device plugin.".to_owned()
+        } else if bottlerocket {
+            "HAMi would run next to Bottlerocket's built-in device plugin.".to_owned()
         } else {
             "HAMi would run next to the GPU Operator's device plugin.".to_owned()
         };

@@ -11,11 +11,13 @@ fn s(v: &Value) -> Option<String> {
     v.as_str().map(str::to_owned)
 }
 
-fn slicing(v: &Value) -> Option<Slicing> {
+fn slicing(v: &Value, strategy: Strategy) -> Option<Slicing> {
     Some(Slicing {
         replicas: v["replicas"].as_i64()?,
         rename_by_default: v["rename_by_default"].as_bool().unwrap_or(false),
-        fail_requests_greater_than_one: v["fail_requests_greater_than_one"].as_bool().unwrap_or(false),
+        fail_requests_greater_than_one: v["fail_requests_greater_than_one"]
+            .as_bool()
+            .unwrap_or(Slicing::default_fail_requests_greater_than_one(strategy)),
     })
 }
 
@@ -59,8 +61,8 @@ pub fn from_record(cluster: &str, name: &str, namespace: &str, record: &str) -> 
         strategy,
         config_namespace: namespace.to_owned(),
         config_map: s(&r["config_map"]).unwrap_or_else(|| super::DEFAULT_CONFIG_MAP.to_owned()),
-        time_slicing: r.get("time_slicing").and_then(slicing),
-        mps: r.get("mps").and_then(slicing),
+        time_slicing: r.get("time_slicing").and_then(|v| slicing(v, Strategy::TimeSlicing)),
+        mps: r.get("mps").and_then(|v| slicing(v, Strategy::Mps)),
         mig,
         dra,
         hami,
@@ -100,7 +102,9 @@ pub fn overlay_live(
                 Some(Slicing {
                     replicas: sh["resources"][0]["replicas"].as_i64()?,
                     rename_by_default: sh["renameByDefault"].as_bool().unwrap_or(false),
-                    fail_requests_greater_than_one: sh["failRequestsGreaterThanOne"].as_bool().unwrap_or(false),
+                    fail_requests_greater_than_one: sh["failRequestsGreaterThanOne"]
+                        .as_bool()
+                        .unwrap_or(Slicing::default_fail_requests_greater_than_one(p.strategy)),
                 })
             });
         match p.strategy {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::{SharingPool, Strategy};
+use crate::catalog::{MigLayout, MigProfileName};
 use crate::kinds::{self, labels};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG, Manifest};
 use crate::yaml;
@@ -62,23 +63,19 @@ pub fn resource_requests(p: &SharingPool) -> BTreeMap<String, String> {
             let mixed = p.mig.as_ref().is_some_and(|m| m.strategy == "mixed");
             // Under `mixed` each profile is its own resource; the smallest serves a container.
             let smallest = p.mig.as_ref().and_then(|m| {
-                let from_profiles = m
-                    .profiles
-                    .keys()
-                    .min_by_key(|k| k.split('g').next().and_then(|n| n.parse::<u32>().ok()))
-                    .cloned();
-                from_profiles.or_else(|| {
-                    let c = m.config.as_deref()?.strip_prefix("all-")?;
-                    let gpu = p.gpus().first().and_then(|t| t.mig)?;
-                    if c == "balanced" {
-                        gpu.balanced.first().map(|(n, _)| (*n).to_owned())
-                    } else {
-                        Some(c.replacen(".me", "+me", 1))
+                let from_profiles = m.profiles.keys().filter_map(|k| MigProfileName::parse(k)).min();
+                from_profiles.or_else(|| match MigLayout::parse(m.config.as_deref()?) {
+                    MigLayout::Balanced => {
+                        let gpu = p.gpus().first().and_then(|t| t.mig)?;
+                        gpu.balanced.first().and_then(|(n, _)| MigProfileName::parse(n))
                     }
+                    MigLayout::All(profile) => Some(profile),
+                    _ => None,
                 })
             });
             match (mixed, smallest) {
-                (true, Some(profile)) => one(&format!("nvidia.com/mig-{profile}")),
+                // `+` is written `.` (k8s-device-plugin v0.20.0 internal/rm/rm.go).
+                (true, Some(profile)) => one(&profile.resource_name()),
                 _ => one("nvidia.com/gpu"),
             }
         }
@@ -125,6 +122,11 @@ pub fn hami_values(p: &SharingPool) -> Option<Value> {
             "deviceMemoryScaling": h.memory_scaling,
             "deviceCoreScaling": 1,
             "nvidiaNodeSelector": {"gpu": "on"},
+            // The HAMi device-plugin DaemonSet (chart v2.10 templates/device-plugin/daemonsetnvidia.yaml,
+            // `devicePlugin.tolerations`) must reach GPU nodes whatever their pool's taints
+            // (`nvidia.com/gpu`, `workload=training`, …); the `gpu: on` node selector already keeps it
+            // to HAMi nodes, so it tolerates every taint rather than a list that misses a pool's own.
+            "tolerations": [{"operator": "Exists"}],
         },
         "devices": {"nvidia": {"gpuCorePolicy": h.core_policy}},
     }))

@@ -1,13 +1,9 @@
 //! Checks of a sharing pool against its GPU and capacity kind (offline).
 
 use super::{SharingPool, Strategy};
+use crate::catalog::MigLayout;
 use crate::model::Capacity;
 use crate::rules::{Step, Violation};
-
-/// MiB in NVIDIA's rounded MIG "GB" (decimal gigabytes).
-fn gb_to_mib(gb: u32) -> i64 {
-    i64::from(gb) * 1_000_000_000 / 1_048_576
-}
 
 pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -102,6 +98,21 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
                 "This sharing pool configures device-plugin sharing.".into(),
             ));
         }
+        (Some(Capacity::Karpenter), Strategy::Mig) if p.mig.as_ref().is_some_and(|m| m.strategy == "mixed") => {
+            out.push(v(
+                "EKSGPU122",
+                attr("capacity"),
+                "Containers request nvidia.com/mig-<profile>, which no instance type advertises.".into(),
+            ));
+        }
+        (Some(Capacity::Karpenter), Strategy::Hami) => {
+            out.push(v(
+                "EKSGPU122",
+                attr("capacity"),
+                "Containers request nvidia.com/gpumem and nvidia.com/gpucores, which no instance type advertises."
+                    .into(),
+            ));
+        }
         _ => {}
     }
 
@@ -115,6 +126,17 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
                 format!("replicas is {}; sharing needs at least 2.", s.replicas),
             ));
         }
+    }
+    // k8s-device-plugin v0.15.0+ api/config/v1/config.go forces failRequestsGreaterThanOne to true
+    // for MPS: `false` would be planned, ignored on the node, and read back as drift.
+    if let Some(m) = &p.mps
+        && !m.fail_requests_greater_than_one
+    {
+        out.push(v(
+            "EKSGPU108",
+            vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")],
+            "The device plugin always refuses requests for more than one MPS share; false is not applied.".into(),
+        ));
     }
 
     if let Some(mig) = &p.mig {
@@ -240,10 +262,10 @@ fn smallest_profile_mib(p: &SharingPool) -> Option<i64> {
     let gpu = p.gpus().first().and_then(|t| t.mig)?;
     let mig = p.mig.as_ref()?;
     let names: Vec<String> = if mig.profiles.is_empty() {
-        match mig.config.as_deref().and_then(|c| c.strip_prefix("all-")) {
-            Some("balanced") => gpu.balanced.iter().map(|(n, _)| (*n).to_owned()).collect(),
-            Some(c) => vec![c.replacen(".me", "+me", 1)],
-            None => vec![],
+        match mig.config.as_deref().map(MigLayout::parse) {
+            Some(MigLayout::Balanced) => gpu.balanced.iter().map(|(n, _)| (*n).to_owned()).collect(),
+            Some(MigLayout::All(profile)) => vec![profile.to_string()],
+            _ => vec![],
         }
     } else {
         mig.profiles.keys().cloned().collect()
@@ -251,7 +273,8 @@ fn smallest_profile_mib(p: &SharingPool) -> Option<i64> {
     names
         .iter()
         .filter_map(|n| gpu.profile(n))
-        .map(|pr| gb_to_mib(pr.memory_gb))
+        // The MiB the driver reports for the profile, not a figure derived from its name.
+        .map(|pr| i64::try_from(pr.memory_mib).unwrap_or(i64::MAX))
         .min()
 }
 
@@ -319,29 +342,30 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
                 format!("The layout takes {slices} compute slices in {instances} instances; one {} GPU has {} slices and at most {} instances.", t.gpu_model, gpu.compute_slices, gpu.max_instances),
             ));
         }
-        if let Some(c) = mig
-            .config
-            .as_deref()
-            .and_then(|c| c.strip_prefix("all-"))
-            .filter(|c| !["balanced", "disabled", "enabled"].contains(c))
+        let layout = mig.config.as_deref().map(MigLayout::parse);
+        let named = match &layout {
+            Some(MigLayout::All(profile)) => Some(profile.to_string()),
+            // `all-` followed by something that is not a profile name at all.
+            Some(MigLayout::Custom(c)) => c.strip_prefix("all-").map(str::to_owned),
+            _ => None,
+        };
+        if let Some(name) = named
+            && gpu.profile(&name).is_none()
         {
-            let name = c.replacen(".me", "+me", 1).replacen(".gfx", "+gfx", 1);
-            if gpu.profile(&name).is_none() {
-                out.push(v(
-                    "EKSGPU003",
-                    at("config"),
-                    format!(
-                        "{} ({}) has no profile {name:?}; it has {}.",
-                        t.name,
-                        t.gpu_model,
-                        valid()
-                    ),
-                ));
-            }
+            out.push(v(
+                "EKSGPU003",
+                at("config"),
+                format!(
+                    "{} ({}) has no profile {name:?}; it has {}.",
+                    t.name,
+                    t.gpu_model,
+                    valid()
+                ),
+            ));
         }
     }
     let profiles_used = if mig.profiles.is_empty() {
-        usize::from(mig.config.as_deref() == Some("all-balanced")) * 3
+        usize::from(mig.config.as_deref().map(MigLayout::parse) == Some(MigLayout::Balanced)) * 3
     } else {
         mig.profiles.len()
     };

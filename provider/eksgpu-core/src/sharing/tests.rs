@@ -32,12 +32,21 @@ fn slicing(replicas: i64) -> Option<Slicing> {
     })
 }
 
+/// MPS as upstream configures it (failRequestsGreaterThanOne forced true).
+fn mps(replicas: i64) -> Option<Slicing> {
+    Some(Slicing {
+        replicas,
+        rename_by_default: false,
+        fail_requests_greater_than_one: Slicing::default_fail_requests_greater_than_one(Strategy::Mps),
+    })
+}
+
 fn codes(p: &SharingPool) -> Vec<&'static str> {
     check_sharing_pool(p).into_iter().map(|v| v.code).collect()
 }
 
 fn vllm(share: f64) -> Workload {
-    // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as seed 003 measured.
+    // vLLM's --gpu-memory-utilization of an A10G (22888 MiB), as measured on a g5.2xlarge.
     #[allow(clippy::cast_possible_truncation)]
     Workload {
         name: format!("vllm-{share}"),
@@ -104,6 +113,11 @@ fn hami_matches_the_seed() {
     );
     assert_eq!(node_labels(&p)["gpu"], "on");
     assert_eq!(hami_values(&p).unwrap()["devicePlugin"]["deviceSplitCount"], 10);
+    // A pool tainted with its own key (workload=training) still gets HAMi's device plugin.
+    assert_eq!(
+        hami_values(&p).unwrap()["devicePlugin"]["tolerations"],
+        serde_json::json!([{"operator": "Exists"}])
+    );
     assert_eq!(codes(&p), Vec::<&str>::new());
     p.workloads = vec![Workload {
         name: "big".into(),
@@ -189,6 +203,30 @@ fn mig_layouts_against_the_gpu() {
 }
 
 #[test]
+fn media_extension_profiles_use_dotted_resource_names() {
+    // k8s-device-plugin v0.20.0 internal/rm/rm.go advertises `mig-1g.18gb.me`; '+' is illegal.
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.mig = Some(Mig {
+        strategy: "mixed".into(),
+        profiles: BTreeMap::from([("1g.18gb+me".into(), 1)]),
+        config: None,
+    });
+    assert_eq!(p.mig_config_name().as_deref(), Some("all-1g.18gb.me"));
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/mig-1g.18gb.me".into(), "1".into())])
+    );
+    p.mig.as_mut().unwrap().profiles.clear();
+    p.mig.as_mut().unwrap().config = Some("all-1g.18gb.me".into());
+    assert_eq!(
+        resource_requests(&p),
+        BTreeMap::from([("nvidia.com/mig-1g.18gb.me".into(), "1".into())])
+    );
+    assert_eq!(codes(&p), Vec::<&str>::new());
+}
+
+#[test]
 fn eksgpu002_mig_on_an_a10g() {
     let mut p = pool(Strategy::Mig);
     p.mig = Some(Mig {
@@ -235,7 +273,7 @@ fn settings_blocks_and_ranges() {
     let mut p = pool(Strategy::TimeSlicing);
     assert_eq!(codes(&p), ["EKSGPU108"]);
     p.time_slicing = slicing(1);
-    p.mps = slicing(2);
+    p.mps = mps(2);
     let v = check_sharing_pool(&p);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108", "EKSGPU108"]);
     assert_eq!(v[1].path, vec![Step::Attr("time_slicing"), Step::Attr("replicas")]);
@@ -265,4 +303,69 @@ fn record_and_live_objects_read_back() {
         4
     );
     assert!(overlay_live(back, Some(None), None).time_slicing.is_none());
+}
+
+#[test]
+fn mps_refuses_requests_for_several_shares_as_upstream_does() {
+    // k8s-device-plugin v0.15.0+ api/config/v1/config.go: true for MPS, false for time-slicing.
+    assert!(Slicing::default_fail_requests_greater_than_one(Strategy::Mps));
+    assert!(!Slicing::default_fail_requests_greater_than_one(Strategy::TimeSlicing));
+    let mut p = pool(Strategy::Mps);
+    p.mps = mps(2);
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    assert_eq!(
+        device_plugin_config(&p).unwrap()["sharing"]["mps"]["failRequestsGreaterThanOne"],
+        true
+    );
+    // A record written without the field reads back as upstream's default.
+    let mut record = super::record(&p);
+    record["mps"]
+        .as_object_mut()
+        .unwrap()
+        .remove("fail_requests_greater_than_one");
+    let back = from_record("gpu", "small-models", DEFAULT_CONFIG_NAMESPACE, &record.to_string()).unwrap();
+    assert_eq!(back.mps, p.mps);
+    p.mps = slicing(2);
+    let v = check_sharing_pool(&p);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108"]);
+    assert_eq!(
+        v[0].path,
+        vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")]
+    );
+}
+
+#[test]
+fn mig_share_memory_is_the_drivers_figure() {
+    // A100-40GB 1g.5gb: the driver reports 4864 MiB (NVML memorySizeMB); reading "5gb" as
+    // 5×10^9 bytes (4768 MiB) rejected a 4800 MiB workload that fits.
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p4d.24xlarge".into());
+    p.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::new(),
+        config: Some("all-1g.5gb".into()),
+    });
+    p.workloads = vec![Workload {
+        name: "small".into(),
+        memory_mib: 4800,
+        namespace: None,
+    }];
+    assert_eq!(codes(&p), Vec::<&str>::new());
+    p.workloads[0].memory_mib = 4865;
+    assert_eq!(codes(&p), ["EKSGPU012"]);
+}
+
+#[test]
+fn eksgpu122_mixed_mig_and_hami_on_karpenter() {
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.capacity = Some(crate::model::Capacity::Karpenter);
+    p.mig = Some(Mig {
+        strategy: "mixed".into(),
+        profiles: BTreeMap::from([("1g.18gb".into(), 7)]),
+        config: None,
+    });
+    assert_eq!(codes(&p), ["EKSGPU122"]);
+    p.capacity = Some(crate::model::Capacity::ManagedNodeGroup);
+    assert_eq!(codes(&p), Vec::<&str>::new());
 }

@@ -20,10 +20,11 @@ pub fn schema() -> Schema {
             "Where one model should run on EKS, from the decision tables of the field reports: capacity kind, \
              instance types, sharing strategy, GPUs used and instances billed. Memory per replica is parameters \
              × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations — an \
-             estimate to validate for your context length and batch size. Models that fit a MIG slice (two or \
-             more per GPU) are split with MIG on a Karpenter pool; larger ones get whole GPUs, the smallest GPU \
-             memory that fits, on EKS Auto Mode (or Karpenter with Spot). Instance-hours are billed, not GPUs. \
-             Costs come only from `price_per_hour`. Needs no AWS access.",
+             estimate to validate for your context length and batch size. By model size: up to 13B share a GPU \
+             4–7 ways with MIG, 13–30B 2 ways, on a managed node group (Karpenter counts MIG resources as zero); \
+             larger models get whole GPUs, the smallest GPU memory that fits, on EKS Auto Mode where a type \
+             observed to provision there holds them (else, or with Spot, Karpenter). Instance-hours are billed, \
+             not GPUs. Costs come only from `price_per_hour`. Needs no AWS access.",
         )
         .attribute(Attribute::required(
             "model_params_b",

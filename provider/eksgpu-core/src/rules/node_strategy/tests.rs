@@ -162,6 +162,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
             ..Kubelet::default()
         }),
         ami_alias: Some("al2023@latest".into()),
+        role: Some("AutoModeNodeRole".into()),
         ..NodeClass::default()
     });
     assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU006", "EKSGPU103"]);
@@ -258,7 +259,8 @@ fn eksgpu015_single_strategy_with_balanced_layout() {
         )],
         true,
     );
-    assert_eq!(codes(&s), Vec::<&str>::new());
+    // (mixed on dynamic Karpenter capacity also warns EKSGPU122.)
+    assert_eq!(codes(&s), ["EKSGPU122"]);
     if let Some(g) = &mut s.gpu_operator {
         g.mig_strategy = "single".into();
     }
@@ -298,12 +300,21 @@ fn eksgpu017_two_device_managers() {
     p.dra = true;
     assert_eq!(codes(&strategy(vec![p], true)), ["EKSGPU017"]);
     let hami = with_label(pool("h", Capacity::Karpenter, &["g5.2xlarge"]), "gpu", "on");
-    assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017"]);
+    assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017", "EKSGPU122"]);
     let hami_ok = with_label(hami, DEPLOY_DEVICE_PLUGIN, "false");
-    assert_eq!(codes(&strategy(vec![hami_ok], true)), Vec::<&str>::new());
+    assert_eq!(codes(&strategy(vec![hami_ok.clone()], true)), ["EKSGPU122"]);
+    // Bottlerocket's own device plugin stays whatever the label says.
+    let mut hami_br = hami_ok;
+    if let Some(nc) = &mut hami_br.node_class {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+    }
+    assert_eq!(codes(&strategy(vec![hami_br], true)), ["EKSGPU017", "EKSGPU122"]);
     let mut dra = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     dra.dra = true;
-    assert_eq!(codes(&strategy(vec![dra], true)), Vec::<&str>::new());
+    assert_eq!(codes(&strategy(vec![dra.clone()], true)), Vec::<&str>::new());
+    // A DRA pool taking a device-plugin sharing config brings the device plugin back.
+    let shared = with_label(dra, DEVICE_PLUGIN_CONFIG, "ts-2");
+    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU017"]);
 }
 
 #[test]
@@ -369,4 +380,96 @@ fn eksgpu004_dra_support_matrix() {
     assert_eq!(codes(&s), ["EKSGPU004"]);
     s.kubernetes_version = Some("1.36".into());
     assert_eq!(codes(&s), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu118_ami_aliases() {
+    let with_alias = |alias: &str| {
+        let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+        if let Some(nc) = &mut p.node_class {
+            nc.ami_alias = Some(alias.into());
+        }
+        p
+    };
+    for ok in ["al2023@latest", "al2023@v20250920", "bottlerocket@v1.54.0"] {
+        assert_eq!(
+            codes(&strategy(vec![with_alias(ok)], false)),
+            Vec::<&str>::new(),
+            "{ok}"
+        );
+    }
+    for bad in ["al2023", "al2023@", "windows2022@latest", "ubuntu@22.04"] {
+        assert_eq!(codes(&strategy(vec![with_alias(bad)], false)), ["EKSGPU118"], "{bad}");
+    }
+    // AL2: EKS stopped publishing AL2 AMIs after Kubernetes 1.32.
+    let mut s = strategy(vec![with_alias("al2@latest")], false);
+    s.kubernetes_version = Some("1.32".into());
+    assert_eq!(codes(&s), Vec::<&str>::new());
+    s.kubernetes_version = Some("1.33".into());
+    assert_eq!(codes(&s), ["EKSGPU118"]);
+}
+
+#[test]
+fn eksgpu119_reserved_only_never_launches() {
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.capacity_types = vec!["reserved".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU119"]);
+    p.capacity_types = vec!["reserved".into(), "on-demand".into()];
+    assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu120_auto_mode_node_class_needs_a_role() {
+    let mut p = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    p.node_class = Some(NodeClass::default());
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU120"]);
+    p.node_class = Some(NodeClass {
+        role: Some("AutoModeNodeRole".into()),
+        ..NodeClass::default()
+    });
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // The built-in NodeClass needs none.
+    p.node_class = None;
+    assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu121_no_device_plugin_sharing_on_bottlerocket() {
+    let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
+    if let Some(nc) = &mut p.node_class {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+    }
+    assert!(p.bottlerocket());
+    let shared = with_label(p, DEVICE_PLUGIN_CONFIG, "ts-2");
+    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU121"]);
+}
+
+#[test]
+fn eksgpu122_resources_karpenter_cannot_predict() {
+    // kubernetes-sigs/karpenter pkg/utils/resources: a resource the instance type does not
+    // advertise counts as zero, so nvidia.com/mig-* pods never get a node.
+    let mig = with_label(
+        pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+        MIG_CONFIG,
+        "all-1g.10gb",
+    );
+    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &CTX);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU122"]);
+    assert_eq!(v[0].severity, crate::rules::Severity::Warning);
+    assert!(v[0].detail.contains("NodeOverlay"), "{}", v[0].detail);
+    let old = Context {
+        karpenter_version: (1, 6),
+    };
+    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &old);
+    assert!(v[0].detail.contains("has no NodeOverlay"), "{}", v[0].detail);
+    // all-disabled, or the single strategy (nvidia.com/gpu), are fine.
+    let off = with_label(
+        pool("k", Capacity::Karpenter, &["p5.48xlarge"]),
+        MIG_CONFIG,
+        "all-disabled",
+    );
+    assert_eq!(codes(&strategy(vec![off], true)), Vec::<&str>::new());
+    let mut single = strategy(vec![mig], true);
+    single.gpu_operator.as_mut().unwrap().mig_strategy = "single".into();
+    assert_eq!(codes(&single), Vec::<&str>::new());
 }

@@ -25,7 +25,7 @@ fn node_class_block() -> Block {
         Type::String,
         "Karpenter AMI alias `family@version`. Default `al2023@latest`, which picks the NVIDIA AMI variant for GPU types. Not for `auto_mode` (EKSGPU103).",
     ))
-    .attribute(Attribute::optional("role", Type::String, "IAM role name of the nodes. Required for `karpenter` pools (EKSGPU104)."))
+    .attribute(Attribute::optional("role", Type::String, "IAM role name of the nodes. Required for `karpenter` pools (EKSGPU104) and for an `auto_mode` pool's own NodeClass (EKSGPU120)."))
     .attribute(tags("subnet_selector_tags", "Tags selecting the nodes' subnets. Default `karpenter.sh/discovery = <cluster_name>`."))
     .attribute(tags(
         "security_group_selector_tags",
@@ -34,7 +34,7 @@ fn node_class_block() -> Block {
     .attribute(tags("tags", "Tags on the EC2 resources the node class launches."))
     .block(NestedBlock::single(
         "root_volume",
-        Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode).")
+        Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode). With a `bottlerocket@…` alias it is Bottlerocket's data volume `/dev/xvdb` (kubelet, images, containers); the OS volume `/dev/xvda` keeps 4Gi.")
             .attribute(Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`."))
             .attribute(Attribute::optional("volume_type", Type::String, "EBS volume type. Default `gp3`. Karpenter only."))
             .attribute(Attribute::optional("iops", Type::Number, "Provisioned IOPS."))

@@ -14,14 +14,14 @@ fn capacity(s: &str) -> Result<Capacity, String> {
     Capacity::parse(s).ok_or_else(|| format!("{s:?} is not a capacity kind"))
 }
 
-fn slicing(b: Option<Obj<'_>>) -> Result<Option<Slicing>, ModelError> {
+fn slicing(b: Option<Obj<'_>>, strategy: Strategy) -> Result<Option<Slicing>, ModelError> {
     b.map(|b| {
         Ok(Slicing {
             replicas: b.get("replicas")?,
             rename_by_default: b.get::<Option<bool>>("rename_by_default")?.unwrap_or(false),
             fail_requests_greater_than_one: b
                 .get::<Option<bool>>("fail_requests_greater_than_one")?
-                .unwrap_or(false),
+                .unwrap_or(Slicing::default_fail_requests_greater_than_one(strategy)),
         })
     })
     .transpose()
@@ -43,8 +43,8 @@ pub(crate) fn read(v: &Value) -> Result<SharingPool, ModelError> {
         config_map: o
             .get::<Option<String>>("config_map")?
             .unwrap_or_else(|| sharing::DEFAULT_CONFIG_MAP.into()),
-        time_slicing: slicing(o.block("time_slicing")?)?,
-        mps: slicing(o.block("mps")?)?,
+        time_slicing: slicing(o.block("time_slicing")?, Strategy::TimeSlicing)?,
+        mps: slicing(o.block("mps")?, Strategy::Mps)?,
         mig: o
             .block("mig")?
             .map(|m| {

@@ -9,7 +9,7 @@ use crate::resources::CAPACITY_KINDS;
 
 const STRATEGIES: &[&str] = &["exclusive", "time_slicing", "mps", "mig", "dra", "hami"];
 
-fn slicing(what: &str) -> Block {
+fn slicing(what: &str, strategy: sharing::Strategy) -> Block {
     Block::new(&format!(
         "Device-plugin {what}: each GPU is advertised `replicas` times; replicas reserve no memory."
     ))
@@ -30,9 +30,10 @@ fn slicing(what: &str) -> Block {
         Attribute::optional(
             "fail_requests_greater_than_one",
             Type::Bool,
-            "Refuse containers that request more than one share. Default `false`.",
+            "Refuse containers that request more than one share. Default `false` for time-slicing, `true` for MPS \
+             (the device plugin forces it for MPS).",
         )
-        .default(false),
+        .default(sharing::Slicing::default_fail_requests_greater_than_one(strategy)),
     )
 }
 
@@ -103,8 +104,8 @@ pub fn schema() -> Schema {
         ))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The objects applied in-cluster for this pool, as YAML."))
         .attribute(Attribute::computed("hami_values_yaml", Type::String, "Helm values for the HAMi chart (strategy `hami`)."))
-        .block(NestedBlock::single("time_slicing", slicing("time-slicing")))
-        .block(NestedBlock::single("mps", slicing("MPS")))
+        .block(NestedBlock::single("time_slicing", slicing("time-slicing", sharing::Strategy::TimeSlicing)))
+        .block(NestedBlock::single("mps", slicing("MPS", sharing::Strategy::Mps)))
         .block(NestedBlock::single(
             "mig",
             Block::new("MIG partitions, by profile layout or mig-parted config name.")
