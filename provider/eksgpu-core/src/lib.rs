@@ -15,4 +15,5 @@ pub mod render;
 pub mod rules;
 pub mod sharing;
 pub mod validate;
+pub mod version;
 pub mod yaml;

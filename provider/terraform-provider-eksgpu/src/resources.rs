@@ -1,6 +1,7 @@
 //! Resources, one module each.
 
 pub mod burst_scaler;
+mod checks;
 mod defaults;
 pub mod node_strategy;
 pub mod sharing_pool;
@@ -14,7 +15,7 @@ use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
-        Arc::new(burst_scaler::BurstScalerResource::new(state.clone())),
+        Arc::new(Framework::new(burst_scaler::BurstScalerResource::new(state.clone()))),
         Arc::new(node_strategy::NodeStrategyResource::new(state.clone())),
         Arc::new(Framework::new(sharing_pool::SharingPoolResource::new(state.clone()))),
     ]

@@ -1,23 +1,22 @@
-//! `eksgpu_burst_scaler`: seed 004's burst-to-cloud rule as one KEDA
+//! `eksgpu_burst_scaler`: the on-prem-first, burst-to-cloud rule as one KEDA
 //! ScaledObject, applied with server-side apply; drift and import like the
 //! other in-cluster resources.
 
+mod model;
 mod schema;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, KubeError};
-use eksgpu_core::burst::{self, BurstScaler, PreWarm};
+use eksgpu_core::burst::{self, BurstScaler};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::yaml;
-use eksgpu_tfplugin::{
-    ApplyRequest, ApplyResponse, AttributePath, Context, Diagnostics, ImportResponse, Number, PlanRequest,
-    PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Value,
-};
+use eksgpu_framework::partial::Partial;
+use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Schema, Value};
 
-use super::defaults::{Seg, plan_default};
-use super::{cancellable, configured, connect, plan_id, set};
+use super::{cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
 
@@ -33,123 +32,26 @@ impl BurstScalerResource {
     }
 }
 
-fn model(v: &Value) -> Option<BurstScaler> {
-    if !v.is_wholly_known() {
-        return None;
-    }
-    let s = |k: &str| v.get(k).as_str().map(str::to_owned);
-    let i = |k: &str, d: i64| v.get(k).as_number().and_then(Number::as_i64).unwrap_or(d);
-    let f = |k: &str, d: f64| v.get(k).as_number().map_or(d, Number::as_f64);
-    let target = v.get("target");
-    let keda = s("keda_version").unwrap_or_else(|| "2.20".into());
-    let (a, b) = keda.split_once('.')?;
-    Some(BurstScaler {
-        cluster_name: s("cluster_name")?,
-        namespace: s("namespace")?,
-        name: s("name")?,
-        target_kind: target.get("kind").as_str().unwrap_or("Deployment").to_owned(),
-        target_name: target.get("name").as_str()?.to_owned(),
-        target_api_version: target.get("api_version").as_str().unwrap_or("apps/v1").to_owned(),
-        min_replicas: i("min_replicas", 0),
-        max_replicas: i("max_replicas", 1),
-        polling_interval: i("polling_interval", 15),
-        cooldown_period: i("cooldown_period", 300),
-        prometheus_address: s("prometheus_address")?,
-        on_prem_waiting_query: s("on_prem_waiting_query")?,
-        scale_out_threshold: f("scale_out_threshold", 20.0),
-        cloud_running_query: s("cloud_running_query")?,
-        hold_threshold: f("hold_threshold", 10.0),
-        scale_in_threshold: f("scale_in_threshold", 5.0),
-        pre_warm: v
-            .get("pre_warm")
-            .elements()
-            .iter()
-            .filter_map(|w| {
-                Some(PreWarm {
-                    timezone: w.get("timezone").as_str()?.into(),
-                    start: w.get("start").as_str()?.into(),
-                    end: w.get("end").as_str()?.into(),
-                })
-            })
-            .collect(),
-        keda_version: (a.parse().ok()?, b.parse().ok()?),
-        target_capacity_types: v
-            .get("target_capacity_types")
-            .elements()
-            .iter()
-            .filter_map(|c| c.as_str().map(str::to_owned))
-            .collect(),
-        spot_interruption_handling: v.get("spot_interruption_handling").as_bool().unwrap_or(false),
-    })
+/// The scaler of a value; `None` (after a diagnostic) when it cannot be read.
+fn scaler_of(v: &Value, diags: &mut Diagnostics) -> Option<BurstScaler> {
+    model::read(v)
+        .map_err(|e| diags.push(e.diagnostic(&AttributePath::root())))
+        .ok()
 }
 
-fn number(x: f64) -> Value {
-    Value::Number(Number::from_f64(x))
-}
-
-/// The state of a scaler read from the cluster, keeping `prior`'s spelling of
-/// what the cluster does not say (`target_capacity_types`, flags).
-fn value(b: &BurstScaler, prior: &Value) -> Value {
-    let mut v = prior.clone();
-    let pairs = [
-        (
-            "id",
-            Value::from(format!("{}/{}/{}", b.cluster_name, b.namespace, b.name)),
-        ),
-        ("cluster_name", b.cluster_name.as_str().into()),
-        ("namespace", b.namespace.as_str().into()),
-        ("name", b.name.as_str().into()),
-        ("min_replicas", b.min_replicas.into()),
-        ("max_replicas", b.max_replicas.into()),
-        ("polling_interval", b.polling_interval.into()),
-        ("cooldown_period", b.cooldown_period.into()),
-        ("prometheus_address", b.prometheus_address.as_str().into()),
-        ("on_prem_waiting_query", b.on_prem_waiting_query.as_str().into()),
-        ("scale_out_threshold", number(b.scale_out_threshold)),
-        ("cloud_running_query", b.cloud_running_query.as_str().into()),
-        ("hold_threshold", number(b.hold_threshold)),
-        ("scale_in_threshold", number(b.scale_in_threshold)),
-        (
-            "keda_version",
-            format!("{}.{}", b.keda_version.0, b.keda_version.1).into(),
-        ),
-        (
-            "target",
-            Value::object([
-                ("name", b.target_name.as_str().into()),
-                ("kind", b.target_kind.as_str().into()),
-                ("api_version", b.target_api_version.as_str().into()),
-            ]),
-        ),
-        (
-            "pre_warm",
-            Value::List(
-                b.pre_warm
-                    .iter()
-                    .map(|w| {
-                        Value::object([
-                            ("timezone", w.timezone.as_str().into()),
-                            ("start", w.start.as_str().into()),
-                            ("end", w.end.as_str().into()),
-                        ])
-                    })
-                    .collect(),
-            ),
-        ),
-    ];
-    if !matches!(v, Value::Object(_)) {
-        v = Value::object([
-            ("force_conflicts", false.into()),
-            ("spot_interruption_handling", false.into()),
-        ]);
-    }
-    if let Value::Object(m) = &mut v {
-        for (k, x) in pairs {
-            m.insert(k.to_owned(), x);
-        }
-        if !m.contains_key("formula") || m.get("formula").is_some_and(Value::is_null) {
-            m.insert("formula".into(), burst::formula(b).into());
-            m.insert("manifests_yaml".into(), yaml::to_yaml(&burst::manifest(b)).into());
+/// A scaler read back from the cluster, keeping what the cluster does not
+/// say (`target_capacity_types`, flags) and the computed values as `prior` has them.
+fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
+    let mut v = model::write(live);
+    for k in [
+        "target_capacity_types",
+        "spot_interruption_handling",
+        "force_conflicts",
+        "formula",
+        "manifests_yaml",
+    ] {
+        if !prior.get(k).is_null() {
+            path::set(&mut v, k, prior.get(k).clone());
         }
     }
     v
@@ -176,7 +78,7 @@ async fn read_live(
 }
 
 #[async_trait]
-impl Resource for BurstScalerResource {
+impl ManagedResource for BurstScalerResource {
     fn type_name(&self) -> &'static str {
         "eksgpu_burst_scaler"
     }
@@ -185,165 +87,102 @@ impl Resource for BurstScalerResource {
         schema()
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        schema::validate(config, diags);
-    }
-
-    async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
-        if req.proposed_new_state.is_null() {
-            return PlanResponse::destroy(req.prior_private);
-        }
-        let mut planned = req.proposed_new_state;
-        let c = &req.config;
-        for (k, d) in [
-            ("min_replicas", Value::from(0)),
-            ("polling_interval", Value::from(15)),
-            ("cooldown_period", Value::from(300)),
-            ("scale_out_threshold", Value::from(20)),
-            ("hold_threshold", Value::from(10)),
-            ("scale_in_threshold", Value::from(5)),
-            ("keda_version", Value::from("2.20")),
-            ("spot_interruption_handling", false.into()),
-            ("force_conflicts", false.into()),
-        ] {
-            plan_default(&mut planned, c, &[], k, d);
-        }
-        plan_default(&mut planned, c, &[Seg::Attr("target")], "kind", "Deployment".into());
-        plan_default(&mut planned, c, &[Seg::Attr("target")], "api_version", "apps/v1".into());
-        plan_id(&mut planned, &["cluster_name", "namespace", "name"]);
-        match model(&planned) {
-            Some(b) => {
-                set(&mut planned, "formula", burst::formula(&b).into());
-                set(
-                    &mut planned,
-                    "manifests_yaml",
-                    yaml::to_yaml(&burst::manifest(&b)).into(),
-                );
-                for v in burst::check_burst_scaler(&b) {
-                    diags.push(diagnostics::violation(&v));
-                }
-            }
-            None => {
-                set(&mut planned, "formula", Value::Unknown);
-                set(&mut planned, "manifests_yaml", Value::Unknown);
-            }
-        }
-        let requires_replace = if req.prior_state.is_null() {
-            vec![]
-        } else {
-            ["cluster_name", "namespace", "name"]
-                .into_iter()
-                .map(AttributePath::attr)
-                .collect()
-        };
-        PlanResponse {
-            planned_state: planned,
-            requires_replace,
-            planned_private: req.prior_private,
+    fn import_id(&self) -> ImportId {
+        ImportId {
+            formats: &[&["cluster_name", "namespace", "name"]],
+            example: "gpu-prod/inference/vllm-burst",
         }
     }
 
-    async fn apply(&self, ctx: &Context, req: ApplyRequest, diags: &mut Diagnostics) -> ApplyResponse {
-        let keep = |state: Value| ApplyResponse {
-            new_state: state,
-            private: req.planned_private.clone(),
+    fn modify_plan(&self, plan: &mut Plan<'_>, diags: &mut Diagnostics) {
+        plan_id(&mut plan.planned, &["cluster_name", "namespace", "name"]);
+        let partial = Partial::of_inputs(&schema().block, &plan.planned);
+        let mut inputs = partial.value.clone();
+        let cluster_known = !plan.planned.get("cluster_name").is_unknown();
+        if !cluster_known {
+            // The cluster name only labels the object: rules and the formula do not need it.
+            path::set(&mut inputs, "cluster_name", "<unknown>".into());
+        }
+        let Ok(b) = model::read(&inputs) else {
+            return;
         };
-        let Some(c) = configured(&self.state, diags) else {
-            return keep(req.prior_state.clone());
-        };
-        let target = if req.planned_state.is_null() {
-            &req.prior_state
-        } else {
-            &req.planned_state
-        };
-        let Some(b) = model(target) else {
-            diags.error(
-                "Unknown values at apply",
-                "The plan still had unknown values in the scaler's configuration. Run the apply again.",
+        for v in burst::check_burst_scaler(&b) {
+            let d = diagnostics::violation(&v);
+            if partial.is_complete() || !d.path.as_ref().is_some_and(|at| partial.touches_unknown(at.steps())) {
+                diags.push(d);
+            }
+        }
+        if partial.is_complete() {
+            path::set(&mut plan.planned, "formula", burst::formula(&b).into());
+            path::set(
+                &mut plan.planned,
+                "manifests_yaml",
+                yaml::to_yaml(&burst::manifest(&b)).into(),
             );
-            return keep(req.prior_state.clone());
+        }
+    }
+
+    fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
+        if let Some(b) = scaler_of(planned, diags) {
+            diags.extend(errors_only(burst::check_burst_scaler(&b)));
+        }
+    }
+
+    async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        self.write(ctx, planned, diags).await
+    }
+
+    async fn update(&self, ctx: &Context, _prior: &Value, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        self.write(ctx, planned, diags).await
+    }
+
+    async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let c = configured(&self.state, diags)?;
+        let Some(b) = scaler_of(prior, diags) else {
+            return Some(prior.clone());
         };
         let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
-            return keep(req.prior_state.clone());
-        };
-        if req.planned_state.is_null() {
-            return match cancellable(
-                ctx,
-                "talking to the cluster",
-                cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
-            )
-            .await
-            {
-                Ok(_) => keep(Value::Null),
-                Err(e) => {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        "deleting the ScaledObject",
-                        AttributePath::root(),
-                    ));
-                    keep(req.prior_state.clone())
-                }
-            };
-        }
-        let opts = ApplyOptions {
-            field_manager: &c.field_manager,
-            force: req.planned_state.get("force_conflicts").as_bool() == Some(true),
+            return Some(prior.clone());
         };
         match cancellable(
             ctx,
             "talking to the cluster",
-            cluster.apply(
-                &burst::SCALED_OBJECT,
-                Some(&b.namespace),
-                &b.name,
-                &burst::manifest(&b),
-                opts,
-            ),
+            cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
         )
         .await
         {
-            Ok(_) => keep(req.planned_state.clone()),
+            Ok(_) => None,
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
-                    &format!("applying ScaledObject {}/{}", b.namespace, b.name),
+                    "deleting the ScaledObject",
                     AttributePath::root(),
                 ));
-                keep(req.prior_state.clone())
+                Some(prior.clone())
             }
         }
     }
 
-    async fn read(&self, ctx: &Context, req: ReadRequest, diags: &mut Diagnostics) -> ReadResponse {
-        let unchanged = |state: Value| ReadResponse {
-            new_state: state,
-            private: req.private.clone(),
-        };
-        let (Some(c), Some(b)) = (self.state.configured(), model(&req.current_state)) else {
-            return unchanged(req.current_state.clone());
-        };
+    async fn read(&self, ctx: &Context, state: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let c = self.state.configured()?;
+        let b = scaler_of(state, diags)?;
         let rendered = burst::manifest(&b);
         match read_live(ctx, c, &b, Some(&rendered)).await {
-            Ok(Some(live)) => unchanged(value(&live, &req.current_state)),
-            Ok(None) => unchanged(Value::Null),
+            Ok(Some(live)) => Some(with_prior(&live, state)),
+            Ok(None) => Some(Value::Null),
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
                     "reading the ScaledObject",
                     AttributePath::root(),
                 ));
-                unchanged(req.current_state.clone())
+                None
             }
         }
     }
 
-    async fn import(&self, ctx: &Context, id: &str, diags: &mut Diagnostics) -> Option<ImportResponse> {
-        let parts: Vec<&str> = id.split('/').collect();
-        let [cluster, namespace, name] = parts.as_slice() else {
-            diags.error(
-                "Invalid import ID",
-                format!("{id:?} is not <cluster>/<namespace>/<name>."),
-            );
+    async fn import(&self, ctx: &Context, _format: usize, parts: &[&str], diags: &mut Diagnostics) -> Option<Value> {
+        let [cluster, namespace, name] = parts else {
             return None;
         };
         let c = configured(&self.state, diags)?;
@@ -371,14 +210,7 @@ impl Resource for BurstScalerResource {
             spot_interruption_handling: false,
         };
         match read_live(ctx, c, &blank, None).await {
-            Ok(Some(b)) => {
-                let mut v = value(&b, &Value::Null);
-                set(&mut v, "target_capacity_types", Value::Null);
-                Some(ImportResponse {
-                    state: v,
-                    private: Vec::new(),
-                })
-            }
+            Ok(Some(b)) => Some(model::write(&b)),
             Ok(None) => {
                 diags.error(
                     "Nothing to import",
@@ -390,6 +222,41 @@ impl Resource for BurstScalerResource {
                 diags.push(diagnostics::kube_failed(
                     &e,
                     "reading the ScaledObject",
+                    AttributePath::root(),
+                ));
+                None
+            }
+        }
+    }
+}
+
+impl BurstScalerResource {
+    async fn write(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let c = configured(&self.state, diags)?;
+        let b = scaler_of(planned, diags)?;
+        let cluster = connect(c, &b.cluster_name, diags).await?;
+        let opts = ApplyOptions {
+            field_manager: &c.field_manager,
+            force: planned.get("force_conflicts").as_bool() == Some(true),
+        };
+        match cancellable(
+            ctx,
+            "talking to the cluster",
+            cluster.apply(
+                &burst::SCALED_OBJECT,
+                Some(&b.namespace),
+                &b.name,
+                &burst::manifest(&b),
+                opts,
+            ),
+        )
+        .await
+        {
+            Ok(_) => Some(planned.clone()),
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    &format!("applying ScaledObject {}/{}", b.namespace, b.name),
                     AttributePath::root(),
                 ));
                 None

@@ -1,60 +1,132 @@
-//! The schema of `eksgpu_burst_scaler`.
+//! The schema of `eksgpu_burst_scaler`: attributes, defaults and the checks
+//! each value gets (with the upstream source of each bound).
 
+use eksgpu_core::validate;
+use eksgpu_framework::validators;
+use eksgpu_tfplugin::Type;
 use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
-use eksgpu_tfplugin::{AttributePath, Diagnostics, Type, Value};
+
+use crate::resources::checks;
 
 pub fn schema() -> Schema {
-    let n = |name: &str, d: &str| Attribute::optional_computed(name, Type::Number, d);
+    // Thresholds compare request counts: finite and not negative.
+    let threshold = |name: &str, d: &str, default: i64| {
+        Attribute::optional(name, Type::Number, d)
+            .default(default)
+            .validate(validators::number(0.0, 1e9, "a count of requests"))
+    };
     Schema::new(
         Block::new(
-            "On-prem first, burst to cloud (seed 004) with KEDA alone: a `keda.sh/v1alpha1` ScaledObject whose \
+            "On-prem first, burst to cloud with KEDA alone: a `keda.sh/v1alpha1` ScaledObject whose \
              `scalingModifiers` formula scales the cloud replicas out when the on-prem queue saturates or the cloud is \
              busy, holds them in between, and scales them in when the cloud load falls, with a fallback that holds the \
              size when Prometheus cannot be queried.",
         )
-        .attribute(Attribute::computed("id", Type::String, "`<cluster_name>/<namespace>/<name>`, also the import ID."))
-        .attribute(Attribute::required("cluster_name", Type::String, "EKS cluster name.").forces_replacement())
-        .attribute(Attribute::required("namespace", Type::String, "Namespace of the ScaledObject and its target.").forces_replacement())
-        .attribute(Attribute::required("name", Type::String, "ScaledObject name (at most 54 characters).").forces_replacement())
-        .attribute(n("min_replicas", "Fewest cloud replicas. Default 0: none until the on-prem queue saturates."))
-        .attribute(Attribute::required("max_replicas", Type::Number, "Most cloud replicas."))
-        .attribute(n("polling_interval", "Seconds between KEDA's checks. Default 15."))
-        .attribute(n("cooldown_period", "Seconds of quiet before scaling to `min_replicas`. Default 300."))
-        .attribute(Attribute::required("prometheus_address", Type::String, "Prometheus URL KEDA queries."))
+        .attribute(
+            Attribute::computed("id", Type::String, "`<cluster_name>/<namespace>/<name>`, also the import ID.")
+                .use_state_for_unknown(),
+        )
+        .attribute(
+            Attribute::required("cluster_name", Type::String, "EKS cluster name.")
+                .forces_replacement()
+                .validate(checks::string("An EKS cluster name.", validate::eks_cluster_name))
+                .validate(checks::string(
+                    "Usable as a label value (it labels the ScaledObject).",
+                    validate::cluster_name_label_value,
+                )),
+        )
+        .attribute(
+            Attribute::required("namespace", Type::String, "Namespace of the ScaledObject and its target.")
+                .forces_replacement()
+                .validate(checks::string("A namespace name (RFC 1123 label).", validate::namespace_name)),
+        )
+        .attribute(
+            Attribute::required("name", Type::String, "ScaledObject name (at most 54 characters).")
+                .forces_replacement()
+                .validate(checks::string("A Kubernetes object name.", validate::object_name)),
+        )
+        .attribute(
+            Attribute::optional("min_replicas", Type::Number, "Fewest cloud replicas. Default 0: none until the on-prem queue saturates.")
+                .default(0)
+                // KEDA v2.20.2 apis/keda/v1alpha1 ScaledObjectSpec.MinReplicaCount is *int32.
+                .validate(validators::int32(0, i32::MAX, "ScaledObject `minReplicaCount`")),
+        )
+        .attribute(
+            Attribute::required("max_replicas", Type::Number, "Most cloud replicas.")
+                .validate(validators::int32(1, i32::MAX, "ScaledObject `maxReplicaCount`")),
+        )
+        .attribute(
+            Attribute::optional("polling_interval", Type::Number, "Seconds between KEDA's checks. Default 15.")
+                .default(15)
+                .validate(validators::int32(1, i32::MAX, "ScaledObject `pollingInterval`, seconds")),
+        )
+        .attribute(
+            Attribute::optional("cooldown_period", Type::Number, "Seconds of quiet before scaling to `min_replicas`. Default 300.")
+                .default(300)
+                .validate(validators::int32(0, i32::MAX, "ScaledObject `cooldownPeriod`, seconds")),
+        )
+        .attribute(
+            Attribute::required("prometheus_address", Type::String, "Prometheus URL KEDA queries (no credentials: use KEDA's `authenticationRef`).")
+                .validate(checks::string("An http(s) URL without user-info.", validate::prometheus_address)),
+        )
         .attribute(Attribute::required(
             "on_prem_waiting_query",
             Type::String,
             "PromQL for requests waiting on-prem, e.g. `sum(vllm:num_requests_waiting{site=\"onprem\"})`.",
         ))
-        .attribute(n("scale_out_threshold", "Scale out when on-prem waiting requests exceed this. Default 20."))
+        .attribute(threshold("scale_out_threshold", "Scale out when on-prem waiting requests exceed this. Default 20.", 20))
         .attribute(Attribute::required("cloud_running_query", Type::String, "PromQL for requests running in the cloud."))
-        .attribute(n("hold_threshold", "Scale out while cloud running requests exceed this. Default 10."))
-        .attribute(n("scale_in_threshold", "Scale in when cloud running requests fall below this; hold between the two. Default 5."))
-        .attribute(Attribute::optional_computed(
-            "keda_version",
-            Type::String,
-            "KEDA release of the cluster (`MAJOR.MINOR`). Features are used only where available. Default `2.20`.",
+        .attribute(threshold("hold_threshold", "Scale out while cloud running requests exceed this. Default 10.", 10))
+        .attribute(threshold(
+            "scale_in_threshold",
+            "Scale in when cloud running requests fall below this; hold between the two. Default 5.",
+            5,
         ))
-        .attribute(Attribute::optional(
-            "target_capacity_types",
-            Type::list(Type::String),
-            "Capacity types of the pool the target runs on (e.g. a node strategy pool's `capacity_types`), to warn about Spot without interruption handling.",
-        ))
-        .attribute(Attribute::optional_computed(
-            "spot_interruption_handling",
-            Type::Bool,
-            "Karpenter's interruption queue is set up for the target's Spot pool. Default `false`.",
-        ))
-        .attribute(Attribute::optional_computed("force_conflicts", Type::Bool, "Take back fields another field manager changed. Default `false`."))
+        .attribute(
+            Attribute::optional(
+                "keda_version",
+                Type::String,
+                "KEDA release of the cluster (`MAJOR.MINOR`). Features are used only where available. Default `2.20`.",
+            )
+            .default("2.20")
+            .validate(checks::version("KEDA")),
+        )
+        .attribute(
+            Attribute::optional(
+                "target_capacity_types",
+                Type::list(Type::String),
+                "Capacity types of the pool the target runs on (e.g. a node strategy pool's `capacity_types`), to warn about Spot without interruption handling.",
+            )
+            .validate(validators::each(validators::one_of(&["on-demand", "spot", "reserved"]))),
+        )
+        .attribute(
+            Attribute::optional(
+                "spot_interruption_handling",
+                Type::Bool,
+                "Karpenter's interruption queue is set up for the target's Spot pool. Default `false`.",
+            )
+            .default(false),
+        )
+        .attribute(
+            Attribute::optional("force_conflicts", Type::Bool, "Take back fields another field manager changed. Default `false`.")
+                .default(false),
+        )
         .attribute(Attribute::computed("formula", Type::String, "The `scalingModifiers` formula."))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))
         .block(
             NestedBlock::single(
                 "target",
                 Block::new("The workload KEDA scales.")
-                    .attribute(Attribute::required("name", Type::String, "Name of the Deployment or StatefulSet."))
-                    .attribute(Attribute::optional_computed("kind", Type::String, "`Deployment` or `StatefulSet`. Default `Deployment`."))
-                    .attribute(Attribute::optional_computed("api_version", Type::String, "Default `apps/v1`.")),
+                    .attribute(
+                        Attribute::required("name", Type::String, "Name of the Deployment or StatefulSet.")
+                            .validate(checks::string("A Kubernetes object name.", validate::object_name)),
+                    )
+                    .attribute(
+                        Attribute::optional("kind", Type::String, "`Deployment` or `StatefulSet`. Default `Deployment`.")
+                            .default("Deployment")
+                            .validate(validators::one_of(&["Deployment", "StatefulSet"])),
+                    )
+                    .attribute(Attribute::optional("api_version", Type::String, "Default `apps/v1`.").default("apps/v1")),
             )
             .min_items(1)
             .max_items(1),
@@ -62,23 +134,18 @@ pub fn schema() -> Schema {
         .block(NestedBlock::list(
             "pre_warm",
             Block::new("A cron window that keeps one cloud replica warm (cold starts take 5–15 minutes).")
-                .attribute(Attribute::required("timezone", Type::String, "IANA time zone, e.g. `Asia/Seoul`."))
-                .attribute(Attribute::required("start", Type::String, "5-field cron of the window's start."))
-                .attribute(Attribute::required("end", Type::String, "5-field cron of the window's end.")),
+                .attribute(
+                    Attribute::required("timezone", Type::String, "IANA time zone, e.g. `Asia/Seoul`.")
+                        .validate(checks::string("An IANA time zone name.", validate::time_zone)),
+                )
+                .attribute(
+                    Attribute::required("start", Type::String, "5-field cron of the window's start.")
+                        .validate(checks::string("A 5-field cron schedule as KEDA's cron scaler reads it.", validate::cron_schedule)),
+                )
+                .attribute(
+                    Attribute::required("end", Type::String, "5-field cron of the window's end.")
+                        .validate(checks::string("A 5-field cron schedule as KEDA's cron scaler reads it.", validate::cron_schedule)),
+                ),
         )),
     )
-}
-
-pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
-    if let Some(v) = config.get("keda_version").as_str()
-        && !v
-            .split_once('.')
-            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
-    {
-        diags.error_at(
-            AttributePath::attr("keda_version"),
-            "Invalid KEDA version",
-            format!("{v:?} is not MAJOR.MINOR, e.g. \"2.20\"."),
-        );
-    }
 }

@@ -1,11 +1,11 @@
 //! The schema of `eksgpu_sharing_pool` (fixed names: docs/resources/sharing_pool.md).
 
-use eksgpu_core::sharing;
+use eksgpu_core::{sharing, validate};
 use eksgpu_framework::validators;
 use eksgpu_tfplugin::Type;
 use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
 
-use crate::resources::CAPACITY_KINDS;
+use crate::resources::{CAPACITY_KINDS, checks};
 
 const STRATEGIES: &[&str] = &["exclusive", "time_slicing", "mps", "mig", "dra", "hami"];
 
@@ -46,10 +46,17 @@ pub fn schema() -> Schema {
              `node_labels` go into a node strategy pool's `labels` and its `resource_requests` into a container's limits.",
         )
         .attribute(Attribute::computed("id", Type::String, "`<cluster_name>/<name>`.").use_state_for_unknown())
-        .attribute(Attribute::required("cluster_name", Type::String, "EKS cluster name. Changing it replaces the pool.").forces_replacement())
+        .attribute(
+            Attribute::required("cluster_name", Type::String, "EKS cluster name. Changing it replaces the pool.")
+                .forces_replacement()
+                .validate(checks::string("An EKS cluster name.", validate::eks_cluster_name))
+                .validate(checks::string("Usable as a label value (it labels the pool's objects).", validate::cluster_name_label_value)),
+        )
         .attribute(
             Attribute::required("name", Type::String, "Pool name: its device-plugin config key and record key. Changing it replaces the pool.")
-                .forces_replacement(),
+                .forces_replacement()
+                .validate(checks::string("A non-empty label value (the device-plugin config label).", validate::non_empty_label_value))
+                .validate(checks::string("A ConfigMap key.", validate::config_map_key)),
         )
         .attribute(s("instance_type", "Instance type of the pool's nodes, for validation (or `gpu_model`)."))
         .attribute(s("gpu_model", "GPU model of the pool's nodes (`A10G`, `H200`), when not one instance type."))
@@ -69,7 +76,8 @@ pub fn schema() -> Schema {
                 "Namespace of the device-plugin config ConfigMap and of the pools' record. Default `gpu-operator`.",
             )
             .default(sharing::DEFAULT_CONFIG_NAMESPACE)
-            .forces_replacement(),
+            .forces_replacement()
+            .validate(checks::string("A namespace name.", validate::namespace_name)),
         )
         .attribute(
             Attribute::optional(
@@ -79,7 +87,8 @@ pub fn schema() -> Schema {
                  Default `device-plugin-config`.",
             )
             .default(sharing::DEFAULT_CONFIG_MAP)
-            .forces_replacement(),
+            .forces_replacement()
+            .validate(checks::string("A ConfigMap name.", validate::config_map_name)),
         )
         .attribute(
             Attribute::optional(
@@ -125,9 +134,19 @@ pub fn schema() -> Schema {
             NestedBlock::single(
                 "dra",
                 Block::new("An NVIDIA DRA ResourceClaim (`resource.k8s.io/v1`). A claim's spec is immutable: changes replace it.")
-                    .attribute(Attribute::required("namespace", Type::String, "Namespace of the claim and of the pods that share it."))
-                    .attribute(Attribute::optional_computed("claim_name", Type::String, "Claim name. Default: the pool name."))
-                    .attribute(Attribute::optional("device_class", Type::String, "DeviceClass. Default `gpu.nvidia.com`.").default("gpu.nvidia.com"))
+                    .attribute(
+                        Attribute::required("namespace", Type::String, "Namespace of the claim and of the pods that share it.")
+                            .validate(checks::string("A namespace name.", validate::namespace_name)),
+                    )
+                    .attribute(
+                        Attribute::optional_computed("claim_name", Type::String, "Claim name. Default: the pool name.")
+                            .validate(checks::string("A Kubernetes object name.", validate::object_name)),
+                    )
+                    .attribute(
+                        Attribute::optional("device_class", Type::String, "DeviceClass. Default `gpu.nvidia.com`.")
+                            .default("gpu.nvidia.com")
+                            .validate(checks::string("A DeviceClass name.", validate::device_class_name)),
+                    )
                     .attribute(
                         Attribute::optional("count", Type::Number, "GPUs claimed. Default 1.")
                             .default(1)
@@ -190,7 +209,10 @@ pub fn schema() -> Schema {
                     Attribute::required("memory_mib", Type::Number, "GPU memory it uses, MiB.")
                         .validate(validators::integer(1, 1 << 40, "workload GPU memory, MiB")),
                 )
-                .attribute(s("namespace", "Namespace it runs in (DRA claims are shared within one namespace).")),
+                .attribute(
+                    s("namespace", "Namespace it runs in (DRA claims are shared within one namespace).")
+                        .validate(checks::string("A namespace name.", validate::namespace_name)),
+                ),
         )),
     )
 }

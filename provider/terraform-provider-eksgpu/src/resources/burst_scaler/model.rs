@@ -1,0 +1,165 @@
+//! `eksgpu_burst_scaler` values ↔ the domain's [`BurstScaler`], exactly.
+
+use eksgpu_core::burst::{self, BurstScaler, PreWarm};
+use eksgpu_core::version::Version;
+use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
+use eksgpu_tfplugin::Value;
+
+/// The scaler of a planned or stored value (defaults planned by the framework).
+pub(crate) fn read(v: &Value) -> Result<BurstScaler, ModelError> {
+    let o = Obj::new(v)?;
+    let target = o
+        .block("target")?
+        .ok_or_else(|| ModelError::invalid("a `target` block is required"))?;
+    let keda = o
+        .parse_opt("keda_version", |s| Version::parse(s).map_err(|e| e.to_string()))?
+        .unwrap_or(Version::new(2, 20));
+    Ok(BurstScaler {
+        cluster_name: o.get("cluster_name")?,
+        namespace: o.get("namespace")?,
+        name: o.get("name")?,
+        target_kind: target
+            .get::<Option<String>>("kind")?
+            .unwrap_or_else(|| "Deployment".into()),
+        target_name: target.get("name")?,
+        target_api_version: target
+            .get::<Option<String>>("api_version")?
+            .unwrap_or_else(|| "apps/v1".into()),
+        min_replicas: o.get::<Option<i64>>("min_replicas")?.unwrap_or(0),
+        max_replicas: o.get("max_replicas")?,
+        polling_interval: o.get::<Option<i64>>("polling_interval")?.unwrap_or(15),
+        cooldown_period: o.get::<Option<i64>>("cooldown_period")?.unwrap_or(300),
+        prometheus_address: o.get("prometheus_address")?,
+        on_prem_waiting_query: o.get("on_prem_waiting_query")?,
+        scale_out_threshold: o.get::<Option<f64>>("scale_out_threshold")?.unwrap_or(20.0),
+        cloud_running_query: o.get("cloud_running_query")?,
+        hold_threshold: o.get::<Option<f64>>("hold_threshold")?.unwrap_or(10.0),
+        scale_in_threshold: o.get::<Option<f64>>("scale_in_threshold")?.unwrap_or(5.0),
+        pre_warm: o.blocks("pre_warm", |w| {
+            Ok(PreWarm {
+                timezone: w.get("timezone")?,
+                start: w.get("start")?,
+                end: w.get("end")?,
+            })
+        })?,
+        keda_version: keda.as_tuple(),
+        target_capacity_types: o.get("target_capacity_types")?,
+        spot_interruption_handling: o.get::<Option<bool>>("spot_interruption_handling")?.unwrap_or(false),
+    })
+}
+
+/// The state of a scaler: its attributes and the computed formula and YAML.
+/// `target_capacity_types` and the flags are not in the cluster: the caller
+/// keeps the prior state's.
+pub(crate) fn write(b: &BurstScaler) -> Value {
+    let (major, minor) = b.keda_version;
+    ObjBuilder::new()
+        .set("id", format!("{}/{}/{}", b.cluster_name, b.namespace, b.name))
+        .set("cluster_name", b.cluster_name.clone())
+        .set("namespace", b.namespace.clone())
+        .set("name", b.name.clone())
+        .set("min_replicas", b.min_replicas)
+        .set("max_replicas", b.max_replicas)
+        .set("polling_interval", b.polling_interval)
+        .set("cooldown_period", b.cooldown_period)
+        .set("prometheus_address", b.prometheus_address.clone())
+        .set("on_prem_waiting_query", b.on_prem_waiting_query.clone())
+        .set("scale_out_threshold", b.scale_out_threshold)
+        .set("cloud_running_query", b.cloud_running_query.clone())
+        .set("hold_threshold", b.hold_threshold)
+        .set("scale_in_threshold", b.scale_in_threshold)
+        .set("keda_version", Version::new(major, minor).to_string())
+        .set(
+            "target_capacity_types",
+            Some(b.target_capacity_types.clone()).filter(|t| !t.is_empty()),
+        )
+        .set("spot_interruption_handling", b.spot_interruption_handling)
+        .set("force_conflicts", false)
+        .raw(
+            "target",
+            ObjBuilder::new()
+                .set("name", b.target_name.clone())
+                .set("kind", b.target_kind.clone())
+                .set("api_version", b.target_api_version.clone())
+                .build(),
+        )
+        .raw(
+            "pre_warm",
+            Value::List(
+                b.pre_warm
+                    .iter()
+                    .map(|w| {
+                        ObjBuilder::new()
+                            .set("timezone", w.timezone.clone())
+                            .set("start", w.start.clone())
+                            .set("end", w.end.clone())
+                            .build()
+                    })
+                    .collect(),
+            ),
+        )
+        .set("formula", burst::formula(b))
+        .set("manifests_yaml", eksgpu_core::yaml::to_yaml(&burst::manifest(b)))
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn scaler() -> impl Strategy<Value = BurstScaler> {
+        let name = "[a-z][a-z0-9-]{0,12}";
+        (
+            (name, name, name, name),
+            (0..10i64, 1..100i64, 1..600i64, 0..3600i64),
+            (0.0f64..1e6, 0.0f64..1e6, 0.0f64..1e6),
+            proptest::collection::vec((name, "[0-9*]{1,2} [0-9*] \\* \\* \\*"), 0..3),
+            (
+                1..3u32,
+                0..30u32,
+                proptest::collection::vec(prop_oneof![Just("spot"), Just("on-demand")], 0..2),
+                any::<bool>(),
+            ),
+        )
+            .prop_map(
+                |((c, ns, n, t), (min, max, poll, cool), (out, hold, inn), warm, (ma, mi, types, spot))| BurstScaler {
+                    cluster_name: c,
+                    namespace: ns,
+                    name: n,
+                    target_kind: "Deployment".into(),
+                    target_name: t,
+                    target_api_version: "apps/v1".into(),
+                    min_replicas: min,
+                    max_replicas: max,
+                    polling_interval: poll,
+                    cooldown_period: cool,
+                    prometheus_address: "http://prometheus:9090".into(),
+                    on_prem_waiting_query: "sum(w)".into(),
+                    scale_out_threshold: out,
+                    cloud_running_query: "sum(r)".into(),
+                    hold_threshold: hold,
+                    scale_in_threshold: inn,
+                    pre_warm: warm
+                        .into_iter()
+                        .map(|(tz, cron)| PreWarm {
+                            timezone: tz,
+                            start: cron.clone(),
+                            end: cron,
+                        })
+                        .collect(),
+                    keda_version: (ma, mi),
+                    target_capacity_types: types.into_iter().map(str::to_owned).collect(),
+                    spot_interruption_handling: spot,
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn read_of_write_is_the_same_scaler(b in scaler()) {
+            prop_assert_eq!(read(&write(&b)).unwrap(), b);
+        }
+    }
+}
