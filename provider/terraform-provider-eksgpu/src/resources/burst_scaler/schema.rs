@@ -70,6 +70,15 @@ pub fn schema() -> Schema {
 }
 
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
+    if let Some(address) = config.get("prometheus_address").as_str()
+        && let Err(e) = eksgpu_core::validate::prometheus_address(address)
+    {
+        diags.error_at(
+            AttributePath::attr("prometheus_address"),
+            "Invalid Prometheus address",
+            e.to_string(),
+        );
+    }
     if let Some(v) = config.get("keda_version").as_str()
         && !v
             .split_once('.')
