@@ -78,11 +78,15 @@ pub fn classify(err: &(dyn Error + 'static)) -> Option<Unreachable> {
             found = Some(u);
         }
         // io::Error's `source()` skips the error it wraps, which is where
-        // hyper-rustls puts the rustls::Error: look inside it explicitly.
-        if let Some(inner) = e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref())
-            && let Some(u) = one(inner)
-        {
-            found = Some(u);
+        // tokio-rustls puts the rustls::Error, itself inside another io::Error
+        // from hyper-rustls: look inside each layer explicitly.
+        let mut layer = e;
+        while let Some(inner) = layer.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+            let inner: &(dyn Error + 'static) = inner;
+            if let Some(u) = one(inner) {
+                found = Some(u);
+            }
+            layer = inner;
         }
         current = e.source();
     }
