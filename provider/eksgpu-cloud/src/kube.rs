@@ -35,11 +35,12 @@ pub enum KubeError {
     #[error("the API server rejected the object: {message}")]
     Invalid { message: String },
     /// 401 (credentials not accepted) or 403 (accepted, not allowed).
-    #[error("the API server at {host} {} {identity} ({code}: {message})",
+    #[error("the API server of cluster {cluster} at {host} {} {identity} ({code}: {message})",
         if *.code == 401 { "did not accept" } else { "denied access to" })]
     Unauthorized {
         code: u16,
         message: String,
+        cluster: String,
         host: String,
         /// Who the provider presented itself as, in words (never the token).
         identity: String,
@@ -47,8 +48,9 @@ pub enum KubeError {
     #[error("the API server answered {code}: {message}")]
     Api { code: u16, message: String },
     /// No HTTP answer from the API server.
-    #[error("cannot reach the API server at {host}: {cause}")]
+    #[error("cannot reach the API server of cluster {cluster} at {host}: {cause}")]
     Unreachable {
+        cluster: String,
         host: String,
         cause: crate::net::Unreachable,
     },

@@ -110,11 +110,11 @@ impl Clusters {
             expires,
             identity,
         } = self.config(name).await?;
-        let host = config.cluster_url.to_string();
+        let host = config.cluster_url.to_string().trim_end_matches('/').to_owned();
         let client = kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
         // The AWS clients name the identity behind a refused EKS token.
         let aws = (identity == Identity::EksToken).then(|| self.aws.clone());
-        let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client).named(host, identity, aws));
+        let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client).named(name, host, identity, aws));
         cache.insert(
             name.to_owned(),
             Entry {

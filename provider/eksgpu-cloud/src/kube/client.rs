@@ -15,7 +15,8 @@ use crate::{AwsClients, net};
 
 pub struct KubeCluster {
     client: kube::Client,
-    /// The API server URL, for messages.
+    /// The cluster's name and API server URL, for messages.
+    cluster: String,
     host: String,
     identity: Identity,
     /// Names the AWS identity behind a refused EKS token.
@@ -26,6 +27,7 @@ impl KubeCluster {
     pub fn new(client: kube::Client) -> Self {
         Self {
             client,
+            cluster: "(unnamed)".into(),
             host: "(unknown host)".into(),
             identity: Identity::BlockToken,
             aws: None,
@@ -33,8 +35,9 @@ impl KubeCluster {
     }
 
     /// Names the server and who the provider presents itself as, for messages.
-    pub fn named(self, host: String, identity: Identity, aws: Option<Arc<AwsClients>>) -> Self {
+    pub fn named(self, cluster: &str, host: String, identity: Identity, aws: Option<Arc<AwsClients>>) -> Self {
         Self {
+            cluster: cluster.to_owned(),
             host,
             identity,
             aws,
@@ -49,6 +52,7 @@ impl KubeCluster {
             KubeError::Unauthorized { code, message, .. } => KubeError::Unauthorized {
                 code,
                 message,
+                cluster: self.cluster.clone(),
                 host: self.host.clone(),
                 identity: self.identity_text().await,
             },
@@ -99,6 +103,7 @@ impl KubeCluster {
                     (401 | 403, _) => KubeError::Unauthorized {
                         code,
                         message,
+                        cluster: self.cluster.clone(),
                         host: self.host.clone(),
                         identity: self.identity.to_string(),
                     },
@@ -107,6 +112,7 @@ impl KubeCluster {
             }
             other => match net::classify(&other) {
                 Some(cause) => KubeError::Unreachable {
+                    cluster: self.cluster.clone(),
                     host: self.host.clone(),
                     cause,
                 },
