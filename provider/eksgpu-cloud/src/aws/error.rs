@@ -58,7 +58,19 @@ impl AwsError {
             };
         }
         let message = net::chain_text(&err);
-        let failure = classify(&err, &message);
+        let timed_out = match &err {
+            SdkError::TimeoutError(_) => true,
+            SdkError::DispatchFailure(d) => d.is_timeout(),
+            _ => false,
+        };
+        let failure = if timed_out {
+            AwsFailure::Unreachable {
+                endpoint: None,
+                cause: Unreachable::Timeout,
+            }
+        } else {
+            classify(&err, &message)
+        };
         Self {
             operation,
             code: None,
