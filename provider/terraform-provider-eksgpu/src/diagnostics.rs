@@ -181,3 +181,6 @@ pub(crate) fn violation(v: &eksgpu_core::rules::Violation) -> Diagnostic {
     };
     d.at(path)
 }
+
+#[cfg(test)]
+mod tests;
