@@ -107,6 +107,7 @@ fn messages_name_the_cluster_host_and_identity() {
         "{}",
         d.detail
     );
+    assert!(!d.detail.contains("reachable"), "{}", d.detail);
     let d = kube_failed(
         &KubeError::Aws(aws(AwsFailure::MissingRegion)),
         "connecting to cluster gpu",
