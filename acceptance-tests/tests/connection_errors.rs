@@ -202,7 +202,12 @@ fn aws_without_region_or_endpoint_says_so() {
 
 #[test]
 fn ctrl_c_during_a_cluster_call_reads_as_a_stop() {
-    let tf = &terraform_versions()[0];
+    // The current CLI only: Terraform 1.0.3 runs behind PyPI's Python launcher,
+    // which does not pass a SIGINT on to the Terraform process.
+    let Some(tf) = terraform_versions().into_iter().find(|v| v.label == "current") else {
+        return;
+    };
+    let tf = &tf;
     let kube = KubeTarget::start();
     if !kube.is_emulator() {
         return;
