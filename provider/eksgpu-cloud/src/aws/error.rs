@@ -131,6 +131,38 @@ fn classify(err: &(dyn std::error::Error + 'static), text: &str) -> AwsFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_sdk_eks::error::ConnectorError;
+    use aws_sdk_eks::operation::describe_cluster::DescribeClusterError;
+
+    type Sdk = aws_sdk_eks::error::SdkError<DescribeClusterError>;
+
+    #[test]
+    fn sdk_transport_failures_read_without_debug_text() {
+        let refused = Sdk::dispatch_failure(ConnectorError::io(Box::new(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        ))));
+        let e = AwsError::from_sdk("eks:DescribeCluster", refused).at(Some("http://127.0.0.1:1".into()));
+        assert_eq!(
+            *e.failure,
+            AwsFailure::Unreachable {
+                endpoint: Some("http://127.0.0.1:1".into()),
+                cause: Unreachable::Refused
+            }
+        );
+        assert!(
+            !e.to_string().contains("DispatchFailure") && !e.to_string().contains("{"),
+            "{e}"
+        );
+        let timed_out = Sdk::timeout_error("operation timeout occurred after 3s");
+        let e = AwsError::from_sdk("eks:DescribeCluster", timed_out);
+        assert!(matches!(
+            *e.failure,
+            AwsFailure::Unreachable {
+                cause: Unreachable::Timeout,
+                ..
+            }
+        ));
+    }
 
     #[test]
     fn missing_region_and_credentials_are_told_apart() {
