@@ -145,6 +145,11 @@ impl KubeTarget {
         }
     }
 
+    /// The bearer token the emulator accepts (unique to this test process).
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
     pub fn is_emulator(&self) -> bool {
         self.emulator.is_some()
     }

@@ -158,11 +158,14 @@ data "eksgpu_gpu_catalog" "all" {{
         let (code, r) = w.plan_code(&[]);
         assert_eq!(code, 1);
         let err = r.combined();
+        let flat = err.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            err.contains("AWS call ec2:DescribeInstanceTypes failed"),
+            flat.contains("Cannot reach AWS at http://127.0.0.1:1")
+                && flat.contains("ec2:DescribeInstanceTypes: connection refused"),
             "{} {err}",
             tf.label
         );
+        assert!(!flat.contains("DispatchFailure"), "no Debug output: {err}");
         assert!(err.contains("refresh_from_ec2 = true"), "{} {err}", tf.label);
         assert!(!err.contains("panic"), "{err}");
     }

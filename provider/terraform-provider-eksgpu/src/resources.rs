@@ -58,7 +58,7 @@ pub(crate) async fn cancellable<T>(
 ) -> Result<T, eksgpu_cloud::kube::KubeError> {
     tokio::select! {
         r = f => r,
-        () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Transport(format!("cancelled by Terraform while {what}"))),
+        () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Cancelled { what: what.to_owned() }),
     }
 }
 
