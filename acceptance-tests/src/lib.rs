@@ -16,7 +16,7 @@ pub mod terraform;
 pub mod tools;
 
 pub use moto::Moto;
-pub use skip::{known_failure, skip};
+pub use skip::skip;
 pub use terraform::{TerraformVersion, Workdir, terraform_versions};
 
 /// The root of the repository (for `examples/`).
