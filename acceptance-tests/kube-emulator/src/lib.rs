@@ -1,6 +1,6 @@
 //! A small Kubernetes API server for the acceptance tests of
-//! terraform-provider-eksgpu (see `../shared/spec/testing.md`): discovery,
-//! core Namespace and ConfigMap, the custom kinds of `crds/`, server-side
+//! terraform-provider-eksgpu: discovery, core Namespace and ConfigMap, the
+//! custom kinds of `crds/`, server-side
 //! apply with managed fields in the real `FieldsV1` format, conflicts, force,
 //! dry run, CRD defaulting, pruning and validation, bearer-token auth, and a
 //! control endpoint (reset, faults, edits as another manager, request log),
