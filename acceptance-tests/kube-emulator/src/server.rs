@@ -575,40 +575,16 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
         (Method::POST, "/edit") => match st.upstream.clone() {
             Some(u) if !payload["group"].as_str().unwrap_or_default().is_empty() => {
                 drop(st);
-                return Ok(edit_upstream(&u, &payload).await);
+                return Ok(u
+                    .edit(&payload)
+                    .await
+                    .unwrap_or_else(|e| status(502, "InternalError", &e)));
             }
             _ => edit(&mut st, &payload),
         },
         _ => status(404, "NotFound", "unknown control endpoint"),
     };
     Ok(r)
-}
-
-/// The same edit of a custom object, made on the real server (a merge patch).
-async fn edit_upstream(u: &Upstream, p: &Value) -> Resp {
-    let s = |k: &str| p[k].as_str().unwrap_or_default();
-    let ns = p["namespace"]
-        .as_str()
-        .map(|n| format!("namespaces/{n}/"))
-        .unwrap_or_default();
-    let Some(served) = u.served().await.ok().and_then(|all| {
-        all.into_iter()
-            .find(|x| x.group == s("group") && x.plural == s("plural"))
-    }) else {
-        return status(404, "NotFound", "no such kind");
-    };
-    let path = format!(
-        "/apis/{}/{}/{ns}{}/{}?fieldManager={}",
-        served.group,
-        served.version,
-        served.plural,
-        s("name"),
-        p["manager"].as_str().unwrap_or("kubectl-edit")
-    );
-    let body = Bytes::from(p["patch"].to_string());
-    u.send(&Method::PATCH, &path, "application/merge-patch+json", body)
-        .await
-        .unwrap_or_else(|e| status(502, "InternalError", &e))
 }
 
 /// An out-of-band edit as another field manager (an `Update`, like `kubectl edit`).

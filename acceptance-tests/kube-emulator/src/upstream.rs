@@ -173,6 +173,36 @@ impl Upstream {
         Ok(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
     }
 
+    /// The control endpoint's out-of-band edit (`group`, `plural`, `namespace`,
+    /// `name`, `patch`, `manager`) of a custom object, made on the real server
+    /// as a merge patch.
+    pub async fn edit(&self, p: &Value) -> Result<Resp, String> {
+        let s = |k: &str| p[k].as_str().unwrap_or_default();
+        let Some(kind) = self
+            .served()
+            .await?
+            .into_iter()
+            .find(|x| x.group == s("group") && x.plural == s("plural"))
+        else {
+            return Err(format!("{}.{} is not served", s("plural"), s("group")));
+        };
+        let ns = p["namespace"]
+            .as_str()
+            .map(|n| format!("namespaces/{n}/"))
+            .unwrap_or_default();
+        let manager = p["manager"].as_str().unwrap_or("kubectl-edit");
+        let path = format!(
+            "/apis/{}/{}/{ns}{}/{}?fieldManager={manager}",
+            kind.group,
+            kind.version,
+            kind.plural,
+            s("name")
+        );
+        let body = Bytes::from(p["patch"].to_string());
+        self.send(&Method::PATCH, &path, "application/merge-patch+json", body)
+            .await
+    }
+
     /// Deletes every custom object, so each emulator starts from an empty
     /// cluster as it does without upstream (tests share one real server, and
     /// run one at a time in this mode).
