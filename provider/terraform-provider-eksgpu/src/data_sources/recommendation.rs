@@ -208,7 +208,7 @@ fn value(config: &Value, r: &Recommendation) -> Value {
         Value::List(
             r.rationale
                 .iter()
-                .map(|x| Value::object([("code", x.code.into()), ("message", x.message.as_str().into())]))
+                .map(|x| Value::object([("code", x.code.as_str().into()), ("message", x.message.as_str().into())]))
                 .collect(),
         ),
     );
