@@ -15,10 +15,11 @@ pub use node_strategy::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
 
-/// `MAJOR.MINOR` as numbers.
+/// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
-    let (a, b) = v.split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
+    crate::version::Version::parse(v)
+        .ok()
+        .map(crate::version::Version::as_tuple)
 }
 
 /// How bad a violation is: errors stop the plan, warnings inform it.

@@ -41,30 +41,9 @@ pub struct KubernetesSettings {
     pub config_context: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct KarpenterVersion {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl KarpenterVersion {
-    pub fn parse(s: &str) -> Option<Self> {
-        let mut parts = s.trim().trim_start_matches('v').split('.');
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        // A patch part is allowed and ignored: API features change with minors.
-        if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
-            return None;
-        }
-        Some(Self { major, minor })
-    }
-}
-
-impl fmt::Display for KarpenterVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+/// The Karpenter release validation may assume: the one version type (a patch
+/// part is accepted and ignored: API features change with minors).
+pub type KarpenterVersion = eksgpu_core::version::Version;
 
 /// Everything configured in the provider block.
 pub struct Configured {
@@ -87,7 +66,7 @@ fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
 
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     if let Some(s) = config.get("karpenter_version").as_str()
-        && KarpenterVersion::parse(s).is_none_or(|v| v.major < 1)
+        && KarpenterVersion::parse(s.trim()).map_or(true, |v| v.major < 1)
     {
         diags.error_at(
             AttributePath::attr("karpenter_version"),
@@ -243,9 +222,9 @@ pub(super) fn parse(config: &Value) -> Configured {
         karpenter_version: config
             .get("karpenter_version")
             .as_str()
-            .and_then(KarpenterVersion::parse)
-            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION))
-            .unwrap_or(KarpenterVersion { major: 1, minor: 14 }),
+            .and_then(|s| KarpenterVersion::parse(s.trim()).ok())
+            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION).ok())
+            .unwrap_or(KarpenterVersion::new(1, 14)),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
     }
 }
@@ -260,17 +239,11 @@ mod tests {
 
     #[test]
     fn karpenter_versions() {
-        assert_eq!(
-            KarpenterVersion::parse("1.14"),
-            Some(KarpenterVersion { major: 1, minor: 14 })
-        );
-        assert_eq!(
-            KarpenterVersion::parse("v1.9.2"),
-            Some(KarpenterVersion { major: 1, minor: 9 })
-        );
-        assert!(KarpenterVersion::parse("1").is_none());
-        assert!(KarpenterVersion::parse("latest").is_none());
-        assert!(KarpenterVersion::parse("1.2.3.4").is_none());
+        assert_eq!(KarpenterVersion::parse("1.14"), Ok(KarpenterVersion::new(1, 14)));
+        assert_eq!(KarpenterVersion::parse("v1.9.2"), Ok(KarpenterVersion::new(1, 9)));
+        assert!(KarpenterVersion::parse("1").is_err());
+        assert!(KarpenterVersion::parse("latest").is_err());
+        assert!(KarpenterVersion::parse("1.2.3.4").is_err());
         let mut d = Diagnostics::new();
         validate(&config(vec![("karpenter_version", "0.37".into())]), &mut d);
         assert_eq!(
