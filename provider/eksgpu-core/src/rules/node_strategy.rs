@@ -377,22 +377,7 @@ fn is_dns_label(s: &str) -> bool {
 
 /// `([0-9]+(s|m|h))+` or `Never`, as the NodePool CRD's pattern.
 fn is_karpenter_duration(s: &str) -> bool {
-    if s == "Never" {
-        return true;
-    }
-    let mut digits = 0;
-    let mut parts = 0;
-    for c in s.chars() {
-        match c {
-            '0'..='9' => digits += 1,
-            's' | 'm' | 'h' if digits > 0 => {
-                digits = 0;
-                parts += 1;
-            }
-            _ => return false,
-        }
-    }
-    digits == 0 && parts > 0
+    crate::duration::KarpenterDuration::parse(s).is_ok()
 }
 
 #[cfg(test)]
