@@ -269,7 +269,7 @@ fn capitalise(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The seed-004 simulation, one row per minute, for the burst scaler's page.
+/// The on-prem-first simulation, one row per minute, for the burst scaler's page.
 fn burst_simulation() -> String {
     use eksgpu_core::burst;
     let scaler = burst::seed_004_scaler();

@@ -17,7 +17,7 @@ use crate::rules::AUTO_MODE_OBSERVED_WORKING;
 
 /// Memory a replica needs beyond its weights, for KV cache and activations:
 /// 20 % of the weights (a common starting point; long contexts and large
-/// batches need more — validate per workload, as the seeds say).
+/// batches need more — validate per workload, as the field reports say).
 pub const KV_CACHE_HEADROOM: f64 = 0.2;
 
 /// Hours in a billing month, as AWS prices monthly figures (365 × 24 / 12).

@@ -71,7 +71,7 @@ pub fn manifest(b: &BurstScaler) -> Value {
         },
         "triggers": triggers,
     });
-    // Hold the current size when Prometheus fails (the seed's "0.5 on failure"):
+    // Hold the current size when Prometheus fails (where a hand-written exporter would report "0.5 on failure"):
     // `currentReplicas` needs KEDA 2.17, fallback on a Value metric 2.18.
     if b.keda_version >= (2, 18) {
         spec["fallback"] =

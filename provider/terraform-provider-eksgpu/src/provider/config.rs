@@ -9,7 +9,7 @@ use eksgpu_cloud::{AssumeRole, AwsClients, AwsSettings, Endpoints};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
 pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
-/// The Karpenter release whose CRDs are in ../shared/crds (v1.14.1).
+/// The Karpenter release whose CRDs the tests vendor in acceptance-tests/kube-emulator/crds (v1.14.1).
 pub const DEFAULT_KARPENTER_VERSION: &str = "1.14";
 /// Kubernetes rejects longer field managers (apimachinery `validateFieldManager`).
 const MAX_FIELD_MANAGER_LEN: usize = 128;
