@@ -87,6 +87,16 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         );
     }
     if let Some(endpoints) = block(config, "endpoints") {
+        if !endpoints.get("iam").is_null() {
+            // Kept in the schema as the interface names it; docs/iam.md lists every action the
+            // provider calls, and none is IAM's (iam:PassRole is checked by EKS, not called).
+            diags.warning_at(
+                AttributePath::attr("endpoints").attribute("iam"),
+                "Endpoint not used",
+                "This provider calls no IAM API, so `endpoints.iam` changes nothing. Remove it, or keep it only \
+                 if the same block is shared with other tools.",
+            );
+        }
         for service in ["eks", "ec2", "iam", "sts"] {
             if let Some(url) = endpoints.get(service).as_str()
                 && !(url.starts_with("https://") || url.starts_with("http://"))
@@ -118,6 +128,22 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
                 path.clone().attribute("host"),
                 "Invalid Kubernetes host",
                 format!("{host:?} is not a URL; write https://…"),
+            );
+        }
+        if !k.get("host").is_null() && !k.get("config_path").is_null() {
+            diags.error_at(
+                path.clone().attribute("config_path"),
+                "Conflicting cluster settings",
+                "Set either `host` (with `token` and `cluster_ca_certificate`) or `config_path` (a kubeconfig), \
+                 not both: one would silently win over the other.",
+            );
+        }
+        if !k.get("config_context").is_null() && k.get("config_path").is_null() && !k.get("config_context").is_unknown()
+        {
+            diags.error_at(
+                path.clone().attribute("config_context"),
+                "Context without a kubeconfig",
+                "`config_context` picks a context of the kubeconfig in `config_path`: set `config_path` too.",
             );
         }
         if k.get("insecure").as_bool() == Some(true) && !k.get("cluster_ca_certificate").is_null() {
@@ -235,6 +261,42 @@ mod tests {
 
     fn config(pairs: Vec<(&str, Value)>) -> Value {
         Value::object(pairs)
+    }
+
+    #[test]
+    fn conflicting_or_unused_settings_are_reported_where_they_are() {
+        let k = |pairs: Vec<(&str, Value)>| config(vec![("kubernetes", Value::object(pairs))]);
+        let mut d = Diagnostics::new();
+        validate(
+            &k(vec![("host", "https://x".into()), ("config_path", "/k".into())]),
+            &mut d,
+        );
+        validate(&k(vec![("config_context", "prod".into())]), &mut d);
+        validate(
+            &config(vec![(
+                "endpoints",
+                Value::object([("iam", "https://iam.local".into())]),
+            )]),
+            &mut d,
+        );
+        let at: Vec<String> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
+        assert_eq!(
+            at,
+            ["kubernetes.config_path", "kubernetes.config_context", "endpoints.iam"]
+        );
+        assert!(
+            d.iter()
+                .last()
+                .is_some_and(|d| d.severity == eksgpu_tfplugin::Severity::Warning)
+        );
+        // Each alone is fine.
+        let mut d = Diagnostics::new();
+        validate(
+            &k(vec![("config_path", "/k".into()), ("config_context", "prod".into())]),
+            &mut d,
+        );
+        validate(&k(vec![("host", "https://x".into())]), &mut d);
+        assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
