@@ -270,6 +270,27 @@ impl NodeStrategyResource {
             return None;
         }
 
+        // A pool whose capacity kind changes cannot change in place (a NodePool's
+        // nodeClassRef group and kind are immutable in the upstream CRD; a node
+        // group is no NodePool): its prior objects go first, then the new ones
+        // are created. The plan warned.
+        if let Some(prior) = &prior {
+            let moved: Vec<Pool> = prior
+                .pools
+                .iter()
+                .filter(|p| {
+                    planned
+                        .pools
+                        .iter()
+                        .any(|q| q.name == p.name && q.capacity != p.capacity)
+                })
+                .cloned()
+                .collect();
+            if !moved.is_empty() && !work.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
+                return None;
+            }
+        }
+
         let planned_values = planned_state.get("pool").elements().to_vec();
         let mut state_pools: Vec<Value> = Vec::new();
         let mut failed = false;
@@ -302,12 +323,8 @@ impl NodeStrategyResource {
             let gone: Vec<Pool> = prior
                 .pools
                 .iter()
-                .filter(|p| {
-                    !planned
-                        .pools
-                        .iter()
-                        .any(|q| q.name == p.name && q.capacity == p.capacity)
-                })
+                // Pools that changed kind were deleted before the apply.
+                .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
                 .cloned()
                 .collect();
             let mut remaining = work.delete_pools(prior, Some(&planned), &gone, diags).await;

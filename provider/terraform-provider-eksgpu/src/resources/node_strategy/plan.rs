@@ -232,12 +232,29 @@ fn restricted_labels(pools: &[(usize, Pool)], karpenter_version: (u32, u32), dia
     }
 }
 
-/// Warns at plan when a node group pool's change needs a new node group.
+/// Warns at plan when a pool's change needs new capacity: a capacity kind
+/// that changes (delete, then create), or a node group EKS cannot change in place.
 fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usize, Pool)], diags: &mut Diagnostics) {
     for (i, pool) in known {
         let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
             continue;
         };
+        if before.capacity != pool.capacity {
+            diags.push(
+                Diagnostic::warning(
+                    format!("Pool {} will be replaced", pool.name),
+                    format!(
+                        "Its capacity kind changes from {} to {}, which no API changes in place (a NodePool's \
+                         node class kind is immutable): apply deletes the pool's objects first (its nodes drain) \
+                         and then creates the new ones.",
+                        before.capacity.as_str(),
+                        pool.capacity.as_str()
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i).attribute("capacity")),
+            );
+            continue;
+        }
         if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
             && let Some(r) = want.replacement(&was)
         {
