@@ -6,8 +6,8 @@ use eksgpu_tfplugin::{AttributePath, Diagnostic};
 /// An AWS call failed while working on the attribute at `path`.
 pub(crate) fn aws_failed(err: &AwsError, path: AttributePath) -> Diagnostic {
     let hint = if err.is_access_denied() {
-        " The credentials in use lack a permission this provider needs: docs/iam.md lists every \
-         action it calls as a policy you can attach."
+        " The credentials in use lack a permission this provider needs: https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/iam \
+         lists every action it calls as a policy you can attach."
     } else {
         " Check the provider's region, credentials and endpoints; AWS throttling and server errors \
          were already retried."
