@@ -2,7 +2,7 @@
 //! of its provider documentation format (index.md, one directory per kind of
 //! page, file names without the provider prefix, YAML front matter with only
 //! `page_title`, `subcategory` and `description`, pages under 500 KB), plus
-//! links that resolve and error hints that point at published pages.
+//! links between pages and error hints that point at published pages that exist.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -135,23 +135,51 @@ fn page_names_match_the_schema() {
     }
 }
 
-/// Relative links between pages resolve, so moving a page cannot leave a dead link.
+/// Where docs are published: links between pages use it, since the registry
+/// serves pages without `.md` and does not rewrite relative links.
+const PUBLISHED: &str = "https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs";
+
+/// Every published-docs URL in `text` that names no page of docs/.
+fn dead_published_links(text: &str) -> Vec<String> {
+    let docs = repo_root().join("docs");
+    text.match_indices(PUBLISHED)
+        .map(|(i, _)| {
+            let url: String = text[i..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | '"' | '`' | '\\' | '>'))
+                .collect();
+            url.trim_end_matches(['.', ',', ';']).to_owned()
+        })
+        .filter(|url| {
+            let page = url[PUBLISHED.len()..].split('#').next().unwrap_or_default();
+            let file = match page.trim_matches('/') {
+                "" => docs.join("index.md"),
+                p => docs.join(format!("{p}.md")),
+            };
+            !file.is_file()
+        })
+        .collect()
+}
+
+/// Links between pages are published URLs of pages that exist (relative
+/// `.md` links would break on the registry); in-page anchors are fine.
 #[test]
-fn relative_links_resolve() {
-    let mut dead = Vec::new();
+fn links_between_pages_are_published_urls_that_resolve() {
+    let mut wrong = Vec::new();
     for page in pages() {
         let text = std::fs::read_to_string(&page).unwrap();
         for target in text.split("](").skip(1).filter_map(|s| s.split(')').next()) {
-            let path = target.split('#').next().unwrap_or_default();
-            if path.is_empty() || path.contains("://") || path.starts_with("mailto:") {
-                continue;
-            }
-            if !page.parent().unwrap().join(path).is_file() {
-                dead.push(format!("{} -> {target}", rel(&page)));
+            if !(target.starts_with('#') || target.contains("://") || target.starts_with("mailto:")) {
+                wrong.push(format!("{}: relative link {target}", rel(&page)));
             }
         }
+        wrong.extend(
+            dead_published_links(&text)
+                .into_iter()
+                .map(|u| format!("{}: no page for {u}", rel(&page))),
+        );
     }
-    assert!(dead.is_empty(), "dead links: {dead:?}");
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
 /// Users read diagnostics and schema descriptions far from this repository:
@@ -188,12 +216,15 @@ fn messages_point_at_published_docs_not_repo_paths() {
                     if names_repo_path {
                         found.push(format!("{}:{}", p.display(), n + 1));
                     }
+                    for url in dead_published_links(line) {
+                        found.push(format!("{}:{}: no page for {url}", p.display(), n + 1));
+                    }
                 }
             }
         }
     }
     assert!(
         found.is_empty(),
-        "messages name repo doc paths; link https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/... instead: {found:?}"
+        "messages name repo doc paths or published pages that do not exist; link {PUBLISHED}/<page>: {found:?}"
     );
 }
