@@ -1,6 +1,6 @@
 //! Plan-time rules: every configuration that cannot work on EKS gets a stable
 //! code, a severity, the attribute it is about, and what to do instead.
-//! `RULES` is the catalogue (`docs/rules.md` is generated from it); the checks
+//! `RULES` is the catalogue (`docs/guides/rules.md` is generated from it); the checks
 //! return data (`Violation`), never errors.
 
 mod aws_side;

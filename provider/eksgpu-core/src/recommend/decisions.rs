@@ -1,5 +1,5 @@
 //! The decision rules of `eksgpu_recommendation`: every line of a rationale
-//! names one, and `docs/rules.md` lists them next to the validation rules.
+//! names one, and `docs/guides/rules.md` lists them next to the validation rules.
 
 use super::Reason;
 use crate::rules::Code;

@@ -140,7 +140,7 @@ pub fn schema() -> Schema {
         .attribute(Attribute::computed(
             "rationale",
             Type::list(Type::object([("code", Type::String), ("message", Type::String)])),
-            "The decision rules that decided, with what they decided (codes in docs/rules.md).",
+            "The decision rules that decided, with what they decided (codes in the rules guide, https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/rules).",
         )),
     )
 }

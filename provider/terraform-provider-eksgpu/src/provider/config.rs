@@ -88,7 +88,7 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     }
     if let Some(endpoints) = block(config, "endpoints") {
         if !endpoints.get("iam").is_null() {
-            // Kept in the schema as the interface names it; docs/iam.md lists every action the
+            // Kept in the schema as the interface names it; the IAM guide (docs/guides/iam.md) lists every action the
             // provider calls, and none is IAM's (iam:PassRole is checked by EKS, not called).
             diags.warning_at(
                 AttributePath::attr("endpoints").attribute("iam"),
