@@ -45,7 +45,8 @@ pub trait ManagedResource: Send + Sync + 'static {
     /// Changes the object from `prior` to `planned`; `None` if nothing changed.
     async fn update(&self, ctx: &Context, prior: &Value, planned: &Value, diags: &mut Diagnostics) -> Option<Value>;
 
-    /// Deletes the object. Returns what remains after a failure, `None` when nothing does.
+    /// Deletes the object. Returns what remains after a failure (with an error
+    /// diagnostic), `None` when nothing does; an error with `None` keeps the prior state.
     async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value>;
 
     /// The object as it is: `Some(Null)` when gone, `None` after an error.
@@ -124,6 +125,9 @@ impl<R: ManagedResource> Resource for Framework<R> {
                     diags.push(bug("delete returned a remaining object without an error"));
                     req.prior_state
                 }
+                // An error and no word of what remains: keep the object in state
+                // (the next destroy tries again; deleting tolerates what is gone).
+                None if diags.has_errors() => req.prior_state,
                 None => Value::Null,
             });
         }
@@ -200,3 +204,6 @@ fn bug(what: &str) -> Diagnostic {
         format!("The provider {what}. Please report it with the output of TF_LOG=DEBUG."),
     )
 }
+
+#[cfg(test)]
+mod tests;
