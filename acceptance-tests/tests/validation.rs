@@ -151,6 +151,37 @@ fn labels_karpenter_restricts_fail_at_plan() {
 }
 
 #[test]
+fn node_group_names_eks_refuses_fail_at_plan() {
+    // `<cluster_name>-<pool name>` over 63 characters: EKS CreateNodegroup refuses it.
+    let long = "a".repeat(60);
+    fails_at(
+        &format!(
+            r#"
+resource "eksgpu_node_strategy" "mng" {{
+  cluster_name = "gpu-cluster"
+  name         = "mng"
+  pool {{
+    name           = "{long}"
+    capacity       = "managed_node_group"
+    instance_types = ["g6e.12xlarge"]
+    managed_node_group {{
+      node_role_arn = "arn:aws:iam::123456789012:role/nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling {{
+        min     = 0
+        max     = 2
+        desired = 0
+      }}
+    }}
+  }}
+}}
+"#
+        ),
+        &[("pool[0].name", "gpu-cluster-aaaa")],
+    );
+}
+
+#[test]
 fn scaler_inputs_are_checked_at_plan() {
     fails_at(
         r#"

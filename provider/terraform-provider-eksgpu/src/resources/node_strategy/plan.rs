@@ -191,6 +191,9 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
         .cloned()
         .collect();
     restricted_labels(&known_labels, karpenter_version, diags);
+    if k.cluster_known {
+        node_group_names(&s.cluster_name, &k.pools, diags);
+    }
     if let Ok(prior) = model::strategy(plan.prior) {
         warn_replacements(&prior, s, &k.pools, diags);
     }
@@ -206,8 +209,20 @@ pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), diags: &mut 
             )));
             let pools: Vec<(usize, Pool)> = s.pools.iter().cloned().enumerate().collect();
             restricted_labels(&pools, karpenter_version, diags);
+            node_group_names(&s.cluster_name, &pools, diags);
         }
         Err(e) => diags.push(e.diagnostic(&AttributePath::root())),
+    }
+}
+
+/// Node group names EKS refuses: `<cluster_name>-<pool name>` is at most 63
+/// characters of letters, digits, `-` and `_` (EKS API CreateNodegroup).
+fn node_group_names(cluster: &str, pools: &[(usize, Pool)], diags: &mut Diagnostics) {
+    for (i, pool) in pools.iter().filter(|(_, p)| p.capacity == Capacity::ManagedNodeGroup) {
+        if let Err(e) = validate::node_group_name_for(cluster, &pool.name) {
+            let at = AttributePath::attr("pool").index(*i).attribute("name");
+            diags.error_at(at.clone(), "Invalid node group name", format!("{at}: {e}"));
+        }
     }
 }
 
