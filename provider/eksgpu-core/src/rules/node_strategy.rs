@@ -112,11 +112,12 @@ fn check_pool(
     // Capacity types and taint effects in Kubernetes spelling.
     if pool.capacity.is_in_cluster() {
         for (j, c) in pool.capacity_types.iter().enumerate() {
-            if !["on-demand", "spot", "reserved"].contains(&c.as_str()) {
+            // `reserved` arrived in Karpenter 1.3 (validate::karpenter_capacity_type cites it).
+            if let Err(e) = crate::validate::karpenter_capacity_type(c, ctx.karpenter_version) {
                 out.push(Violation::new(
                     Code::EKSGPU106,
                     at(&[Step::Attr("capacity_types"), Step::Index(j)]),
-                    format!("{c:?} is not a Karpenter capacity type."),
+                    e.message,
                 ));
             }
         }

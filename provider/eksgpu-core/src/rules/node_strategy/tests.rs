@@ -484,3 +484,19 @@ fn eksgpu122_resources_karpenter_cannot_predict() {
     single.gpu_operator.as_mut().unwrap().mig_strategy = "single".into();
     assert_eq!(codes(&single), Vec::<&str>::new());
 }
+
+#[test]
+fn eksgpu106_reserved_capacity_needs_karpenter_1_3() {
+    let mut p = pool("a", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.capacity_types = vec!["spot".into(), "reserved".into()];
+    let old = Context {
+        karpenter_version: (1, 2),
+    };
+    let found = check_node_strategy(&strategy(vec![p.clone()], false), &old);
+    assert!(found.iter().any(|v| v.code == Code::EKSGPU106), "{found:?}");
+    let new = Context {
+        karpenter_version: (1, 6),
+    };
+    let found = check_node_strategy(&strategy(vec![p], false), &new);
+    assert!(found.iter().all(|v| v.code != Code::EKSGPU106), "{found:?}");
+}
