@@ -3,17 +3,15 @@
 //! `RULES` is the catalogue (`docs/guides/rules.md` is generated from it); the checks
 //! return data (`Violation`), never errors.
 
-mod aws_side;
+pub(crate) mod aws_side;
 mod code;
-mod node_class;
-mod node_strategy;
 
 pub use code::Code;
 
-pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
-pub use node_strategy::{
+pub use crate::node_strategy::rules::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
+pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
 
 /// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {

@@ -48,7 +48,7 @@ const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
 
 /// Strategy-wide checks: at most one hybrid pool (remote networks are
 /// cluster-wide), Auto Mode next to managed node groups (EKSGPU008).
-pub(super) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
+pub(crate) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
     let hybrid: Vec<usize> = indices(s, Capacity::Hybrid);
     for &i in hybrid.iter().skip(1) {
         out.push(Violation::new(
@@ -81,7 +81,7 @@ fn indices(s: &NodeStrategy, c: Capacity) -> Vec<usize> {
 }
 
 /// Per-pool checks of the settings that belong to one capacity kind.
-pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
     let kind = pool.capacity;
     let misplaced = |attr: &'static str, out: &mut Vec<Violation>| {
         out.push(Violation::new(

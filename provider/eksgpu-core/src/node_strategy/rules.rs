@@ -1,11 +1,13 @@
 //! Checks of a node strategy's pools (offline; values the user has not made
 //! known yet are left out of the model and skipped by the provider).
 
-use super::{Step, Violation, aws_side, node_class, parse_version};
+mod node_class;
+
 use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 use crate::rules::Code;
+use crate::rules::{Step, Violation, aws_side, parse_version};
 
 /// Instance types seen failing to provision on Auto Mode (NoCompatibleInstanceTypes,
 /// observed 2026-04). An observation, so a warning: re-validate and update.

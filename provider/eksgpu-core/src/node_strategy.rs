@@ -1,6 +1,10 @@
 //! The node strategy as the domain sees it: plain data, built by the provider
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
+pub mod readback;
+pub mod render;
+pub mod rules;
+
 use std::collections::BTreeMap;
 
 /// Where a pool's nodes come from.

@@ -1,11 +1,11 @@
 //! Checks of a pool's node class and capacity types that the Karpenter and
 //! Auto Mode CRDs accept but that never give working GPU nodes.
 
-use super::{Step, Violation, parse_version};
 use crate::catalog::MigLayout;
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 use crate::rules::Code;
+use crate::rules::{Step, Violation, parse_version};
 
 /// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, "Amazon Linux 2 end of
 /// support", https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html).
