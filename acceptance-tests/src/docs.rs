@@ -225,11 +225,18 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
         if heading == "Optional" {
             for (name, b) in &blocks {
                 let anchor = format!("{prefix}nestedblock--{name}");
-                let limit = match b["nesting_mode"].as_str() {
+                let mut limit = match b["nesting_mode"].as_str() {
                     Some("single") => "Block".to_owned(),
                     Some(mode) => format!("Block {}", capitalise(mode)),
                     None => "Block".to_owned(),
                 };
+                // As the registry's docs write it: "(Block List, Max: 1)".
+                if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
+                    limit.push_str(&format!(", Min: {n}"));
+                }
+                if let Some(n) = b["max_items"].as_i64().filter(|n| *n > 0) {
+                    limit.push_str(&format!(", Max: {n}"));
+                }
                 let desc = b["block"]["description"].as_str().unwrap_or_default();
                 lines.push(format!(
                     "- `{name}` ({limit}) {desc} (see [below for nested schema](#{anchor}))"

@@ -2,6 +2,13 @@
 //! default, or any real API server given by `EKSGPU_TEST_KUBECONFIG` (then the
 //! same scenarios prove the provider against a real cluster). Tests read and
 //! edit objects through the Kubernetes API itself, so they run unchanged on both.
+//!
+//! The real API server lane (`EKSGPU_KUBE_UPSTREAM=<kubeconfig>`, set by
+//! `scripts/test`) keeps the emulator in front, in upstream mode: it serves
+//! core kinds, auth, faults and the request log itself and forwards every
+//! custom kind to the real `apiextensions-apiserver` of that kubeconfig, which
+//! judges every custom object. Tests then run one at a time (each emulator
+//! start empties the shared real server).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -112,11 +119,15 @@ impl KubeTarget {
         for w in &opts.without {
             cmd.args(["--without", w]);
         }
+        if let Some(upstream) = upstream_kubeconfig() {
+            cmd.args(["--upstream", &upstream]);
+        }
         // The emulator serves until its stdin closes: it never outlives the test.
+        // Its stderr says why it failed to start (e.g. the upstream is down).
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("emulator: {e}"));
         let mut line = String::new();
@@ -143,6 +154,11 @@ impl KubeTarget {
             runtime,
             client,
         }
+    }
+
+    /// The bearer token the emulator accepts (unique to this test process).
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
     }
 
     pub fn is_emulator(&self) -> bool {
@@ -236,6 +252,11 @@ impl Drop for KubeTarget {
             let _ = e.child.wait();
         }
     }
+}
+
+/// The real API server lane's kubeconfig (`EKSGPU_KUBE_UPSTREAM`), if this run is that lane.
+pub fn upstream_kubeconfig() -> Option<String> {
+    std::env::var("EKSGPU_KUBE_UPSTREAM").ok().filter(|s| !s.is_empty())
 }
 
 /// A minimal HTTP/1.0 call to a loopback control endpoint.

@@ -11,10 +11,12 @@ pub mod grpc;
 pub mod kube;
 pub mod moto;
 pub mod provider_bin;
+pub mod skip;
 pub mod terraform;
 pub mod tools;
 
 pub use moto::Moto;
+pub use skip::skip;
 pub use terraform::{MirroredProvider, TerraformVersion, Workdir, terraform_versions};
 
 /// The root of the repository (for `examples/`).

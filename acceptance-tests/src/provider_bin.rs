@@ -45,10 +45,36 @@ fn build(name: &str, release: bool) -> PathBuf {
         "cargo build failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
+    let exe = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo build reported no {name} executable"))
+        .unwrap_or_else(|| panic!("cargo build reported no {name} executable"));
+    own_build(&exe, name).unwrap_or(exe)
+}
+
+/// The copy of `exe` built from this clone. Cargo reports the binary it links
+/// to `target/debug/NAME`, but clones share the build directory
+/// (scripts/env.sh), so another clone's build may replace that link at any
+/// time. Each clone's build also stays in `deps/` under a hash of its own;
+/// the one built here records this clone's path as its debug info's
+/// compilation directory (a NUL-terminated string).
+fn own_build(exe: &std::path::Path, name: &str) -> Option<PathBuf> {
+    let root = crate::repo_root().canonicalize().ok()?;
+    let root = root.as_os_str().as_encoded_bytes();
+    let prefix = format!("{}-", name.replace('-', "_"));
+    let mut candidates: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(exe.parent()?.join("deps"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_none() && p.file_name().is_some_and(|f| f.to_string_lossy().starts_with(&prefix)))
+        .filter_map(|p| Some((std::fs::metadata(&p).and_then(|m| m.modified()).ok()?, p)))
+        .collect();
+    // Newest first: the build that just finished is usually the one.
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+    candidates
+        .into_iter()
+        .map(|(_, p)| p)
+        .find(|p| std::fs::read(p).is_ok_and(|bytes| bytes.split(|b| *b == 0).any(|s| s == root)))
 }

@@ -249,7 +249,7 @@ fn hybrid_lifecycle_create_import_drift_restore_destroy() {
         );
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].hybrid.remote_pod_networks[0]"],
+            ["pool[0].hybrid[0].remote_pod_networks[0]"],
             "{}",
             tf.label
         );

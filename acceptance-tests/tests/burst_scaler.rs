@@ -119,3 +119,32 @@ fn every_burst_scaler_rule_fails_or_warns_a_plan_with_its_code() {
         }
     }
 }
+
+#[test]
+fn a_prometheus_address_with_credentials_is_rejected_without_echoing_them() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let main_tf = config(&kube, 3, false, "").replace(
+            "http://prometheus.monitoring:9090",
+            "http://grafana:canaryPassw0rd@prometheus.monitoring:9090",
+        );
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        let r = w.run(&["validate", "-no-color"]);
+        assert_eq!(r.code, 1, "{}: {}", tf.label, r.combined());
+        let flat = r
+            .stderr
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(flat.contains("Invalid Prometheus address"), "{flat}");
+        assert!(
+            flat.contains("authenticationRef"),
+            "points at KEDA's TriggerAuthentication: {flat}"
+        );
+        assert!(flat.contains("http://***@prometheus.monitoring:9090"), "{flat}");
+        // Terraform quotes the configuration line; the provider's own text never repeats the password.
+        assert_eq!(flat.matches("canaryPassw0rd").count(), 1, "{flat}");
+    }
+}

@@ -3,7 +3,7 @@
 //! moto: lifecycle, drift, import, offline plans, missing CRDs, call counts.
 
 use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, EmulatorOptions, KubeTarget, NODE_POOL};
-use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
+use eksgpu_acceptance_tests::{Moto, Workdir, skip, terraform_versions};
 use serde_json::{Value, json};
 
 fn config(kube: &KubeTarget, limit: u32, force: bool) -> String {
@@ -132,7 +132,8 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
             ..Default::default()
         });
         if !kube.is_emulator() {
-            return; // The DescribeCluster path needs the emulator's endpoint registered in moto.
+            // moto's DescribeCluster must answer with the emulator's endpoint.
+            return skip("needs the emulator behind moto's DescribeCluster, not EKSGPU_TEST_KUBECONFIG");
         }
         let moto = Moto::start();
         moto.create_cluster(
@@ -276,7 +277,7 @@ fn a_missing_crd_names_what_to_install() {
             ..Default::default()
         });
         if !kube.is_emulator() {
-            return;
+            return skip("needs the emulator to hide the Karpenter CRDs, not EKSGPU_TEST_KUBECONFIG");
         }
         let w = Workdir::new(&tf, &config(&kube, 32, false));
         w.init();
@@ -296,7 +297,7 @@ fn a_failure_between_pools_keeps_the_applied_pool_in_state() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start();
         if !kube.is_emulator() {
-            return;
+            return skip("needs the emulator's fault injection, not EKSGPU_TEST_KUBECONFIG");
         }
         let w = Workdir::new(&tf, &config(&kube, 32, false));
         w.init();
@@ -313,5 +314,48 @@ fn a_failure_between_pools_keeps_the_applied_pool_in_state() {
         w.apply();
         w.assert_empty_plan();
         assert!(kube.get(NODE_POOL, "auto").is_some());
+    }
+}
+
+/// One pool, `inference`, of the given capacity kind.
+fn single_pool(kube: &KubeTarget, capacity: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
+         provider \"eksgpu\" {{\n  region = \"us-west-2\"\n{}}}\n\
+         resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name         = \"genai\"\n  \
+         pool {{\n    name           = \"inference\"\n    capacity       = \"{capacity}\"\n    \
+         instance_types = [\"g6e.12xlarge\"]\n{}  }}\n}}\n",
+        kube.provider_block(),
+        if capacity == "karpenter" {
+            "    node_class {\n      role = \"KarpenterNodeRole-gpu\"\n    }\n"
+        } else {
+            ""
+        }
+    )
+}
+
+#[test]
+#[ignore = "known: the pool loses its NodePool on the emulator (the prior karpenter pool's objects, \
+            deleted after the new ones are applied, share its name), and a real API server refuses \
+            the in-place change first (422 nodeClassRef.group is immutable, nodeClassRef.kind is \
+            immutable); fixed by replacing the NodePool when its node class kind changes"]
+fn moving_a_pool_from_karpenter_to_auto_mode_keeps_one_node_pool() {
+    // The NodePool keeps its name, and its nodeClassRef changes group and kind,
+    // which the upstream CRD's CEL rules make immutable on a real server.
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &single_pool(&kube, "karpenter"));
+        w.init();
+        w.apply();
+        w.write("main.tf", &single_pool(&kube, "auto_mode"));
+        w.apply();
+        let np = kube.get(NODE_POOL, "inference").expect("the NodePool of the pool");
+        assert_eq!(
+            np["spec"]["template"]["spec"]["nodeClassRef"]["group"], "eks.amazonaws.com",
+            "{}",
+            tf.label
+        );
+        assert!(kube.get(EC2_NODE_CLASS, "inference").is_none(), "{}", tf.label);
+        w.assert_empty_plan();
     }
 }

@@ -116,3 +116,49 @@ data "eksgpu_gpu_catalog" "a10g" {
         );
     }
 }
+
+#[test]
+fn insecure_tls_and_plain_http_tokens_warn_at_configure() {
+    let main_tf = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+provider "eksgpu" {
+  region = "us-west-2"
+  kubernetes {
+    host     = "http://10.0.0.1:8080"
+    token    = "canary-bearer-token"
+    insecure = true
+  }
+}
+data "eksgpu_gpu_catalog" "a10g" {
+  gpu_model = "A10G"
+}
+"#;
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, main_tf);
+        w.init();
+        // Configuring contacts nothing: the apply succeeds, with both warnings.
+        let r = w.apply();
+        let out = r
+            .combined()
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            out.contains("Warning: TLS verification of the cluster API is off"),
+            "{}: {out}",
+            tf.label
+        );
+        assert!(
+            out.contains("Warning: Bearer token sent over plain HTTP"),
+            "{}: {out}",
+            tf.label
+        );
+        assert!(out.contains("http://10.0.0.1:8080 is plain HTTP"), "{out}");
+        assert!(!out.contains("canary-bearer-token"), "{out}");
+    }
+}

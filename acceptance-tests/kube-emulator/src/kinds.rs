@@ -99,6 +99,11 @@ impl Registry {
         self.kinds.iter().filter(|k| !self.disabled.contains(&k.resource()))
     }
 
+    /// Whether a test made this kind disappear.
+    pub fn is_disabled(&self, group: &str, plural: &str) -> bool {
+        self.disabled.contains(&format!("{plural}.{group}"))
+    }
+
     /// Makes a kind disappear (as if its CRD were deleted), by `plural.group`.
     pub fn disable(&mut self, resource: &str) {
         self.disabled.push(resource.to_owned());

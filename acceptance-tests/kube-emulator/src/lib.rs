@@ -1,9 +1,10 @@
 //! A small Kubernetes API server for the acceptance tests of
-//! terraform-provider-eksgpu (see `../shared/spec/testing.md`): discovery,
-//! core Namespace and ConfigMap, the custom kinds of `crds/`, server-side
+//! terraform-provider-eksgpu: discovery, core Namespace and ConfigMap, the
+//! custom kinds of `crds/`, server-side
 //! apply with managed fields in the real `FieldsV1` format, conflicts, force,
 //! dry run, CRD defaulting, pruning and validation, bearer-token auth, and a
-//! control endpoint (reset, faults, edits as another manager, request log).
+//! control endpoint (reset, faults, edits as another manager, request log),
+//! and an upstream mode that forwards custom groups to a real API server.
 //!
 //! It is a test part: it keeps everything in memory and listens on loopback.
 
@@ -12,5 +13,6 @@ pub mod kinds;
 pub mod schema;
 pub mod server;
 pub mod store;
+pub mod upstream;
 
 pub use server::{Emulator, Options};

@@ -1,4 +1,4 @@
-//! `eksgpu-kube-emulator [--tls] [--token T] [--eks-cluster NAME] [--without plural.group]…`
+//! `eksgpu-kube-emulator [--tls] [--token T] [--eks-cluster NAME] [--without plural.group]… [--upstream KUBECONFIG]`
 //! Prints one JSON line (`url`, `control_url`, `ca_pem`) and serves until stdin closes.
 
 #![allow(clippy::print_stdout)] // The first line on stdout is this program's answer.
@@ -15,6 +15,7 @@ async fn main() {
             "--token" => opts.token = args.next(),
             "--eks-cluster" => opts.eks_cluster = args.next(),
             "--without" => opts.without.extend(args.next()),
+            "--upstream" => opts.upstream = args.next(),
             other => {
                 eprintln!("unknown argument {other:?}");
                 std::process::exit(2);

@@ -17,6 +17,7 @@ use tokio::sync::Mutex;
 
 use crate::kinds::{KindInfo, Registry};
 use crate::store::{ApiError, Store, not_found};
+use crate::upstream::Upstream;
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -28,6 +29,9 @@ pub struct Options {
     pub eks_cluster: Option<String>,
     /// Kinds (`plural.group`) to leave unserved, as if their CRD were missing.
     pub without: Vec<String>,
+    /// A kubeconfig of a real API server to forward custom groups to
+    /// (upstream mode, see [`crate::upstream`]).
+    pub upstream: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +49,7 @@ struct State {
     faults: Vec<Fault>,
     requests: Vec<Value>,
     opts: Options,
+    upstream: Option<Arc<Upstream>>,
 }
 
 /// A running emulator.
@@ -82,12 +87,21 @@ impl Emulator {
         for w in &opts.without {
             registry.disable(w);
         }
+        let upstream = match &opts.upstream {
+            Some(path) => {
+                let u = Upstream::from_kubeconfig(path).map_err(std::io::Error::other)?;
+                u.wipe().await.map_err(std::io::Error::other)?;
+                Some(Arc::new(u))
+            }
+            None => None,
+        };
         let state = Arc::new(Mutex::new(State {
             store: Store::default(),
             registry,
             faults: vec![],
             requests: vec![],
             opts: opts.clone(),
+            upstream,
         }));
         let api = TcpListener::bind(("127.0.0.1", 0)).await?;
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -363,8 +377,28 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result
     if auth.is_err() {
         return Ok(status(401, "Unauthorized", "Unauthorized"));
     }
+    let path_and_query = req.uri().path_and_query().map(|p| p.to_string()).unwrap_or_default();
     let payload = body(req).await;
     let mut st = state.lock().await;
+    if let Some(upstream) = st.upstream.clone()
+        && path.starts_with("/apis")
+    {
+        // Kinds a test removed (`without`) stay missing, as their CRD would be.
+        if parse_path(&path).is_some_and(|p| st.registry.is_disabled(&p.group, &p.plural)) {
+            return Ok(status(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            ));
+        }
+        drop(st);
+        let resp = if path.trim_end_matches('/') == "/apis" {
+            upstream.group_list().await.map(|v| json_response(200, &v))
+        } else {
+            upstream.send(&method, &path_and_query, &content_type, payload).await
+        };
+        return Ok(resp.unwrap_or_else(|e| status(502, "InternalError", &e)));
+    }
     if method == Method::GET
         && let Some(v) = discovery(&st.registry, &path)
     {
@@ -498,6 +532,11 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
     let mut st = state.lock().await;
     let r = match (method, path.as_str()) {
         (Method::POST, "/reset") => {
+            if let Some(u) = st.upstream.clone()
+                && let Err(e) = u.wipe().await
+            {
+                return Ok(status(502, "InternalError", &e));
+            }
             st.store.clear();
             st.faults.clear();
             st.requests.clear();
@@ -533,7 +572,16 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
             }
             json_response(200, &json!({"status": "ok"}))
         }
-        (Method::POST, "/edit") => edit(&mut st, &payload),
+        (Method::POST, "/edit") => match st.upstream.clone() {
+            Some(u) if !payload["group"].as_str().unwrap_or_default().is_empty() => {
+                drop(st);
+                return Ok(u
+                    .edit(&payload)
+                    .await
+                    .unwrap_or_else(|e| status(502, "InternalError", &e)));
+            }
+            _ => edit(&mut st, &payload),
+        },
         _ => status(404, "NotFound", "unknown control endpoint"),
     };
     Ok(r)

@@ -7,16 +7,18 @@ mod eks;
 mod error;
 mod hybrid;
 mod node_groups;
+mod sts;
 pub mod wait;
 
 use std::collections::HashMap;
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_sdk_ec2::error::{ProvideErrorMetadata, SdkError};
 use eksgpu_core::eks::ClusterFacts;
 use tokio::sync::{Mutex, OnceCell};
 
 pub use ec2::InstanceTypes;
-pub use error::AwsError;
+pub use error::{AwsError, AwsFailure};
 pub use hybrid::AccessEntry;
 
 /// `assume_role { … }` of the provider block.
@@ -83,7 +85,38 @@ impl AwsClients {
 
     /// EC2 instance-type facts (`ec2:DescribeInstanceTypes`).
     pub async fn instance_types(&self) -> ec2::Ec2InstanceTypes {
-        ec2::Ec2InstanceTypes::new(self.ec2().await)
+        ec2::Ec2InstanceTypes::new(self.ec2().await, self.endpoint("ec2"))
+    }
+
+    /// An SDK failure of `operation`, naming the endpoint when it could not be reached.
+    pub(crate) fn sdk_error<E, R>(&self, operation: &'static str, err: SdkError<E, R>) -> AwsError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+        R: std::fmt::Debug + Send + Sync + 'static,
+    {
+        let service = operation.split(':').next().unwrap_or_default();
+        AwsError::from_sdk(operation, err).at(self.endpoint(service))
+    }
+
+    /// The URL calls to `service` go to, as the SDK picks it: the provider
+    /// block's override, then `AWS_ENDPOINT_URL` (or the profile's), then the
+    /// regional default. For error messages only.
+    pub(crate) fn endpoint(&self, service: &str) -> Option<String> {
+        let e = &self.settings.endpoints;
+        let configured = match service {
+            "eks" => e.eks.clone(),
+            "ec2" => e.ec2.clone(),
+            "iam" => e.iam.clone(),
+            "sts" => e.sts.clone(),
+            _ => None,
+        };
+        let config = self.config.get();
+        configured
+            .or_else(|| config.and_then(|c| c.endpoint_url()).map(str::to_owned))
+            .or_else(|| {
+                let region = config.and_then(|c| c.region()).map(ToString::to_string);
+                region.map(|r| format!("https://{service}.{r}.amazonaws.com"))
+            })
     }
 }
 

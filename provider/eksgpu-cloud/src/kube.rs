@@ -5,7 +5,7 @@
 mod access;
 mod client;
 
-pub use access::{Access, Clusters};
+pub use access::{Access, Clusters, Identity};
 pub use client::KubeCluster;
 
 use async_trait::async_trait;
@@ -34,11 +34,31 @@ pub enum KubeError {
     /// The object failed the server's validation.
     #[error("the API server rejected the object: {message}")]
     Invalid { message: String },
-    #[error("the API server refused the credentials ({code}): {message}")]
-    Unauthorized { code: u16, message: String },
+    /// 401 (credentials not accepted) or 403 (accepted, not allowed).
+    #[error("the API server of cluster {cluster} at {host} {} {identity} ({code}: {message})",
+        if *.code == 401 { "did not accept" } else { "denied access to" })]
+    Unauthorized {
+        code: u16,
+        message: String,
+        cluster: String,
+        host: String,
+        /// Who the provider presented itself as, in words (never the token).
+        identity: String,
+    },
     #[error("the API server answered {code}: {message}")]
     Api { code: u16, message: String },
-    #[error("cannot reach the API server: {0}")]
+    /// No HTTP answer from the API server.
+    #[error("cannot reach the API server of cluster {cluster} at {host}: {cause}")]
+    Unreachable {
+        cluster: String,
+        host: String,
+        cause: crate::net::Unreachable,
+    },
+    /// Terraform asked the provider to stop (Ctrl-C, `StopProvider`) before the call finished.
+    #[error("Terraform asked the provider to stop while {what}")]
+    Cancelled { what: String },
+    /// Any other failure of the exchange (an answer that is not the API's, say).
+    #[error("the exchange with the API server failed: {0}")]
     Transport(String),
     /// A name or namespace that is not a Kubernetes name: refused before any
     /// request is built, so it can never address another object.

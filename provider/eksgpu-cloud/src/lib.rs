@@ -4,5 +4,6 @@
 
 pub mod aws;
 pub mod kube;
+pub mod net;
 
-pub use aws::{AssumeRole, AwsClients, AwsError, AwsSettings, Endpoints, InstanceTypes};
+pub use aws::{AssumeRole, AwsClients, AwsError, AwsFailure, AwsSettings, Endpoints, InstanceTypes};

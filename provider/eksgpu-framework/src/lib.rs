@@ -14,6 +14,8 @@
 //! - import: IDs split and checked against declared formats, with a clear error;
 //! - typed models: [`model::FromValue`] / [`model::IntoValue`] with exact numbers.
 
+pub mod data_source;
+pub mod function;
 pub mod import;
 pub mod model;
 pub mod normalize;
@@ -21,9 +23,11 @@ pub mod partial;
 pub mod path;
 pub mod plan;
 pub mod resource;
+pub mod upgrade;
 pub mod validate;
 pub mod validators;
 
+pub use data_source::ManagedDataSource;
 pub use import::ImportId;
 pub use model::{FromValue, IntoValue, ModelError, Obj};
 pub use plan::Plan;

@@ -95,6 +95,18 @@ fn type_error(expected: &'static str, v: &Value) -> ModelError {
     })
 }
 
+/// `read(v)`, or `None` once its error is a diagnostic at the value's path:
+/// how a resource reads its model from a state or plan.
+pub fn reported<T>(
+    read: impl FnOnce(&Value) -> Result<T, ModelError>,
+    v: &Value,
+    diags: &mut eksgpu_tfplugin::Diagnostics,
+) -> Option<T> {
+    read(v)
+        .map_err(|e| diags.push(e.diagnostic(&AttributePath::root())))
+        .ok()
+}
+
 /// Reads a model from a Terraform value.
 pub trait FromValue: Sized {
     fn from_value(v: &Value) -> Result<Self, ModelError>;
@@ -332,6 +344,15 @@ impl<'a> Obj<'a> {
         T::from_value(self.v.get(name)).map_err(|e| Self::prefixed(e, &self.attr(name)))
     }
 
+    /// An optional+computed attribute: `None` while null or not known yet
+    /// (at apply, a computed value the apply itself sets).
+    pub fn computed<T: FromValue>(&self, name: &str) -> Result<Option<T>, ModelError> {
+        match self.v.get(name) {
+            Value::Unknown => Ok(None),
+            _ => self.get(name),
+        }
+    }
+
     /// An attribute read with `parse` (enums, versions, durations).
     pub fn parse<T>(&self, name: &str, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, ModelError> {
         let s: String = self.get(name)?;
@@ -349,10 +370,23 @@ impl<'a> Obj<'a> {
             .transpose()
     }
 
-    /// A single nested block: `None` when absent.
+    /// A block of at most one (a list of zero or one, or a single block):
+    /// `None` when absent.
     pub fn block(&self, name: &str) -> Result<Option<Obj<'a>>, ModelError> {
         match self.v.get(name) {
             Value::Null => Ok(None),
+            Value::List(l) => match l.as_slice() {
+                [] => Ok(None),
+                [b] => {
+                    let mut at = self.attr(name);
+                    at.push(Step::Index(0));
+                    Obj::at(b, at).map(Some)
+                }
+                _ => Err(Self::prefixed(
+                    ModelError::invalid("at most one block is allowed"),
+                    &self.attr(name),
+                )),
+            },
             v => Obj::at(v, self.attr(name)).map(Some),
         }
     }
@@ -387,6 +421,13 @@ impl ObjBuilder {
     #[must_use]
     pub fn set(mut self, name: &str, v: impl IntoValue) -> Self {
         self.0.insert(name.to_owned(), v.into_value());
+        self
+    }
+
+    /// A block of at most one, written as the list Terraform holds it in.
+    #[must_use]
+    pub fn one(mut self, name: &str, v: Option<Value>) -> Self {
+        self.0.insert(name.to_owned(), Value::List(v.into_iter().collect()));
         self
     }
 

@@ -39,6 +39,22 @@ pub fn like_prior(prior: &Value, read: Value) -> Value {
     }
 }
 
+/// `prior` with the attributes of `after` that differ from `before` (both
+/// written from models): a read-back rewrites only what really changed, so
+/// the user's spelling of everything else survives.
+pub fn changed_only(prior: &Value, before: &Value, after: Value) -> Value {
+    let (Value::Object(p), Value::Object(a)) = (prior, after.clone()) else {
+        return after;
+    };
+    let mut out = p.clone();
+    for (k, v) in a {
+        if before.get(&k) != &v {
+            out.insert(k, v);
+        }
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +70,15 @@ mod tests {
             ("b", Value::Null),
         ]);
         assert_eq!(like_prior(&prior, read.clone()).get("a"), read.get("a"));
+    }
+
+    #[test]
+    fn changed_only_rewrites_what_changed() {
+        let prior = Value::object([("a", "user spelling".into()), ("b", Value::from(1))]);
+        let before = Value::object([("a", "x".into()), ("b", Value::from(1))]);
+        let after = Value::object([("a", "x".into()), ("b", Value::from(2))]);
+        let out = changed_only(&prior, &before, after);
+        assert_eq!(out.get("a"), &Value::from("user spelling"));
+        assert_eq!(out.get("b"), &Value::from(2));
     }
 }

@@ -1,7 +1,8 @@
 //! Paths into values: reading and writing a value at a list of steps.
 
 use eksgpu_tfplugin::diag::Step;
-use eksgpu_tfplugin::{AttributePath, Value};
+use eksgpu_tfplugin::schema::Block;
+use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
 static NULL: Value = Value::Null;
 
@@ -42,6 +43,59 @@ pub fn join(base: &AttributePath, steps: &[Step]) -> AttributePath {
     let mut all = base.steps().to_vec();
     all.extend_from_slice(steps);
     AttributePath::from_steps(all)
+}
+
+/// The block of a block-of-at-most-one (a list of zero or one): the element,
+/// `Null` when absent, `Unknown` while the list is.
+pub fn one(v: &Value) -> &Value {
+    match v {
+        Value::List(l) => l.first().unwrap_or(&NULL),
+        other => other,
+    }
+}
+
+/// `steps` with `[0]` after every block-of-at-most-one that a step names
+/// without an index: the domain speaks of `node_class.role`, Terraform's
+/// configuration has `node_class[0].role`.
+pub fn through_blocks(block: &Block, steps: &[Step]) -> Vec<Step> {
+    let mut out = Vec::with_capacity(steps.len() + 2);
+    let mut here = Some(block);
+    let mut i = 0;
+    while i < steps.len() {
+        let step = &steps[i];
+        out.push(step.clone());
+        i += 1;
+        let Step::Attribute(name) = step else {
+            continue;
+        };
+        let Some(b) = here.and_then(|h| h.find_block(name)) else {
+            here = None;
+            continue;
+        };
+        here = Some(&b.block);
+        if b.is_one() && !matches!(steps.get(i), Some(Step::Index(_))) {
+            out.push(Step::Index(0));
+        } else if let Some(Step::Index(_)) = steps.get(i) {
+            out.push(steps[i].clone());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Diagnostics with their paths written as Terraform's configuration has them.
+pub fn diagnostics_through_blocks(block: &Block, diags: Diagnostics) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    for d in diags.into_vec() {
+        out.push(match d.path {
+            Some(p) => {
+                let path = AttributePath::from_steps(through_blocks(block, p.steps()));
+                Diagnostic { path: Some(path), ..d }
+            }
+            None => d,
+        });
+    }
+    out
 }
 
 /// Paths (relative to `v`) of every unknown value inside it.
@@ -103,6 +157,30 @@ mod tests {
         assert_eq!(get(&v, &[Step::Attribute("nope".into())]), &Value::Null);
         let u = Value::object([("pool", Value::Unknown)]);
         assert_eq!(get(&u, &p), &Value::Unknown, "below an unknown everything is unknown");
+    }
+
+    #[test]
+    fn paths_go_through_blocks_of_one() {
+        use eksgpu_tfplugin::Type;
+        use eksgpu_tfplugin::schema::{Attribute, NestedBlock};
+        let block = Block::new("r").block(NestedBlock::list(
+            "pool",
+            Block::new("p").block(NestedBlock::optional_one(
+                "node_class",
+                Block::new("n").attribute(Attribute::optional("role", Type::String, "r")),
+            )),
+        ));
+        let a = |s: &str| Step::Attribute(s.into());
+        assert_eq!(
+            through_blocks(&block, &[a("pool"), Step::Index(2), a("node_class"), a("role")]),
+            vec![a("pool"), Step::Index(2), a("node_class"), Step::Index(0), a("role")]
+        );
+        // Already through: unchanged.
+        let done = [a("pool"), Step::Index(2), a("node_class"), Step::Index(0), a("role")];
+        assert_eq!(through_blocks(&block, &done), done.to_vec());
+        assert_eq!(one(&Value::List(vec![Value::from(1)])), &Value::from(1));
+        assert_eq!(one(&Value::List(vec![])), &Value::Null);
+        assert_eq!(one(&Value::Unknown), &Value::Unknown);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use eksgpu_tfplugin::{
 
 use crate::import::ImportId;
 use crate::plan::{self, Plan};
-use crate::{normalize, validate};
+use crate::{normalize, path, validate};
 
 /// A resource as the framework runs it. Every method gets values of the
 /// resource's schema type; `None` results mean "nothing changed" and the
@@ -54,6 +54,12 @@ pub trait ManagedResource: Send + Sync + 'static {
     /// The state of an existing object named by the parts of a parsed import ID.
     async fn import(&self, ctx: &Context, format: usize, parts: &[&str], diags: &mut Diagnostics) -> Option<Value>;
 
+    /// Reshapes stored state JSON before it is decoded; by default, blocks that
+    /// became blocks-of-at-most-one are wrapped in lists.
+    fn upgrade_json(&self, _version: i64, json: &mut serde_json::Value) {
+        crate::upgrade::blocks_as_lists(&self.schema().block, json);
+    }
+
     /// Upgrades stored state (decoded with the current schema's type) from `version`.
     fn upgrade(&self, _version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         state
@@ -80,8 +86,11 @@ impl<R: ManagedResource> Resource for Framework<R> {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate::validate_block(&self.0.schema().block, config, diags);
-        self.0.validate_config(config, diags);
+        let block = self.0.schema().block;
+        validate::validate_block(&block, config, diags);
+        let mut own = Diagnostics::new();
+        self.0.validate_config(config, &mut own);
+        diags.extend(path::diagnostics_through_blocks(&block, own));
     }
 
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
@@ -90,7 +99,9 @@ impl<R: ManagedResource> Resource for Framework<R> {
         }
         let schema = self.0.schema();
         let mut p = plan::plan(&schema.block, &req.prior_state, &req.config, req.proposed_new_state);
-        self.0.modify_plan(&mut p, diags);
+        let mut own = Diagnostics::new();
+        self.0.modify_plan(&mut p, &mut own);
+        diags.extend(path::diagnostics_through_blocks(&schema.block, own));
         PlanResponse {
             planned_state: p.planned,
             requires_replace: p.requires_replace,
@@ -124,7 +135,7 @@ impl<R: ManagedResource> Resource for Framework<R> {
         let mut checks = Diagnostics::new();
         self.0.check_planned(&req.planned_state, &mut checks);
         let failed = checks.has_errors();
-        diags.extend(checks);
+        diags.extend(path::diagnostics_through_blocks(&self.0.schema().block, checks));
         if failed {
             return keep(req.prior_state);
         }
@@ -176,6 +187,10 @@ impl<R: ManagedResource> Resource for Framework<R> {
 
     fn upgrade(&self, version: i64, state: Value, diags: &mut Diagnostics) -> Value {
         self.0.upgrade(version, state, diags)
+    }
+
+    fn upgrade_json(&self, version: i64, state: &mut serde_json::Value) {
+        self.0.upgrade_json(version, state);
     }
 }
 

@@ -13,12 +13,22 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 /// Installs the stderr JSON logger. The level comes from `TF_LOG_PROVIDER`,
 /// else `TF_LOG` (Terraform filters again on its side); default WARN.
 pub fn init(module: &'static str) {
+    init_muting(module, &[]);
+}
+
+/// Like [`init`], and events of the `muted` targets (and their submodules)
+/// never reach the log at any level: for libraries whose logs carry secrets.
+pub fn init_muting(module: &'static str, muted: &'static [&'static str]) {
     let level = std::env::var("TF_LOG_PROVIDER")
         .or_else(|_| std::env::var("TF_LOG"))
         .ok()
         .and_then(|s| parse_level(&s))
         .unwrap_or(Level::WARN);
-    let subscriber = tracing_subscriber::registry().with(HclogLayer { module, max: level });
+    let subscriber = tracing_subscriber::registry().with(HclogLayer {
+        module,
+        max: level,
+        muted,
+    });
     let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
@@ -36,12 +46,24 @@ fn parse_level(s: &str) -> Option<Level> {
 struct HclogLayer {
     module: &'static str,
     max: Level,
+    muted: &'static [&'static str],
+}
+
+impl HclogLayer {
+    fn logs(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        let target = metadata.target();
+        let muted = |m: &&str| target == *m || target.strip_prefix(*m).is_some_and(|rest| rest.starts_with("::"));
+        // Level ordering in tracing: TRACE > DEBUG > … > ERROR ("more verbose is greater").
+        *metadata.level() <= self.max
+            && !target.starts_with("h2")
+            && !target.starts_with("hyper")
+            && !self.muted.iter().any(muted)
+    }
 }
 
 impl<S: Subscriber> Layer<S> for HclogLayer {
     fn enabled(&self, metadata: &tracing::Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        // Level ordering in tracing: TRACE > DEBUG > … > ERROR ("more verbose is greater").
-        *metadata.level() <= self.max && !metadata.target().starts_with("h2") && !metadata.target().starts_with("hyper")
+        self.logs(metadata)
     }
 
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
@@ -165,6 +187,34 @@ mod tests {
         assert_eq!(parse_level("debug"), Some(Level::DEBUG));
         assert_eq!(parse_level("JSON"), Some(Level::TRACE));
         assert_eq!(parse_level("off"), None);
+    }
+
+    #[test]
+    fn muted_targets_never_log() {
+        let layer = HclogLayer {
+            module: "provider.eksgpu",
+            max: Level::TRACE,
+            muted: &["aws_sigv4"],
+        };
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        struct Probe(HclogLayer, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+        impl<S: Subscriber> Layer<S> for Probe {
+            fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+                if self.0.logs(event.metadata())
+                    && let Ok(mut v) = self.1.lock()
+                {
+                    v.push(event.metadata().target().to_owned());
+                }
+            }
+        }
+        let subscriber = tracing_subscriber::registry().with(Probe(layer, seen.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::trace!(target: "aws_sigv4::http_request::sign", "canonical request");
+            tracing::trace!(target: "aws_sigv4", "signing");
+            tracing::trace!(target: "aws_sigv4x", "a different crate");
+            tracing::trace!(target: "eksgpu_cloud", "ours");
+        });
+        assert_eq!(*seen.lock().unwrap(), ["aws_sigv4x", "eksgpu_cloud"]);
     }
 
     #[test]

@@ -190,4 +190,8 @@ pub trait Resource: Send + Sync + 'static {
     fn upgrade(&self, _version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         state
     }
+
+    /// Reshapes stored state JSON from `version` before it is decoded with the
+    /// current schema's type (for changes of type, e.g. a block that became a list).
+    fn upgrade_json(&self, _version: i64, _state: &mut serde_json::Value) {}
 }

@@ -224,6 +224,24 @@ impl NestedBlock {
         }
     }
 
+    /// At most one block, as a list: Terraform keeps a `dynamic` block over
+    /// unknown values unknown as a whole list, where a single block would be
+    /// planned present and then fail as "was present, but now absent" when the
+    /// `for_each` turns out empty. HCL syntax is the same as a single block.
+    pub fn optional_one(name: &str, block: Block) -> Self {
+        Self::list(name, block).max_items(1)
+    }
+
+    /// Exactly one block, as a list (see [`NestedBlock::optional_one`]).
+    pub fn required_one(name: &str, block: Block) -> Self {
+        Self::list(name, block).min_items(1).max_items(1)
+    }
+
+    /// Whether this is a block of at most one, written as a list.
+    pub fn is_one(&self) -> bool {
+        self.nesting == Nesting::List && self.max_items == 1
+    }
+
     pub fn list(name: &str, block: Block) -> Self {
         Self {
             name: name.to_owned(),

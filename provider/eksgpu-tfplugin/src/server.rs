@@ -311,7 +311,15 @@ impl pb::provider_server::Provider for ProviderService {
         match self.resource(&req.type_name) {
             Ok(e) => {
                 let raw = req.raw_state.unwrap_or_default();
-                match crate::value::decode_json(&raw.json, &e.ty) {
+                let json = match serde_json::from_slice::<serde_json::Value>(&raw.json) {
+                    Ok(mut j) => {
+                        e.imp.upgrade_json(req.version, &mut j);
+                        serde_json::to_vec(&j).unwrap_or(raw.json)
+                    }
+                    // Left to the decoder, which says what is wrong with it.
+                    Err(_) => raw.json,
+                };
+                match crate::value::decode_json(&json, &e.ty) {
                     Ok(state) => {
                         let state = e.imp.upgrade(req.version, state, &mut diags);
                         upgraded = encode(&state, &e.ty, "upgraded state", &mut diags);

@@ -6,14 +6,15 @@ pub mod recommendation;
 
 use std::sync::Arc;
 
+use eksgpu_framework::Framework;
 use eksgpu_tfplugin::DataSource;
 
 use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
     vec![
-        Arc::new(cluster::Cluster::new(state.clone())),
-        Arc::new(gpu_catalog::GpuCatalog::new(state.clone())),
-        Arc::new(recommendation::RecommendationDataSource),
+        Arc::new(Framework::new(cluster::Cluster::new(state.clone()))),
+        Arc::new(Framework::new(gpu_catalog::GpuCatalog::new(state.clone()))),
+        Arc::new(Framework::new(recommendation::RecommendationDataSource)),
     ]
 }

@@ -23,7 +23,13 @@ fn main() -> ExitCode {
             }
         }
     }
-    eksgpu_tfplugin::logging::init("provider.terraform-provider-eksgpu");
+    // aws-sigv4 logs each canonical request at TRACE (1.6.4, http_request/sign.rs,
+    // `calculated signing parameters`). It redacts secret *headers* only: when the
+    // provider presigns the EKS token's GetCallerIdentity URL, the session token is
+    // a query parameter (X-Amz-Security-Token) and is printed in full, along with
+    // the rest of the URL that is the token. The crate has no switch to sign
+    // without that logging, so its target never reaches the provider's log.
+    eksgpu_tfplugin::logging::init_muting("provider.terraform-provider-eksgpu", &["aws_sigv4"]);
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

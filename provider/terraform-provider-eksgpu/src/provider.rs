@@ -53,6 +53,7 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
         if diags.has_errors() {
             return;
         }
+        config::warnings(&req.config, diags);
         let configured = config::parse(&req.config);
         tracing::debug!(
             terraform_version = %req.terraform_version,

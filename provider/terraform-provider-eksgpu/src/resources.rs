@@ -2,7 +2,6 @@
 
 pub mod burst_scaler;
 mod checks;
-mod defaults;
 pub mod node_strategy;
 pub mod sharing_pool;
 
@@ -16,7 +15,7 @@ use crate::provider::ProviderState;
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
         Arc::new(Framework::new(burst_scaler::BurstScalerResource::new(state.clone()))),
-        Arc::new(node_strategy::NodeStrategyResource::new(state.clone())),
+        Arc::new(Framework::new(node_strategy::NodeStrategyResource::new(state.clone()))),
         Arc::new(Framework::new(sharing_pool::SharingPoolResource::new(state.clone()))),
     ]
 }
@@ -59,7 +58,7 @@ pub(crate) async fn cancellable<T>(
 ) -> Result<T, eksgpu_cloud::kube::KubeError> {
     tokio::select! {
         r = f => r,
-        () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Transport(format!("cancelled by Terraform while {what}"))),
+        () = ctx.cancelled() => Err(eksgpu_cloud::kube::KubeError::Cancelled { what: what.to_owned() }),
     }
 }
 

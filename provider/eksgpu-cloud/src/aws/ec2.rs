@@ -14,11 +14,13 @@ pub trait InstanceTypes: Send + Sync {
 
 pub struct Ec2InstanceTypes {
     client: aws_sdk_ec2::Client,
+    /// For messages when EC2 cannot be reached.
+    endpoint: Option<String>,
 }
 
 impl Ec2InstanceTypes {
-    pub(crate) fn new(client: aws_sdk_ec2::Client) -> Self {
-        Self { client }
+    pub(crate) fn new(client: aws_sdk_ec2::Client, endpoint: Option<String>) -> Self {
+        Self { client, endpoint }
     }
 }
 
@@ -42,7 +44,8 @@ impl InstanceTypes for Ec2InstanceTypes {
             .send();
         let mut out = Vec::new();
         while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| AwsError::from_sdk("ec2:DescribeInstanceTypes", e))?;
+            let page =
+                page.map_err(|e| AwsError::from_sdk("ec2:DescribeInstanceTypes", e).at(self.endpoint.clone()))?;
             out.extend(page.instance_types().iter().filter_map(convert));
         }
         tracing::debug!(count = out.len(), "described accelerated instance types");

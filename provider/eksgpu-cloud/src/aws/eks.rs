@@ -7,7 +7,7 @@ use base64::Engine;
 
 use eksgpu_core::eks::{AutoModeFlags, ClusterFacts};
 
-use super::{AwsClients, AwsError};
+use super::{AwsClients, AwsError, AwsFailure};
 
 /// The header that binds a token to one cluster (aws-iam-authenticator).
 const CLUSTER_ID_HEADER: &str = "x-k8s-aws-id";
@@ -52,7 +52,7 @@ impl AwsClients {
             .name(name)
             .send()
             .await
-            .map_err(|e| AwsError::from_sdk("eks:DescribeCluster", e))?;
+            .map_err(|e| self.sdk_error("eks:DescribeCluster", e))?;
         tracing::debug!(cluster = name, "described cluster");
         Ok(out.cluster().map_or_else(
             || ClusterFacts {
@@ -80,7 +80,7 @@ impl AwsClients {
             .vpc_ids(vpc_id)
             .send()
             .await
-            .map_err(|e| AwsError::from_sdk("ec2:DescribeVpcs", e))?;
+            .map_err(|e| self.sdk_error("ec2:DescribeVpcs", e))?;
         let mut cidrs = Vec::new();
         for vpc in out.vpcs() {
             for a in vpc.cidr_block_association_set() {
@@ -109,19 +109,16 @@ impl AwsClients {
     /// authenticator calls that URL to learn who we are. No AWS call is made here.
     pub async fn eks_token(&self, name: &str) -> Result<String, AwsError> {
         let config = self.sdk_config().await;
-        let fail = |message: String| AwsError {
-            operation: "sts:GetCallerIdentity",
-            code: None,
-            message,
-            request_id: None,
-        };
+        const OP: &str = "sts:GetCallerIdentity";
+        let fail = |message: String| AwsError::local(OP, AwsFailure::Other, message);
+        let no_credentials = |message: String| AwsError::local(OP, AwsFailure::Credentials, message);
         let provider = config
             .credentials_provider()
-            .ok_or_else(|| fail("no AWS credentials are configured".into()))?;
+            .ok_or_else(|| no_credentials("no AWS credentials are configured".into()))?;
         let credentials = provider
             .provide_credentials()
             .await
-            .map_err(|e| fail(format!("no AWS credentials: {e}")))?;
+            .map_err(|e| no_credentials(format!("no AWS credentials: {}", crate::net::chain_text(&e))))?;
         let region = config
             .region()
             .map_or_else(|| "us-east-1".to_owned(), |r| r.to_string());

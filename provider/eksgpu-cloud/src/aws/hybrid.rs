@@ -41,7 +41,7 @@ impl AwsClients {
             )
             .send()
             .await
-            .map_err(|e| AwsError::from_sdk("eks:UpdateClusterConfig", e))?;
+            .map_err(|e| self.sdk_error("eks:UpdateClusterConfig", e))?;
         tracing::info!(cluster, "updated remote networks");
         Ok(())
     }
@@ -57,7 +57,7 @@ impl AwsClients {
             .set_tags(Some(entry.tags.clone().into_iter().collect()))
             .send()
             .await
-            .map_err(|e| AwsError::from_sdk("eks:CreateAccessEntry", e))?;
+            .map_err(|e| self.sdk_error("eks:CreateAccessEntry", e))?;
         tracing::info!(cluster, principal = %entry.principal_arn, "created access entry");
         Ok(())
     }
@@ -79,7 +79,7 @@ impl AwsClients {
                 tags: e.tags().map(|t| t.clone().into_iter().collect()).unwrap_or_default(),
             })),
             Err(e) => {
-                let e = AwsError::from_sdk("eks:DescribeAccessEntry", e);
+                let e = self.sdk_error("eks:DescribeAccessEntry", e);
                 if e.is_not_found() { Ok(None) } else { Err(e) }
             }
         }
@@ -98,7 +98,7 @@ impl AwsClients {
         {
             Ok(_) => Ok(()),
             Err(e) => {
-                let e = AwsError::from_sdk("eks:DeleteAccessEntry", e);
+                let e = self.sdk_error("eks:DeleteAccessEntry", e);
                 if e.is_not_found() { Ok(()) } else { Err(e) }
             }
         }
@@ -115,7 +115,7 @@ impl AwsClients {
             .into_paginator()
             .send();
         while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| AwsError::from_sdk("eks:ListAccessEntries", e))?;
+            let page = page.map_err(|e| self.sdk_error("eks:ListAccessEntries", e))?;
             out.extend(page.access_entries().iter().cloned());
         }
         Ok(out)

@@ -62,7 +62,7 @@ impl AwsClients {
             req = req.update_config(update_config(n));
         }
         req.send().await.map_err(|e| {
-            let mut e = AwsError::from_sdk("eks:CreateNodegroup", e);
+            let mut e = self.sdk_error("eks:CreateNodegroup", e);
             if e.is_access_denied() {
                 e.message.push_str(&format!(
                     " (creating a node group also needs {PASS_ROLE} on {})",
@@ -88,7 +88,7 @@ impl AwsClients {
         {
             Ok(out) => out,
             Err(e) => {
-                let e = AwsError::from_sdk("eks:DescribeNodegroup", e);
+                let e = self.sdk_error("eks:DescribeNodegroup", e);
                 return if e.is_not_found() { Ok(None) } else { Err(e) };
             }
         };
@@ -183,7 +183,7 @@ impl AwsClients {
         }
         req.send()
             .await
-            .map_err(|e| AwsError::from_sdk("eks:UpdateNodegroupConfig", e))?;
+            .map_err(|e| self.sdk_error("eks:UpdateNodegroupConfig", e))?;
         tracing::info!(cluster, nodegroup = name, "updated node group");
         Ok(())
     }
@@ -204,7 +204,7 @@ impl AwsClients {
                 Ok(())
             }
             Err(e) => {
-                let e = AwsError::from_sdk("eks:DeleteNodegroup", e);
+                let e = self.sdk_error("eks:DeleteNodegroup", e);
                 if e.is_not_found() { Ok(()) } else { Err(e) }
             }
         }
@@ -221,7 +221,7 @@ impl AwsClients {
             .into_paginator()
             .send();
         while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| AwsError::from_sdk("eks:ListNodegroups", e))?;
+            let page = page.map_err(|e| self.sdk_error("eks:ListNodegroups", e))?;
             names.extend(page.nodegroups().iter().cloned());
         }
         Ok(names)

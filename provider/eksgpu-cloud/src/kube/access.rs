@@ -46,6 +46,35 @@ impl std::fmt::Debug for Access {
     }
 }
 
+/// Who the provider presents itself as to a cluster's API, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// `kubernetes.token` of the provider block.
+    BlockToken,
+    /// An EKS IAM token the provider made from its AWS credentials.
+    EksToken,
+    /// What a kubeconfig context says.
+    Kubeconfig { path: String, context: Option<String> },
+}
+
+impl std::fmt::Display for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::BlockToken => f.write_str("the token from the provider's kubernetes block"),
+            Self::EksToken => f.write_str("the EKS IAM token made from the provider's AWS credentials"),
+            Self::Kubeconfig { path, context: Some(c) } => write!(f, "the credentials of context {c:?} in {path}"),
+            Self::Kubeconfig { path, context: None } => write!(f, "the credentials of the current context in {path}"),
+        }
+    }
+}
+
+/// What a connection was made with: its config, whether its token expires, who it presents.
+struct Made {
+    config: kube::Config,
+    expires: bool,
+    identity: Identity,
+}
+
 struct Entry {
     cluster: Arc<dyn Cluster>,
     made: Instant,
@@ -76,9 +105,16 @@ impl Clusters {
         {
             return Ok(e.cluster.clone());
         }
-        let (config, expires) = self.config(name).await?;
+        let Made {
+            config,
+            expires,
+            identity,
+        } = self.config(name).await?;
+        let host = config.cluster_url.to_string().trim_end_matches('/').to_owned();
         let client = kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
-        let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client));
+        // The AWS clients name the identity behind a refused EKS token.
+        let aws = (identity == Identity::EksToken).then(|| self.aws.clone());
+        let cluster: Arc<dyn Cluster> = Arc::new(KubeCluster::new(client).named(name, host, identity, aws));
         cache.insert(
             name.to_owned(),
             Entry {
@@ -90,7 +126,7 @@ impl Clusters {
         Ok(cluster)
     }
 
-    async fn config(&self, name: &str) -> Result<(kube::Config, bool), KubeError> {
+    async fn config(&self, name: &str) -> Result<Made, KubeError> {
         match &self.access {
             Access::Kubeconfig { path, context } => {
                 let kubeconfig =
@@ -102,7 +138,15 @@ impl Clusters {
                 let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
                     .await
                     .map_err(|e| KubeError::Config(e.to_string()))?;
-                Ok((config, false))
+                let identity = Identity::Kubeconfig {
+                    path: path.clone(),
+                    context: context.clone(),
+                };
+                Ok(Made {
+                    config,
+                    expires: false,
+                    identity,
+                })
             }
             Access::Static {
                 host,
@@ -112,12 +156,16 @@ impl Clusters {
             } => {
                 let mut config = base_config(host, ca_pem.as_deref())?;
                 config.accept_invalid_certs = *insecure;
-                let (token, expires) = match token {
-                    Some(t) => (t.clone(), false),
-                    None => (self.aws.eks_token(name).await?, true),
+                let (token, expires, identity) = match token {
+                    Some(t) => (t.clone(), false, Identity::BlockToken),
+                    None => (self.aws.eks_token(name).await?, true, Identity::EksToken),
                 };
                 config.auth_info.token = Some(token.into());
-                Ok((config, expires))
+                Ok(Made {
+                    config,
+                    expires,
+                    identity,
+                })
             }
             Access::Eks => {
                 let (endpoint, ca_b64) = self.endpoint(name).await?;
@@ -131,7 +179,11 @@ impl Clusters {
                     })?;
                 let mut config = base_config(&endpoint, Some(&ca_pem))?;
                 config.auth_info.token = Some(self.aws.eks_token(name).await?.into());
-                Ok((config, true))
+                Ok(Made {
+                    config,
+                    expires: true,
+                    identity: Identity::EksToken,
+                })
             }
         }
     }

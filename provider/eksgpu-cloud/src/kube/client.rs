@@ -8,15 +8,117 @@ use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
-use super::{ApplyOptions, Cluster, KubeError};
+use std::sync::Arc;
+
+use super::{ApplyOptions, Cluster, Identity, KubeError};
+use crate::{AwsClients, net};
 
 pub struct KubeCluster {
     client: kube::Client,
+    /// The cluster's name and API server URL, for messages.
+    cluster: String,
+    host: String,
+    identity: Identity,
+    /// Names the AWS identity behind a refused EKS token.
+    aws: Option<Arc<AwsClients>>,
 }
 
 impl KubeCluster {
     pub fn new(client: kube::Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            cluster: "(unnamed)".into(),
+            host: "(unknown host)".into(),
+            identity: Identity::BlockToken,
+            aws: None,
+        }
+    }
+
+    /// Names the server and who the provider presents itself as, for messages.
+    pub fn named(self, cluster: &str, host: String, identity: Identity, aws: Option<Arc<AwsClients>>) -> Self {
+        Self {
+            cluster: cluster.to_owned(),
+            host,
+            identity,
+            aws,
+            ..self
+        }
+    }
+
+    /// `e` as users should read it: API answers by status, transport failures by cause.
+    async fn fail(&self, kind: Option<&Kind>, e: kube::Error) -> KubeError {
+        let err = self.error(kind, e);
+        match err {
+            KubeError::Unauthorized { code, message, .. } => KubeError::Unauthorized {
+                code,
+                message,
+                cluster: self.cluster.clone(),
+                host: self.host.clone(),
+                identity: self.identity_text().await,
+            },
+            other => other,
+        }
+    }
+
+    /// The identity in words; for an EKS token, with the ARN STS names when it answers.
+    async fn identity_text(&self) -> String {
+        match (&self.identity, &self.aws) {
+            (Identity::EksToken, Some(aws)) => match aws.caller_arn().await {
+                Ok(arn) => format!("{} ({arn})", self.identity),
+                Err(e) => format!("{} (whose ARN is unknown: {e})", self.identity),
+            },
+            _ => self.identity.to_string(),
+        }
+    }
+
+    /// Maps API errors to what users can act on. A 404 without an object name in
+    /// its details means the resource type itself is not served (no CRD).
+    fn error(&self, kind: Option<&Kind>, e: kube::Error) -> KubeError {
+        match e {
+            kube::Error::Api(status) => {
+                let code = status.code;
+                let message = status.message.clone();
+                let names_object = status.details.as_ref().is_some_and(|d| !d.name.is_empty());
+                match (code, kind) {
+                    (404, Some(kind)) if !names_object => KubeError::KindNotInstalled {
+                        kind: kind.kind,
+                        api_version: kind.api_version(),
+                        provided_by: kind.provided_by,
+                    },
+                    (409, _) => KubeError::Conflict { message },
+                    (422, _) => {
+                        let causes: Vec<String> = status
+                            .details
+                            .iter()
+                            .flat_map(|d| d.causes.iter())
+                            .map(|c| format!("{}: {}", c.field, c.message))
+                            .collect();
+                        let message = if causes.is_empty() {
+                            message
+                        } else {
+                            format!("{message} ({})", causes.join("; "))
+                        };
+                        KubeError::Invalid { message }
+                    }
+                    (401 | 403, _) => KubeError::Unauthorized {
+                        code,
+                        message,
+                        cluster: self.cluster.clone(),
+                        host: self.host.clone(),
+                        identity: self.identity.to_string(),
+                    },
+                    _ => KubeError::Api { code, message },
+                }
+            }
+            other => match net::classify(&other) {
+                Some(cause) => KubeError::Unreachable {
+                    cluster: self.cluster.clone(),
+                    host: self.host.clone(),
+                    cause,
+                },
+                None => KubeError::Transport(net::chain_text(&other)),
+            },
+        }
     }
 
     /// The API of one object and its name as a path segment. kube-rs pastes
@@ -91,43 +193,6 @@ fn object_path(kind: &Kind, namespace: Option<&str>, name: &str) -> Result<(Opti
     Ok((namespace, path_segment(name)))
 }
 
-/// Maps API errors to what users can act on. A 404 without an object name in
-/// its details means the resource type itself is not served (no CRD).
-fn error(kind: &Kind, e: kube::Error) -> KubeError {
-    match e {
-        kube::Error::Api(status) => {
-            let code = status.code;
-            let message = status.message.clone();
-            let names_object = status.details.as_ref().is_some_and(|d| !d.name.is_empty());
-            match code {
-                404 if !names_object => KubeError::KindNotInstalled {
-                    kind: kind.kind,
-                    api_version: kind.api_version(),
-                    provided_by: kind.provided_by,
-                },
-                409 => KubeError::Conflict { message },
-                422 => {
-                    let causes: Vec<String> = status
-                        .details
-                        .iter()
-                        .flat_map(|d| d.causes.iter())
-                        .map(|c| format!("{}: {}", c.field, c.message))
-                        .collect();
-                    let message = if causes.is_empty() {
-                        message
-                    } else {
-                        format!("{message} ({})", causes.join("; "))
-                    };
-                    KubeError::Invalid { message }
-                }
-                401 | 403 => KubeError::Unauthorized { code, message },
-                _ => KubeError::Api { code, message },
-            }
-        }
-        other => KubeError::Transport(other.to_string()),
-    }
-}
-
 fn is_not_found(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 404 && s.details.as_ref().is_some_and(|d| !d.name.is_empty()))
 }
@@ -149,10 +214,11 @@ impl Cluster for KubeCluster {
         let mut params = PatchParams::apply(opts.field_manager);
         params.force = opts.force;
         let (api, segment) = self.object_api(kind, namespace, name)?;
-        let applied = api
-            .patch(&segment, &params, &Patch::Apply(body))
-            .await
-            .map_err(|e| error(kind, e))?;
+        let applied = api.patch(&segment, &params, &Patch::Apply(body)).await;
+        let applied = match applied {
+            Ok(a) => a,
+            Err(e) => return Err(self.fail(Some(kind), e).await),
+        };
         tracing::debug!(kind = kind.kind, name, "applied");
         Ok(to_value(applied))
     }
@@ -162,7 +228,7 @@ impl Cluster for KubeCluster {
         match api.get(&segment).await {
             Ok(o) => Ok(Some(to_value(o))),
             Err(e) if is_not_found(&e) => Ok(None),
-            Err(e) => Err(error(kind, e)),
+            Err(e) => Err(self.fail(Some(kind), e).await),
         }
     }
 
@@ -172,7 +238,7 @@ impl Cluster for KubeCluster {
             Ok(_) => Ok(true),
             // Gone already, or its kind is gone with it: nothing left to delete.
             Err(e) if is_not_found(&e) => Ok(false),
-            Err(e) => match error(kind, e) {
+            Err(e) => match self.fail(Some(kind), e).await {
                 KubeError::KindNotInstalled { .. } => Ok(false),
                 other => Err(other),
             },
@@ -183,17 +249,18 @@ impl Cluster for KubeCluster {
         let list = self
             .api(kind, None)
             .list(&ListParams::default().labels(label_selector))
-            .await
-            .map_err(|e| error(kind, e))?;
-        Ok(list.items.into_iter().map(to_value).collect())
+            .await;
+        match list {
+            Ok(list) => Ok(list.items.into_iter().map(to_value).collect()),
+            Err(e) => Err(self.fail(Some(kind), e).await),
+        }
     }
 
     async fn server_version(&self) -> Result<String, KubeError> {
-        let info = self
-            .client
-            .apiserver_version()
-            .await
-            .map_err(|e| KubeError::Transport(e.to_string()))?;
+        let info = match self.client.apiserver_version().await {
+            Ok(info) => info,
+            Err(e) => return Err(self.fail(None, e).await),
+        };
         // EKS reports minors like "33+": keep the digits.
         let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
         Ok(format!("{}.{minor}", info.major))

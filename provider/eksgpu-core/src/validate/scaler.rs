@@ -145,6 +145,19 @@ pub fn cron_schedule(s: &str) -> Validation {
     Ok(())
 }
 
+/// `s` with any user-info of its authority (`user:pass@`) replaced by `***@`.
+fn without_user_info(s: &str) -> String {
+    let Some(scheme_end) = s.find("://").map(|i| i + 3) else {
+        return s.to_owned();
+    };
+    let rest = &s[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &s[..scheme_end], &rest[at..]),
+        None => s.to_owned(),
+    }
+}
+
 /// The shape of an IANA time zone name such as `Asia/Seoul`, `UTC`,
 /// `America/Argentina/Buenos_Aires` or `Etc/GMT+9`: `/`-separated parts of
 /// ASCII letters, digits, `.`, `_`, `+`, `-`, none empty, `.` or `..`, or
@@ -176,9 +189,11 @@ pub fn time_zone(s: &str) -> Validation {
 /// `authenticationRef`, not in the ScaledObject), query or fragment (KEDA
 /// appends `/api/v1/query?...`).
 pub fn prometheus_address(s: &str) -> Validation {
+    let shown = without_user_info(s);
     let err = |why: &str| {
         Err(ValidationError::new(
-            format!("{s:?} is not a Prometheus address KEDA can use: {why}."),
+            // Never echo credentials: diagnostics reach terminals and logs.
+            format!("{shown:?} is not a Prometheus address KEDA can use: {why}."),
             "http:// or https://, a host, an optional port and path, e.g. http://prometheus.monitoring:9090",
             PROMETHEUS,
         ))

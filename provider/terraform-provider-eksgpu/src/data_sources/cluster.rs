@@ -8,8 +8,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use eksgpu_core::eks::ClusterFacts;
 use eksgpu_core::rules;
+use eksgpu_framework::ManagedDataSource;
+use eksgpu_framework::model::{Obj, reported};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
-use eksgpu_tfplugin::{AttributePath, Context, DataSource, Diagnostics, Type, Value};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Type, Value};
 
 use crate::diagnostics;
 use crate::provider::ProviderState;
@@ -110,7 +112,7 @@ fn value(f: &ClusterFacts) -> Value {
 }
 
 #[async_trait]
-impl DataSource for Cluster {
+impl ManagedDataSource for Cluster {
     fn type_name(&self) -> &'static str {
         "eksgpu_cluster"
     }
@@ -119,10 +121,8 @@ impl DataSource for Cluster {
         schema()
     }
 
-    fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
-
-    async fn read(&self, ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value> {
-        let name = config.get("name").as_str()?.to_owned();
+    async fn read(&self, ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let name: String = reported(|v| Obj::new(v)?.get("name"), config, diags)?;
         let Some(c) = self.state.configured() else {
             diags.push(diagnostics::not_configured());
             return None;

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_core::catalog::{self, Entry, Filter};
+use eksgpu_framework::model::{ModelError, Obj, reported};
+use eksgpu_framework::{ManagedDataSource, validators};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
-use eksgpu_tfplugin::{AttributePath, Context, DataSource, Diagnostics, Number, Type, Value};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Number, Type, Value};
 
 use crate::diagnostics;
 use crate::provider::ProviderState;
@@ -64,11 +66,14 @@ pub fn schema() -> Schema {
             Type::Bool,
             "Only instance types whose GPUs can (`true`) or cannot (`false`) be split with MIG.",
         ))
-        .attribute(Attribute::optional(
-            "min_gpu_memory_mib",
-            Type::Number,
-            "Only instance types with at least this much memory per GPU, in MiB as EC2 reports it.",
-        ))
+        .attribute(
+            Attribute::optional(
+                "min_gpu_memory_mib",
+                Type::Number,
+                "Only instance types with at least this much memory per GPU, in MiB as EC2 reports it.",
+            )
+            .validate(validators::integer(0, i64::from(u32::MAX), "GPU memory, MiB")),
+        )
         .attribute(Attribute::optional(
             "refresh_from_ec2",
             Type::Bool,
@@ -89,32 +94,22 @@ pub fn schema() -> Schema {
     )
 }
 
-/// The filter in `config`; `None` for a filter whose value is not known yet.
-fn filter(config: &Value, diags: &mut Diagnostics) -> Filter {
-    let mut f = Filter::default();
-    if let Some(model) = config.get("gpu_model").as_str() {
-        f.gpu_model = Some(model.to_owned());
-    }
-    f.mig_capable = config.get("mig_capable").as_bool();
-    if let Some(n) = config.get("min_gpu_memory_mib").as_number() {
-        match n.as_i64().and_then(|i| u64::try_from(i).ok()) {
-            Some(min) => f.min_gpu_memory_mib = Some(min),
-            None => diags.error_at(
-                AttributePath::attr("min_gpu_memory_mib"),
-                "Invalid memory filter",
-                format!("min_gpu_memory_mib must be a whole number of MiB, 0 or more; got {n}."),
-            ),
-        }
-    }
-    f
+/// The filter of a configuration (validated: a whole, non-negative memory).
+fn filter(config: &Value) -> Result<Filter, ModelError> {
+    let o = Obj::new(config)?;
+    Ok(Filter {
+        gpu_model: o.get("gpu_model")?,
+        mig_capable: o.get("mig_capable")?,
+        min_gpu_memory_mib: o.get::<Option<u32>>("min_gpu_memory_mib")?.map(u64::from),
+    })
 }
 
-fn check(config: &Value, diags: &mut Diagnostics) -> Filter {
-    let f = filter(config, diags);
-    let refresh = config.get("refresh_from_ec2").as_bool() == Some(true);
-    // With a refresh, EC2 may know models the embedded catalog does not.
-    if let Some(model) = &f.gpu_model
-        && !refresh
+/// A GPU model the catalog lacks, unless EC2 is asked (it may know newer ones).
+fn check_model(config: &Value, diags: &mut Diagnostics) {
+    let refresh = config.get("refresh_from_ec2");
+    if let Some(model) = config.get("gpu_model").as_str()
+        && refresh.as_bool() != Some(true)
+        && !refresh.is_unknown()
         && !catalog::gpu_models()
             .iter()
             .any(|m| m.eq_ignore_ascii_case(model.trim()))
@@ -129,7 +124,6 @@ fn check(config: &Value, diags: &mut Diagnostics) -> Filter {
             ),
         );
     }
-    f
 }
 
 /// One MIG profile as a value of [`mig_profile_type`].
@@ -161,7 +155,7 @@ fn to_value(e: &Entry) -> Value {
 }
 
 #[async_trait]
-impl DataSource for GpuCatalog {
+impl ManagedDataSource for GpuCatalog {
     fn type_name(&self) -> &'static str {
         "eksgpu_gpu_catalog"
     }
@@ -170,12 +164,13 @@ impl DataSource for GpuCatalog {
         schema()
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        check(config, diags);
+    fn validate_config(&self, config: &Value, diags: &mut Diagnostics) {
+        check_model(config, diags);
     }
 
-    async fn read(&self, ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value> {
-        let f = check(&config, diags);
+    async fn read(&self, ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        check_model(config, diags);
+        let f = reported(filter, config, diags)?;
         if diags.has_errors() {
             return None;
         }
@@ -204,7 +199,7 @@ impl DataSource for GpuCatalog {
             None
         };
         let rows = catalog::entries(&f, live.as_deref()).iter().map(to_value).collect();
-        let Value::Object(mut state) = config else {
+        let Value::Object(mut state) = config.clone() else {
             return None;
         };
         state.insert("instance_types".into(), Value::List(rows));
@@ -214,7 +209,17 @@ impl DataSource for GpuCatalog {
 
 #[cfg(test)]
 mod tests {
+    use eksgpu_tfplugin::DataSource;
+
     use super::*;
+
+    fn ds() -> eksgpu_framework::Framework<GpuCatalog> {
+        eksgpu_framework::Framework::new(GpuCatalog::new(Arc::new(ProviderState::default())))
+    }
+
+    fn check(config: &Value, d: &mut Diagnostics) {
+        ds().validate(config, d);
+    }
 
     fn config(pairs: Vec<(&str, Value)>) -> Value {
         let mut v = Value::object([
@@ -234,7 +239,7 @@ mod tests {
 
     #[tokio::test]
     async fn reads_offline_and_fits_the_schema() {
-        let ds = GpuCatalog::new(Arc::new(ProviderState::default()));
+        let ds = ds();
         let mut d = Diagnostics::new();
         let state = ds
             .read(&Context::new(), config(vec![("gpu_model", "H200".into())]), &mut d)

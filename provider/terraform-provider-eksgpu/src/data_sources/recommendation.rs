@@ -1,4 +1,4 @@
-//! `eksgpu_recommendation`: the seeds' decision tables as a data source —
+//! `eksgpu_recommendation`: the field reports' decision tables as a data source —
 //! capacity kind, instance types, sharing strategy, GPUs used, billed
 //! instances and monthly cost (from given prices only) for one model, with
 //! the decision rules that decided it. Pure: no AWS call.
@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use eksgpu_core::model::Capacity;
 use eksgpu_core::recommend::{self, Precision, Recommendation, Request};
+use eksgpu_framework::model::{ModelError, Obj, reported};
+use eksgpu_framework::{ManagedDataSource, validators};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
-use eksgpu_tfplugin::{AttributePath, Context, DataSource, Diagnostics, Number, Type, Value};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Number, Type, Value};
 
 pub struct RecommendationDataSource;
 
@@ -26,21 +28,27 @@ pub fn schema() -> Schema {
              observed to provision there holds them (else, or with Spot, Karpenter). Instance-hours are billed, \
              not GPUs. Costs come only from `price_per_hour`. Needs no AWS access.",
         )
-        .attribute(Attribute::required(
-            "model_params_b",
-            Type::Number,
-            "Model size in billions of parameters, e.g. `7`, `70`.",
-        ))
-        .attribute(Attribute::required(
-            "precision",
-            Type::String,
-            "Weight precision: `fp16`, `bf16`, `fp8` or `int4`.",
-        ))
-        .attribute(Attribute::optional(
-            "replicas",
-            Type::Number,
-            "Replicas to serve. Default `1`.",
-        ))
+        .attribute(
+            Attribute::required(
+                "model_params_b",
+                Type::Number,
+                "Model size in billions of parameters, e.g. `7`, `70`.",
+            )
+            // The largest open models are a few thousand billion parameters; the bound keeps the arithmetic finite.
+            .validate(validators::number(0.001, 100_000.0, "billions of parameters")),
+        )
+        .attribute(
+            Attribute::required(
+                "precision",
+                Type::String,
+                "Weight precision: `fp16`, `bf16`, `fp8` or `int4`.",
+            )
+            .validate(validators::one_of(&["fp16", "bf16", "fp8", "int4"])),
+        )
+        .attribute(
+            Attribute::optional("replicas", Type::Number, "Replicas to serve. Default `1`.")
+                .validate(validators::integer(1, 100_000, "replicas")),
+        )
         .attribute(flag(
             "needs_mig",
             "The workload must run on a MIG slice. Default `false`.",
@@ -61,12 +69,19 @@ pub fn schema() -> Schema {
             "multi_node_nvlink",
             "A replica spans nodes over NVLink (GB200/GB300 NVL72). Default `false`.",
         ))
-        .attribute(Attribute::optional(
-            "price_per_hour",
-            Type::map(Type::Number),
-            "USD per instance-hour by instance type. When given, only these types are considered and the cheapest \
-             is billed; `monthly_cost` comes only from here.",
-        ))
+        .attribute(
+            Attribute::optional(
+                "price_per_hour",
+                Type::map(Type::Number),
+                "USD per instance-hour by instance type. When given, only these types are considered and the cheapest \
+                 is billed; `monthly_cost` comes only from here.",
+            )
+            .validate(validators::each(validators::number(
+                0.0,
+                1_000_000.0,
+                "USD per instance-hour",
+            ))),
+        )
         .attribute(Attribute::computed(
             "capacity",
             Type::String,
@@ -130,71 +145,22 @@ pub fn schema() -> Schema {
     )
 }
 
-/// The request from configuration, or diagnostics at the offending attributes.
-fn request(config: &Value, diags: &mut Diagnostics) -> Option<Request> {
-    let precision = match config.get("precision").as_str() {
-        Some(p) => Precision::parse(p).or_else(|| {
-            diags.error_at(
-                AttributePath::attr("precision"),
-                "Invalid precision",
-                format!("{p:?} is not a precision. Use fp16, bf16, fp8 or int4."),
-            );
-            None
-        }),
-        None => None,
-    };
-    let params = config.get("model_params_b").as_number().map(Number::as_f64);
-    if let Some(p) = params
-        && (p <= 0.0 || !p.is_finite())
-    {
-        diags.error_at(
-            AttributePath::attr("model_params_b"),
-            "Invalid model size",
-            format!("{p} is not a positive number of billions of parameters."),
-        );
-    }
-    let replicas = match config.get("replicas").as_number() {
-        None => Some(1),
-        Some(n) => n
-            .as_i64()
-            .and_then(|r| u32::try_from(r).ok())
-            .filter(|r| *r >= 1)
-            .or_else(|| {
-                diags.error_at(
-                    AttributePath::attr("replicas"),
-                    "Invalid replica count",
-                    "replicas must be a whole number of at least 1.",
-                );
-                None
-            }),
-    };
-    let mut prices = BTreeMap::new();
-    for (k, v) in config.get("price_per_hour").entries().into_iter().flatten() {
-        match v.as_number().map(Number::as_f64) {
-            Some(p) if p >= 0.0 && p.is_finite() => {
-                prices.insert(k.clone(), p);
-            }
-            _ => diags.error_at(
-                AttributePath::attr("price_per_hour").key(k.clone()),
-                "Invalid price",
-                "A price is a non-negative number of USD per instance-hour.",
-            ),
-        }
-    }
-    let flag = |k: &str| config.get(k).as_bool().unwrap_or(false);
-    if diags.has_errors() {
-        return None;
-    }
-    Some(Request {
-        model_params_b: params?,
-        precision: precision?,
-        replicas: replicas?,
-        needs_mig: flag("needs_mig"),
-        needs_dra: flag("needs_dra"),
-        on_prem: flag("on_prem"),
-        spot_ok: flag("spot_ok"),
-        multi_node_nvlink: flag("multi_node_nvlink"),
-        price_per_hour: prices,
+/// The request of a configuration (validated by the schema's validators).
+fn request(config: &Value) -> Result<Request, ModelError> {
+    let o = Obj::new(config)?;
+    let flag = |k: &str| o.get::<Option<bool>>(k).map(|b| b.unwrap_or(false));
+    Ok(Request {
+        model_params_b: o.get("model_params_b")?,
+        precision: o.parse("precision", |p| {
+            Precision::parse(p).ok_or_else(|| format!("{p:?} is not a precision: use fp16, bf16, fp8 or int4"))
+        })?,
+        replicas: o.get::<Option<u32>>("replicas")?.unwrap_or(1),
+        needs_mig: flag("needs_mig")?,
+        needs_dra: flag("needs_dra")?,
+        on_prem: flag("on_prem")?,
+        spot_ok: flag("spot_ok")?,
+        multi_node_nvlink: flag("multi_node_nvlink")?,
+        price_per_hour: o.get("price_per_hour")?,
     })
 }
 
@@ -250,7 +216,7 @@ fn value(config: &Value, r: &Recommendation) -> Value {
 }
 
 #[async_trait]
-impl DataSource for RecommendationDataSource {
+impl ManagedDataSource for RecommendationDataSource {
     fn type_name(&self) -> &'static str {
         "eksgpu_recommendation"
     }
@@ -259,16 +225,10 @@ impl DataSource for RecommendationDataSource {
         schema()
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if config.is_wholly_known() {
-            request(config, diags);
-        }
-    }
-
-    async fn read(&self, _ctx: &Context, config: Value, diags: &mut Diagnostics) -> Option<Value> {
-        let req = request(&config, diags)?;
+    async fn read(&self, _ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let req = reported(request, config, diags)?;
         match recommend::recommend(&req) {
-            Ok(r) => Some(value(&config, &r)),
+            Ok(r) => Some(value(config, &r)),
             Err(e) => {
                 diags.error_at(
                     AttributePath::attr("model_params_b"),

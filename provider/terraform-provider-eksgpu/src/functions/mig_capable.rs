@@ -1,5 +1,6 @@
 //! `mig_capable(instance_type)`: whether MIG can split the type's GPUs.
 
+use eksgpu_framework::function;
 use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Parameter, Type, Value};
 
 pub(crate) struct MigCapable;
@@ -25,7 +26,8 @@ impl Function for MigCapable {
     }
 
     fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
-        let name = args.first().and_then(Value::as_str).unwrap_or_default();
+        let name: String = function::arg(args, 0, "the first argument")?;
+        let name = name.as_str();
         Ok(super::instance_type(name, 0)?.mig_capable().into())
     }
 }

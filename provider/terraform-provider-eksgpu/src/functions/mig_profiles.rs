@@ -1,6 +1,7 @@
 //! `mig_profiles(gpu)`: the MIG profiles of an instance type's GPU or of a GPU model.
 
 use eksgpu_core::catalog;
+use eksgpu_framework::function;
 use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Parameter, Type, Value};
 
 use crate::data_sources::gpu_catalog::{mig_profile_type, mig_profile_value};
@@ -29,7 +30,8 @@ impl Function for MigProfiles {
     }
 
     fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
-        let name = args.first().and_then(Value::as_str).unwrap_or_default();
+        let name: String = function::arg(args, 0, "the first argument")?;
+        let name = name.as_str();
         let t = catalog::instance_type(name)
             .or_else(|| {
                 catalog::instance_types()

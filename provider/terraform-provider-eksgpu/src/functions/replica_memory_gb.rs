@@ -1,7 +1,8 @@
 //! `replica_memory_gb(model_params_b, precision)`: the recommendation's sizing rule.
 
 use eksgpu_core::recommend::{Precision, replica_memory_gb, round_gb};
-use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Number, Parameter, Type, Value};
+use eksgpu_framework::function;
+use eksgpu_tfplugin::{Function, FunctionError, FunctionSignature, Parameter, Type, Value};
 
 pub(crate) struct ReplicaMemoryGb;
 
@@ -33,22 +34,18 @@ impl Function for ReplicaMemoryGb {
     }
 
     fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
-        let params = args
-            .first()
-            .and_then(Value::as_number)
-            .map(Number::as_f64)
-            .filter(|p| *p > 0.0 && p.is_finite())
-            .ok_or_else(|| FunctionError {
+        let params: f64 = function::arg(args, 0, "model_params_b")?;
+        if params <= 0.0 {
+            return Err(FunctionError {
                 text: "model_params_b must be a positive number of billions of parameters.".into(),
                 argument: Some(0),
-            })?;
-        let p = args.get(1).and_then(Value::as_str).unwrap_or_default();
-        let precision = Precision::parse(p).ok_or_else(|| FunctionError {
+            });
+        }
+        let p: String = function::arg(args, 1, "precision")?;
+        let precision = Precision::parse(&p).ok_or_else(|| FunctionError {
             text: format!("{p:?} is not a precision. Use fp16, bf16, fp8 or int4."),
             argument: Some(1),
         })?;
-        Ok(Value::Number(Number::from_f64(round_gb(replica_memory_gb(
-            params, precision,
-        )))))
+        function::finite(round_gb(replica_memory_gb(params, precision)), 0, "model_params_b")
     }
 }

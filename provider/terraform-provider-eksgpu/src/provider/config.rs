@@ -151,6 +151,39 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     }
 }
 
+/// Settings that work but expose credentials: warnings at ConfigureProvider
+/// only, so `terraform validate` and each plan step do not repeat them.
+pub(super) fn warnings(config: &Value, diags: &mut Diagnostics) {
+    let Some(k) = block(config, "kubernetes") else { return };
+    let path = AttributePath::attr("kubernetes");
+    if k.get("insecure").as_bool() == Some(true) {
+        diags.warning_at(
+            path.clone().attribute("insecure"),
+            "TLS verification of the cluster API is off",
+            "With insecure = true the provider does not check the API server's certificate: anyone on the network \
+             path can pose as the cluster and receive the bearer token the provider sends. Use it for throwaway \
+             test clusters only; set cluster_ca_certificate instead.",
+        );
+    }
+    if let Some(host) = k.get("host").as_str()
+        && host.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("http://"))
+    {
+        let token = if k.get("token").is_null() {
+            "the EKS IAM token the provider makes from your AWS credentials"
+        } else {
+            "the kubernetes block's token"
+        };
+        diags.warning_at(
+            path.attribute("host"),
+            "Bearer token sent over plain HTTP",
+            format!(
+                "{host} is plain HTTP: {token} crosses the network unencrypted, readable by anyone on the path. \
+                 Use the API server's https:// URL."
+            ),
+        );
+    }
+}
+
 pub(super) fn parse(config: &Value) -> Configured {
     let endpoints = block(config, "endpoints").map_or_else(Endpoints::default, |e| Endpoints {
         eks: string(e, "eks"),
@@ -266,6 +299,25 @@ mod tests {
             ]),
             &mut d,
         );
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn insecure_and_plain_http_warn_without_echoing_the_token() {
+        let k = Value::object([
+            ("host", "http://10.0.0.1:8080".into()),
+            ("token", "s3cr3t".into()),
+            ("insecure", true.into()),
+        ]);
+        let mut d = Diagnostics::new();
+        warnings(&config(vec![("kubernetes", k)]), &mut d);
+        let paths: Vec<_> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
+        assert_eq!(paths, ["kubernetes.insecure", "kubernetes.host"]);
+        assert!(!d.has_errors());
+        assert!(d.iter().all(|d| !format!("{d:?}").contains("s3cr3t")));
+        let mut d = Diagnostics::new();
+        let k = Value::object([("host", "https://10.0.0.1".into())]);
+        warnings(&config(vec![("kubernetes", k)]), &mut d);
         assert!(d.is_empty());
     }
 

@@ -8,10 +8,11 @@ mod schema;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use eksgpu_cloud::kube::{ApplyOptions, KubeError};
+use eksgpu_cloud::kube::ApplyOptions;
 use eksgpu_core::burst::{self, BurstScaler};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::yaml;
+use eksgpu_framework::model::reported;
 use eksgpu_framework::partial::Partial;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Schema, Value};
@@ -32,13 +33,6 @@ impl BurstScalerResource {
     }
 }
 
-/// The scaler of a value; `None` (after a diagnostic) when it cannot be read.
-fn scaler_of(v: &Value, diags: &mut Diagnostics) -> Option<BurstScaler> {
-    model::read(v)
-        .map_err(|e| diags.push(e.diagnostic(&AttributePath::root())))
-        .ok()
-}
-
 /// A scaler read back from the cluster, keeping what the cluster does not
 /// say (`target_capacity_types`, flags) and the computed values as `prior` has them.
 fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
@@ -57,24 +51,33 @@ fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
     v
 }
 
+/// The scaler as the cluster has it (`Some(None)` when its ScaledObject is
+/// gone); `None` once a failure is a diagnostic.
 async fn read_live(
     ctx: &Context,
     c: &Configured,
     b: &BurstScaler,
     render: Option<&serde_json::Value>,
-) -> Result<Option<BurstScaler>, KubeError> {
-    let cluster = c.clusters.get(&b.cluster_name).await?;
-    let Some(live) = cancellable(
+    diags: &mut Diagnostics,
+) -> Option<Option<BurstScaler>> {
+    let cluster = connect(c, &b.cluster_name, diags).await?;
+    let found = cancellable(
         ctx,
         "talking to the cluster",
         cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
     )
-    .await?
-    else {
-        return Ok(None);
-    };
-    let projected = project_ours(&live, &c.field_manager, render);
-    Ok(Some(burst::read_back(b, &projected)))
+    .await;
+    match found {
+        Ok(live) => Some(live.map(|o| burst::read_back(b, &project_ours(&o, &c.field_manager, render)))),
+        Err(e) => {
+            diags.push(diagnostics::kube_failed(
+                &e,
+                "reading the ScaledObject",
+                AttributePath::root(),
+            ));
+            None
+        }
+    }
 }
 
 #[async_trait]
@@ -108,7 +111,8 @@ impl ManagedResource for BurstScalerResource {
         };
         for v in burst::check_burst_scaler(&b) {
             let d = diagnostics::violation(&v);
-            if partial.is_complete() || !d.path.as_ref().is_some_and(|at| partial.touches_unknown(at.steps())) {
+            let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+            if partial.is_complete() || !partial.touches_unknown(&steps) {
                 diags.push(d);
             }
         }
@@ -123,7 +127,7 @@ impl ManagedResource for BurstScalerResource {
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
-        if let Some(b) = scaler_of(planned, diags) {
+        if let Some(b) = reported(model::read, planned, diags) {
             diags.extend(errors_only(burst::check_burst_scaler(&b)));
         }
     }
@@ -138,7 +142,7 @@ impl ManagedResource for BurstScalerResource {
 
     async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let Some(b) = scaler_of(prior, diags) else {
+        let Some(b) = reported(model::read, prior, diags) else {
             return Some(prior.clone());
         };
         let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
@@ -165,20 +169,12 @@ impl ManagedResource for BurstScalerResource {
 
     async fn read(&self, ctx: &Context, state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = self.state.configured()?;
-        let b = scaler_of(state, diags)?;
+        let b = reported(model::read, state, diags)?;
         let rendered = burst::manifest(&b);
-        match read_live(ctx, c, &b, Some(&rendered)).await {
-            Ok(Some(live)) => Some(with_prior(&live, state)),
-            Ok(None) => Some(Value::Null),
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the ScaledObject",
-                    AttributePath::root(),
-                ));
-                None
-            }
-        }
+        Some(match read_live(ctx, c, &b, Some(&rendered), diags).await? {
+            Some(live) => with_prior(&live, state),
+            None => Value::Null,
+        })
     }
 
     async fn import(&self, ctx: &Context, _format: usize, parts: &[&str], diags: &mut Diagnostics) -> Option<Value> {
@@ -209,31 +205,21 @@ impl ManagedResource for BurstScalerResource {
             target_capacity_types: vec![],
             spot_interruption_handling: false,
         };
-        match read_live(ctx, c, &blank, None).await {
-            Ok(Some(b)) => Some(model::write(&b)),
-            Ok(None) => {
-                diags.error(
-                    "Nothing to import",
-                    format!("No ScaledObject {namespace}/{name} in cluster {cluster}."),
-                );
-                None
-            }
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the ScaledObject",
-                    AttributePath::root(),
-                ));
-                None
-            }
+        let found = read_live(ctx, c, &blank, None, diags).await?;
+        if found.is_none() {
+            diags.error(
+                "Nothing to import",
+                format!("No ScaledObject {namespace}/{name} in cluster {cluster}."),
+            );
         }
+        found.map(|b| model::write(&b))
     }
 }
 
 impl BurstScalerResource {
     async fn write(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let b = scaler_of(planned, diags)?;
+        let b = reported(model::read, planned, diags)?;
         let cluster = connect(c, &b.cluster_name, diags).await?;
         let opts = ApplyOptions {
             field_manager: &c.field_manager,

@@ -13,13 +13,11 @@ pub(crate) fn string(description: &str, f: Check) -> Validator {
 }
 
 /// Every known element (list) or value (map) checked by `f`.
-#[expect(dead_code, reason = "the node strategy's schema takes it next")]
 pub(crate) fn each(description: &str, f: Check) -> Validator {
     validators::each(string(description, f))
 }
 
 /// Every key of a map checked by `f`.
-#[expect(dead_code, reason = "the node strategy's schema takes it next")]
 pub(crate) fn keys(description: &str, f: Check) -> Validator {
     validators::keys(description, move |s| f(s).map_err(|e| e.to_string()))
 }

@@ -16,6 +16,7 @@ use eksgpu_core::kinds;
 use eksgpu_core::render::Manifest;
 use eksgpu_core::sharing::{self, SharingPool, Strategy};
 use eksgpu_core::yaml;
+use eksgpu_framework::model::reported;
 use eksgpu_framework::partial::Partial;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
 use eksgpu_tfplugin::diag::Step;
@@ -47,13 +48,6 @@ fn value(p: &SharingPool) -> Value {
     let mut v = model::write(p);
     with_computed(p, &mut v);
     v
-}
-
-/// The pool of a stored or planned value; `None` (after a diagnostic) when it cannot be read.
-fn pool_of(v: &Value, diags: &mut Diagnostics) -> Option<SharingPool> {
-    model::read(v)
-        .map_err(|e| diags.push(e.diagnostic(&AttributePath::root())))
-        .ok()
 }
 
 fn with_computed(p: &SharingPool, v: &mut Value) {
@@ -172,11 +166,13 @@ impl ManagedResource for SharingPoolResource {
         let planned = &mut plan.planned;
         plan_id(planned, &["cluster_name", "name"]);
         // The claim is named after the pool unless the configuration names it.
-        if matches!(planned.get("dra"), Value::Object(_)) && plan.config.get("dra").get("claim_name").is_null() {
-            let name = planned.get("name").clone();
-            if let Some(d) = path::get_mut(planned, &[Step::Attribute("dra".into())]) {
-                path::set(d, "claim_name", name);
-            }
+        let claim = [Step::Attribute("dra".into()), Step::Index(0)];
+        let name = planned.get("name").clone();
+        if path::get(plan.config, &claim).get("claim_name").is_null()
+            && !path::get(plan.config, &claim).is_unknown()
+            && let Some(d) = path::get_mut(planned, &claim)
+        {
+            path::set(d, "claim_name", name);
         }
         let partial = Partial::of_inputs(&schema().block, planned);
         // Rules on what is known; the cluster name only labels objects, so a
@@ -191,7 +187,8 @@ impl ManagedResource for SharingPoolResource {
         };
         for v in sharing::check_sharing_pool(&p) {
             let d = diagnostics::violation(&v);
-            if partial.is_complete() || !d.path.as_ref().is_some_and(|at| partial.touches_unknown(at.steps())) {
+            let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+            if partial.is_complete() || !partial.touches_unknown(&steps) {
                 diags.push(d);
             }
         }
@@ -211,7 +208,7 @@ impl ManagedResource for SharingPoolResource {
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
-        if let Some(p) = pool_of(planned, diags) {
+        if let Some(p) = reported(model::read, planned, diags) {
             diags.extend(errors_only(sharing::check_sharing_pool(&p)));
         }
     }
@@ -226,7 +223,7 @@ impl ManagedResource for SharingPoolResource {
 
     async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let Some(p) = pool_of(prior, diags) else {
+        let Some(p) = reported(model::read, prior, diags) else {
             return Some(prior.clone());
         };
         let manager = field_manager(&c.field_manager, &p.name);
@@ -244,7 +241,7 @@ impl ManagedResource for SharingPoolResource {
 
     async fn read(&self, ctx: &Context, state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = self.state.configured()?;
-        let prior = pool_of(state, diags)?;
+        let prior = reported(model::read, state, diags)?;
         let manager = field_manager(&c.field_manager, &prior.name);
         match read_pool(
             ctx,
@@ -307,7 +304,7 @@ impl SharingPoolResource {
     /// Applies the pool's objects, then removes what the prior version had and this one does not.
     async fn write(&self, ctx: &Context, prior: &Value, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let p = pool_of(planned, diags)?;
+        let p = reported(model::read, planned, diags)?;
         let manager = field_manager(&c.field_manager, &p.name);
         let cluster = connect(c, &p.cluster_name, diags).await?;
         let prior_objects = if prior.is_null() {

@@ -86,6 +86,10 @@ fn prometheus_addresses() {
     }
     let e = prometheus_address("http://user:secret@prometheus:9090").unwrap_err();
     assert!(e.message.contains("authenticationRef"), "{e}");
+    assert!(
+        !e.to_string().contains("secret") && e.message.contains("http://***@prometheus:9090"),
+        "{e}"
+    );
     for bad in [
         "",
         "prometheus:9090",

@@ -75,13 +75,15 @@ pub(crate) fn write(b: &BurstScaler) -> Value {
         )
         .set("spot_interruption_handling", b.spot_interruption_handling)
         .set("force_conflicts", false)
-        .raw(
+        .one(
             "target",
-            ObjBuilder::new()
-                .set("name", b.target_name.clone())
-                .set("kind", b.target_kind.clone())
-                .set("api_version", b.target_api_version.clone())
-                .build(),
+            Some(
+                ObjBuilder::new()
+                    .set("name", b.target_name.clone())
+                    .set("kind", b.target_kind.clone())
+                    .set("api_version", b.target_api_version.clone())
+                    .build(),
+            ),
         )
         .raw(
             "pre_warm",

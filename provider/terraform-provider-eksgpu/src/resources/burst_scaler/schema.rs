@@ -114,7 +114,7 @@ pub fn schema() -> Schema {
         .attribute(Attribute::computed("formula", Type::String, "The `scalingModifiers` formula."))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))
         .block(
-            NestedBlock::single(
+            NestedBlock::required_one(
                 "target",
                 Block::new("The workload KEDA scales.")
                     .attribute(
@@ -128,8 +128,6 @@ pub fn schema() -> Schema {
                     )
                     .attribute(Attribute::optional("api_version", Type::String, "Default `apps/v1`.").default("apps/v1")),
             )
-            .min_items(1)
-            .max_items(1),
         )
         .block(NestedBlock::list(
             "pre_warm",

@@ -1,9 +1,13 @@
 //! The schema of `eksgpu_node_strategy` (fixed names: docs/resources/node_strategy.md)
 //! and the structural checks Terraform can make before the provider is configured.
 
-use eksgpu_core::model::Capacity;
+use eksgpu_core::validate;
+use eksgpu_framework::path::one;
+use eksgpu_framework::validators;
 use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Type, Value};
+
+use crate::resources::{CAPACITY_KINDS, checks};
 
 fn tolerations_type() -> Type {
     Type::list(Type::object([
@@ -26,28 +30,66 @@ fn node_class_block() -> Block {
         "Karpenter AMI alias `family@version`. Default `al2023@latest`, which picks the NVIDIA AMI variant for GPU types. Not for `auto_mode` (EKSGPU103).",
     ))
     .attribute(Attribute::optional("role", Type::String, "IAM role name of the nodes. Required for `karpenter` pools (EKSGPU104) and for an `auto_mode` pool's own NodeClass (EKSGPU120)."))
-    .attribute(tags("subnet_selector_tags", "Tags selecting the nodes' subnets. Default `karpenter.sh/discovery = <cluster_name>`."))
-    .attribute(tags(
-        "security_group_selector_tags",
-        "Tags selecting the nodes' security groups. Default `karpenter.sh/discovery = <cluster_name>`.",
-    ))
-    .attribute(tags("tags", "Tags on the EC2 resources the node class launches."))
-    .block(NestedBlock::single(
+    .attribute(
+        tags("subnet_selector_tags", "Tags selecting the nodes' subnets. Default `karpenter.sh/discovery = <cluster_name>`.")
+            .validate(validators::keys("Non-empty tag keys.", |k| if k.is_empty() { non_empty("tag key") } else { Ok(()) }))
+            .validate(validators::each(validators::string("Non-empty tag values.", |v| {
+                if v.is_empty() { non_empty("tag value") } else { Ok(()) }
+            }))),
+    )
+    .attribute(
+        tags(
+            "security_group_selector_tags",
+            "Tags selecting the nodes' security groups. Default `karpenter.sh/discovery = <cluster_name>`.",
+        )
+        .validate(validators::keys("Non-empty tag keys.", |k| if k.is_empty() { non_empty("tag key") } else { Ok(()) }))
+        .validate(validators::each(validators::string("Non-empty tag values.", |v| {
+            if v.is_empty() { non_empty("tag value") } else { Ok(()) }
+        }))),
+    )
+    .attribute(
+        tags("tags", "Tags on the EC2 resources the node class launches.")
+            .validate(checks::keys("Tag keys Karpenter lets a node class set.", validate::node_class_tag_key))
+            .validate(checks::each("Tag values.", validate::node_class_tag_value)),
+    )
+    .block(NestedBlock::optional_one(
         "root_volume",
         Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode). With a `bottlerocket@…` alias it is Bottlerocket's data volume `/dev/xvdb` (kubelet, images, containers); the OS volume `/dev/xvda` keeps 4Gi.")
-            .attribute(Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`."))
-            .attribute(Attribute::optional("volume_type", Type::String, "EBS volume type. Default `gp3`. Karpenter only."))
-            .attribute(Attribute::optional("iops", Type::Number, "Provisioned IOPS."))
-            .attribute(Attribute::optional("throughput", Type::Number, "Throughput in MiB/s."))
+            .attribute(
+                Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`.")
+                    .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
+            )
+            .attribute(
+                Attribute::optional("volume_type", Type::String, "EBS volume type. Default `gp3`. Karpenter only.")
+                    .validate(checks::string("An EBS volume type.", validate::ebs_volume_type)),
+            )
+            .attribute(
+                Attribute::optional("iops", Type::Number, "Provisioned IOPS.")
+                    // EC2NodeClass blockDeviceMappings[].ebs.iops is int64; EBS allows 100–256000 (io2 Block Express).
+                    .validate(validators::integer(100, 256_000, "EBS `iops`")),
+            )
+            .attribute(
+                Attribute::optional("throughput", Type::Number, "Throughput in MiB/s.")
+                    // gp3 throughput is 125–2000 MiB/s (EBS volume types, AWS docs).
+                    .validate(validators::integer(125, 2000, "EBS gp3 `throughput`, MiB/s")),
+            )
             .attribute(Attribute::optional("encrypted", Type::Bool, "Encrypt the volume. Karpenter only.")),
     ))
-    .block(NestedBlock::single(
+    .block(NestedBlock::optional_one(
         "kubelet",
         Block::new(
             "Kubelet settings, rendered on the EC2NodeClass (Karpenter v1 has no NodePool kubelet). Not for `auto_mode` (EKSGPU006).",
         )
-        .attribute(Attribute::optional("max_pods", Type::Number, "Most pods per node."))
-        .attribute(Attribute::optional("eviction_hard", Type::map(Type::String), "Hard eviction thresholds, e.g. `{\"memory.available\" = \"5%\"}`.")),
+        .attribute(
+            Attribute::optional("max_pods", Type::Number, "Most pods per node.")
+                // EC2NodeClass spec.kubelet.maxPods is int32, minimum 0 (karpenter-provider-aws v1.14.1 CRD).
+                .validate(validators::int32(0, i32::MAX, "EC2NodeClass `kubelet.maxPods`")),
+        )
+        .attribute(
+            Attribute::optional("eviction_hard", Type::map(Type::String), "Hard eviction thresholds, e.g. `{\"memory.available\" = \"5%\"}`.")
+                .validate(checks::keys("Kubelet eviction signals.", validate::eviction_signal))
+                .validate(checks::each("Eviction thresholds (a percentage or a quantity).", validate::eviction_threshold)),
+        ),
     ))
 }
 
@@ -58,11 +100,14 @@ fn pool_block() -> Block {
             Type::String,
             "Unique within the strategy; NodePools and node classes are named after it (a DNS label, EKSGPU105).",
         ))
-        .attribute(Attribute::required(
-            "capacity",
-            Type::String,
-            "Capacity kind: `auto_mode` or `karpenter` (in-cluster objects), `managed_node_group` or `hybrid` (EKS API).",
-        ))
+        .attribute(
+            Attribute::required(
+                "capacity",
+                Type::String,
+                "Capacity kind: `auto_mode` or `karpenter` (in-cluster objects), `managed_node_group` or `hybrid` (EKS API).",
+            )
+            .validate(validators::one_of(CAPACITY_KINDS)),
+        )
         .attribute(Attribute::optional(
             "instance_types",
             Type::list(Type::String),
@@ -75,24 +120,44 @@ fn pool_block() -> Block {
             "`on-demand`, `spot`, `reserved` (Karpenter, Auto Mode). A managed node group takes one: `on-demand` \
              (`ON_DEMAND`) or `spot` (`SPOT`). Default on-demand.",
         ))
-        .attribute(Attribute::optional("zones", Type::list(Type::String), "Availability zones. Default: any."))
-        .attribute(Attribute::optional("gpu_limit", Type::Number, "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`."))
-        .attribute(Attribute::optional(
-            "labels",
-            Type::map(Type::String),
-            "Node labels. Merge a sharing pool's `node_labels` here. The GPU stack's labels (`nvidia.com/mig.config`, \
-             `nvidia.com/device-plugin.config`, `gpu=on`, `nvidia.com/gpu.deploy.*`) are validated against the capacity kind.",
-        ))
-        .attribute(Attribute::optional_computed(
-            "gpu_taint",
-            Type::Bool,
-            "Add the taint `nvidia.com/gpu=true:NoSchedule` unless a `taint` on `nvidia.com/gpu` is given. Default `true`.",
-        ))
-        .attribute(Attribute::optional_computed(
-            "dra",
-            Type::Bool,
-            "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
-        ))
+        .attribute(
+            Attribute::optional("zones", Type::list(Type::String), "Availability zones. Default: any.")
+                .validate(checks::each("Availability zone names.", validate::availability_zone))
+                .validate(validators::distinct()),
+        )
+        .attribute(
+            Attribute::optional("gpu_limit", Type::Number, "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`.")
+                // A resource quantity; whole GPUs, and a count no fleet reaches keeps arithmetic on it exact.
+                .validate(validators::integer(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")),
+        )
+        .attribute(
+            Attribute::optional(
+                "labels",
+                Type::map(Type::String),
+                "Node labels. Merge a sharing pool's `node_labels` here. The GPU stack's labels (`nvidia.com/mig.config`, \
+                 `nvidia.com/device-plugin.config`, `gpu=on`, `nvidia.com/gpu.deploy.*`) are validated against the capacity kind. \
+                 Default `{}`.",
+            )
+            .default(Value::Map(Default::default()))
+            .validate(checks::keys("Kubernetes label keys.", validate::label_key))
+            .validate(checks::each("Kubernetes label values.", validate::label_value)),
+        )
+        .attribute(
+            Attribute::optional(
+                "gpu_taint",
+                Type::Bool,
+                "Add the taint `nvidia.com/gpu=true:NoSchedule` unless a `taint` on `nvidia.com/gpu` is given. Default `true`.",
+            )
+            .default(true),
+        )
+        .attribute(
+            Attribute::optional(
+                "dra",
+                Type::Bool,
+                "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
+            )
+            .default(false),
+        )
         .attribute(Attribute::computed(
             "node_selector",
             Type::map(Type::String),
@@ -115,11 +180,20 @@ fn pool_block() -> Block {
         .block(NestedBlock::list(
             "taint",
             Block::new("A node taint, in Kubernetes spelling.")
-                .attribute(Attribute::required("key", Type::String, "Taint key."))
-                .attribute(Attribute::optional("value", Type::String, "Taint value."))
-                .attribute(Attribute::required("effect", Type::String, "`NoSchedule`, `PreferNoSchedule` or `NoExecute`.")),
+                .attribute(
+                    Attribute::required("key", Type::String, "Taint key.")
+                        .validate(checks::string("A taint key (a label key).", validate::taint_key)),
+                )
+                .attribute(
+                    Attribute::optional("value", Type::String, "Taint value (empty means none).")
+                        .validate(checks::string("A taint value (a label value, may be empty).", validate::taint_value)),
+                )
+                .attribute(
+                    Attribute::required("effect", Type::String, "`NoSchedule`, `PreferNoSchedule` or `NoExecute`.")
+                        .validate(checks::string("A taint effect.", validate::taint_effect)),
+                ),
         ))
-        .block(NestedBlock::single(
+        .block(NestedBlock::optional_one(
             "disruption",
             Block::new("Karpenter v1 disruption settings.")
                 .attribute(Attribute::optional(
@@ -127,11 +201,14 @@ fn pool_block() -> Block {
                     Type::String,
                     "`WhenEmpty`, `WhenEmptyOrUnderutilized`, or `Balanced` (Karpenter 1.14+). EKSGPU005.",
                 ))
-                .attribute(Attribute::optional("consolidate_after", Type::String, "Duration such as `5m`, or `Never`. Default `0s`.")),
+                .attribute(
+                    Attribute::optional("consolidate_after", Type::String, "Duration such as `5m`, or `Never`. Default `0s`.")
+                        .validate(checks::string("A Karpenter duration or `Never`.", validate::karpenter_duration)),
+                ),
         ))
-        .block(NestedBlock::single("node_class", node_class_block()))
-        .block(NestedBlock::single("managed_node_group", managed_node_group_block()))
-        .block(NestedBlock::single("hybrid", hybrid_block()))
+        .block(NestedBlock::optional_one("node_class", node_class_block()))
+        .block(NestedBlock::optional_one("managed_node_group", managed_node_group_block()))
+        .block(NestedBlock::optional_one("hybrid", hybrid_block()))
 }
 
 fn managed_node_group_block() -> Block {
@@ -142,27 +219,38 @@ fn managed_node_group_block() -> Block {
          (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift.",
     )
     .attribute(Attribute::required("node_role_arn", Type::String, "IAM role ARN of the nodes."))
-    .attribute(Attribute::required("subnet_ids", Type::list(Type::String), "Subnets of the nodes (they decide the zones)."))
+    .attribute(
+        Attribute::required("subnet_ids", Type::list(Type::String), "Subnets of the nodes (they decide the zones).")
+            .validate(validators::distinct()),
+    )
     .attribute(Attribute::optional(
         "ami_type",
         Type::String,
         "EKS AMI type. Default `AL2023_x86_64_NVIDIA`, or `AL2023_ARM_64_NVIDIA` for arm64 GPUs (EKSGPU013).",
     ))
-    .block(NestedBlock::single(
+    .block(NestedBlock::optional_one(
         "scaling",
         Block::new("Node group size (required).")
-            .attribute(Attribute::required("min", Type::Number, "Fewest nodes."))
-            .attribute(Attribute::required("max", Type::Number, "Most nodes."))
-            .attribute(Attribute::required(
-                "desired",
-                Type::Number,
-                "Nodes at creation. Autoscaler changes are not drift; a new value applies only when the node group is created.",
-            )),
+            // EKS API NodegroupScalingConfig: minSize ≥ 0, maxSize ≥ 1, desiredSize ≥ 0 (Integer).
+            .attribute(Attribute::required("min", Type::Number, "Fewest nodes.").validate(validators::int32(0, i32::MAX, "node group `minSize`")))
+            .attribute(Attribute::required("max", Type::Number, "Most nodes.").validate(validators::int32(1, i32::MAX, "node group `maxSize`")))
+            .attribute(
+                Attribute::required(
+                    "desired",
+                    Type::Number,
+                    "Nodes at creation. Autoscaler changes are not drift; a new value applies only when the node group is created.",
+                )
+                .validate(validators::int32(0, i32::MAX, "node group `desiredSize`")),
+            ),
     ))
-    .block(NestedBlock::single(
+    .block(NestedBlock::optional_one(
         "update",
         Block::new("How node updates roll.")
-            .attribute(Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100).")),
+            .attribute(
+                Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100).")
+                    // EKS API NodegroupUpdateConfig.maxUnavailable: 1–100.
+                    .validate(validators::integer(1, 100, "node group `updateConfig.maxUnavailable`")),
+            ),
     ))
 }
 
@@ -193,24 +281,50 @@ fn timeouts_block() -> Block {
     Block::new(
         "How long to wait for AWS-side pools (node groups, cluster updates), as durations like `30m` or `1h30m`.",
     )
-    .attribute(Attribute::optional(
-        "create",
-        Type::String,
-        "For a node group to become active. Default `60m`.",
-    ))
-    .attribute(Attribute::optional(
-        "update",
-        Type::String,
-        "For an update of a node group or the cluster. Default `60m`.",
-    ))
-    .attribute(Attribute::optional(
-        "delete",
-        Type::String,
-        "For a node group to be deleted. Default `60m`.",
-    ))
+    .attribute(
+        Attribute::optional(
+            "create",
+            Type::String,
+            "For a node group to become active. Default `60m`.",
+        )
+        .validate(duration()),
+    )
+    .attribute(
+        Attribute::optional(
+            "update",
+            Type::String,
+            "For an update of a node group or the cluster. Default `60m`.",
+        )
+        .validate(duration()),
+    )
+    .attribute(
+        Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+            .validate(duration()),
+    )
 }
 
+fn duration() -> eksgpu_tfplugin::Validator {
+    validators::string("A duration such as `45m`, `1h30m` or `90s`.", |d| {
+        super::timeouts::parse_duration(d)
+            .map(|_| ())
+            .ok_or_else(|| format!("{d:?} is not a duration such as \"45m\", \"1h30m\" or \"90s\"."))
+    })
+}
+
+/// Karpenter's selector terms refuse empty tag keys and values (EC2NodeClass
+/// CRD CEL rules on `subnetSelectorTerms` / `securityGroupSelectorTerms`, v1.14.1).
+fn non_empty(what: &'static str) -> Result<(), String> {
+    Err(format!("an empty {what} selects nothing: Karpenter refuses it"))
+}
+
+/// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
 pub fn schema() -> Schema {
+    let mut schema = schema_v();
+    schema.version = 1;
+    schema
+}
+
+fn schema_v() -> Schema {
     Schema::new(
         Block::new(
             "Which capacity kind serves which GPU workload class in one EKS cluster. Karpenter and EKS Auto Mode pools \
@@ -218,96 +332,71 @@ pub fn schema() -> Schema {
              computed for the mix. `terraform plan` renders every object without contacting the cluster and rejects \
              configurations that cannot work (see the rules); refresh reports drift only in fields this provider owns.",
         )
-        .attribute(Attribute::computed("id", Type::String, "`<cluster_name>/<name>`, also the import ID."))
-        .attribute(Attribute::required("cluster_name", Type::String, "EKS cluster name. Changing it replaces the strategy.").forces_replacement())
+        .attribute(Attribute::computed("id", Type::String, "`<cluster_name>/<name>`, also the import ID.").use_state_for_unknown())
+        .attribute(
+            Attribute::required("cluster_name", Type::String, "EKS cluster name. Changing it replaces the strategy.")
+                .forces_replacement()
+                .validate(checks::string("An EKS cluster name.", validate::eks_cluster_name))
+                .validate(checks::string("Usable as a label value (it labels every object).", validate::cluster_name_label_value)),
+        )
         .attribute(
             Attribute::required("name", Type::String, "Strategy name, unique per cluster; labels every object. Changing it replaces the strategy.")
-                .forces_replacement(),
+                .forces_replacement()
+                .validate(checks::string("A non-empty label value (it labels every object).", validate::non_empty_label_value)),
         )
-        .attribute(Attribute::optional_computed(
-            "kubernetes_version",
-            Type::String,
-            "Kubernetes version of the cluster (`MAJOR.MINOR`); read from the cluster at apply when not set.",
-        ))
-        .attribute(Attribute::optional_computed(
+        .attribute(
+            Attribute::optional_computed(
+                "kubernetes_version",
+                Type::String,
+                "Kubernetes version of the cluster (`MAJOR.MINOR`); read from the cluster at apply when not set.",
+            )
+            .validate(checks::version("Kubernetes")),
+        )
+        .attribute(Attribute::optional(
             "force_conflicts",
             Type::Bool,
             "Take ownership of fields another field manager changed (server-side apply `force`). Default `false`: such \
              a change is a conflict error, so nothing is overwritten silently. Not stored in the cluster: an import \
              reads it as `false`.",
-        ))
+        ).default(false))
         .attribute(Attribute::computed(
             "gpu_operator_values_yaml",
             Type::String,
             "Helm values for `nvidia/gpu-operator` that fit the pools (null without a `gpu_operator` block).",
         ))
-        .block(NestedBlock::single(
+        .block(NestedBlock::optional_one(
             "gpu_operator",
             Block::new("The strategy's cluster runs the NVIDIA GPU Operator: compute its values and label pools to match.")
-                .attribute(Attribute::optional_computed("mig_strategy", Type::String, "`single` or `mixed`. Default `single`."))
-                .attribute(Attribute::optional_computed("dcgm_exporter", Type::Bool, "Run the DCGM exporter. Default `true`."))
-                .attribute(Attribute::optional_computed(
-                    "service_monitor",
-                    Type::Bool,
-                    "Create a Prometheus ServiceMonitor for the DCGM exporter. Default `false`.",
-                )),
+                .attribute(
+                    Attribute::optional("mig_strategy", Type::String, "`single` or `mixed`. Default `single`.")
+                        .default("single")
+                        .validate(validators::one_of(&["single", "mixed"])),
+                )
+                .attribute(Attribute::optional("dcgm_exporter", Type::Bool, "Run the DCGM exporter. Default `true`.").default(true))
+                .attribute(
+                    Attribute::optional(
+                        "service_monitor",
+                        Type::Bool,
+                        "Create a Prometheus ServiceMonitor for the DCGM exporter. Default `false`.",
+                    )
+                    .default(false),
+                ),
         ))
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
-        .block(NestedBlock::single("timeouts", timeouts_block())),
+        .block(NestedBlock::optional_one("timeouts", timeouts_block())),
     )
 }
 
-/// Structural checks that need no provider configuration; the rules run at plan.
+/// What declared validators cannot say: a managed node group needs its `scaling` block.
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     for (i, pool) in config.get("pool").elements().iter().enumerate() {
-        if let Some(c) = pool.get("capacity").as_str()
-            && Capacity::parse(c).is_none()
-        {
-            diags.error_at(
-                AttributePath::attr("pool").index(i).attribute("capacity"),
-                "Invalid capacity kind",
-                format!("{c:?} is not a capacity kind. Use auto_mode, karpenter, managed_node_group or hybrid."),
-            );
-        }
-        let mng = pool.get("managed_node_group");
-        if matches!(mng, Value::Object(_)) && mng.get("scaling").is_null() {
+        let mng = one(pool.get("managed_node_group"));
+        if matches!(mng, Value::Object(_)) && matches!(mng.get("scaling"), Value::List(l) if l.is_empty()) {
             diags.error_at(
                 AttributePath::attr("pool").index(i).attribute("managed_node_group"),
                 "Missing scaling block",
                 "A managed node group needs `scaling { min, max, desired }`.",
             );
         }
-    }
-    if let Some(m) = config.get("gpu_operator").get("mig_strategy").as_str()
-        && m != "single"
-        && m != "mixed"
-    {
-        diags.error_at(
-            AttributePath::attr("gpu_operator").attribute("mig_strategy"),
-            "Invalid MIG strategy",
-            format!("{m:?} is not a MIG strategy. Use single or mixed."),
-        );
-    }
-    for k in ["create", "update", "delete"] {
-        if let Some(d) = config.get("timeouts").get(k).as_str()
-            && super::timeouts::parse_duration(d).is_none()
-        {
-            diags.error_at(
-                AttributePath::attr("timeouts").attribute(k),
-                "Invalid duration",
-                format!("{d:?} is not a duration such as \"45m\", \"1h30m\" or \"90s\"."),
-            );
-        }
-    }
-    if let Some(v) = config.get("kubernetes_version").as_str()
-        && !v
-            .split_once('.')
-            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
-    {
-        diags.error_at(
-            AttributePath::attr("kubernetes_version"),
-            "Invalid Kubernetes version",
-            format!("{v:?} is not MAJOR.MINOR, e.g. \"1.33\"."),
-        );
     }
 }

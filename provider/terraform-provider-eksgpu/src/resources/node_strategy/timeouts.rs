@@ -17,7 +17,7 @@ pub(crate) struct Timeouts {
 impl Timeouts {
     /// From a strategy value; validation already rejected bad durations.
     pub fn of(strategy: &Value) -> Timeouts {
-        let t = strategy.get("timeouts");
+        let t = eksgpu_framework::path::one(strategy.get("timeouts"));
         let get = |k: &str| t.get(k).as_str().and_then(parse_duration).unwrap_or(DEFAULT);
         Timeouts {
             create: get("create"),

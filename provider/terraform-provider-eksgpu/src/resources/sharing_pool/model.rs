@@ -118,14 +118,11 @@ pub(crate) fn write(p: &SharingPool) -> Value {
         .set("config_namespace", p.config_namespace.clone())
         .set("config_map", p.config_map.clone())
         .set("force_conflicts", false)
-        .raw(
-            "time_slicing",
-            p.time_slicing.as_ref().map_or(Value::Null, slicing_value),
-        )
-        .raw("mps", p.mps.as_ref().map_or(Value::Null, slicing_value))
-        .raw(
+        .one("time_slicing", p.time_slicing.as_ref().map(slicing_value))
+        .one("mps", p.mps.as_ref().map(slicing_value))
+        .one(
             "mig",
-            p.mig.as_ref().map_or(Value::Null, |m| {
+            p.mig.as_ref().map(|m| {
                 ObjBuilder::new()
                     .set("strategy", m.strategy.clone())
                     .set("profiles", Some(m.profiles.clone()).filter(|p| !p.is_empty()))
@@ -133,9 +130,9 @@ pub(crate) fn write(p: &SharingPool) -> Value {
                     .build()
             }),
         )
-        .raw(
+        .one(
             "dra",
-            p.dra.as_ref().map_or(Value::Null, |d| {
+            p.dra.as_ref().map(|d| {
                 ObjBuilder::new()
                     .set("namespace", d.namespace.clone())
                     .set("claim_name", d.claim_name.clone())
@@ -146,9 +143,9 @@ pub(crate) fn write(p: &SharingPool) -> Value {
                     .build()
             }),
         )
-        .raw(
+        .one(
             "hami",
-            p.hami.as_ref().map_or(Value::Null, |h| {
+            p.hami.as_ref().map(|h| {
                 ObjBuilder::new()
                     .set("split_count", h.split_count)
                     .set("memory_mib", h.memory_mib)

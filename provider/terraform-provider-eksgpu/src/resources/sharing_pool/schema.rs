@@ -113,9 +113,9 @@ pub fn schema() -> Schema {
         ))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The objects applied in-cluster for this pool, as YAML."))
         .attribute(Attribute::computed("hami_values_yaml", Type::String, "Helm values for the HAMi chart (strategy `hami`)."))
-        .block(NestedBlock::single("time_slicing", slicing("time-slicing", sharing::Strategy::TimeSlicing)))
-        .block(NestedBlock::single("mps", slicing("MPS", sharing::Strategy::Mps)))
-        .block(NestedBlock::single(
+        .block(NestedBlock::optional_one("time_slicing", slicing("time-slicing", sharing::Strategy::TimeSlicing)))
+        .block(NestedBlock::optional_one("mps", slicing("MPS", sharing::Strategy::Mps)))
+        .block(NestedBlock::optional_one(
             "mig",
             Block::new("MIG partitions, by profile layout or mig-parted config name.")
                 .attribute(
@@ -131,7 +131,7 @@ pub fn schema() -> Schema {
                 .attribute(s("config", "A mig-parted config name instead: `all-balanced` or `all-<profile>`.")),
         ))
         .block(
-            NestedBlock::single(
+            NestedBlock::optional_one(
                 "dra",
                 Block::new("An NVIDIA DRA ResourceClaim (`resource.k8s.io/v1`). A claim's spec is immutable: changes replace it.")
                     .attribute(
@@ -174,7 +174,7 @@ pub fn schema() -> Schema {
             )
             .forces_replacement(),
         )
-        .block(NestedBlock::single(
+        .block(NestedBlock::optional_one(
             "hami",
             Block::new("HAMi soft partitioning: per-pod memory and core quotas, enforced in user space (not a security boundary).")
                 .attribute(

@@ -1,0 +1,180 @@
+//! No credential reaches a log: a whole apply at TF_LOG=TRACE, with canary
+//! values for the AWS secret key, the AWS session token, the kubernetes
+//! block's token and a kubeconfig's client key, leaves none of them in Terraform's log (which holds every
+//! line the provider writes to stderr, as go-plugin forwards them) nor in the
+//! CLI's own output.
+
+use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
+
+const SECRET_KEY: &str = "canarySecretKeyQ7wZ3xV9";
+const SESSION_TOKEN: &str = "canarySessionTokenM4kP8rT2";
+
+/// Three providers: the default one finds the cluster through DescribeCluster and
+/// mints an EKS IAM token from the canary AWS credentials (the presigned
+/// path aws-sigv4 logs at TRACE); `static` sends the kubernetes block's token;
+/// `kubeconfig` reads a kubeconfig with a client certificate and key.
+fn config(kube: &eksgpu_acceptance_tests::kube::KubeTarget, kubeconfig: &str) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+}}
+provider "eksgpu" {{
+  alias  = "static"
+  region = "us-west-2"
+{}}}
+provider "eksgpu" {{
+  alias  = "kubeconfig"
+  region = "us-west-2"
+  kubernetes {{
+    config_path = {kubeconfig:?}
+  }}
+}}
+resource "eksgpu_node_strategy" "from_kubeconfig" {{
+  provider     = eksgpu.kubeconfig
+  cluster_name = "gpu"
+  name         = "from-kubeconfig"
+  pool {{
+    name           = "kubeconfig-pool"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    gpu_limit      = 8
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+resource "eksgpu_node_strategy" "minted" {{
+  cluster_name = "gpu"
+  name         = "minted"
+  pool {{
+    name           = "minted-pool"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    gpu_limit      = 8
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+resource "eksgpu_node_strategy" "static" {{
+  provider     = eksgpu.static
+  cluster_name = "gpu"
+  name         = "static"
+  pool {{
+    name           = "static-pool"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    gpu_limit      = 8
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+"#,
+        kube.provider_block()
+    )
+}
+
+/// A kubeconfig for the emulator whose user has its token and a client
+/// certificate with a fresh key; returns the file's text and the key's PEM.
+fn kubeconfig(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, String) {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let key = rcgen::KeyPair::generate().unwrap_or_else(|e| panic!("{e}"));
+    let cert = rcgen::CertificateParams::new(vec!["canary-client".to_owned()])
+        .and_then(|p| p.self_signed(&key))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let key_pem = key.serialize_pem();
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: emu\n  cluster:\n    server: {}\n    certificate-authority-data: {}\n\
+         users:\n- name: canary\n  user:\n    token: {}\n    client-certificate-data: {}\n    client-key-data: {}\n\
+         contexts:\n- name: emu\n  context:\n    cluster: emu\n    user: canary\ncurrent-context: emu\n",
+        kube.url,
+        b64(kube.ca_pem.as_deref().unwrap_or_default()),
+        kube.token().unwrap_or_default(),
+        b64(&cert.pem()),
+        b64(&key_pem),
+    );
+    (text, key_pem)
+}
+
+#[test]
+fn a_trace_log_of_a_whole_apply_holds_no_secret() {
+    for tf in terraform_versions() {
+        let (kube, moto) = eks_cluster("gpu");
+        if !kube.is_emulator() {
+            return; // The DescribeCluster path needs the emulator's endpoint registered in moto.
+        }
+        let kube_token = kube.token().unwrap_or_default().to_owned();
+        let (kubeconfig_text, key_pem) = kubeconfig(&kube);
+        let kubeconfig_path =
+            std::env::temp_dir().join(format!("eksgpu-canary-{}-{}.yaml", std::process::id(), tf.label));
+        std::fs::write(&kubeconfig_path, &kubeconfig_text).unwrap_or_else(|e| panic!("{e}"));
+        let mut w = Workdir::new(&tf, &config(&kube, kubeconfig_path.to_str().unwrap_or_default()));
+        w.env("AWS_ENDPOINT_URL", &moto.url());
+        w.env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+        w.env("AWS_SESSION_TOKEN", SESSION_TOKEN);
+        let log = w.path().join("trace.log");
+        w.env("TF_LOG", "TRACE");
+        w.env("TF_LOG_PATH", log.to_str().unwrap_or_default());
+        w.init();
+        let mut runs = vec![w.apply()];
+        runs.push(w.ok(&["plan", "-no-color"]));
+        runs.push(w.ok(&["destroy", "-auto-approve", "-no-color"]));
+        let trace = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&kubeconfig_path);
+        // A line of the key's base64 body, and of the kubeconfig's base64 of the whole PEM.
+        let key_line = key_pem.lines().nth(1).unwrap_or_default().to_owned();
+        let key_data = kubeconfig_text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("client-key-data: "))
+            .map(|d| d[..d.len().min(60)].to_owned())
+            .unwrap_or_default();
+        assert!(key_line.len() > 40 && key_data.len() > 40, "canaries are long enough");
+
+        // The log is the one asked for: TRACE, with the provider's own lines in it.
+        assert!(trace.contains("[TRACE]"), "{}: not a TRACE log", tf.label);
+        assert!(trace.contains("described cluster"), "{}: no provider lines", tf.label);
+        // Both credentials were used: the emulator saw a minted EKS token and the static token.
+        let auth: Vec<_> = kube.requests().iter().map(|r| r["auth"].clone()).collect();
+        assert!(
+            auth.iter().any(|a| a == "eks"),
+            "{}: no EKS token used: {auth:?}",
+            tf.label
+        );
+        assert!(
+            auth.iter().any(|a| a == "static"),
+            "{}: static token unused: {auth:?}",
+            tf.label
+        );
+
+        let output: String = runs.iter().map(|r| r.combined()).collect();
+        for (what, text) in [("Terraform's log", &trace), ("the CLI output", &output)] {
+            for (canary, name) in [
+                (SECRET_KEY, "AWS secret key"),
+                (SESSION_TOKEN, "AWS session token"),
+                (kube_token.as_str(), "kubernetes token"),
+                (key_line.as_str(), "kubeconfig client key"),
+                (key_data.as_str(), "kubeconfig client-key-data"),
+                // An EKS IAM token is a presigned URL holding the session token.
+                ("k8s-aws-v1.", "EKS IAM token"),
+                ("X-Amz-Security-Token", "presigned session token parameter"),
+            ] {
+                let at = text.find(canary);
+                assert!(
+                    at.is_none(),
+                    "{}: the {name} leaked into {what}: …{}…",
+                    tf.label,
+                    at.map(|i| &text[i.saturating_sub(200)..(i + 100).min(text.len())])
+                        .unwrap_or_default()
+                );
+            }
+        }
+    }
+}

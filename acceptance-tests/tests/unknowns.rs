@@ -1,0 +1,331 @@
+//! What the resource framework promises with real Terraform (current and
+//! 1.0.3): dynamic blocks over values unknown at plan, outputs known as soon as
+//! their inputs are, rules on whatever is known, exact numbers, and `labels =
+//! {}` versus no labels after an import.
+
+use eksgpu_acceptance_tests::kube::KubeTarget;
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+use serde_json::Value;
+
+const HEADER: &str = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+"#;
+
+/// A provider that plans offline: its endpoints refuse connections at once.
+fn offline_provider() -> String {
+    let dead = "http://127.0.0.1:1";
+    format!(
+        "provider \"eksgpu\" {{\n  region = \"us-west-2\"\n  endpoints {{\n    eks = \"{dead}\"\n    sts = \"{dead}\"\n  }}\n}}\n"
+    )
+}
+
+/// A strategy whose `kubernetes_version` is known only after apply: the
+/// source of unknown values for the others.
+const BASE: &str = r#"
+resource "eksgpu_node_strategy" "base" {
+  cluster_name = "gpu"
+  name         = "base"
+  pool {
+    name           = "base"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "KarpenterNodeRole-gpu"
+    }
+  }
+}
+"#;
+
+#[test]
+fn dynamic_blocks_over_unknown_values_plan_and_apply() {
+    let main_tf = |kube: &KubeTarget| {
+        format!(
+            r#"{HEADER}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+{BASE}
+locals {{
+  pools = {{ inference = "g6e.12xlarge", training = "p5.48xlarge" }}
+}}
+resource "eksgpu_node_strategy" "dyn" {{
+  cluster_name = "gpu"
+  name         = "dyn"
+  # Unknown until base is applied, and then empty.
+  dynamic "gpu_operator" {{
+    for_each = eksgpu_node_strategy.base.kubernetes_version == "0.0" ? [1] : []
+    content {{}}
+  }}
+  # Unknown until base is applied.
+  dynamic "pool" {{
+    for_each = {{ for k, v in local.pools : k => v if eksgpu_node_strategy.base.kubernetes_version != "" }}
+    content {{
+      name           = pool.key
+      capacity       = "karpenter"
+      instance_types = [pool.value]
+      node_class {{
+        role = "KarpenterNodeRole-gpu"
+      }}
+    }}
+  }}
+}}
+"#,
+            kube.provider_block()
+        )
+    };
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &main_tf(&kube));
+        w.init();
+        w.ok(&["plan", "-no-color", "-out", "dyn.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "dyn.tfplan"]).stdout).unwrap();
+        let dyn_change = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "dyn")
+            .unwrap();
+        assert_eq!(dyn_change["change"]["after_unknown"]["pool"], true, "{}", tf.label);
+        w.ok(&["apply", "-no-color", "-auto-approve", "dyn.tfplan"]);
+        let state = w.state();
+        let pools = state["values"]["root_module"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "dyn")
+            .unwrap()["values"]["pool"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(pools, 2, "{}", tf.label);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-no-color", "-auto-approve"]);
+    }
+}
+
+#[test]
+fn outputs_that_do_not_need_the_cluster_are_known_at_plan() {
+    let main_tf = format!(
+        r#"{HEADER}{}{BASE}
+resource "eksgpu_node_strategy" "late" {{
+  # Known only after apply: the pool's selector and tolerations do not depend on it.
+  cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
+  name         = "late"
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+module "workload" {{
+  source        = "./workload"
+  node_selector = eksgpu_node_strategy.late.pool[0].node_selector
+  tolerations   = eksgpu_node_strategy.late.pool[0].tolerations
+}}
+"#,
+        offline_provider()
+    );
+    // A workload module that iterates over what the strategy hands it.
+    let module = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+variable "node_selector" { type = map(string) }
+variable "tolerations" { type = list(map(string)) }
+data "eksgpu_gpu_catalog" "per_selector" {
+  for_each  = var.node_selector
+  gpu_model = "L40S"
+}
+output "keys" { value = keys(data.eksgpu_gpu_catalog.per_selector) }
+"#;
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        std::fs::create_dir_all(w.path().join("workload")).unwrap();
+        w.write("workload/main.tf", module);
+        w.init();
+        w.ok(&["plan", "-no-color", "-out", "late.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "late.tfplan"]).stdout).unwrap();
+        let late = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "late")
+            .unwrap();
+        let after = &late["change"]["after"]["pool"][0];
+        assert_eq!(
+            after["node_selector"]["karpenter.sh/nodepool"], "inference",
+            "{}",
+            tf.label
+        );
+        assert_eq!(after["tolerations"][0]["key"], "nvidia.com/gpu", "{}", tf.label);
+        assert_eq!(
+            late["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true,
+            "objects carry the cluster name: unknown ({})",
+            tf.label
+        );
+    }
+}
+
+/// Plans `main_tf` and asserts it fails naming every code of `codes`.
+fn plan_fails_with(main_tf: &str, codes: &[&str]) {
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, main_tf);
+        w.init();
+        let out = w.run(&["plan", "-no-color"]);
+        let text = out.combined();
+        assert!(out.code != 0, "{}: plan must fail:\n{text}", tf.label);
+        for code in codes {
+            assert!(text.contains(code), "{}: {code} missing:\n{text}", tf.label);
+        }
+    }
+}
+
+#[test]
+fn rules_run_on_what_is_known_when_other_values_are_unknown() {
+    // Cluster name and one pool's instance types unknown: the duplicate pool
+    // name and the consolidation policy are known, so their rules fire at plan.
+    plan_fails_with(
+        &format!(
+            r#"{HEADER}{}{BASE}
+resource "eksgpu_node_strategy" "late" {{
+  cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
+  name         = "late"
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = [eksgpu_node_strategy.base.id]
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+    disruption {{
+      consolidation_policy = "WhenUnderutilized"
+    }}
+  }}
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+"#,
+            offline_provider()
+        ),
+        &["EKSGPU005", "EKSGPU105"],
+    );
+    // A sharing pool whose cluster is unknown: its replicas are still checked.
+    plan_fails_with(
+        &format!(
+            r#"{HEADER}{}{BASE}
+resource "eksgpu_sharing_pool" "late" {{
+  cluster_name  = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
+  name          = "late"
+  instance_type = "g6e.xlarge"
+  strategy      = "time_slicing"
+  time_slicing {{
+    replicas = 1
+  }}
+}}
+"#,
+            offline_provider()
+        ),
+        &["EKSGPU108"],
+    );
+}
+
+#[test]
+fn numbers_are_exact_and_errors_point_at_the_attribute() {
+    for (value, expect) in [
+        ("1e30", "gpu_limit"),
+        ("1.5", "1.5 is not a whole number"),
+        ("-4", "gpu_limit"),
+    ] {
+        let main_tf = format!(
+            r#"{HEADER}{}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "numbers"
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    gpu_limit      = {value}
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+"#,
+            offline_provider()
+        );
+        for tf in terraform_versions() {
+            let w = Workdir::new(&tf, &main_tf);
+            w.init();
+            let out = w.run(&["plan", "-no-color"]);
+            let text = out.combined();
+            assert!(out.code != 0, "{}: gpu_limit = {value} must fail:\n{text}", tf.label);
+            assert!(
+                text.contains(expect),
+                "{}: {value}: {expect:?} missing:\n{text}",
+                tf.label
+            );
+            assert!(
+                !text.contains("does not match config value") && !text.contains("panic"),
+                "{}: {value}:\n{text}",
+                tf.label
+            );
+        }
+    }
+}
+
+#[test]
+fn import_plans_nothing_whether_labels_are_empty_or_absent() {
+    for labels in ["labels = {}", ""] {
+        let config = |kube: &KubeTarget| {
+            format!(
+                r#"{HEADER}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "labels"
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    {labels}
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
+"#,
+                kube.provider_block()
+            )
+        };
+        for tf in terraform_versions() {
+            let kube = KubeTarget::start();
+            let w = Workdir::new(&tf, &config(&kube));
+            w.init();
+            w.apply();
+            w.assert_empty_plan();
+            let imported = Workdir::new(&tf, &config(&kube));
+            imported.init();
+            imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/labels"]);
+            imported.assert_empty_plan();
+            w.ok(&["destroy", "-no-color", "-auto-approve"]);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+use std::collections::BTreeMap;
+
+use eksgpu_core::model::{
+    Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
+};
+use proptest::prelude::*;
+
+use super::*;
+
+fn name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9-]{0,10}"
+}
+
+fn strings() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec("[a-z0-9.-]{1,12}", 0..3)
+}
+
+fn map() -> impl Strategy<Value = BTreeMap<String, String>> {
+    proptest::collection::btree_map("[a-z./-]{1,12}", "[a-z0-9]{0,8}", 0..3)
+}
+
+fn node_class() -> impl Strategy<Value = NodeClass> {
+    (
+        proptest::option::of("[a-z0-9]{2,8}@latest"),
+        proptest::option::of(name()),
+        (map(), map(), map()),
+        proptest::option::of((
+            proptest::option::of("[1-9][0-9]{0,3}Gi"),
+            proptest::option::of(Just("gp3".to_owned())),
+            proptest::option::of(3000..16000i64),
+            proptest::option::of(125..1000i64),
+            proptest::option::of(any::<bool>()),
+        )),
+        proptest::option::of((proptest::option::of(1..250i64), map())),
+    )
+        .prop_map(|(ami_alias, role, (s, g, tags), rv, kubelet)| NodeClass {
+            ami_alias,
+            role,
+            subnet_selector_tags: s,
+            security_group_selector_tags: g,
+            root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
+                size,
+                volume_type,
+                iops,
+                throughput,
+                encrypted,
+            }),
+            kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
+                max_pods,
+                eviction_hard,
+            }),
+            tags,
+        })
+}
+
+fn pool() -> impl Strategy<Value = Pool> {
+    (
+        (
+            name(),
+            prop_oneof![
+                Just(Capacity::Karpenter),
+                Just(Capacity::AutoMode),
+                Just(Capacity::ManagedNodeGroup),
+                Just(Capacity::Hybrid)
+            ],
+        ),
+        (
+            strings(),
+            strings(),
+            strings(),
+            proptest::option::of(0..100_000i64),
+            map(),
+        ),
+        (any::<bool>(), any::<bool>()),
+        proptest::collection::vec(
+            (
+                "[a-z./]{1,10}",
+                proptest::option::of("[a-z]{1,5}"),
+                prop_oneof![Just("NoSchedule"), Just("NoExecute")],
+            )
+                .prop_map(|(key, value, effect)| Taint {
+                    key,
+                    value,
+                    effect: effect.into(),
+                }),
+            0..2,
+        ),
+        proptest::option::of(
+            (
+                proptest::option::of(Just("WhenEmpty".to_owned())),
+                proptest::option::of(Just("5m".to_owned())),
+            )
+                .prop_map(|(consolidation_policy, consolidate_after)| Disruption {
+                    consolidation_policy,
+                    consolidate_after,
+                }),
+        ),
+        proptest::option::of(node_class()),
+        proptest::option::of(
+            (
+                name(),
+                proptest::collection::vec(name(), 1..3),
+                proptest::option::of(name()),
+                0..5i64,
+                5..10i64,
+                proptest::option::of(1..100i64),
+            )
+                .prop_map(|(node_role_arn, subnet_ids, ami_type, min, max, max_unavailable)| {
+                    ManagedNodeGroup {
+                        node_role_arn,
+                        subnet_ids,
+                        ami_type,
+                        scaling: Scaling { min, max, desired: min },
+                        max_unavailable,
+                    }
+                }),
+        ),
+        proptest::option::of(
+            (
+                proptest::collection::vec(Just("10.80.0.0/16".to_owned()), 1..2),
+                strings(),
+                name(),
+            )
+                .prop_map(|(remote_node_networks, remote_pod_networks, node_role_arn)| Hybrid {
+                    remote_node_networks,
+                    remote_pod_networks,
+                    node_role_arn,
+                }),
+        ),
+    )
+        .prop_map(
+            |(
+                (name, capacity),
+                (instance_types, capacity_types, zones, gpu_limit, labels),
+                (gpu_taint, dra),
+                taints,
+                disruption,
+                node_class,
+                managed_node_group,
+                hybrid,
+            )| Pool {
+                name,
+                capacity,
+                instance_types,
+                capacity_types,
+                zones,
+                gpu_limit,
+                labels,
+                gpu_taint,
+                taints,
+                disruption,
+                dra,
+                node_class,
+                managed_node_group,
+                hybrid,
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn read_of_write_is_the_same_pool(p in pool()) {
+        prop_assert_eq!(pool_of(&write_pool(&p)).unwrap(), p);
+    }
+}
+
+#[test]
+fn a_fractional_limit_is_an_error_at_its_attribute() {
+    let mut v = write_pool(&Pool::named("gpu", Capacity::Karpenter));
+    eksgpu_framework::path::set(&mut v, "gpu_limit", Value::Number(eksgpu_tfplugin::Number::Float(1.5)));
+    let e = pool_of(&v).unwrap_err();
+    assert_eq!(
+        e.diagnostic(&eksgpu_tfplugin::AttributePath::attr("pool").index(2))
+            .path
+            .unwrap()
+            .to_string(),
+        "pool[2].gpu_limit"
+    );
+}

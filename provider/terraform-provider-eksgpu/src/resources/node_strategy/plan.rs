@@ -1,0 +1,221 @@
+//! Planning a node strategy: the computed outputs of every pool whose inputs
+//! are known (a pool's node selector and tolerations need only the pool, so a
+//! strategy whose `cluster_name` comes from a cluster created in the same apply
+//! still plans them), and the rules on whatever is known.
+
+use eksgpu_core::eks;
+use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
+use eksgpu_core::render::{self, Manifest};
+use eksgpu_core::{rules, yaml};
+use eksgpu_framework::Plan;
+use eksgpu_framework::model::Obj;
+use eksgpu_framework::partial::Partial;
+use eksgpu_framework::path;
+use eksgpu_tfplugin::diag::Step;
+use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
+
+use super::{model, schema};
+use crate::diagnostics;
+use crate::resources::{errors_only, plan_id};
+
+pub(super) fn manifests(s: &NodeStrategy) -> Vec<Manifest> {
+    s.pools.iter().flat_map(|p| render::pool_manifests(s, p)).collect()
+}
+
+fn tolerations(pool: &Pool) -> Value {
+    Value::List(
+        render::tolerations(pool)
+            .into_iter()
+            .map(|t| {
+                let get = |k: &str| t.get(k).map_or(Value::Null, |s| s.as_str().into());
+                Value::object([
+                    ("key", get("key")),
+                    ("operator", get("operator")),
+                    ("value", get("value")),
+                    ("effect", get("effect")),
+                ])
+            })
+            .collect(),
+    )
+}
+
+fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
+    Value::Map(
+        render::node_selector(s, pool)
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect(),
+    )
+}
+
+fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Value {
+    let mut docs: Vec<_> = render::pool_manifests(s, pool).into_iter().map(|m| m.body).collect();
+    docs.extend(eks::aws_requests(s, index, pool));
+    yaml::to_yaml_stream(&docs).into()
+}
+
+/// A pool value with every computed output filled from the model (import, refresh).
+pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
+    path::set(&mut v, "node_selector", node_selector(s, pool));
+    path::set(&mut v, "tolerations", tolerations(pool));
+    path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
+    path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
+    v
+}
+
+/// What is known of the strategy at plan.
+struct Known {
+    partial: Partial,
+    /// The strategy with placeholders for an unknown name or cluster, and the
+    /// pools that could be read (with their index in the configuration).
+    strategy: NodeStrategy,
+    pools: Vec<(usize, Pool)>,
+    header_known: bool,
+    cluster_known: bool,
+    operator_known: bool,
+}
+
+fn at(steps: &[&str]) -> Vec<Step> {
+    steps.iter().map(|s| Step::Attribute((*s).to_owned())).collect()
+}
+
+fn pool_at(i: usize) -> Vec<Step> {
+    vec![
+        Step::Attribute("pool".into()),
+        Step::Index(i64::try_from(i).unwrap_or(i64::MAX)),
+    ]
+}
+
+fn known(planned: &Value) -> Option<Known> {
+    let partial = Partial::of_inputs(&schema().block, planned);
+    let cluster_known = !partial.touches_unknown(&at(&["cluster_name"]));
+    let name_known = !partial.touches_unknown(&at(&["name"]));
+    let operator_known = !partial.touches_unknown(&at(&["gpu_operator"]));
+    let o = Obj::new(&partial.value).ok()?;
+    let text = |k: &str| {
+        o.get::<Option<String>>(k)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "<unknown>".into())
+    };
+    let pools: Vec<(usize, Pool)> = o
+        .raw("pool")
+        .elements()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| model::pool_of(v).ok().map(|p| (i, p)))
+        .collect();
+    let strategy = NodeStrategy {
+        cluster_name: text("cluster_name"),
+        name: text("name"),
+        kubernetes_version: o.get("kubernetes_version").ok().flatten(),
+        gpu_operator: model::gpu_operator(o.raw("gpu_operator")).ok().flatten(),
+        pools: pools.iter().map(|(_, p)| p.clone()).collect(),
+    };
+    Some(Known {
+        header_known: cluster_known && name_known && operator_known,
+        partial,
+        strategy,
+        pools,
+        cluster_known,
+        operator_known,
+    })
+}
+
+/// Fills computed values from known inputs and reports the rules on what is known.
+pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+    plan_id(&mut plan.planned, &["cluster_name", "name"]);
+    if plan.config.get("kubernetes_version").is_null() {
+        // Read from the cluster at apply, unless the cluster already told us.
+        let same_cluster = plan.prior.get("cluster_name") == plan.planned.get("cluster_name");
+        let prior = plan.prior.get("kubernetes_version").clone();
+        let v = if same_cluster && !prior.is_null() {
+            prior
+        } else {
+            Value::Unknown
+        };
+        path::set(&mut plan.planned, "kubernetes_version", v);
+    }
+    let Some(k) = known(&plan.planned) else {
+        return;
+    };
+    let s = &k.strategy;
+    for (i, pool) in &k.pools {
+        let pool_known = !k.partial.touches_unknown(&pool_at(*i));
+        if !pool_known {
+            continue;
+        }
+        let Some(Value::Object(out)) = path::get_mut(&mut plan.planned, &pool_at(*i)) else {
+            continue;
+        };
+        // The node group's name (and so its selector) carries the cluster name; others do not.
+        if k.cluster_known || pool.capacity != Capacity::ManagedNodeGroup {
+            out.insert("node_selector".into(), node_selector(s, pool));
+        }
+        out.insert("tolerations".into(), tolerations(pool));
+        if k.operator_known {
+            out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
+        }
+        if k.header_known {
+            out.insert("manifests_yaml".into(), manifests_yaml(s, *i, pool));
+        }
+    }
+    let all_pools_known = !k.partial.touches_unknown(&at(&["pool"]));
+    let values_yaml = if k.header_known && all_pools_known {
+        render::gpu_operator_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
+    } else {
+        Value::Unknown
+    };
+    path::set(&mut plan.planned, "gpu_operator_values_yaml", values_yaml);
+
+    // Rules on what is known; paths point at the pool's place in the configuration.
+    for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
+        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
+            *i = k.pools[*i].0;
+        }
+        let d = diagnostics::violation(&v);
+        let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+        let held_back = k.partial.touches_unknown(&steps) || (steps.is_empty() && !k.partial.is_complete());
+        if k.partial.is_complete() || !held_back {
+            diags.push(d);
+        }
+    }
+    if let Ok(prior) = model::strategy(plan.prior) {
+        warn_replacements(&prior, s, &k.pools, diags);
+    }
+}
+
+/// The rules on the known plan, again at apply: those whose inputs were unknown at plan fire here.
+pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+    match model::strategy(planned) {
+        Ok(s) => diags.extend(errors_only(rules::check_node_strategy(
+            &s,
+            &rules::NodeStrategyContext { karpenter_version },
+        ))),
+        Err(e) => diags.push(e.diagnostic(&AttributePath::root())),
+    }
+}
+
+/// Warns at plan when a node group pool's change needs a new node group.
+fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usize, Pool)], diags: &mut Diagnostics) {
+    for (i, pool) in known {
+        let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
+            continue;
+        };
+        if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
+            && let Some(r) = want.replacement(&was)
+        {
+            diags.push(
+                Diagnostic::warning(
+                    format!("Node group {} will be replaced", want.name),
+                    format!(
+                        "EKS cannot change {} of a node group in place: apply deletes the node group (draining \
+                         its nodes) and creates it again.",
+                        r.fields.join(", ")
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i)),
+            );
+        }
+    }
+}
