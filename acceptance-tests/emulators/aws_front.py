@@ -1,6 +1,6 @@
 """A thin front for moto's WSGI app, for the acceptance tests.
 
-It adds only what the tests need and moto lacks (../../../shared/spec/testing.md):
+It adds only what the tests need and moto lacks (moto 5.2.5; its gaps are listed in acceptance-tests/README.md):
 
 - EKS DescribeCluster stands in for a real cluster's endpoint and CA: moto invents
   an unreachable endpoint and CA data that is not PEM, so a test registers the

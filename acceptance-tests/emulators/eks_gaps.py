@@ -1,5 +1,5 @@
 """What the acceptance tests need of EKS that moto 5.2.5 lacks, kept small
-(../../../shared/research/emulators.md §A.2):
+(moto 5.2.5; see acceptance-tests/README.md):
 
 - Access entries (CreateAccessEntry, DescribeAccessEntry, DeleteAccessEntry,
   ListAccessEntries): moto answers them with an HTML 404. Stored here per

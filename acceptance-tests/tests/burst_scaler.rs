@@ -138,7 +138,10 @@ fn a_prometheus_address_with_credentials_is_rejected_without_echoing_them() {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        assert!(flat.contains("Invalid Prometheus address"), "{flat}");
+        assert!(
+            flat.contains("Invalid value") && flat.contains("prometheus_address:"),
+            "{flat}"
+        );
         assert!(
             flat.contains("authenticationRef"),
             "points at KEDA's TriggerAuthentication: {flat}"

@@ -1,5 +1,5 @@
 //! Generated files are fresh: docs/ matches the schema snapshot and examples,
-//! and docs/iam.md lists every AWS action the provider calls.
+//! and docs/guides/iam.md lists every AWS action the provider calls.
 //! Regenerate with `scripts/generate`.
 
 use eksgpu_acceptance_tests::repo_root;
@@ -25,7 +25,7 @@ fn docs_are_fresh() {
 }
 
 /// Every `"service:Action"` the cloud adapters name (the operation of each
-/// AwsError) appears in docs/iam.md, and the policy there lists nothing else.
+/// AwsError) appears in docs/guides/iam.md, and the policy there lists nothing else.
 #[test]
 fn iam_doc_lists_exactly_the_actions_the_code_calls() {
     let root = repo_root();
@@ -50,13 +50,13 @@ fn iam_doc_lists_exactly_the_actions_the_code_calls() {
             }
         }
     }
-    let doc = std::fs::read_to_string(root.join("docs/iam.md")).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/guides/iam.md")).unwrap();
     let policy = doc
         .split("```json")
         .nth(1)
         .and_then(|s| s.split("```").next())
-        .expect("docs/iam.md has a JSON policy");
-    let policy: serde_json::Value = serde_json::from_str(policy).expect("the policy in docs/iam.md is JSON");
+        .expect("docs/guides/iam.md has a JSON policy");
+    let policy: serde_json::Value = serde_json::from_str(policy).expect("the policy in docs/guides/iam.md is JSON");
     let in_doc: std::collections::BTreeSet<String> = policy["Statement"]
         .as_array()
         .unwrap()
@@ -72,6 +72,6 @@ fn iam_doc_lists_exactly_the_actions_the_code_calls() {
     assert!(!in_code.is_empty());
     assert_eq!(
         in_doc, in_code,
-        "docs/iam.md must list exactly the actions in provider/eksgpu-cloud"
+        "docs/guides/iam.md must list exactly the actions in provider/eksgpu-cloud"
     );
 }

@@ -335,10 +335,6 @@ fn single_pool(kube: &KubeTarget, capacity: &str) -> String {
 }
 
 #[test]
-#[ignore = "known: the pool loses its NodePool on the emulator (the prior karpenter pool's objects, \
-            deleted after the new ones are applied, share its name), and a real API server refuses \
-            the in-place change first (422 nodeClassRef.group is immutable, nodeClassRef.kind is \
-            immutable); fixed by replacing the NodePool when its node class kind changes"]
 fn moving_a_pool_from_karpenter_to_auto_mode_keeps_one_node_pool() {
     // The NodePool keeps its name, and its nodeClassRef changes group and kind,
     // which the upstream CRD's CEL rules make immutable on a real server.
@@ -348,6 +344,9 @@ fn moving_a_pool_from_karpenter_to_auto_mode_keeps_one_node_pool() {
         w.init();
         w.apply();
         w.write("main.tf", &single_pool(&kube, "auto_mode"));
+        // The plan says what apply will do: delete, then create.
+        let plan = w.ok(&["plan", "-no-color"]).combined();
+        assert!(plan.contains("Pool inference will be replaced"), "{}: {plan}", tf.label);
         w.apply();
         let np = kube.get(NODE_POOL, "inference").expect("the NodePool of the pool");
         assert_eq!(

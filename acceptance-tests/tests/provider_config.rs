@@ -56,6 +56,11 @@ provider "eksgpu" {
   karpenter_version = "0.37"
   endpoints {
     ec2 = "localhost:5000"
+    iam = "https://iam.local"
+  }
+  kubernetes {
+    host        = "https://127.0.0.1:6443"
+    config_path = "/tmp/kubeconfig"
   }
 }
 data "eksgpu_gpu_catalog" "all" {}
@@ -72,6 +77,15 @@ data "eksgpu_gpu_catalog" "all" {}
         );
         assert!(
             err.contains("Invalid endpoint URL") && err.contains(r#"ec2 = "localhost:5000""#),
+            "{err}"
+        );
+        // Settings that conflict (one would win silently) or do nothing are said at their line.
+        assert!(
+            err.contains("Conflicting cluster settings") && err.contains(r#"config_path = "/tmp/kubeconfig""#),
+            "{err}"
+        );
+        assert!(
+            err.contains("Endpoint not used") && err.contains(r#"iam = "https://iam.local""#),
             "{err}"
         );
     }

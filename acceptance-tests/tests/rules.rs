@@ -489,7 +489,7 @@ fn every_rule_has_an_acceptance_case() {
         .filter_map(Result::ok)
         .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect();
-    let missing: Vec<&str> = eksgpu_core::rules::RULES
+    let missing: Vec<eksgpu_core::rules::Code> = eksgpu_core::rules::RULES
         .iter()
         .map(|r| r.code)
         .filter(|code| !all.contains(&format!("\"{code}\"")))

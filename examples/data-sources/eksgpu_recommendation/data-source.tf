@@ -46,7 +46,7 @@ output "large_model" {
   }
 }
 
-# Why: each line names a decision rule (docs/rules.md).
+# Why: each line names a decision rule (the rules guide).
 output "rationale" {
   value = [for r in data.eksgpu_recommendation.small_models.rationale : "${r.code}: ${r.message}"]
 }

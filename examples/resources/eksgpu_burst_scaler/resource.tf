@@ -10,7 +10,7 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-# Seed 004: serve on-prem first; when the on-prem queue passes 20 waiting
+# On-prem first: serve on-prem first; when the on-prem queue passes 20 waiting
 # requests, start cloud replicas; keep them while the cloud runs more than 10
 # requests, hold between 5 and 10, scale in below 5. No exporter needed.
 resource "eksgpu_burst_scaler" "vllm" {

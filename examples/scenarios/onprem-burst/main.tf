@@ -1,4 +1,4 @@
-# Seed 004 completed: on-prem GPUs first, burst to EKS Spot GPU nodes that
+# On-prem first, completed: on-prem GPUs first, burst to EKS Spot GPU nodes that
 # Karpenter adds on demand and removes when empty, driven by KEDA alone. The
 # on-prem GPUs join the same cluster as Hybrid Nodes: the four ranges — on-prem
 # nodes, on-prem pods, the VPC and the service CIDR — must not overlap; the plan

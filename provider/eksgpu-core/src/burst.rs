@@ -1,7 +1,7 @@
 //! On-prem first, burst to cloud with KEDA alone: a ScaledObject
 //! whose `advanced.scalingModifiers` formula turns two Prometheus signals into
 //! scale out / hold / scale in, with a fallback that holds the size when
-//! Prometheus cannot be queried — the job of the seed's hand-written exporter.
+//! Prometheus cannot be queried — the job of a hand-written metrics exporter.
 //!
 //! KEDA facts are from kedacore/keda @8b4f083c (v2.20.x): formula evaluation
 //! since v2.12.0, fallback `behavior` since v2.17.0, fallback for `Value`

@@ -4,8 +4,11 @@
 
 pub mod cidr;
 mod node_group;
+mod status;
 
 use std::collections::BTreeMap;
+
+pub use status::{ClusterStatus, NodeGroupStatus};
 
 use serde_json::{Value, json};
 
@@ -138,7 +141,7 @@ pub fn hybrid_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Ve
 pub struct ClusterFacts {
     pub name: String,
     pub arn: Option<String>,
-    pub status: Option<String>,
+    pub status: Option<ClusterStatus>,
     pub version: Option<String>,
     pub endpoint: Option<String>,
     /// Base64 of the PEM CA bundle.

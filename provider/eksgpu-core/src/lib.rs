@@ -5,6 +5,7 @@
 
 pub mod burst;
 pub mod catalog;
+pub mod duration;
 pub mod eks;
 pub mod fields;
 pub mod kinds;

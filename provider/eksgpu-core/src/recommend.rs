@@ -3,6 +3,7 @@
 //! that uses and how many instances are billed. Sizing is an estimate stated
 //! in the docs; prices are inputs, never built in.
 
+use crate::rules::Code;
 mod decisions;
 
 use std::collections::BTreeMap;
@@ -16,7 +17,7 @@ use crate::rules::AUTO_MODE_OBSERVED_WORKING;
 
 /// Memory a replica needs beyond its weights, for KV cache and activations:
 /// 20 % of the weights (a common starting point; long contexts and large
-/// batches need more — validate per workload, as the seeds say).
+/// batches need more — validate per workload, as the field reports say).
 pub const KV_CACHE_HEADROOM: f64 = 0.2;
 
 /// Hours in a billing month, as AWS prices monthly figures (365 × 24 / 12).
@@ -112,7 +113,7 @@ impl Sharing {
 /// One line of the rationale: the decision rule and what it decided here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reason {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
 }
 
@@ -206,7 +207,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     }
     let memory_gb = replica_memory_gb(req.model_params_b, req.precision);
     let mut why = vec![decisions::reason(
-        "EKSGPU210",
+        Code::EKSGPU210,
         format!(
             "{} B parameters at {} take {:.1} GB; with {:.0} % headroom for KV cache a replica needs {memory_gb:.1} GB.",
             req.model_params_b,
@@ -218,7 +219,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
 
     if req.on_prem {
         why.push(decisions::reason(
-            "EKSGPU201",
+            Code::EKSGPU201,
             "On-prem GPUs join the cluster as EKS Hybrid Nodes; size them for the memory above.".into(),
         ));
         return Ok(Recommendation {
@@ -262,12 +263,12 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
         };
         if req.multi_node_nvlink {
             why.push(decisions::reason(
-                "EKSGPU203",
+                Code::EKSGPU203,
                 "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) and DRA ComputeDomains.".into(),
             ));
         }
         why.push(decisions::reason(
-            "EKSGPU202",
+            Code::EKSGPU202,
             "DRA: a managed node group on Kubernetes 1.34 or later, supported in every EKS doc state.".into(),
         ));
         (
@@ -298,7 +299,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
                 "13–30B: 2 slices per GPU"
             };
             why.push(decisions::reason(
-                "EKSGPU204",
+                Code::EKSGPU204,
                 format!(
                     "{}: MIG on a managed node group. Static capacity, because Karpenter counts \
                      nvidia.com/mig-<profile> as zero and launches no node for it (EKSGPU122); Auto Mode \
@@ -309,7 +310,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
             (Capacity::ManagedNodeGroup, Sharing::Mig, mig)
         } else if req.spot_ok {
             why.push(decisions::reason(
-                "EKSGPU207",
+                Code::EKSGPU207,
                 "Spot acceptable: a Karpenter pool with Spot first and on-demand as fallback.".into(),
             ));
             (
@@ -334,7 +335,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
             let on_auto = whole_gpu(&auto, memory_gb);
             if on_auto.is_empty() {
                 why.push(decisions::reason(
-                    "EKSGPU206",
+                    Code::EKSGPU206,
                     format!(
                         "Whole-GPU inference of a {size} model: no type observed to provision on Auto Mode ({}) \
                          holds it, so a Karpenter pool.",
@@ -348,7 +349,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
                 )
             } else {
                 why.push(decisions::reason(
-                    "EKSGPU206",
+                    Code::EKSGPU206,
                     format!(
                         "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, \
                          on types observed to provision there ({}).",
@@ -368,7 +369,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     if sharing != Sharing::Mig {
         let p = &placements[0];
         why.push(decisions::reason(
-            "EKSGPU205",
+            Code::EKSGPU205,
             format!(
                 "{} GPU{} of {} per replica (tensor parallelism in powers of two), the smallest GPU memory that fits.",
                 p.gpus_per_replica,
@@ -426,10 +427,10 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
             ". Instance-hours are billed, not GPUs: density saves money only when fewer instances are billed.",
         );
     }
-    why.push(decisions::reason("EKSGPU208", message));
+    why.push(decisions::reason(Code::EKSGPU208, message));
     let monthly_cost = cost(&best);
     why.push(decisions::reason(
-        "EKSGPU209",
+        Code::EKSGPU209,
         match (monthly_cost, req.price_per_hour.get(best.instance.name)) {
             (Some(c), Some(p)) => format!(
                 "{billed} × {} at {p} USD/h × {HOURS_PER_MONTH} h = {c:.0} USD per month (from price_per_hour).",

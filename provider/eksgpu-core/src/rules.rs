@@ -1,21 +1,25 @@
 //! Plan-time rules: every configuration that cannot work on EKS gets a stable
 //! code, a severity, the attribute it is about, and what to do instead.
-//! `RULES` is the catalogue (`docs/rules.md` is generated from it); the checks
+//! `RULES` is the catalogue (`docs/guides/rules.md` is generated from it); the checks
 //! return data (`Violation`), never errors.
 
 mod aws_side;
+mod code;
 mod node_class;
 mod node_strategy;
+
+pub use code::Code;
 
 pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
 pub use node_strategy::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
 
-/// `MAJOR.MINOR` as numbers.
+/// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
-    let (a, b) = v.split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
+    crate::version::Version::parse(v)
+        .ok()
+        .map(crate::version::Version::as_tuple)
 }
 
 /// How bad a violation is: errors stop the plan, warnings inform it.
@@ -36,7 +40,7 @@ pub enum Step {
 /// A rule of the catalogue.
 #[derive(Debug)]
 pub struct Rule {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     /// Short title, used as the diagnostic summary.
     pub summary: &'static str,
@@ -51,7 +55,7 @@ pub struct Rule {
 /// A rule that fired, at a path, with a detail naming the values involved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub path: Vec<Step>,
     pub summary: &'static str,
@@ -59,7 +63,7 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub(crate) fn new(code: &'static str, path: Vec<Step>, detail: String) -> Violation {
+    pub(crate) fn new(code: Code, path: Vec<Step>, detail: String) -> Violation {
         let rule = rule(code);
         Violation {
             code,
@@ -71,7 +75,7 @@ impl Violation {
     }
 }
 
-pub fn rule(code: &str) -> Option<&'static Rule> {
+pub fn rule(code: Code) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.code == code)
 }
 
@@ -79,7 +83,7 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
 /// interface (each is listed here once a resource checks it); additions are EKSGPU1xx.
 pub static RULES: &[Rule] = &[
     Rule {
-        code: "EKSGPU001",
+        code: Code::EKSGPU001,
         severity: Severity::Error,
         summary: "MIG on an Auto Mode pool",
         trigger: "A pool with `capacity = \"auto_mode\"` selects a MIG layout (`nvidia.com/mig.config` label).",
@@ -87,7 +91,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Deploy an accelerated workload on EKS Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html): AWS-managed AMI and device plugin, no MIG Manager",
     },
     Rule {
-        code: "EKSGPU002",
+        code: Code::EKSGPU002,
         severity: Severity::Error,
         summary: "MIG on a GPU without MIG",
         trigger: "A MIG layout is requested for an instance type whose GPU is not MIG-capable (A10G, L4, L40S, T4, T4G, V100).",
@@ -95,7 +99,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA MIG user guide r580, supported GPUs (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/)",
     },
     Rule {
-        code: "EKSGPU003",
+        code: Code::EKSGPU003,
         severity: Severity::Error,
         summary: "MIG profile not valid for the GPU",
         trigger: "A MIG layout names a profile the GPU model does not have, or takes more compute slices or instances than one GPU has.",
@@ -103,7 +107,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA GPU Operator v25.10.1 default mig-parted config; NVIDIA go-nvml mock GPU tables (provider/eksgpu-core/data/mig_profiles.csv cites each row)",
     },
     Rule {
-        code: "EKSGPU004",
+        code: Code::EKSGPU004,
         severity: Severity::Error,
         summary: "DRA not supported here",
         trigger: "A pool serves DRA claims (`dra = true`) on a capacity kind, Kubernetes version or Karpenter version that does not support it: Kubernetes before 1.34 (resource.k8s.io/v1), Karpenter before 1.15, or Auto Mode before Kubernetes 1.36.",
@@ -111,7 +115,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html, doc states 2025-11 to 2026-08); Karpenter v1.15 DRA (https://karpenter.sh/docs/tasks/dra/); Kubernetes 1.34 resource.k8s.io/v1",
     },
     Rule {
-        code: "EKSGPU005",
+        code: Code::EKSGPU005,
         severity: Severity::Error,
         summary: "Disruption setting not valid for Karpenter v1",
         trigger: "`consolidation_policy` is not a Karpenter v1 value (`WhenUnderutilized` is the v1beta1 name; `Balanced` needs Karpenter 1.14), or `consolidate_after` is not a duration such as `5m` or `Never`.",
@@ -119,7 +123,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.sh/v1 NodePool CRD v1.14.1",
     },
     Rule {
-        code: "EKSGPU006",
+        code: Code::EKSGPU006,
         severity: Severity::Error,
         summary: "Kubelet settings where they cannot apply",
         trigger: "`node_class.kubelet` on an `auto_mode` pool: the Auto Mode NodeClass has no kubelet block.",
@@ -127,7 +131,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS Auto Mode NodeClass reference; Karpenter v1 migration guide",
     },
     Rule {
-        code: "EKSGPU007",
+        code: Code::EKSGPU007,
         severity: Severity::Error,
         summary: "Hybrid remote networks not valid",
         trigger: "A hybrid pool's `remote_node_networks` or `remote_pod_networks` has a CIDR that is not IPv4, not inside RFC 1918 (10/8, 172.16/12, 192.168/16), outside /8–/32, more than 15 per list, or overlapping another remote network, the cluster VPC's CIDRs or its service CIDR. The VPC and service CIDRs are checked at apply, before any change (the plan makes no AWS call).",
@@ -135,7 +139,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS API RemoteNetworkConfigRequest; EKS user guide, Hybrid Nodes networking and quotas (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-networking.html)",
     },
     Rule {
-        code: "EKSGPU008",
+        code: Code::EKSGPU008,
         severity: Severity::Warning,
         summary: "Auto Mode and managed node groups in one cluster",
         trigger: "A strategy has `auto_mode` and `managed_node_group` pools, or (at apply) a `managed_node_group` pool goes into a cluster running Auto Mode compute.",
@@ -143,7 +147,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/automode.html); a recorded node group creation that stalled in CREATING (2026)",
     },
     Rule {
-        code: "EKSGPU009",
+        code: Code::EKSGPU009,
         severity: Severity::Warning,
         summary: "Instance type observed not to provision on Auto Mode",
         trigger: "An `auto_mode` pool lists an instance type seen failing to provision on Auto Mode (p5en.48xlarge, p6-b200.48xlarge as of 2026-04).",
@@ -151,7 +155,7 @@ pub static RULES: &[Rule] = &[
         source: "Provisioning observed on Auto Mode in 2026-04 (NoCompatibleInstanceTypes); to be re-validated",
     },
     Rule {
-        code: "EKSGPU010",
+        code: Code::EKSGPU010,
         severity: Severity::Error,
         summary: "GPU Operator device plugin on Auto Mode nodes",
         trigger: "With the GPU Operator, an `auto_mode` pool's label `nvidia.com/gpu.deploy.device-plugin` is set to something other than \"false\".",
@@ -159,7 +163,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html); NVIDIA GPU Operator v26.7.0 per-node label nvidia.com/gpu.deploy.device-plugin (a pre-set false wins)",
     },
     Rule {
-        code: "EKSGPU011",
+        code: Code::EKSGPU011,
         severity: Severity::Warning,
         summary: "Device-plugin sharing on dynamic Karpenter capacity",
         trigger: "Time-slicing or MPS through the device plugin (`nvidia.com/device-plugin.config` label) on a `karpenter` pool.",
@@ -167,7 +171,7 @@ pub static RULES: &[Rule] = &[
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (an instance type offers its physical GPU count); NVIDIA k8s-device-plugin v0.20.0 time-slicing (replicas are advertised, not reserved)",
     },
     Rule {
-        code: "EKSGPU012",
+        code: Code::EKSGPU012,
         severity: Severity::Error,
         summary: "Declared workloads exceed GPU memory",
         trigger: "The memory declared by a sharing pool's `workload` blocks exceeds one GPU's memory (shared strategies), or one workload exceeds its share (a MIG profile, a HAMi quota, a whole GPU).",
@@ -175,7 +179,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA k8s-device-plugin v0.20.0 README, time-slicing (no memory isolation between replicas); measured on an A10G: two vLLM at --gpu-memory-utilization 0.90 fail, 0.40 each fit",
     },
     Rule {
-        code: "EKSGPU013",
+        code: Code::EKSGPU013,
         severity: Severity::Error,
         summary: "AMI type not valid for the GPUs or Kubernetes version",
         trigger: "`managed_node_group.ami_type` is not an EKS AMI type, carries no NVIDIA driver, does not match the instance types' architecture (x86_64 or arm64), or is `AL2_x86_64_GPU` on Kubernetes 1.33 or later.",
@@ -183,7 +187,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS API amiType enum (2026-08); EKS accelerated AMIs; AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
     },
     Rule {
-        code: "EKSGPU014",
+        code: Code::EKSGPU014,
         severity: Severity::Warning,
         summary: "GPU pool without a taint",
         trigger: "A pool opts out of the GPU taint (`gpu_taint = false`) and has no other NoSchedule or NoExecute taint.",
@@ -191,7 +195,7 @@ pub static RULES: &[Rule] = &[
         source: "Kubernetes taints and tolerations (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/); EKS best practices, AI/ML compute (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
     },
     Rule {
-        code: "EKSGPU015",
+        code: Code::EKSGPU015,
         severity: Severity::Error,
         summary: "MIG strategy single with a mixed layout",
         trigger: "MIG strategy `single` with a layout of more than one profile (e.g. `all-balanced`).",
@@ -199,7 +203,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA k8s-device-plugin, MIG strategies",
     },
     Rule {
-        code: "EKSGPU016",
+        code: Code::EKSGPU016,
         severity: Severity::Error,
         summary: "Not a GPU instance type",
         trigger: "An instance type is unknown to the catalog, or is not an NVIDIA GPU instance where a GPU pool is declared.",
@@ -207,7 +211,7 @@ pub static RULES: &[Rule] = &[
         source: "Karpenter v1.14.1 instance-type reference (provider/eksgpu-core/data/gpu_instances.csv cites each row)",
     },
     Rule {
-        code: "EKSGPU017",
+        code: Code::EKSGPU017,
         severity: Severity::Error,
         summary: "Two device managers on the same nodes",
         trigger: "A pool would run two GPU device managers: the device plugin with the DRA driver (the device-plugin label not \"false\", or a device-plugin sharing config on a DRA pool), or HAMi with a device plugin (including Auto Mode's and Bottlerocket's built-in ones).",
@@ -215,7 +219,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, DRA with NVIDIA GPUs (no DRA driver and device plugin on one node); NVIDIA gpu-operator v26.7.0 per-node deploy labels",
     },
     Rule {
-        code: "EKSGPU018",
+        code: Code::EKSGPU018,
         severity: Severity::Error,
         summary: "Auto Mode capability flags inconsistent",
         trigger: "The cluster's Auto Mode compute, block storage and load balancing flags are not all on or all off (reported by `data.eksgpu_cluster`, and checked at apply for strategies with `auto_mode` pools).",
@@ -223,7 +227,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS API UpdateClusterConfig; Terraform AWS provider's plan-time check of aws_eks_cluster compute_config (hashicorp/terraform-provider-aws)",
     },
     Rule {
-        code: "EKSGPU101",
+        code: Code::EKSGPU101,
         severity: Severity::Warning,
         summary: "Fractional GPU type gives no nvidia.com/gpu",
         trigger: "A Karpenter or Auto Mode pool lists a fractional-GPU type (g6f, gr6f).",
@@ -231,7 +235,7 @@ pub static RULES: &[Rule] = &[
         source: "Karpenter v1.14.1 instance-type reference (g6f and gr6f advertise no nvidia.com/gpu)",
     },
     Rule {
-        code: "EKSGPU102",
+        code: Code::EKSGPU102,
         severity: Severity::Error,
         summary: "Device-plugin sharing config on Auto Mode",
         trigger: "An `auto_mode` pool selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
@@ -239,7 +243,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Auto Mode accelerated workloads (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html)",
     },
     Rule {
-        code: "EKSGPU103",
+        code: Code::EKSGPU103,
         severity: Severity::Error,
         summary: "Custom AMI on Auto Mode",
         trigger: "`node_class.ami_alias` on an `auto_mode` pool.",
@@ -247,7 +251,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Auto Mode NodeClass (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): no AMI selection",
     },
     Rule {
-        code: "EKSGPU104",
+        code: Code::EKSGPU104,
         severity: Severity::Error,
         summary: "EC2NodeClass without a node role",
         trigger: "A `karpenter` pool has no `node_class.role`: an EC2NodeClass needs the IAM role of its nodes.",
@@ -255,7 +259,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD (role or instanceProfile required)",
     },
     Rule {
-        code: "EKSGPU105",
+        code: Code::EKSGPU105,
         severity: Severity::Error,
         summary: "Invalid pool name",
         trigger: "A pool name is used twice in the strategy, or is not a valid Kubernetes object name (lower-case letters, digits, '-', at most 63).",
@@ -263,7 +267,7 @@ pub static RULES: &[Rule] = &[
         source: "Kubernetes object names (RFC 1123 labels)",
     },
     Rule {
-        code: "EKSGPU106",
+        code: Code::EKSGPU106,
         severity: Severity::Error,
         summary: "Invalid capacity type or taint effect",
         trigger: "A capacity type is not `on-demand`, `spot` or `reserved` for a Karpenter or Auto Mode pool, or a taint effect is not `NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
@@ -271,7 +275,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.sh/v1 NodePool CRD; Kubernetes taints",
     },
     Rule {
-        code: "EKSGPU107",
+        code: Code::EKSGPU107,
         severity: Severity::Error,
         summary: "Sharing pool without a GPU",
         trigger: "A sharing pool sets neither `instance_type` nor `gpu_model`.",
@@ -279,7 +283,7 @@ pub static RULES: &[Rule] = &[
         source: "this provider",
     },
     Rule {
-        code: "EKSGPU108",
+        code: Code::EKSGPU108,
         severity: Severity::Error,
         summary: "Invalid sharing settings",
         trigger: "The strategy's settings block is missing or another strategy's block is set, or a value is out of range (time-slicing or MPS replicas below 2, MPS with `fail_requests_greater_than_one = false`, HAMi cores above 100, DRA count below 1).",
@@ -287,7 +291,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA k8s-device-plugin v0.20.0 api/config/v1 (replicas ≥ 2; MPS failRequestsGreaterThanOne forced true since v0.15.0); NVIDIA DRA driver GpuConfig; HAMi chart values",
     },
     Rule {
-        code: "EKSGPU109",
+        code: Code::EKSGPU109,
         severity: Severity::Error,
         summary: "MIG layout without a named config",
         trigger: "`mig.profiles` is neither one profile filling every GPU (`all-<profile>`) nor the GPU's balanced layout.",
@@ -295,7 +299,7 @@ pub static RULES: &[Rule] = &[
         source: "NVIDIA mig-parted config names (GPU Operator mig-manager)",
     },
     Rule {
-        code: "EKSGPU110",
+        code: Code::EKSGPU110,
         severity: Severity::Error,
         summary: "DRA claim shared across namespaces",
         trigger: "A workload of a DRA sharing pool runs in a namespace other than the ResourceClaim's.",
@@ -303,7 +307,7 @@ pub static RULES: &[Rule] = &[
         source: "Kubernetes DRA (resource.k8s.io/v1): claims are namespaced",
     },
     Rule {
-        code: "EKSGPU111",
+        code: Code::EKSGPU111,
         severity: Severity::Error,
         summary: "Invalid burst scaler settings",
         trigger: "A burst scaler's thresholds are out of order (`scale_in_threshold` must be below `hold_threshold`), `min_replicas` is above `max_replicas`, the polling or cooldown period is out of range, a pre-warm window is malformed, or the name is too long for KEDA's HPA.",
@@ -311,7 +315,7 @@ pub static RULES: &[Rule] = &[
         source: "KEDA v2.20 ScaledObject admission (kedacore/keda apis/keda/v1alpha1); Kubernetes object name limits",
     },
     Rule {
-        code: "EKSGPU112",
+        code: Code::EKSGPU112,
         severity: Severity::Error,
         summary: "KEDA too old for a burst scaler",
         trigger: "`keda_version` is before 2.12, which has no `scalingModifiers` formula.",
@@ -319,7 +323,7 @@ pub static RULES: &[Rule] = &[
         source: "kedacore/keda CHANGELOG (v2.12.0: formula-based evaluation)",
     },
     Rule {
-        code: "EKSGPU113",
+        code: Code::EKSGPU113,
         severity: Severity::Warning,
         summary: "No fallback on this KEDA version",
         trigger: "`keda_version` is 2.12–2.17: the ScaledObject cannot hold its size when Prometheus fails and is rendered without a fallback.",
@@ -327,7 +331,7 @@ pub static RULES: &[Rule] = &[
         source: "kedacore/keda CHANGELOG (v2.17.0, v2.18.0)",
     },
     Rule {
-        code: "EKSGPU114",
+        code: Code::EKSGPU114,
         severity: Severity::Warning,
         summary: "Spot capacity without interruption handling",
         trigger: "The burst target runs on a pool with `spot` capacity and `spot_interruption_handling` is not set.",
@@ -335,7 +339,7 @@ pub static RULES: &[Rule] = &[
         source: "Karpenter docs v1.14, interruption handling with SQS and EventBridge (https://karpenter.sh/v1.14/concepts/disruption/#interruption)",
     },
     Rule {
-        code: "EKSGPU115",
+        code: Code::EKSGPU115,
         severity: Severity::Error,
         summary: "Setting for another capacity kind",
         trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit` or `zones` on an AWS-side pool, `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
@@ -343,7 +347,7 @@ pub static RULES: &[Rule] = &[
         source: "interface: eksgpu_node_strategy pool attributes",
     },
     Rule {
-        code: "EKSGPU116",
+        code: Code::EKSGPU116,
         severity: Severity::Error,
         summary: "More than one hybrid pool",
         trigger: "A strategy declares two `hybrid` pools: the remote networks are one setting of the cluster.",
@@ -351,7 +355,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS API RemoteNetworkConfigRequest (one node network list per cluster)",
     },
     Rule {
-        code: "EKSGPU117",
+        code: Code::EKSGPU117,
         severity: Severity::Error,
         summary: "Node group or hybrid setting not valid for EKS",
         trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, or `max_unavailable` outside 1–100; or a node role is not an IAM role ARN.",
@@ -359,7 +363,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)",
     },
     Rule {
-        code: "EKSGPU118",
+        code: Code::EKSGPU118,
         severity: Severity::Error,
         summary: "AMI alias that gives no GPU nodes",
         trigger: "A `karpenter` pool's `node_class.ami_alias` is not `family@version`, names a family without NVIDIA AMI variants (the Windows families), or is an `al2@…` alias on Kubernetes 1.33 or later.",
@@ -367,7 +371,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (alias pattern and families); EKS user guide, AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
     },
     Rule {
-        code: "EKSGPU119",
+        code: Code::EKSGPU119,
         severity: Severity::Error,
         summary: "Reserved capacity without a reservation to select",
         trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only: Karpenter launches reserved capacity only into the capacity reservations its node class selects, which this provider does not render yet.",
@@ -375,7 +379,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 `capacityReservationSelectorTerms`; Karpenter docs v1.14, capacity reservations (https://karpenter.sh/v1.14/concepts/nodeclasses/)",
     },
     Rule {
-        code: "EKSGPU120",
+        code: Code::EKSGPU120,
         severity: Severity::Error,
         summary: "Auto Mode NodeClass without a node role",
         trigger: "An `auto_mode` pool has a `node_class` block (the provider renders an `eks.amazonaws.com/v1` NodeClass) without `role`.",
@@ -383,7 +387,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): `spec.role` is required",
     },
     Rule {
-        code: "EKSGPU121",
+        code: Code::EKSGPU121,
         severity: Severity::Error,
         summary: "Device-plugin sharing on Bottlerocket",
         trigger: "A pool on Bottlerocket (a `BOTTLEROCKET_*` node group AMI type or a `bottlerocket@…` alias) selects a device-plugin sharing config (`nvidia.com/device-plugin.config` label).",
@@ -391,7 +395,7 @@ pub static RULES: &[Rule] = &[
         source: "bottlerocket.dev v1.54 settings.kubelet-device-plugins; EKS user guide, accelerated AMIs (Bottlerocket NVIDIA variants include the device plugin)",
     },
     Rule {
-        code: "EKSGPU122",
+        code: Code::EKSGPU122,
         severity: Severity::Warning,
         summary: "Extended resource Karpenter cannot predict",
         trigger: "A `karpenter` pool (or a sharing pool with `capacity = \"karpenter\"`) serves MIG under the `mixed` strategy (`nvidia.com/mig-<profile>` resources) or HAMi (`nvidia.com/gpumem`, `nvidia.com/gpucores`, split `nvidia.com/gpu`).",
@@ -405,6 +409,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_rule_code_is_in_the_catalogue_or_the_decisions() {
+        for code in Code::ALL {
+            let in_rules = RULES.iter().any(|r| r.code == *code);
+            let in_decisions = crate::recommend::DECISIONS.iter().any(|d| d.code == *code);
+            assert!(in_rules ^ in_decisions, "{code}: in exactly one table");
+        }
+    }
+
+    #[test]
     fn codes_are_unique_sorted_and_documented() {
         let codes: Vec<_> = RULES.iter().map(|r| r.code).collect();
         let mut sorted = codes.clone();
@@ -412,7 +425,8 @@ mod tests {
         sorted.dedup();
         assert_eq!(codes, sorted);
         for r in RULES {
-            assert!(r.code.len() == 9 && r.code.starts_with("EKSGPU"), "{}", r.code);
+            let code = r.code.as_str();
+            assert!(code.len() == 9 && code.starts_with("EKSGPU"), "{code}");
             assert!(
                 !r.fix.is_empty() && !r.trigger.is_empty() && !r.source.is_empty(),
                 "{}",

@@ -1,5 +1,5 @@
 //! The go-plugin handshake: the magic cookie, protocol negotiation and the
-//! one line Terraform reads from stdout (protocol.md §1.1–§1.2).
+//! one line Terraform reads from stdout (hashicorp/go-plugin docs/internals.md).
 
 use base64::Engine;
 
@@ -52,7 +52,7 @@ pub fn line(socket_path: &str, server_cert_der: Option<&[u8]>) -> String {
 }
 
 /// The `TF_REATTACH_PROVIDERS` value for debug mode. `Test: true` is required
-/// for protocol 6 on Terraform 1.0.3, which otherwise crashes (protocol.md §1.8).
+/// for protocol 6 on Terraform 1.0.3, which otherwise crashes (observed with Terraform 1.0.3).
 pub fn reattach_json(provider_address: &str, socket_path: &str, pid: u32) -> String {
     serde_json::json!({
         provider_address: {

@@ -1,6 +1,6 @@
 //! Provider logs in the form go-plugin forwards into Terraform's own log:
 //! one JSON object per line on stderr with hclog's `@level`, `@message`,
-//! `@timestamp` and `@module` keys plus the event's fields (protocol.md §1.6).
+//! `@timestamp` and `@module` keys plus the event's fields (hashicorp/go-hclog JSON output).
 
 use std::fmt::Write as _;
 use std::io::Write as _;

@@ -193,7 +193,7 @@ impl Attribute {
 }
 
 /// How many blocks of a type may appear. Protocol-6 nested attributes are
-/// not offered: Terraform 1.0.x crashes on some of them (protocol.md §3.3).
+/// not offered: Terraform 1.0.x crashes on some of them (observed with Terraform 1.0.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nesting {
     Single,
@@ -325,7 +325,7 @@ impl Block {
 }
 
 /// The rules current Terraform's `configschema.InternalValidate` applies when it
-/// loads a provider; Terraform 1.0.3 does not check them, so we do (protocol.md §2.3).
+/// loads a provider; Terraform 1.0.3 does not check them, so we do (hashicorp/terraform internal/configs/configschema/internal_validate.go).
 pub fn internal_validate(block: &Block, path: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let valid_name = |n: &str| {

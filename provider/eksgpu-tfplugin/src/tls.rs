@@ -2,7 +2,7 @@
 //! client certificate pinned byte-for-byte to the one Terraform passed in
 //! `PLUGIN_CLIENT_CERT`. Terraform's certificate is P-521 and marked CA, which
 //! webpki rejects as an end entity, hence the custom verifier
-//! (../shared/research/build-and-tls.md, Task 1).
+//! (hashicorp/go-plugin client.go, AutoMTLS).
 
 use std::sync::Arc;
 

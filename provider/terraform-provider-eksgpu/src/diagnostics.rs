@@ -42,8 +42,9 @@ fn aws_diagnostic(err: &AwsError, what: Option<&str>, path: AttributePath) -> Di
         AwsFailure::Service if err.is_access_denied() => (
             format!("AWS call {op} failed"),
             format!(
-                "{doing}{err}. The credentials in use lack a permission this provider needs: docs/iam.md lists \
-                 every action it calls as a policy you can attach."
+                "{doing}{err}. The credentials in use lack a permission this provider needs: \
+                 https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/iam lists every action \
+                 it calls as a policy you can attach."
             ),
         ),
         AwsFailure::Service | AwsFailure::Other => (

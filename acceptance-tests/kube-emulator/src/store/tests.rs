@@ -1,4 +1,4 @@
-//! Server-side apply against the real Karpenter CRD, as real-apiserver-facts.md records a real server behaving.
+//! Server-side apply against the real Karpenter CRD, as a real apiextensions-apiserver (Kubernetes libraries 0.36) behaves with it.
 
 use serde_json::json;
 

@@ -184,7 +184,7 @@ fn cluster_facts(name: &str, c: &aws_sdk_eks::types::Cluster) -> ClusterFacts {
     ClusterFacts {
         name: name.to_owned(),
         arn: c.arn().map(str::to_owned),
-        status: c.status().map(|s| s.as_str().to_owned()),
+        status: c.status().map(|s| eksgpu_core::eks::ClusterStatus::parse(s.as_str())),
         version: c.version().map(str::to_owned),
         endpoint: c.endpoint().map(str::to_owned),
         certificate_authority: c.certificate_authority().and_then(|a| a.data()).map(str::to_owned),

@@ -126,7 +126,7 @@ impl AwsClients {
             subnet_ids: n.subnets().to_vec(),
             node_role_arn: n.node_role().unwrap_or_default().to_owned(),
             tags: map(n.tags()),
-            status: n.status().map(|s| s.as_str().to_owned()),
+            status: n.status().map(|s| eksgpu_core::eks::NodeGroupStatus::parse(s.as_str())),
             health_issues: n
                 .health()
                 .map(|h| {

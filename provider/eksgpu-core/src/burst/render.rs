@@ -71,7 +71,7 @@ pub fn manifest(b: &BurstScaler) -> Value {
         },
         "triggers": triggers,
     });
-    // Hold the current size when Prometheus fails (the seed's "0.5 on failure"):
+    // Hold the current size when Prometheus fails (where a hand-written exporter would report "0.5 on failure"):
     // `currentReplicas` needs KEDA 2.17, fallback on a Value metric 2.18.
     if b.keda_version >= (2, 18) {
         spec["fallback"] =
@@ -130,8 +130,11 @@ pub fn read_back(prior: &BurstScaler, live: &Value) -> BurstScaler {
         && let Ok(s) = serde_json::from_str::<Value>(raw)
     {
         b.scale_in_threshold = s["scale_in_threshold"].as_f64().unwrap_or(b.scale_in_threshold);
-        if let Some((a, m)) = s["keda_version"].as_str().and_then(|v| v.split_once('.')) {
-            b.keda_version = (a.parse().unwrap_or(2), m.parse().unwrap_or(20));
+        if let Some(v) = s["keda_version"]
+            .as_str()
+            .and_then(|v| crate::version::Version::parse(v).ok())
+        {
+            b.keda_version = v.as_tuple();
         }
         b.pre_warm = s["pre_warm"]
             .as_array()

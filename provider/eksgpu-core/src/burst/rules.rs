@@ -1,7 +1,7 @@
 //! Checks of a burst scaler (offline).
 
 use super::BurstScaler;
-use crate::rules::{Step, Violation};
+use crate::rules::{Code, Step, Violation};
 
 pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -9,7 +9,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     let attr = |a: &'static str| vec![Step::Attr(a)];
     if b.scale_in_threshold >= b.hold_threshold {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("scale_in_threshold"),
             format!(
                 "scale_in_threshold ({}) must be below hold_threshold ({}): between them the scaler holds.",
@@ -19,21 +19,21 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     }
     if b.scale_in_threshold < 0.0 || b.scale_out_threshold < 0.0 {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("scale_out_threshold"),
             "Thresholds are request counts, 0 or more.".into(),
         ));
     }
     if b.max_replicas < 1 {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("max_replicas"),
             format!("max_replicas is {}; it must be at least 1.", b.max_replicas),
         ));
     }
     if b.min_replicas < 0 || b.min_replicas > b.max_replicas {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("min_replicas"),
             format!(
                 "min_replicas ({}) must be between 0 and max_replicas ({}).",
@@ -43,7 +43,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     }
     if b.polling_interval < 1 || b.cooldown_period < 0 {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("polling_interval"),
             "polling_interval must be at least 1 s and cooldown_period 0 s or more.".into(),
         ));
@@ -51,7 +51,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     // KEDA admission: the generated HPA `keda-hpa-<name>` must be a valid name (≤ 63).
     if b.name.len() > 54 {
         out.push(v(
-            "EKSGPU111",
+            Code::EKSGPU111,
             attr("name"),
             format!(
                 "{:?} is longer than 54 characters; KEDA's HPA name keda-hpa-<name> would exceed 63.",
@@ -61,12 +61,12 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     }
     match b.keda_version {
         v_ if v_ < (2, 12) => out.push(v(
-            "EKSGPU112",
+            Code::EKSGPU112,
             attr("keda_version"),
             format!("KEDA {}.{} has no scalingModifiers formula (added in 2.12).", v_.0, v_.1),
         )),
         v_ if v_ < (2, 18) => out.push(v(
-            "EKSGPU113",
+            Code::EKSGPU113,
             attr("keda_version"),
             format!(
                 "KEDA {}.{} cannot hold the current size when Prometheus fails (fallback behavior: 2.17; on a Value metric: 2.18): the ScaledObject is rendered without a fallback.",
@@ -77,7 +77,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     }
     if b.target_capacity_types.iter().any(|c| c == "spot") && !b.spot_interruption_handling {
         out.push(v(
-            "EKSGPU114",
+            Code::EKSGPU114,
             attr("spot_interruption_handling"),
             "The target runs on Spot capacity and spot_interruption_handling is not set.".into(),
         ));
@@ -86,7 +86,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
         let five = |s: &str| s.split_whitespace().count() == 5;
         if !five(&w.start) || !five(&w.end) || w.start == w.end || w.timezone.is_empty() {
             out.push(v(
-                "EKSGPU111",
+                Code::EKSGPU111,
                 vec![Step::Attr("pre_warm"), Step::Index(i)],
                 "A pre-warm window needs a time zone and two different 5-field cron expressions.".into(),
             ));
@@ -100,7 +100,7 @@ mod tests {
     use super::*;
     use crate::burst::simulate::tests::seed_scaler;
 
-    fn codes(b: &BurstScaler) -> Vec<&'static str> {
+    fn codes(b: &BurstScaler) -> Vec<Code> {
         check_burst_scaler(b).into_iter().map(|v| v.code).collect()
     }
 
@@ -113,26 +113,26 @@ mod tests {
     fn eksgpu111_orders_and_ranges() {
         let mut b = seed_scaler();
         b.scale_in_threshold = 10.0;
-        assert_eq!(codes(&b), ["EKSGPU111"]);
+        assert_eq!(codes(&b), [Code::EKSGPU111]);
         let mut b = seed_scaler();
         b.min_replicas = 4;
-        assert_eq!(codes(&b), ["EKSGPU111"]);
+        assert_eq!(codes(&b), [Code::EKSGPU111]);
         let mut b = seed_scaler();
         b.pre_warm = vec![crate::burst::PreWarm {
             timezone: "Asia/Seoul".into(),
             start: "0 9 * * *".into(),
             end: "0 9 * * *".into(),
         }];
-        assert_eq!(codes(&b), ["EKSGPU111"]);
+        assert_eq!(codes(&b), [Code::EKSGPU111]);
     }
 
     #[test]
     fn eksgpu112_113_keda_versions() {
         let mut b = seed_scaler();
         b.keda_version = (2, 11);
-        assert_eq!(codes(&b), ["EKSGPU112"]);
+        assert_eq!(codes(&b), [Code::EKSGPU112]);
         b.keda_version = (2, 17);
-        assert_eq!(codes(&b), ["EKSGPU113"]);
+        assert_eq!(codes(&b), [Code::EKSGPU113]);
         assert!(
             crate::burst::manifest(&b)["spec"].get("fallback").is_none(),
             "no fallback where KEDA cannot do it"
@@ -148,7 +148,7 @@ mod tests {
     fn eksgpu114_spot_without_interruption_handling() {
         let mut b = seed_scaler();
         b.target_capacity_types = vec!["spot".into(), "on-demand".into()];
-        assert_eq!(codes(&b), ["EKSGPU114"]);
+        assert_eq!(codes(&b), [Code::EKSGPU114]);
         b.spot_interruption_handling = true;
         assert_eq!(codes(&b), Vec::<&str>::new());
     }

@@ -143,7 +143,7 @@ pub fn seed_004_load_curve() -> Vec<Sample> {
     curve
 }
 
-/// The seed's settings (thresholds 20 / 10 / 5, max 3 replicas, 15 s polling,
+/// The reference settings (thresholds 20 / 10 / 5, max 3 replicas, 15 s polling,
 /// 300 s cooldown), as the documented example.
 pub fn seed_004_scaler() -> BurstScaler {
     BurstScaler {

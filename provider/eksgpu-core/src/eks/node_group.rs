@@ -30,7 +30,7 @@ pub struct NodeGroup {
     pub node_role_arn: String,
     pub tags: BTreeMap<String, String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
-    pub status: Option<String>,
+    pub status: Option<super::NodeGroupStatus>,
     /// Live only: what EKS reports wrong with the node group.
     pub health_issues: Vec<String>,
 }

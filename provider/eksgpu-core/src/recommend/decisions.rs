@@ -1,70 +1,71 @@
 //! The decision rules of `eksgpu_recommendation`: every line of a rationale
-//! names one, and `docs/rules.md` lists them next to the validation rules.
+//! names one, and `docs/guides/rules.md` lists them next to the validation rules.
 
 use super::Reason;
+use crate::rules::Code;
 
 /// A decision rule: what it decides and where the decision comes from.
 #[derive(Debug)]
 pub struct Decision {
-    pub code: &'static str,
+    pub code: Code,
     pub summary: &'static str,
     pub source: &'static str,
 }
 
 pub static DECISIONS: &[Decision] = &[
     Decision {
-        code: "EKSGPU201",
+        code: Code::EKSGPU201,
         summary: "On-prem GPUs join as EKS Hybrid Nodes (no AWS-managed GPU stack on-prem).",
         source: "EKS user guide, Hybrid Nodes (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-overview.html)",
     },
     Decision {
-        code: "EKSGPU202",
+        code: Code::EKSGPU202,
         summary: "DRA workloads go to a managed node group on Kubernetes 1.34 or later: supported in every dated EKS doc state.",
         source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html)",
     },
     Decision {
-        code: "EKSGPU203",
+        code: Code::EKSGPU203,
         summary: "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) with DRA ComputeDomains.",
         source: "NVIDIA k8s-dra-driver-gpu ComputeDomains; EC2 P6e-GB200 UltraServers (https://aws.amazon.com/ec2/instance-types/p6/)",
     },
     Decision {
-        code: "EKSGPU204",
+        code: Code::EKSGPU204,
         summary: "MIG by model size: up to 13B on the smallest slice that fits 4–7 times per GPU (2 times when none holds it), 13–30B on one that fits 2 times, or any slice when MIG is asked for; on a managed node group, because Karpenter counts `nvidia.com/mig-<profile>` as zero (EKSGPU122) and Auto Mode cannot run MIG Manager.",
         source: "Model-size starting points of EKS GPU node strategies (≤7B MIG 4–7-way, 13–30B MIG 2-way, larger whole GPUs); kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources",
     },
     Decision {
-        code: "EKSGPU205",
+        code: Code::EKSGPU205,
         summary: "Whole GPUs for models above 30B: the smallest GPU memory that holds a replica on one instance, then the fewest GPUs of it, rounded up to a power of two (tensor parallelism).",
         source: "Model-size starting points of EKS GPU node strategies (30–65B and 70B+: whole GPUs)",
     },
     Decision {
-        code: "EKSGPU206",
+        code: Code::EKSGPU206,
         summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), only on instance types observed to provision there (p5.48xlarge, 2026-04); when none of them holds the model, a Karpenter pool.",
         source: "EKS user guide, Auto Mode accelerated workloads; provisioning observed 2026-04 (p5.48xlarge provisioned; p5en.48xlarge and p6-b200.48xlarge failed, EKSGPU009)",
     },
     Decision {
-        code: "EKSGPU207",
+        code: Code::EKSGPU207,
         summary: "Spot acceptable: a Karpenter pool with Spot first and on-demand as fallback.",
         source: "Karpenter docs v1.14, capacity types (https://karpenter.sh/v1.14/concepts/nodepools/): Spot first, on-demand fallback",
     },
     Decision {
-        code: "EKSGPU208",
+        code: Code::EKSGPU208,
         summary: "Billed instances: instance-hours are billed, not GPUs; MIG or sharing saves money only when fewer instances are billed.",
         source: "EC2 On-Demand pricing per instance-hour (https://aws.amazon.com/ec2/pricing/on-demand/): 8 × 7B on one p5.48xlarge is 1 billed instance either way",
     },
     Decision {
-        code: "EKSGPU209",
+        code: Code::EKSGPU209,
         summary: "Monthly cost only from `price_per_hour` (730 hours a month); never a built-in price.",
         source: "EC2 prices vary by region and over time (https://aws.amazon.com/ec2/pricing/)",
     },
     Decision {
-        code: "EKSGPU210",
+        code: Code::EKSGPU210,
         summary: "Memory per replica: parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations.",
         source: "Weights at the parameter dtype plus a KV-cache allowance: an estimate to validate per dtype, context and batch",
     },
 ];
 
-pub(super) fn reason(code: &'static str, message: String) -> Reason {
+pub(super) fn reason(code: Code, message: String) -> Reason {
     debug_assert!(DECISIONS.iter().any(|d| d.code == code), "unknown decision {code}");
     Reason { code, message }
 }

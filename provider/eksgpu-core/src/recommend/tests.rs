@@ -2,6 +2,7 @@
 //! and the billed-instance example.
 
 use super::*;
+use crate::rules::Code;
 
 fn req(params: f64) -> Request {
     Request {
@@ -23,7 +24,7 @@ fn ways(r: &Recommendation) -> u32 {
     t.mig.unwrap().profile(profile).unwrap().max_instances
 }
 
-fn codes(r: &Recommendation) -> Vec<&'static str> {
+fn codes(r: &Recommendation) -> Vec<Code> {
     r.rationale.iter().map(|x| x.code).collect()
 }
 
@@ -41,7 +42,7 @@ fn seventy_b_and_larger_run_on_auto_mode_with_whole_gpus() {
     // Only on types observed to provision on Auto Mode: 4 × H100, not one p6-b300 GPU.
     assert_eq!(r.instance_types, ["p5.48xlarge"]);
     assert_eq!(r.gpus_per_replica, 2);
-    assert!(codes(&r).contains(&"EKSGPU206"));
+    assert!(codes(&r).contains(&Code::EKSGPU206));
     let bf16 = recommend(&Request {
         precision: Precision::Bf16,
         ..req(70.0)
@@ -174,7 +175,7 @@ fn needs_dra_goes_to_a_managed_node_group() {
     })
     .unwrap();
     assert_eq!((r.capacity, r.sharing), (Capacity::ManagedNodeGroup, Sharing::Dra));
-    assert!(codes(&r).contains(&"EKSGPU202"));
+    assert!(codes(&r).contains(&Code::EKSGPU202));
 }
 
 #[test]
@@ -186,7 +187,7 @@ fn multi_node_nvlink_goes_to_gb200_capacity_with_dra() {
     .unwrap();
     assert_eq!((r.capacity, r.sharing), (Capacity::ManagedNodeGroup, Sharing::Dra));
     assert!(r.instance_types.iter().all(|t| t.starts_with("p6e-")));
-    assert!(codes(&r).contains(&"EKSGPU203"));
+    assert!(codes(&r).contains(&Code::EKSGPU203));
     // 960 GB per replica spans nodes of 4 GB200s: 8 GPUs, 2 instances per replica.
     assert_eq!((r.gpus_per_replica, r.billed_instances), (8, 2));
     // p6e capacity is not offered otherwise.
@@ -209,7 +210,7 @@ fn on_prem_goes_to_hybrid_nodes_and_bills_nothing_on_ec2() {
     assert_eq!(r.capacity, Capacity::Hybrid);
     assert!(r.instance_types.is_empty());
     assert_eq!((r.billed_instances, r.monthly_cost, r.gpus_used), (0, None, None));
-    assert!(codes(&r).contains(&"EKSGPU201"));
+    assert!(codes(&r).contains(&Code::EKSGPU201));
 }
 
 #[test]
@@ -220,7 +221,7 @@ fn spot_acceptable_goes_to_karpenter_spot() {
     })
     .unwrap();
     assert_eq!((r.capacity, r.sharing), (Capacity::Karpenter, Sharing::Exclusive));
-    assert!(codes(&r).contains(&"EKSGPU207"));
+    assert!(codes(&r).contains(&Code::EKSGPU207));
 }
 
 #[test]
@@ -233,7 +234,7 @@ fn eight_seven_b_replicas_on_a_p5_are_one_billed_instance_either_way() {
     assert_eq!(r.billed_instances, 1);
     assert_eq!(r.billed_instance_type.as_deref(), Some("p5.48xlarge"));
     assert_eq!(r.gpus_used, Some(2), "MIG 4-way: 2 of 8 GPUs");
-    let billed = r.rationale.iter().find(|x| x.code == "EKSGPU208").unwrap();
+    let billed = r.rationale.iter().find(|x| x.code == Code::EKSGPU208).unwrap();
     assert!(
         billed.message.contains("use 2 of 8 GPUs on 1 × p5.48xlarge")
             && billed.message.contains("whole GPUs would use 8 GPUs on 1 instance"),
@@ -252,7 +253,7 @@ fn no_price_no_cost() {
     assert!(
         r.rationale
             .iter()
-            .any(|x| x.code == "EKSGPU209" && x.message.contains("No price"))
+            .any(|x| x.code == Code::EKSGPU209 && x.message.contains("No price"))
     );
 }
 

@@ -8,6 +8,7 @@ use crate::catalog::{self, Arch};
 use crate::eks::ClusterFacts;
 use crate::eks::cidr::Cidr;
 use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
+use crate::rules::Code;
 
 /// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; EKS user guide, Hybrid Nodes networking).
 const MAX_REMOTE_CIDRS: usize = 15;
@@ -51,7 +52,7 @@ pub(super) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
     let hybrid: Vec<usize> = indices(s, Capacity::Hybrid);
     for &i in hybrid.iter().skip(1) {
         out.push(Violation::new(
-            "EKSGPU116",
+            Code::EKSGPU116,
             vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
             format!("Pool {:?} is the second hybrid pool of the strategy.", s.pools[i].name),
         ));
@@ -59,7 +60,7 @@ pub(super) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
     if let Some(&auto) = indices(s, Capacity::AutoMode).first() {
         for i in indices(s, Capacity::ManagedNodeGroup) {
             out.push(Violation::new(
-                "EKSGPU008",
+                Code::EKSGPU008,
                 vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
                 format!(
                     "Managed node group pool {:?} shares the cluster with Auto Mode pool {:?}.",
@@ -84,7 +85,7 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
     let kind = pool.capacity;
     let misplaced = |attr: &'static str, out: &mut Vec<Violation>| {
         out.push(Violation::new(
-            "EKSGPU115",
+            Code::EKSGPU115,
             at(&[Step::Attr(attr)]),
             format!("`{attr}` does not apply to a {} pool.", kind.as_str()),
         ));
@@ -114,7 +115,7 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
         Capacity::Hybrid if !pool.instance_types.is_empty() => misplaced("instance_types", out),
         Capacity::Hybrid => {}
         _ if pool.instance_types.is_empty() => out.push(Violation::new(
-            "EKSGPU115",
+            Code::EKSGPU115,
             at(&[Step::Attr("instance_types")]),
             format!("A {} pool needs `instance_types`.", kind.as_str()),
         )),
@@ -124,14 +125,14 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
         Capacity::ManagedNodeGroup => check_managed_node_group(s, pool, at, out),
         Capacity::Hybrid => match &pool.hybrid {
             None => out.push(Violation::new(
-                "EKSGPU115",
+                Code::EKSGPU115,
                 at(&[Step::Attr("capacity")]),
                 "A hybrid pool needs a `hybrid` block (remote networks and the nodes' IAM role).".into(),
             )),
             Some(h) => {
                 if !is_role_arn(&h.node_role_arn) {
                     out.push(Violation::new(
-                        "EKSGPU117",
+                        Code::EKSGPU117,
                         at(&[Step::Attr("hybrid"), Step::Attr("node_role_arn")]),
                         format!("{:?} is not an IAM role ARN.", h.node_role_arn),
                     ));
@@ -139,7 +140,7 @@ pub(super) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
                 for (list, index, detail) in remote_network_problems(h) {
                     let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
                     path.extend(index.map(Step::Index));
-                    out.push(Violation::new("EKSGPU007", path, detail));
+                    out.push(Violation::new(Code::EKSGPU007, path, detail));
                 }
             }
         },
@@ -155,7 +156,7 @@ fn check_managed_node_group(
 ) {
     let Some(m) = &pool.managed_node_group else {
         out.push(Violation::new(
-            "EKSGPU115",
+            Code::EKSGPU115,
             at(&[Step::Attr("capacity")]),
             "A managed_node_group pool needs a `managed_node_group` block (node role, subnets, scaling).".into(),
         ));
@@ -169,7 +170,7 @@ fn check_managed_node_group(
     for (j, c) in pool.capacity_types.iter().enumerate() {
         if c != "on-demand" && c != "spot" {
             out.push(Violation::new(
-                "EKSGPU117",
+                Code::EKSGPU117,
                 at(&[Step::Attr("capacity_types"), Step::Index(j)]),
                 format!("{c:?} is not a node group capacity type: use on-demand (ON_DEMAND) or spot (SPOT)."),
             ));
@@ -177,21 +178,21 @@ fn check_managed_node_group(
     }
     if pool.capacity_types.len() > 1 {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             at(&[Step::Attr("capacity_types")]),
             "A node group has one capacity type; declare one pool per capacity type.".into(),
         ));
     }
     if !is_role_arn(&m.node_role_arn) {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             mng(&[Step::Attr("node_role_arn")]),
             format!("{:?} is not an IAM role ARN.", m.node_role_arn),
         ));
     }
     if m.subnet_ids.is_empty() {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             mng(&[Step::Attr("subnet_ids")]),
             "A node group needs at least one subnet.".into(),
         ));
@@ -199,7 +200,7 @@ fn check_managed_node_group(
     let sc = m.scaling;
     if sc.min < 0 || sc.max < 1 || sc.min > sc.max || sc.desired < sc.min || sc.desired > sc.max {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             mng(&[Step::Attr("scaling")]),
             format!(
                 "min {}, max {}, desired {}: EKS needs 0 ≤ min ≤ desired ≤ max and max ≥ 1.",
@@ -211,14 +212,14 @@ fn check_managed_node_group(
         && !(1..=100).contains(&n)
     {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             mng(&[Step::Attr("update"), Step::Attr("max_unavailable")]),
             format!("{n} is outside 1–100."),
         ));
     }
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(
-            "EKSGPU117",
+            Code::EKSGPU117,
             at(&[Step::Attr("instance_types")]),
             format!(
                 "{} instance types; a node group takes at most 20.",
@@ -234,7 +235,8 @@ fn check_managed_node_group(
 /// EKSGPU013: the AMI type must carry NVIDIA drivers for the pool's GPUs, match
 /// their architecture, and exist for the cluster's Kubernetes version.
 fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: &mut Vec<Violation>) {
-    let fire = |detail: String, out: &mut Vec<Violation>| out.push(Violation::new("EKSGPU013", path.to_vec(), detail));
+    let fire =
+        |detail: String, out: &mut Vec<Violation>| out.push(Violation::new(Code::EKSGPU013, path.to_vec(), detail));
     let Some(&(_, arch)) = NVIDIA_AMI_TYPES.iter().find(|(a, _)| *a == ami) else {
         if OTHER_AMI_TYPES.contains(&ami) {
             fire(format!("{ami} has no NVIDIA driver for the pool's GPUs."), out);
@@ -398,7 +400,7 @@ pub fn check_against_cluster(s: &NodeStrategy, facts: &ClusterFacts) -> Vec<Viol
             for (list, index, detail) in cluster_overlaps(h, &facts.vpc_cidrs, facts.service_cidr.as_deref()) {
                 let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
                 path.extend(index.map(Step::Index));
-                out.push(Violation::new("EKSGPU007", path, detail));
+                out.push(Violation::new(Code::EKSGPU007, path, detail));
             }
         }
         if pool.capacity == Capacity::ManagedNodeGroup
@@ -406,7 +408,7 @@ pub fn check_against_cluster(s: &NodeStrategy, facts: &ClusterFacts) -> Vec<Viol
             && !s.pools.iter().any(|p| p.capacity == Capacity::AutoMode)
         {
             out.push(Violation::new(
-                "EKSGPU008",
+                Code::EKSGPU008,
                 at(&[Step::Attr("capacity")]),
                 format!("Cluster {} runs EKS Auto Mode.", facts.name),
             ));
@@ -429,7 +431,7 @@ pub fn check_cluster(facts: &ClusterFacts) -> Vec<Violation> {
     }
     let show = |b: Option<bool>| b.map_or("unset".to_owned(), |b| b.to_string());
     vec![Violation::new(
-        "EKSGPU018",
+        Code::EKSGPU018,
         vec![Step::Attr("name")],
         format!(
             "Cluster {}: compute {}, block storage {}, load balancing {}.",

@@ -5,6 +5,7 @@ use super::{Step, Violation, parse_version};
 use crate::catalog::MigLayout;
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
+use crate::rules::Code;
 
 /// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, "Amazon Linux 2 end of
 /// support", https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html).
@@ -34,7 +35,7 @@ pub(super) fn check_pool(
     // (eks.amazonaws.com/v1 NodeClass `spec.role`, EKS user guide "Create a Node Class").
     if pool.capacity == Capacity::AutoMode && pool.node_class.as_ref().is_some_and(|nc| nc.role.is_none()) {
         out.push(Violation::new(
-            "EKSGPU120",
+            Code::EKSGPU120,
             nc_path("role"),
             format!("Pool {:?} renders its own Auto Mode NodeClass.", pool.name),
         ));
@@ -48,7 +49,7 @@ pub(super) fn check_pool(
         && pool.capacity_types.iter().all(|c| c == "reserved")
     {
         out.push(Violation::new(
-            "EKSGPU119",
+            Code::EKSGPU119,
             at(&[Step::Attr("capacity_types")]),
             format!("Pool {:?} allows only reserved capacity.", pool.name),
         ));
@@ -71,7 +72,7 @@ pub(super) fn check_pool(
             ("HAMi's shares (nvidia.com/gpumem, nvidia.com/gpucores)", "gpu")
         };
         out.push(Violation::new(
-            "EKSGPU122",
+            Code::EKSGPU122,
             at(&[Step::Attr("labels"), Step::Key(label.to_owned())]),
             format!(
                 "Pool {:?} serves {what}; {}",
@@ -86,7 +87,7 @@ pub(super) fn check_pool(
     // operator's ConfigMap: the label would select nothing.
     if pool.bottlerocket() && pool.labels.contains_key(DEVICE_PLUGIN_CONFIG) {
         out.push(Violation::new(
-            "EKSGPU121",
+            Code::EKSGPU121,
             at(&[Step::Attr("labels"), Step::Key(DEVICE_PLUGIN_CONFIG.to_owned())]),
             format!("Pool {:?} runs Bottlerocket.", pool.name),
         ));
@@ -95,7 +96,7 @@ pub(super) fn check_pool(
 
 /// EKSGPU118: `family@version`, a family with NVIDIA variants, and AL2 only where EKS has AMIs.
 fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Violation>) {
-    let mut push = |detail: String| out.push(Violation::new("EKSGPU118", path.to_vec(), detail));
+    let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU118, path.to_vec(), detail));
     // The EC2NodeClass CRD's own pattern (karpenter-provider-aws v1.14.1): `^[a-zA-Z0-9]+@.+$`.
     let Some((family, version)) = alias.split_once('@') else {
         push(format!(

@@ -5,6 +5,7 @@ use super::{Step, Violation, aws_side, node_class, parse_version};
 use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
+use crate::rules::Code;
 
 /// Instance types seen failing to provision on Auto Mode (NoCompatibleInstanceTypes,
 /// observed 2026-04). An observation, so a warning: re-validate and update.
@@ -43,13 +44,13 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         };
         if !is_dns_label(&pool.name) {
             out.push(Violation::new(
-                "EKSGPU105",
+                Code::EKSGPU105,
                 at(&[Step::Attr("name")]),
                 format!("{:?} is not a valid Kubernetes object name.", pool.name),
             ));
         } else if !seen.insert(pool.name.as_str()) {
             out.push(Violation::new(
-                "EKSGPU105",
+                Code::EKSGPU105,
                 at(&[Step::Attr("name")]),
                 format!("Pool name {:?} is used twice.", pool.name),
             ));
@@ -79,26 +80,26 @@ fn check_pool(
         let path = at(&[Step::Attr("instance_types"), Step::Index(j)]);
         match catalog::instance_type(name) {
             None => out.push(Violation::new(
-                "EKSGPU016",
+                Code::EKSGPU016,
                 path,
                 format!("{name:?} is not in the GPU catalog."),
             )),
             Some(t) if !t.is_nvidia_gpu() => out.push(Violation::new(
-                "EKSGPU016",
+                Code::EKSGPU016,
                 path,
                 format!("{name} carries {} accelerators, not NVIDIA GPUs.", t.gpu_model),
             )),
             Some(t) => {
                 if t.fractional && pool.capacity.is_in_cluster() {
                     out.push(Violation::new(
-                        "EKSGPU101",
+                        Code::EKSGPU101,
                         path.clone(),
                         format!("{name} is a fractional-GPU type."),
                     ));
                 }
                 if auto && AUTO_MODE_OBSERVED_FAILURES.contains(&name.as_str()) {
                     out.push(Violation::new(
-                        "EKSGPU009",
+                        Code::EKSGPU009,
                         path,
                         format!("{name} was observed failing to provision on Auto Mode."),
                     ));
@@ -113,7 +114,7 @@ fn check_pool(
         for (j, c) in pool.capacity_types.iter().enumerate() {
             if !["on-demand", "spot", "reserved"].contains(&c.as_str()) {
                 out.push(Violation::new(
-                    "EKSGPU106",
+                    Code::EKSGPU106,
                     at(&[Step::Attr("capacity_types"), Step::Index(j)]),
                     format!("{c:?} is not a Karpenter capacity type."),
                 ));
@@ -123,7 +124,7 @@ fn check_pool(
     for (j, t) in pool.taints.iter().enumerate() {
         if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&t.effect.as_str()) {
             out.push(Violation::new(
-                "EKSGPU106",
+                Code::EKSGPU106,
                 at(&[Step::Attr("taint"), Step::Index(j), Step::Attr("effect")]),
                 format!("{:?} is not a Kubernetes taint effect.", t.effect),
             ));
@@ -145,7 +146,7 @@ fn check_pool(
                     other => format!("{other:?} is not a consolidation policy."),
                 };
                 out.push(Violation::new(
-                    "EKSGPU005",
+                    Code::EKSGPU005,
                     at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]),
                     why,
                 ));
@@ -155,7 +156,7 @@ fn check_pool(
             && !is_karpenter_duration(a)
         {
             out.push(Violation::new(
-                "EKSGPU005",
+                Code::EKSGPU005,
                 at(&[Step::Attr("disruption"), Step::Attr("consolidate_after")]),
                 format!("{a:?} is not a Karpenter duration."),
             ));
@@ -171,14 +172,14 @@ fn check_pool(
         };
         if auto && nc.kubelet.is_some() {
             out.push(Violation::new(
-                "EKSGPU006",
+                Code::EKSGPU006,
                 nc_path(&[Step::Attr("kubelet")]),
                 "This pool has capacity = \"auto_mode\".".into(),
             ));
         }
         if auto && nc.ami_alias.is_some() {
             out.push(Violation::new(
-                "EKSGPU103",
+                Code::EKSGPU103,
                 nc_path(&[Step::Attr("ami_alias")]),
                 "This pool has capacity = \"auto_mode\".".into(),
             ));
@@ -191,7 +192,7 @@ fn check_pool(
             at(&[Step::Attr("capacity")])
         };
         out.push(Violation::new(
-            "EKSGPU104",
+            Code::EKSGPU104,
             path,
             format!("Pool {:?} renders an EC2NodeClass.", pool.name),
         ));
@@ -202,7 +203,7 @@ fn check_pool(
         let path = label_path(MIG_CONFIG);
         if auto {
             out.push(Violation::new(
-                "EKSGPU001",
+                Code::EKSGPU001,
                 path.clone(),
                 format!("Pool {:?} selects MIG layout {config:?}.", pool.name),
             ));
@@ -210,7 +211,7 @@ fn check_pool(
         for t in &types {
             match t.mig {
                 None => out.push(Violation::new(
-                    "EKSGPU002",
+                    Code::EKSGPU002,
                     path.clone(),
                     format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
                 )),
@@ -226,7 +227,7 @@ fn check_pool(
                         && mig.profile(&name).is_none()
                     {
                         out.push(Violation::new(
-                            "EKSGPU003",
+                            Code::EKSGPU003,
                             path.clone(),
                             format!(
                                 "{} ({}) has no MIG profile {name:?}; it has {}.",
@@ -243,7 +244,7 @@ fn check_pool(
             && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single")
         {
             out.push(Violation::new(
-                "EKSGPU015",
+                Code::EKSGPU015,
                 path,
                 "all-balanced mixes three profiles per GPU.".into(),
             ));
@@ -254,12 +255,12 @@ fn check_pool(
     if label(DEVICE_PLUGIN_CONFIG).is_some() {
         match pool.capacity {
             Capacity::AutoMode => out.push(Violation::new(
-                "EKSGPU102",
+                Code::EKSGPU102,
                 label_path(DEVICE_PLUGIN_CONFIG),
                 format!("Pool {:?} is an Auto Mode pool.", pool.name),
             )),
             Capacity::Karpenter => out.push(Violation::new(
-                "EKSGPU011",
+                Code::EKSGPU011,
                 label_path(DEVICE_PLUGIN_CONFIG),
                 format!("Pool {:?} is a Karpenter pool.", pool.name),
             )),
@@ -272,7 +273,7 @@ fn check_pool(
     let operator = s.gpu_operator.is_some();
     if auto && operator && plugin_label.is_some_and(|v| v != "false") {
         out.push(Violation::new(
-            "EKSGPU010",
+            Code::EKSGPU010,
             label_path(DEPLOY_DEVICE_PLUGIN),
             format!(
                 "The label is {:?} on Auto Mode pool {:?}.",
@@ -284,7 +285,7 @@ fn check_pool(
     let hami = label("gpu") == Some("on");
     if pool.dra && plugin_label.is_some_and(|v| v != "false") {
         out.push(Violation::new(
-            "EKSGPU017",
+            Code::EKSGPU017,
             at(&[Step::Attr("dra")]),
             "This pool serves DRA claims and keeps the device plugin on.".into(),
         ));
@@ -293,14 +294,14 @@ fn check_pool(
     // device plugin back next to it (EKS user guide, DRA: no DRA driver and device plugin on one node).
     if pool.dra && label(DEVICE_PLUGIN_CONFIG).is_some() {
         out.push(Violation::new(
-            "EKSGPU017",
+            Code::EKSGPU017,
             label_path(DEVICE_PLUGIN_CONFIG),
             "This pool serves DRA claims and selects a device-plugin sharing config.".into(),
         ));
     }
     if pool.dra && hami {
         out.push(Violation::new(
-            "EKSGPU017",
+            Code::EKSGPU017,
             at(&[Step::Attr("dra")]),
             "This pool serves DRA claims and is labelled for HAMi (gpu=on).".into(),
         ));
@@ -315,7 +316,7 @@ fn check_pool(
         } else {
             "HAMi would run next to the GPU Operator's device plugin.".to_owned()
         };
-        out.push(Violation::new("EKSGPU017", label_path("gpu"), why));
+        out.push(Violation::new(Code::EKSGPU017, label_path("gpu"), why));
     }
 
     // EKSGPU004: DRA where it is supported.
@@ -326,7 +327,7 @@ fn check_pool(
             && v < minimum
         {
             out.push(Violation::new(
-                "EKSGPU004",
+                Code::EKSGPU004,
                 at(&[Step::Attr("dra")]),
                 format!(
                     "Kubernetes {}.{} on {} needs {}.{} for DRA.",
@@ -340,7 +341,7 @@ fn check_pool(
         }
         if pool.capacity == Capacity::Karpenter && ctx.karpenter_version < DRA_MINIMUM_KARPENTER {
             out.push(Violation::new(
-                "EKSGPU004",
+                Code::EKSGPU004,
                 at(&[Step::Attr("dra")]),
                 format!(
                     "Karpenter {}.{} does not provision for DRA claims (1.15 does).",
@@ -357,7 +358,7 @@ fn check_pool(
         .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
     if !pool.gpu_taint && !has_repelling_taint {
         out.push(Violation::new(
-            "EKSGPU014",
+            Code::EKSGPU014,
             at(&[Step::Attr("gpu_taint")]),
             format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name),
         ));
@@ -376,22 +377,7 @@ fn is_dns_label(s: &str) -> bool {
 
 /// `([0-9]+(s|m|h))+` or `Never`, as the NodePool CRD's pattern.
 fn is_karpenter_duration(s: &str) -> bool {
-    if s == "Never" {
-        return true;
-    }
-    let mut digits = 0;
-    let mut parts = 0;
-    for c in s.chars() {
-        match c {
-            '0'..='9' => digits += 1,
-            's' | 'm' | 'h' if digits > 0 => {
-                digits = 0;
-                parts += 1;
-            }
-            _ => return false,
-        }
-    }
-    digits == 0 && parts > 0
+    crate::duration::KarpenterDuration::parse(s).is_ok()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::{SharingPool, Strategy};
 use crate::catalog::MigLayout;
 use crate::model::Capacity;
-use crate::rules::{Step, Violation};
+use crate::rules::{Code, Step, Violation};
 
 pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -14,17 +14,17 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     let gpus = p.gpus();
     match (&p.instance_type, &p.gpu_model) {
         (None, None) => out.push(v(
-            "EKSGPU107",
+            Code::EKSGPU107,
             attr("instance_type"),
             "Neither instance_type nor gpu_model is set.".into(),
         )),
         (Some(t), _) if gpus.is_empty() => out.push(v(
-            "EKSGPU016",
+            Code::EKSGPU016,
             attr("instance_type"),
             format!("{t:?} is not in the GPU catalog."),
         )),
         (None, Some(m)) if gpus.is_empty() => out.push(v(
-            "EKSGPU016",
+            Code::EKSGPU016,
             attr("gpu_model"),
             format!("{m:?} is not a GPU model in the catalog."),
         )),
@@ -37,7 +37,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             "gpu_model"
         };
         out.push(v(
-            "EKSGPU016",
+            Code::EKSGPU016,
             attr(which),
             format!("{} carries {} accelerators, not NVIDIA GPUs.", t.name, t.gpu_model),
         ));
@@ -55,14 +55,14 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     for (s, block, present) in blocks {
         if s == p.strategy && !present {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 attr("strategy"),
                 format!("strategy = {:?} needs a {block} block.", p.strategy.as_str()),
             ));
         }
         if s != p.strategy && present {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 attr(block),
                 format!(
                     "A {block} block does nothing with strategy = {:?}.",
@@ -74,40 +74,42 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
 
     // Capacity kind of the nodes.
     match (p.capacity, p.strategy) {
-        (Some(Capacity::AutoMode), Strategy::Mig) => {
-            out.push(v("EKSGPU001", attr("capacity"), "This sharing pool uses MIG.".into()))
-        }
+        (Some(Capacity::AutoMode), Strategy::Mig) => out.push(v(
+            Code::EKSGPU001,
+            attr("capacity"),
+            "This sharing pool uses MIG.".into(),
+        )),
         (Some(Capacity::AutoMode), Strategy::TimeSlicing | Strategy::Mps) => {
             out.push(v(
-                "EKSGPU102",
+                Code::EKSGPU102,
                 attr("capacity"),
                 "This sharing pool configures the device plugin.".into(),
             ));
         }
         (Some(Capacity::AutoMode), Strategy::Hami) => {
             out.push(v(
-                "EKSGPU017",
+                Code::EKSGPU017,
                 attr("capacity"),
                 "HAMi cannot replace Auto Mode's built-in device plugin.".into(),
             ));
         }
         (Some(Capacity::Karpenter), Strategy::TimeSlicing | Strategy::Mps) => {
             out.push(v(
-                "EKSGPU011",
+                Code::EKSGPU011,
                 attr("capacity"),
                 "This sharing pool configures device-plugin sharing.".into(),
             ));
         }
         (Some(Capacity::Karpenter), Strategy::Mig) if p.mig.as_ref().is_some_and(|m| m.strategy == "mixed") => {
             out.push(v(
-                "EKSGPU122",
+                Code::EKSGPU122,
                 attr("capacity"),
                 "Containers request nvidia.com/mig-<profile>, which no instance type advertises.".into(),
             ));
         }
         (Some(Capacity::Karpenter), Strategy::Hami) => {
             out.push(v(
-                "EKSGPU122",
+                Code::EKSGPU122,
                 attr("capacity"),
                 "Containers request nvidia.com/gpumem and nvidia.com/gpucores, which no instance type advertises."
                     .into(),
@@ -121,7 +123,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             && s.replicas < 2
         {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr(block), Step::Attr("replicas")],
                 format!("replicas is {}; sharing needs at least 2.", s.replicas),
             ));
@@ -133,7 +135,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
         && !m.fail_requests_greater_than_one
     {
         out.push(v(
-            "EKSGPU108",
+            Code::EKSGPU108,
             vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")],
             "The device plugin always refuses requests for more than one MPS share; false is not applied.".into(),
         ));
@@ -147,14 +149,14 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     if let Some(d) = &p.dra {
         if d.count < 1 {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr("dra"), Step::Attr("count")],
                 "count must be at least 1.".into(),
             ));
         }
         if !["exclusive", "time_slicing", "mps"].contains(&d.sharing.as_str()) {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr("dra"), Step::Attr("sharing")],
                 format!("{:?} is not exclusive, time_slicing or mps.", d.sharing),
             ));
@@ -164,7 +166,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
                 && *ns != d.namespace
             {
                 out.push(v(
-                    "EKSGPU110",
+                    Code::EKSGPU110,
                     workload_path(i, "namespace"),
                     format!(
                         "Workload {:?} runs in {ns:?}; the claim is in {:?}.",
@@ -177,7 +179,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
     if let Some(h) = &p.hami {
         if h.split_count < 1 {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr("hami"), Step::Attr("split_count")],
                 "split_count must be at least 1.".into(),
             ));
@@ -186,14 +188,14 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             && !(0..=100).contains(&c)
         {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr("hami"), Step::Attr("cores_percent")],
                 format!("cores_percent is {c}; it is a percentage (0–100)."),
             ));
         }
         if !["default", "force", "disable"].contains(&h.core_policy.as_str()) {
             out.push(v(
-                "EKSGPU108",
+                Code::EKSGPU108,
                 vec![Step::Attr("hami"), Step::Attr("core_policy")],
                 format!("{:?} is not default, force or disable.", h.core_policy),
             ));
@@ -202,7 +204,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             && q > mem
         {
             out.push(v(
-                "EKSGPU012",
+                Code::EKSGPU012,
                 vec![Step::Attr("hami"), Step::Attr("memory_mib")],
                 format!("Each share asks {q} MiB of a {mem} MiB GPU."),
             ));
@@ -226,7 +228,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
         let budget = (mem as f64 * scaling) as i64;
         if shared && total > budget {
             out.push(v(
-                "EKSGPU012",
+                Code::EKSGPU012,
                 vec![Step::Attr("workload")],
                 format!(
                     "The workloads declare {total} MiB together; one GPU of {} has {budget} MiB.",
@@ -244,7 +246,7 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
             for (i, w) in p.workloads.iter().enumerate() {
                 if w.memory_mib > limit {
                     out.push(v(
-                        "EKSGPU012",
+                        Code::EKSGPU012,
                         workload_path(i, "memory_mib"),
                         format!(
                             "Workload {:?} declares {} MiB; its share has {limit} MiB.",
@@ -283,14 +285,14 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
     let at = |a: &'static str| vec![Step::Attr("mig"), Step::Attr(a)];
     if !["single", "mixed"].contains(&mig.strategy.as_str()) {
         out.push(v(
-            "EKSGPU108",
+            Code::EKSGPU108,
             at("strategy"),
             format!("{:?} is not single or mixed.", mig.strategy),
         ));
     }
     if mig.config.is_some() != mig.profiles.is_empty() {
         out.push(v(
-            "EKSGPU108",
+            Code::EKSGPU108,
             vec![Step::Attr("mig")],
             "Set exactly one of profiles and config.".into(),
         ));
@@ -298,7 +300,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
     for t in p.gpus() {
         let Some(gpu) = t.mig else {
             out.push(v(
-                "EKSGPU002",
+                Code::EKSGPU002,
                 vec![Step::Attr("strategy")],
                 format!("{} has {} GPUs, which MIG cannot split.", t.name, t.gpu_model),
             ));
@@ -313,7 +315,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
             let path = vec![Step::Attr("mig"), Step::Attr("profiles"), Step::Key(name.clone())];
             match gpu.profile(name) {
                 None => out.push(v(
-                    "EKSGPU003",
+                    Code::EKSGPU003,
                     path,
                     format!(
                         "{} ({}) has no profile {name:?}; it has {}.",
@@ -325,7 +327,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
                 Some(pr) => {
                     if *n > i64::from(pr.max_instances) || *n < 1 {
                         out.push(v(
-                            "EKSGPU003",
+                            Code::EKSGPU003,
                             path,
                             format!("{name} fits {} times on one GPU, not {n}.", pr.max_instances),
                         ));
@@ -337,7 +339,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
         }
         if slices > i64::from(gpu.compute_slices) || instances > i64::from(gpu.max_instances) {
             out.push(v(
-                "EKSGPU003",
+                Code::EKSGPU003,
                 at("profiles"),
                 format!("The layout takes {slices} compute slices in {instances} instances; one {} GPU has {} slices and at most {} instances.", t.gpu_model, gpu.compute_slices, gpu.max_instances),
             ));
@@ -353,7 +355,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
             && gpu.profile(&name).is_none()
         {
             out.push(v(
-                "EKSGPU003",
+                Code::EKSGPU003,
                 at("config"),
                 format!(
                     "{} ({}) has no profile {name:?}; it has {}.",
@@ -371,14 +373,14 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
     };
     if mig.strategy == "single" && profiles_used > 1 {
         out.push(v(
-            "EKSGPU015",
+            Code::EKSGPU015,
             at("strategy"),
             "The layout mixes several profiles per GPU.".into(),
         ));
     }
     if !mig.profiles.is_empty() && p.mig_config_name().is_none() {
         out.push(v(
-            "EKSGPU109",
+            Code::EKSGPU109,
             at("profiles"),
             "This layout is neither one profile filling the GPU (all-<profile>) nor the balanced layout.".into(),
         ));
@@ -390,7 +392,7 @@ fn check_mig(p: &SharingPool, mig: &super::Mig, out: &mut Vec<Violation>) {
         && *n <= i64::from(pr.max_instances)
     {
         out.push(v(
-            "EKSGPU109",
+            Code::EKSGPU109,
             vec![Step::Attr("mig"), Step::Attr("profiles"), Step::Key(name.clone())],
             format!("all-{name} places {} instances per GPU, not {n}.", pr.max_instances),
         ));

@@ -1,5 +1,6 @@
 //! Sharing pools: outputs per strategy and one test per rule that fires and does not.
 
+use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
@@ -41,7 +42,7 @@ fn mps(replicas: i64) -> Option<Slicing> {
     })
 }
 
-fn codes(p: &SharingPool) -> Vec<&'static str> {
+fn codes(p: &SharingPool) -> Vec<Code> {
     check_sharing_pool(p).into_iter().map(|v| v.code).collect()
 }
 
@@ -88,7 +89,7 @@ fn eksgpu012_two_vllm_at_090_of_an_a10g_fail_and_at_040_pass() {
     let mut p = pool(Strategy::TimeSlicing);
     p.time_slicing = slicing(2);
     p.workloads = vec![vllm(0.90), vllm(0.90)];
-    assert_eq!(codes(&p), ["EKSGPU012"]);
+    assert_eq!(codes(&p), [Code::EKSGPU012]);
     p.workloads = vec![vllm(0.40), vllm(0.40)];
     assert_eq!(codes(&p), Vec::<&str>::new());
 }
@@ -124,7 +125,7 @@ fn hami_matches_the_seed() {
         memory_mib: 7168,
         namespace: None,
     }];
-    assert_eq!(codes(&p), ["EKSGPU012"]);
+    assert_eq!(codes(&p), [Code::EKSGPU012]);
 }
 
 #[test]
@@ -159,7 +160,7 @@ fn dra_time_slicing_claim() {
         memory_mib: 1000,
         namespace: Some("other".into()),
     }];
-    assert_eq!(codes(&p), ["EKSGPU110"]);
+    assert_eq!(codes(&p), [Code::EKSGPU110]);
     p.workloads[0].namespace = Some("inference".into());
     assert_eq!(codes(&p), Vec::<&str>::new());
 }
@@ -181,10 +182,10 @@ fn mig_layouts_against_the_gpu() {
     assert_eq!(codes(&p), Vec::<&str>::new());
     // EKSGPU003: a profile of another GPU, and a layout over the slices.
     p.mig.as_mut().unwrap().profiles = BTreeMap::from([("1g.10gb".into(), 7)]);
-    assert!(codes(&p).contains(&"EKSGPU003"));
+    assert!(codes(&p).contains(&Code::EKSGPU003));
     p.mig.as_mut().unwrap().profiles = BTreeMap::from([("3g.71gb".into(), 2), ("2g.35gb".into(), 1)]);
     let c = codes(&p);
-    assert!(c.contains(&"EKSGPU003") && c.contains(&"EKSGPU109"), "{c:?}");
+    assert!(c.contains(&Code::EKSGPU003) && c.contains(&Code::EKSGPU109), "{c:?}");
     // The balanced layout has a name.
     p.mig.as_mut().unwrap().profiles =
         BTreeMap::from([("1g.18gb".into(), 2), ("2g.35gb".into(), 1), ("3g.71gb".into(), 1)]);
@@ -192,14 +193,14 @@ fn mig_layouts_against_the_gpu() {
     assert_eq!(codes(&p), Vec::<&str>::new());
     // EKSGPU015: single with a mixed layout.
     p.mig.as_mut().unwrap().strategy = "single".into();
-    assert_eq!(codes(&p), ["EKSGPU015"]);
+    assert_eq!(codes(&p), [Code::EKSGPU015]);
     // EKSGPU109: one profile, not filling the GPU.
     p.mig = Some(Mig {
         strategy: "single".into(),
         profiles: BTreeMap::from([("1g.18gb".into(), 3)]),
         config: None,
     });
-    assert_eq!(codes(&p), ["EKSGPU109"]);
+    assert_eq!(codes(&p), [Code::EKSGPU109]);
 }
 
 #[test]
@@ -234,7 +235,7 @@ fn eksgpu002_mig_on_an_a10g() {
         profiles: BTreeMap::new(),
         config: Some("all-1g.10gb".into()),
     });
-    assert_eq!(codes(&p), ["EKSGPU002"]);
+    assert_eq!(codes(&p), [Code::EKSGPU002]);
 }
 
 #[test]
@@ -242,9 +243,9 @@ fn capacity_kind_rules() {
     let mut p = pool(Strategy::TimeSlicing);
     p.time_slicing = slicing(2);
     p.capacity = Some(Capacity::Karpenter);
-    assert_eq!(codes(&p), ["EKSGPU011"]);
+    assert_eq!(codes(&p), [Code::EKSGPU011]);
     p.capacity = Some(Capacity::AutoMode);
-    assert_eq!(codes(&p), ["EKSGPU102"]);
+    assert_eq!(codes(&p), [Code::EKSGPU102]);
     p.capacity = Some(Capacity::ManagedNodeGroup);
     assert_eq!(codes(&p), Vec::<&str>::new());
     let mut m = pool(Strategy::Mig);
@@ -255,7 +256,7 @@ fn capacity_kind_rules() {
         profiles: BTreeMap::new(),
         config: Some("all-1g.10gb".into()),
     });
-    assert_eq!(codes(&m), ["EKSGPU001"]);
+    assert_eq!(codes(&m), [Code::EKSGPU001]);
     let mut h = pool(Strategy::Hami);
     h.capacity = Some(Capacity::AutoMode);
     h.hami = Some(Hami {
@@ -265,23 +266,26 @@ fn capacity_kind_rules() {
         memory_scaling: 1.0,
         core_policy: "default".into(),
     });
-    assert_eq!(codes(&h), ["EKSGPU017"]);
+    assert_eq!(codes(&h), [Code::EKSGPU017]);
 }
 
 #[test]
 fn settings_blocks_and_ranges() {
     let mut p = pool(Strategy::TimeSlicing);
-    assert_eq!(codes(&p), ["EKSGPU108"]);
+    assert_eq!(codes(&p), [Code::EKSGPU108]);
     p.time_slicing = slicing(1);
     p.mps = mps(2);
     let v = check_sharing_pool(&p);
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108", "EKSGPU108"]);
+    assert_eq!(
+        v.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU108, Code::EKSGPU108]
+    );
     assert_eq!(v[1].path, vec![Step::Attr("time_slicing"), Step::Attr("replicas")]);
     let mut q = pool(Strategy::Exclusive);
     q.instance_type = None;
-    assert_eq!(codes(&q), ["EKSGPU107"]);
+    assert_eq!(codes(&q), [Code::EKSGPU107]);
     q.instance_type = Some("m5.large".into());
-    assert_eq!(codes(&q), ["EKSGPU016"]);
+    assert_eq!(codes(&q), [Code::EKSGPU016]);
 }
 
 #[test]
@@ -327,7 +331,7 @@ fn mps_refuses_requests_for_several_shares_as_upstream_does() {
     assert_eq!(back.mps, p.mps);
     p.mps = slicing(2);
     let v = check_sharing_pool(&p);
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU108"]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU108]);
     assert_eq!(
         v[0].path,
         vec![Step::Attr("mps"), Step::Attr("fail_requests_greater_than_one")]
@@ -352,7 +356,7 @@ fn mig_share_memory_is_the_drivers_figure() {
     }];
     assert_eq!(codes(&p), Vec::<&str>::new());
     p.workloads[0].memory_mib = 4865;
-    assert_eq!(codes(&p), ["EKSGPU012"]);
+    assert_eq!(codes(&p), [Code::EKSGPU012]);
 }
 
 #[test]
@@ -365,7 +369,7 @@ fn eksgpu122_mixed_mig_and_hami_on_karpenter() {
         profiles: BTreeMap::from([("1g.18gb".into(), 7)]),
         config: None,
     });
-    assert_eq!(codes(&p), ["EKSGPU122"]);
+    assert_eq!(codes(&p), [Code::EKSGPU122]);
     p.capacity = Some(crate::model::Capacity::ManagedNodeGroup);
     assert_eq!(codes(&p), Vec::<&str>::new());
 }

@@ -178,8 +178,7 @@ pub fn karpenter_consolidation_policy(s: &str, karpenter: Version) -> Validation
 /// numbers with `s`, `m` or `h` (the CRD pattern `^(([0-9]+(s|m|h))+|Never)$`;
 /// Go's `ms`, `us` and fractions such as `1.5h` are refused).
 pub fn karpenter_duration(s: &str) -> Validation {
-    let ok = s == "Never" || is_duration(s);
-    if ok {
+    if crate::duration::KarpenterDuration::parse(s).is_ok() {
         Ok(())
     } else {
         Err(ValidationError::new(
@@ -189,23 +188,6 @@ pub fn karpenter_duration(s: &str) -> Validation {
             NODEPOOL_CRD,
         ))
     }
-}
-
-/// `([0-9]+(s|m|h))+`.
-fn is_duration(s: &str) -> bool {
-    let mut digits = 0;
-    let mut parts = 0;
-    for c in s.chars() {
-        match c {
-            '0'..='9' => digits += 1,
-            's' | 'm' | 'h' if digits > 0 => {
-                digits = 0;
-                parts += 1;
-            }
-            _ => return false,
-        }
-    }
-    digits == 0 && parts > 0
 }
 
 #[cfg(test)]

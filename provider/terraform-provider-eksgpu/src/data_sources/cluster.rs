@@ -95,7 +95,7 @@ fn value(f: &ClusterFacts) -> Value {
     Value::object([
         ("name", f.name.as_str().into()),
         ("arn", s(&f.arn)),
-        ("status", s(&f.status)),
+        ("status", f.status.as_ref().map_or(Value::Null, |st| st.as_str().into())),
         ("kubernetes_version", s(&f.version)),
         ("endpoint", s(&f.endpoint)),
         ("auto_mode", f.auto_mode.enabled().into()),

@@ -140,7 +140,7 @@ pub fn schema() -> Schema {
         .attribute(Attribute::computed(
             "rationale",
             Type::list(Type::object([("code", Type::String), ("message", Type::String)])),
-            "The decision rules that decided, with what they decided (codes in docs/rules.md).",
+            "The decision rules that decided, with what they decided (codes in the rules guide, https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/rules).",
         )),
     )
 }
@@ -208,7 +208,7 @@ fn value(config: &Value, r: &Recommendation) -> Value {
         Value::List(
             r.rationale
                 .iter()
-                .map(|x| Value::object([("code", x.code.into()), ("message", x.message.as_str().into())]))
+                .map(|x| Value::object([("code", x.code.as_str().into()), ("message", x.message.as_str().into())]))
                 .collect(),
         ),
     );

@@ -9,7 +9,7 @@ use eksgpu_cloud::{AssumeRole, AwsClients, AwsSettings, Endpoints};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
 pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
-/// The Karpenter release whose CRDs are in ../shared/crds (v1.14.1).
+/// The Karpenter release whose CRDs the tests vendor in acceptance-tests/kube-emulator/crds (v1.14.1).
 pub const DEFAULT_KARPENTER_VERSION: &str = "1.14";
 /// Kubernetes rejects longer field managers (apimachinery `validateFieldManager`).
 const MAX_FIELD_MANAGER_LEN: usize = 128;
@@ -41,30 +41,9 @@ pub struct KubernetesSettings {
     pub config_context: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct KarpenterVersion {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl KarpenterVersion {
-    pub fn parse(s: &str) -> Option<Self> {
-        let mut parts = s.trim().trim_start_matches('v').split('.');
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        // A patch part is allowed and ignored: API features change with minors.
-        if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
-            return None;
-        }
-        Some(Self { major, minor })
-    }
-}
-
-impl fmt::Display for KarpenterVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+/// The Karpenter release validation may assume: the one version type (a patch
+/// part is accepted and ignored: API features change with minors).
+pub type KarpenterVersion = eksgpu_core::version::Version;
 
 /// Everything configured in the provider block.
 pub struct Configured {
@@ -87,7 +66,7 @@ fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
 
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     if let Some(s) = config.get("karpenter_version").as_str()
-        && KarpenterVersion::parse(s).is_none_or(|v| v.major < 1)
+        && KarpenterVersion::parse(s.trim()).map_or(true, |v| v.major < 1)
     {
         diags.error_at(
             AttributePath::attr("karpenter_version"),
@@ -108,6 +87,16 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         );
     }
     if let Some(endpoints) = block(config, "endpoints") {
+        if !endpoints.get("iam").is_null() {
+            // Kept in the schema as the interface names it; the IAM guide (docs/guides/iam.md) lists every action the
+            // provider calls, and none is IAM's (iam:PassRole is checked by EKS, not called).
+            diags.warning_at(
+                AttributePath::attr("endpoints").attribute("iam"),
+                "Endpoint not used",
+                "This provider calls no IAM API, so `endpoints.iam` changes nothing. Remove it, or keep it only \
+                 if the same block is shared with other tools.",
+            );
+        }
         for service in ["eks", "ec2", "iam", "sts"] {
             if let Some(url) = endpoints.get(service).as_str()
                 && !(url.starts_with("https://") || url.starts_with("http://"))
@@ -139,6 +128,22 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
                 path.clone().attribute("host"),
                 "Invalid Kubernetes host",
                 format!("{host:?} is not a URL; write https://…"),
+            );
+        }
+        if !k.get("host").is_null() && !k.get("config_path").is_null() {
+            diags.error_at(
+                path.clone().attribute("config_path"),
+                "Conflicting cluster settings",
+                "Set either `host` (with `token` and `cluster_ca_certificate`) or `config_path` (a kubeconfig), \
+                 not both: one would silently win over the other.",
+            );
+        }
+        if !k.get("config_context").is_null() && k.get("config_path").is_null() && !k.get("config_context").is_unknown()
+        {
+            diags.error_at(
+                path.clone().attribute("config_context"),
+                "Context without a kubeconfig",
+                "`config_context` picks a context of the kubeconfig in `config_path`: set `config_path` too.",
             );
         }
         if k.get("insecure").as_bool() == Some(true) && !k.get("cluster_ca_certificate").is_null() {
@@ -243,9 +248,9 @@ pub(super) fn parse(config: &Value) -> Configured {
         karpenter_version: config
             .get("karpenter_version")
             .as_str()
-            .and_then(KarpenterVersion::parse)
-            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION))
-            .unwrap_or(KarpenterVersion { major: 1, minor: 14 }),
+            .and_then(|s| KarpenterVersion::parse(s.trim()).ok())
+            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION).ok())
+            .unwrap_or(KarpenterVersion::new(1, 14)),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
     }
 }
@@ -259,18 +264,48 @@ mod tests {
     }
 
     #[test]
+    fn conflicting_or_unused_settings_are_reported_where_they_are() {
+        let k = |pairs: Vec<(&str, Value)>| config(vec![("kubernetes", Value::object(pairs))]);
+        let mut d = Diagnostics::new();
+        validate(
+            &k(vec![("host", "https://x".into()), ("config_path", "/k".into())]),
+            &mut d,
+        );
+        validate(&k(vec![("config_context", "prod".into())]), &mut d);
+        validate(
+            &config(vec![(
+                "endpoints",
+                Value::object([("iam", "https://iam.local".into())]),
+            )]),
+            &mut d,
+        );
+        let at: Vec<String> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
+        assert_eq!(
+            at,
+            ["kubernetes.config_path", "kubernetes.config_context", "endpoints.iam"]
+        );
+        assert!(
+            d.iter()
+                .last()
+                .is_some_and(|d| d.severity == eksgpu_tfplugin::Severity::Warning)
+        );
+        // Each alone is fine.
+        let mut d = Diagnostics::new();
+        validate(
+            &k(vec![("config_path", "/k".into()), ("config_context", "prod".into())]),
+            &mut d,
+        );
+        validate(&k(vec![("host", "https://x".into())]), &mut d);
+        assert!(d.is_empty(), "{d:?}");
+    }
+
+    #[test]
     fn karpenter_versions() {
-        assert_eq!(
-            KarpenterVersion::parse("1.14"),
-            Some(KarpenterVersion { major: 1, minor: 14 })
-        );
-        assert_eq!(
-            KarpenterVersion::parse("v1.9.2"),
-            Some(KarpenterVersion { major: 1, minor: 9 })
-        );
-        assert!(KarpenterVersion::parse("1").is_none());
-        assert!(KarpenterVersion::parse("latest").is_none());
-        assert!(KarpenterVersion::parse("1.2.3.4").is_none());
+        assert_eq!(KarpenterVersion::parse("1.14"), Ok(KarpenterVersion::new(1, 14)));
+        assert_eq!(KarpenterVersion::parse("v1.9.2"), Ok(KarpenterVersion::new(1, 9)));
+        assert!(KarpenterVersion::parse("1").is_err());
+        assert!(KarpenterVersion::parse("latest").is_err());
+        assert!(KarpenterVersion::parse("1.2.3.4").is_err());
         let mut d = Diagnostics::new();
         validate(&config(vec![("karpenter_version", "0.37".into())]), &mut d);
         assert_eq!(

@@ -270,6 +270,27 @@ impl NodeStrategyResource {
             return None;
         }
 
+        // A pool whose capacity kind changes cannot change in place (a NodePool's
+        // nodeClassRef group and kind are immutable in the upstream CRD; a node
+        // group is no NodePool): its prior objects go first, then the new ones
+        // are created. The plan warned.
+        if let Some(prior) = &prior {
+            let moved: Vec<Pool> = prior
+                .pools
+                .iter()
+                .filter(|p| {
+                    planned
+                        .pools
+                        .iter()
+                        .any(|q| q.name == p.name && q.capacity != p.capacity)
+                })
+                .cloned()
+                .collect();
+            if !moved.is_empty() && !work.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
+                return None;
+            }
+        }
+
         let planned_values = planned_state.get("pool").elements().to_vec();
         let mut state_pools: Vec<Value> = Vec::new();
         let mut failed = false;
@@ -302,12 +323,8 @@ impl NodeStrategyResource {
             let gone: Vec<Pool> = prior
                 .pools
                 .iter()
-                .filter(|p| {
-                    !planned
-                        .pools
-                        .iter()
-                        .any(|q| q.name == p.name && q.capacity == p.capacity)
-                })
+                // Pools that changed kind were deleted before the apply.
+                .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
                 .cloned()
                 .collect();
             let mut remaining = work.delete_pools(prior, Some(&planned), &gone, diags).await;
@@ -330,5 +347,46 @@ impl NodeStrategyResource {
         }
         path::set(&mut new_state, "pool", Value::List(state_pools));
         Some(new_state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use eksgpu_framework::Framework;
+    use eksgpu_tfplugin::Resource;
+
+    use super::*;
+
+    /// State written by version 0 (single blocks as objects, labels null)
+    /// decodes with today's schema after the upgrade, and keeps its values.
+    #[test]
+    fn version_0_state_upgrades() {
+        let r = Framework::new(NodeStrategyResource::new(Arc::new(ProviderState::default())));
+        let mut json = serde_json::json!({
+            "id": "gpu/genai", "cluster_name": "gpu", "name": "genai", "kubernetes_version": "1.33",
+            "force_conflicts": false, "gpu_operator_values_yaml": null,
+            "gpu_operator": {"mig_strategy": "mixed", "dcgm_exporter": true, "service_monitor": false},
+            "timeouts": null,
+            "pool": [{
+                "name": "inference", "capacity": "karpenter", "instance_types": ["g6e.xlarge"],
+                "capacity_types": null, "zones": null, "gpu_limit": 4, "labels": null, "gpu_taint": true,
+                "dra": false, "taint": [], "disruption": null, "managed_node_group": null, "hybrid": null,
+                "node_class": {"ami_alias": null, "role": "R", "subnet_selector_tags": null,
+                    "security_group_selector_tags": null, "tags": null, "root_volume": null, "kubelet": null},
+                "node_selector": {}, "tolerations": [], "gpu_resource_name": "nvidia.com/gpu", "manifests_yaml": ""
+            }]
+        });
+        r.upgrade_json(0, &mut json);
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let state = eksgpu_tfplugin::value::decode_json(&bytes, &schema().value_type()).unwrap();
+        let state = r.upgrade(0, state, &mut Diagnostics::new());
+        let s = model::strategy(&state).unwrap();
+        assert_eq!(s.gpu_operator.unwrap().mig_strategy, "mixed");
+        assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
+        assert_eq!(s.pools[0].gpu_limit, Some(4));
+        assert_eq!(
+            state.get("pool").elements()[0].get("labels"),
+            &Value::Map(Default::default())
+        );
     }
 }

@@ -1,3 +1,4 @@
+use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
@@ -57,7 +58,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
     }
 }
 
-fn codes(s: &NodeStrategy) -> Vec<&'static str> {
+fn codes(s: &NodeStrategy) -> Vec<Code> {
     check_node_strategy(
         s,
         &NodeStrategyContext {
@@ -98,7 +99,7 @@ fn eksgpu007_remote_networks_offline() {
     );
     let details: Vec<_> = v
         .iter()
-        .filter(|v| v.code == "EKSGPU007")
+        .filter(|v| v.code == Code::EKSGPU007)
         .map(|v| v.detail.as_str())
         .collect();
     assert_eq!(details.len(), 4, "{details:?}");
@@ -118,7 +119,7 @@ fn eksgpu007_remote_networks_offline() {
 
     let mut many = pool(Capacity::Hybrid);
     many.hybrid.as_mut().unwrap().remote_node_networks = (0..16).map(|i| format!("10.{i}.0.0/16")).collect();
-    assert_eq!(codes(&strategy(vec![many])), vec!["EKSGPU007"]);
+    assert_eq!(codes(&strategy(vec![many])), vec![Code::EKSGPU007]);
 }
 
 #[test]
@@ -148,7 +149,7 @@ fn eksgpu008_auto_mode_next_to_managed_node_groups() {
             karpenter_version: (1, 14),
         },
     );
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), vec!["EKSGPU008"]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), vec![Code::EKSGPU008]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert_eq!(
         v[0].path,
@@ -165,7 +166,7 @@ fn eksgpu008_auto_mode_next_to_managed_node_groups() {
         },
         ..ClusterFacts::default()
     };
-    assert_eq!(check_against_cluster(&s, &facts)[0].code, "EKSGPU008");
+    assert_eq!(check_against_cluster(&s, &facts)[0].code, Code::EKSGPU008);
 }
 
 #[test]
@@ -178,18 +179,21 @@ fn eksgpu013_ami_types() {
         s.kubernetes_version = Some(version.into());
         codes(&s)
     };
-    assert_eq!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.33"), vec!["EKSGPU013"]);
+    assert_eq!(
+        with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.33"),
+        vec![Code::EKSGPU013]
+    );
     assert!(with_ami("AL2_x86_64_GPU", &["g5.xlarge"], "1.32").is_empty());
     assert_eq!(
         with_ami("AL2023_x86_64_NVIDIA", &["g5g.xlarge"], "1.34"),
-        vec!["EKSGPU013"]
+        vec![Code::EKSGPU013]
     );
     assert!(with_ami("AL2023_ARM_64_NVIDIA", &["g5g.xlarge"], "1.34").is_empty());
     assert_eq!(
         with_ami("AL2023_x86_64_STANDARD", &["g5.xlarge"], "1.34"),
-        vec!["EKSGPU013"]
+        vec![Code::EKSGPU013]
     );
-    assert_eq!(with_ami("AL2024_MAGIC", &["g5.xlarge"], "1.34"), vec!["EKSGPU013"]);
+    assert_eq!(with_ami("AL2024_MAGIC", &["g5.xlarge"], "1.34"), vec![Code::EKSGPU013]);
     assert!(with_ami("BOTTLEROCKET_x86_64_NVIDIA", &["p5.48xlarge"], "1.34").is_empty());
 }
 
@@ -205,7 +209,7 @@ fn eksgpu018_inconsistent_auto_mode_flags() {
         ..ClusterFacts::default()
     };
     let v = check_cluster(&facts);
-    assert_eq!(v[0].code, "EKSGPU018");
+    assert_eq!(v[0].code, Code::EKSGPU018);
     assert!(v[0].detail.contains("block storage false"));
     // A strategy with Auto Mode pools checks it at apply, pointing at cluster_name.
     let s = strategy(vec![pool(Capacity::AutoMode)]);
@@ -223,19 +227,19 @@ fn eksgpu115_settings_for_another_capacity_kind() {
     let mut p = pool(Capacity::ManagedNodeGroup);
     p.gpu_limit = Some(8);
     p.hybrid = pool(Capacity::Hybrid).hybrid;
-    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115", "EKSGPU115"]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU115, Code::EKSGPU115]);
 
     let mut p = pool(Capacity::ManagedNodeGroup);
     p.managed_node_group = None;
-    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU115]);
 
     let mut p = pool(Capacity::Hybrid);
     p.instance_types = vec!["g5.xlarge".into()];
-    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU115]);
 
     let mut p = pool(Capacity::Karpenter);
     p.instance_types = vec![];
-    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU115"]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU115]);
 }
 
 #[test]
@@ -244,7 +248,7 @@ fn eksgpu116_one_hybrid_pool() {
     second.name = "second".into();
     assert_eq!(
         codes(&strategy(vec![pool(Capacity::Hybrid), second])),
-        vec!["EKSGPU116"]
+        vec![Code::EKSGPU116]
     );
 }
 
@@ -257,5 +261,5 @@ fn eksgpu117_node_group_values() {
     m.subnet_ids.clear();
     m.scaling.desired = 5;
     m.max_unavailable = Some(0);
-    assert_eq!(codes(&strategy(vec![p])), vec!["EKSGPU117"; 6]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 6]);
 }

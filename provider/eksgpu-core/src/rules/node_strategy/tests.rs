@@ -1,5 +1,6 @@
 //! One test per rule that fires and one that does not.
 
+use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
@@ -45,7 +46,7 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
     }
 }
 
-fn codes(s: &NodeStrategy) -> Vec<&'static str> {
+fn codes(s: &NodeStrategy) -> Vec<Code> {
     check_node_strategy(s, &CTX).into_iter().map(|v| v.code).collect()
 }
 
@@ -76,7 +77,7 @@ fn eksgpu001_mig_on_auto_mode() {
         )],
         false,
     );
-    assert_eq!(codes(&s), ["EKSGPU001"]);
+    assert_eq!(codes(&s), [Code::EKSGPU001]);
     let v = &check_node_strategy(&s, &CTX)[0];
     assert_eq!(
         v.path,
@@ -108,7 +109,7 @@ fn eksgpu002_and_003_mig_layouts_against_the_gpu() {
         )],
         false,
     );
-    assert_eq!(codes(&s), ["EKSGPU002"]);
+    assert_eq!(codes(&s), [Code::EKSGPU002]);
     let s = strategy(
         vec![with_label(
             pool("k", Capacity::Karpenter, &["p5en.48xlarge"]),
@@ -117,7 +118,7 @@ fn eksgpu002_and_003_mig_layouts_against_the_gpu() {
         )],
         false,
     );
-    assert_eq!(codes(&s), ["EKSGPU003"]);
+    assert_eq!(codes(&s), [Code::EKSGPU003]);
     let s = strategy(
         vec![with_label(
             pool("k", Capacity::Karpenter, &["p5en.48xlarge"]),
@@ -136,7 +137,7 @@ fn eksgpu005_disruption() {
         consolidation_policy: Some("WhenUnderutilized".into()),
         consolidate_after: Some("5m".into()),
     });
-    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU005"]);
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU005]);
     p.disruption = Some(Disruption {
         consolidation_policy: Some("Balanced".into()),
         consolidate_after: Some("1h30m".into()),
@@ -150,7 +151,7 @@ fn eksgpu005_disruption() {
         consolidation_policy: None,
         consolidate_after: Some("5 minutes".into()),
     });
-    assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU005"]);
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
 }
 
 #[test]
@@ -165,7 +166,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
         role: Some("AutoModeNodeRole".into()),
         ..NodeClass::default()
     });
-    assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU006", "EKSGPU103"]);
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU006, Code::EKSGPU103]);
     let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
     if let Some(nc) = &mut p.node_class {
         nc.kubelet = Some(Kubelet {
@@ -180,7 +181,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
 fn eksgpu009_observed_auto_mode_failures_warn() {
     let s = strategy(vec![pool("a", Capacity::AutoMode, &["p5en.48xlarge"])], false);
     let v = check_node_strategy(&s, &CTX);
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU009"]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU009]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert_eq!(
         codes(&strategy(
@@ -198,7 +199,7 @@ fn eksgpu010_operator_device_plugin_on_auto_mode() {
         DEPLOY_DEVICE_PLUGIN,
         "true",
     );
-    assert_eq!(codes(&strategy(vec![p.clone()], true)), ["EKSGPU010"]);
+    assert_eq!(codes(&strategy(vec![p.clone()], true)), [Code::EKSGPU010]);
     // Without the operator the label is inert.
     assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
 }
@@ -210,13 +211,13 @@ fn eksgpu011_and_102_device_plugin_sharing() {
         DEVICE_PLUGIN_CONFIG,
         "ts-2",
     );
-    assert_eq!(codes(&strategy(vec![k], false)), ["EKSGPU011"]);
+    assert_eq!(codes(&strategy(vec![k], false)), [Code::EKSGPU011]);
     let a = with_label(
         pool("a", Capacity::AutoMode, &["g5.2xlarge"]),
         DEVICE_PLUGIN_CONFIG,
         "ts-2",
     );
-    assert_eq!(codes(&strategy(vec![a], false)), ["EKSGPU102"]);
+    assert_eq!(codes(&strategy(vec![a], false)), [Code::EKSGPU102]);
     let mut m = with_label(
         pool("m", Capacity::ManagedNodeGroup, &["g5.2xlarge"]),
         DEVICE_PLUGIN_CONFIG,
@@ -240,7 +241,7 @@ fn eksgpu011_and_102_device_plugin_sharing() {
 fn eksgpu014_gpu_pool_without_taint() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.gpu_taint = false;
-    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU014"]);
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU014]);
     p.taints = vec![Taint {
         key: "workload".into(),
         value: Some("training".into()),
@@ -260,11 +261,11 @@ fn eksgpu015_single_strategy_with_balanced_layout() {
         true,
     );
     // (mixed on dynamic Karpenter capacity also warns EKSGPU122.)
-    assert_eq!(codes(&s), ["EKSGPU122"]);
+    assert_eq!(codes(&s), [Code::EKSGPU122]);
     if let Some(g) = &mut s.gpu_operator {
         g.mig_strategy = "single".into();
     }
-    assert_eq!(codes(&s), ["EKSGPU015"]);
+    assert_eq!(codes(&s), [Code::EKSGPU015]);
 }
 
 #[test]
@@ -277,7 +278,7 @@ fn eksgpu016_101_instance_types() {
         )],
         false,
     );
-    assert_eq!(codes(&s), ["EKSGPU016", "EKSGPU016", "EKSGPU101"]);
+    assert_eq!(codes(&s), [Code::EKSGPU016, Code::EKSGPU016, Code::EKSGPU101]);
     let v = check_node_strategy(&s, &CTX);
     assert_eq!(
         v[0].path,
@@ -298,30 +299,36 @@ fn eksgpu017_two_device_managers() {
         "true",
     );
     p.dra = true;
-    assert_eq!(codes(&strategy(vec![p], true)), ["EKSGPU017"]);
+    assert_eq!(codes(&strategy(vec![p], true)), [Code::EKSGPU017]);
     let hami = with_label(pool("h", Capacity::Karpenter, &["g5.2xlarge"]), "gpu", "on");
-    assert_eq!(codes(&strategy(vec![hami.clone()], true)), ["EKSGPU017", "EKSGPU122"]);
+    assert_eq!(
+        codes(&strategy(vec![hami.clone()], true)),
+        [Code::EKSGPU017, Code::EKSGPU122]
+    );
     let hami_ok = with_label(hami, DEPLOY_DEVICE_PLUGIN, "false");
-    assert_eq!(codes(&strategy(vec![hami_ok.clone()], true)), ["EKSGPU122"]);
+    assert_eq!(codes(&strategy(vec![hami_ok.clone()], true)), [Code::EKSGPU122]);
     // Bottlerocket's own device plugin stays whatever the label says.
     let mut hami_br = hami_ok;
     if let Some(nc) = &mut hami_br.node_class {
         nc.ami_alias = Some("bottlerocket@latest".into());
     }
-    assert_eq!(codes(&strategy(vec![hami_br], true)), ["EKSGPU017", "EKSGPU122"]);
+    assert_eq!(
+        codes(&strategy(vec![hami_br], true)),
+        [Code::EKSGPU017, Code::EKSGPU122]
+    );
     let mut dra = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     dra.dra = true;
     assert_eq!(codes(&strategy(vec![dra.clone()], true)), Vec::<&str>::new());
     // A DRA pool taking a device-plugin sharing config brings the device plugin back.
     let shared = with_label(dra, DEVICE_PLUGIN_CONFIG, "ts-2");
-    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU017"]);
+    assert_eq!(codes(&strategy(vec![shared], true)), [Code::EKSGPU011, Code::EKSGPU017]);
 }
 
 #[test]
 fn eksgpu104_105_106_basics() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.node_class = None;
-    assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU104"]);
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104]);
     let s = strategy(
         vec![
             pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
@@ -330,7 +337,7 @@ fn eksgpu104_105_106_basics() {
         ],
         false,
     );
-    assert_eq!(codes(&s), ["EKSGPU105", "EKSGPU105"]);
+    assert_eq!(codes(&s), [Code::EKSGPU105, Code::EKSGPU105]);
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.capacity_types = vec!["SPOT".into()];
     p.taints = vec![Taint {
@@ -338,7 +345,7 @@ fn eksgpu104_105_106_basics() {
         value: None,
         effect: "NO_SCHEDULE".into(),
     }];
-    assert_eq!(codes(&strategy(vec![p], false)), ["EKSGPU106", "EKSGPU106"]);
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU106, Code::EKSGPU106]);
 }
 
 #[test]
@@ -362,7 +369,7 @@ fn eksgpu004_dra_support_matrix() {
     };
     assert_eq!(
         check_node_strategy(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
-        ["EKSGPU004"]
+        [Code::EKSGPU004]
     );
     let new = Context {
         karpenter_version: (1, 15),
@@ -371,13 +378,13 @@ fn eksgpu004_dra_support_matrix() {
     s.kubernetes_version = Some("1.33".into());
     assert_eq!(
         check_node_strategy(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
-        ["EKSGPU004"]
+        [Code::EKSGPU004]
     );
     let mut a = pool("a", Capacity::AutoMode, &["p5.48xlarge"]);
     a.dra = true;
     let mut s = strategy(vec![a], false);
     s.kubernetes_version = Some("1.35".into());
-    assert_eq!(codes(&s), ["EKSGPU004"]);
+    assert_eq!(codes(&s), [Code::EKSGPU004]);
     s.kubernetes_version = Some("1.36".into());
     assert_eq!(codes(&s), Vec::<&str>::new());
 }
@@ -399,21 +406,25 @@ fn eksgpu118_ami_aliases() {
         );
     }
     for bad in ["al2023", "al2023@", "windows2022@latest", "ubuntu@22.04"] {
-        assert_eq!(codes(&strategy(vec![with_alias(bad)], false)), ["EKSGPU118"], "{bad}");
+        assert_eq!(
+            codes(&strategy(vec![with_alias(bad)], false)),
+            [Code::EKSGPU118],
+            "{bad}"
+        );
     }
     // AL2: EKS stopped publishing AL2 AMIs after Kubernetes 1.32.
     let mut s = strategy(vec![with_alias("al2@latest")], false);
     s.kubernetes_version = Some("1.32".into());
     assert_eq!(codes(&s), Vec::<&str>::new());
     s.kubernetes_version = Some("1.33".into());
-    assert_eq!(codes(&s), ["EKSGPU118"]);
+    assert_eq!(codes(&s), [Code::EKSGPU118]);
 }
 
 #[test]
 fn eksgpu119_reserved_only_never_launches() {
     let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
     p.capacity_types = vec!["reserved".into()];
-    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU119"]);
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU119]);
     p.capacity_types = vec!["reserved".into(), "on-demand".into()];
     assert_eq!(codes(&strategy(vec![p], false)), Vec::<&str>::new());
 }
@@ -422,7 +433,7 @@ fn eksgpu119_reserved_only_never_launches() {
 fn eksgpu120_auto_mode_node_class_needs_a_role() {
     let mut p = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
     p.node_class = Some(NodeClass::default());
-    assert_eq!(codes(&strategy(vec![p.clone()], false)), ["EKSGPU120"]);
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU120]);
     p.node_class = Some(NodeClass {
         role: Some("AutoModeNodeRole".into()),
         ..NodeClass::default()
@@ -441,7 +452,7 @@ fn eksgpu121_no_device_plugin_sharing_on_bottlerocket() {
     }
     assert!(p.bottlerocket());
     let shared = with_label(p, DEVICE_PLUGIN_CONFIG, "ts-2");
-    assert_eq!(codes(&strategy(vec![shared], true)), ["EKSGPU011", "EKSGPU121"]);
+    assert_eq!(codes(&strategy(vec![shared], true)), [Code::EKSGPU011, Code::EKSGPU121]);
 }
 
 #[test]
@@ -454,7 +465,7 @@ fn eksgpu122_resources_karpenter_cannot_predict() {
         "all-1g.10gb",
     );
     let v = check_node_strategy(&strategy(vec![mig.clone()], true), &CTX);
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), ["EKSGPU122"]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU122]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert!(v[0].detail.contains("NodeOverlay"), "{}", v[0].detail);
     let old = Context {

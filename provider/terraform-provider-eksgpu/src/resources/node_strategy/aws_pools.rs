@@ -5,7 +5,7 @@
 use eksgpu_cloud::AwsClients;
 use eksgpu_cloud::aws::AccessEntry;
 use eksgpu_cloud::aws::wait::{self, Backoff, Poll, WaitError};
-use eksgpu_core::eks::{self, ClusterFacts, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, tags};
+use eksgpu_core::eks::{self, ClusterFacts, ClusterStatus, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, NodeGroupStatus, tags};
 use eksgpu_core::model::{Capacity, GpuOperator, Hybrid, NodeStrategy, Pool};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic};
 
@@ -98,10 +98,10 @@ impl AwsPools<'_> {
             self.ctx.cancelled(),
             || async {
                 let facts = self.aws.describe_cluster(self.cluster).await?;
-                Ok(match facts.status.as_deref() {
-                    Some("ACTIVE") | None => Poll::Done,
-                    Some(s @ "FAILED") => Poll::Failed(s.into(), "the cluster failed".into()),
-                    Some(s) => Poll::Pending(s.into()),
+                Ok(match facts.status {
+                    Some(ClusterStatus::Active) | None => Poll::Done,
+                    Some(s @ ClusterStatus::Failed) => Poll::Failed(s.to_string(), "the cluster failed".into()),
+                    Some(s) => Poll::Pending(s.to_string()),
                 })
             },
         )
@@ -121,7 +121,7 @@ impl AwsPools<'_> {
         let Some(mut live) = live else {
             return self.create_node_group(want).await;
         };
-        if matches!(live.status.as_deref(), Some("CREATING" | "UPDATING")) {
+        if live.status.as_ref().is_some_and(NodeGroupStatus::in_progress) {
             // A previous apply timed out or was stopped: let EKS finish first.
             self.wait_node_group(&want.name, self.timeouts.update, false)
                 .await
@@ -136,7 +136,7 @@ impl AwsPools<'_> {
                 None => return self.create_node_group(want).await,
             };
         }
-        let failed_before = live.status.as_deref() == Some("CREATE_FAILED");
+        let failed_before = live.status == Some(NodeGroupStatus::CreateFailed);
         if failed_before || want.replacement(&live).is_some() {
             tracing::info!(nodegroup = %want.name, status = ?live.status, "replacing node group");
             self.delete_node_group(&want.name).await.touched(true)?;
@@ -332,7 +332,7 @@ impl AwsPools<'_> {
 }
 
 fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {
-    let status = ng.status.clone().unwrap_or_default();
+    let status = ng.status.as_ref().map(ToString::to_string).unwrap_or_default();
     let issues = || {
         if ng.health_issues.is_empty() {
             "no health issues reported".to_owned()
@@ -340,9 +340,9 @@ fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {
             ng.health_issues.join("; ")
         }
     };
-    match status.as_str() {
-        "ACTIVE" if !until_gone => Poll::Done,
-        "CREATE_FAILED" | "DELETE_FAILED" | "DEGRADED" => Poll::Failed(status, issues()),
+    match &ng.status {
+        Some(NodeGroupStatus::Active) if !until_gone => Poll::Done,
+        Some(s) if s.failed() => Poll::Failed(status, issues()),
         _ => Poll::Pending(status),
     }
 }

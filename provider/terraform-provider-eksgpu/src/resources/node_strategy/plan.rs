@@ -6,7 +6,7 @@
 use eksgpu_core::eks;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
-use eksgpu_core::{rules, yaml};
+use eksgpu_core::{rules, validate, yaml};
 use eksgpu_framework::Plan;
 use eksgpu_framework::model::Obj;
 use eksgpu_framework::partial::Partial;
@@ -180,6 +180,17 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
             diags.push(d);
         }
     }
+    let known_labels: Vec<(usize, Pool)> = k
+        .pools
+        .iter()
+        .filter(|(i, _)| {
+            let mut at = pool_at(*i);
+            at.push(Step::Attribute("labels".into()));
+            !k.partial.touches_unknown(&at)
+        })
+        .cloned()
+        .collect();
+    restricted_labels(&known_labels, karpenter_version, diags);
     if let Ok(prior) = model::strategy(plan.prior) {
         warn_replacements(&prior, s, &k.pools, diags);
     }
@@ -188,20 +199,62 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
 /// The rules on the known plan, again at apply: those whose inputs were unknown at plan fire here.
 pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
     match model::strategy(planned) {
-        Ok(s) => diags.extend(errors_only(rules::check_node_strategy(
-            &s,
-            &rules::NodeStrategyContext { karpenter_version },
-        ))),
+        Ok(s) => {
+            diags.extend(errors_only(rules::check_node_strategy(
+                &s,
+                &rules::NodeStrategyContext { karpenter_version },
+            )));
+            let pools: Vec<(usize, Pool)> = s.pools.iter().cloned().enumerate().collect();
+            restricted_labels(&pools, karpenter_version, diags);
+        }
         Err(e) => diags.push(e.diagnostic(&AttributePath::root())),
     }
 }
 
-/// Warns at plan when a node group pool's change needs a new node group.
+/// Node labels Karpenter refuses on a NodePool template for the configured
+/// release (the NodePool CRD's CEL rules, and Karpenter's own restricted
+/// domains: `eksgpu_core::validate::karpenter_node_label_key` cites them).
+fn restricted_labels(pools: &[(usize, Pool)], karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+    for (i, pool) in pools.iter().filter(|(_, p)| p.capacity.is_in_cluster()) {
+        for key in pool.labels.keys() {
+            if let Err(e) = validate::karpenter_node_label_key(key, karpenter_version) {
+                let at = AttributePath::attr("pool")
+                    .index(*i)
+                    .attribute("labels")
+                    .key(key.clone());
+                let detail = format!(
+                    "{at}: {key:?} cannot label a {} pool's nodes: {e}",
+                    pool.capacity.as_str()
+                );
+                diags.error_at(at, "Label Karpenter refuses", detail);
+            }
+        }
+    }
+}
+
+/// Warns at plan when a pool's change needs new capacity: a capacity kind
+/// that changes (delete, then create), or a node group EKS cannot change in place.
 fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usize, Pool)], diags: &mut Diagnostics) {
     for (i, pool) in known {
         let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
             continue;
         };
+        if before.capacity != pool.capacity {
+            diags.push(
+                Diagnostic::warning(
+                    format!("Pool {} will be replaced", pool.name),
+                    format!(
+                        "Its capacity kind changes from {} to {}, which no API changes in place (a NodePool's \
+                         node class kind is immutable): apply deletes the pool's objects first (its nodes drain) \
+                         and then creates the new ones.",
+                        before.capacity.as_str(),
+                        pool.capacity.as_str()
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i).attribute("capacity")),
+            );
+            continue;
+        }
         if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
             && let Some(r) = want.replacement(&was)
         {

@@ -27,28 +27,9 @@ impl Timeouts {
     }
 }
 
-/// Go-style durations as Terraform users write them: `90s`, `45m`, `1h30m`.
+/// Durations as users write them: `90s`, `45m`, `1h30m` (the one duration type of the core).
 pub(crate) fn parse_duration(s: &str) -> Option<Duration> {
-    let mut total = 0u64;
-    let mut digits = String::new();
-    let mut parts = 0;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            _ => return None,
-        };
-        let n: u64 = digits.parse().ok()?;
-        total = total.checked_add(n.checked_mul(unit)?)?;
-        digits.clear();
-        parts += 1;
-    }
-    (digits.is_empty() && parts > 0).then(|| Duration::from_secs(total))
+    eksgpu_core::duration::parse(s).ok()
 }
 
 #[cfg(test)]

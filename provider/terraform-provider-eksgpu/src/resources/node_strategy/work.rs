@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
-use eksgpu_core::eks;
+use eksgpu_core::eks::{self, NodeGroupStatus};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds::{self, labels};
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
@@ -318,7 +318,7 @@ impl<'a> Work<'a> {
                 match self.c.aws.describe_node_group(&s.cluster_name, &name).await {
                     // A node group whose creation failed, or that is being deleted, will not
                     // serve the pool: report it gone so the plan creates it again.
-                    Ok(Some(ng)) if matches!(ng.status.as_deref(), Some("CREATE_FAILED" | "DELETING")) => {
+                    Ok(Some(ng)) if ng.status.as_ref().is_some_and(NodeGroupStatus::will_not_serve) => {
                         tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
                         Some(None)
                     }

@@ -1,5 +1,6 @@
 //! The schema of `eksgpu_sharing_pool` (fixed names: docs/resources/sharing_pool.md).
 
+use eksgpu_core::rules::Code;
 use eksgpu_core::{sharing, validate};
 use eksgpu_framework::validators;
 use eksgpu_tfplugin::Type;
@@ -16,7 +17,9 @@ fn slicing(what: &str, strategy: sharing::Strategy) -> Block {
     .attribute(
         Attribute::required("replicas", Type::Number, "Shares per GPU, at least 2.")
             // k8s-device-plugin api/config/v1 `ReplicatedResource.Replicas` is an int.
-            .validate(validators::int32(2, i32::MAX, "device-plugin sharing `replicas`").code("EKSGPU108")),
+            .validate(
+                validators::int32(2, i32::MAX, "device-plugin sharing `replicas`").code(Code::EKSGPU108.as_str()),
+            ),
     )
     .attribute(
         Attribute::optional(
@@ -151,7 +154,7 @@ pub fn schema() -> Schema {
                         Attribute::optional("count", Type::Number, "GPUs claimed. Default 1.")
                             .default(1)
                             // resource.k8s.io/v1 `ExactDeviceRequest.count` is int64, at least 1.
-                            .validate(validators::integer(1, 128, "DRA device request `count`").code("EKSGPU108")),
+                            .validate(validators::integer(1, 128, "DRA device request `count`").code(Code::EKSGPU108.as_str())),
                     )
                     .attribute(
                         Attribute::optional(
@@ -188,7 +191,7 @@ pub fn schema() -> Schema {
                 )
                 .attribute(
                     Attribute::optional("cores_percent", Type::Number, "Share of SMs per pod, 0–100 (`nvidia.com/gpucores`).")
-                        .validate(validators::integer(0, 100, "HAMi `nvidia.com/gpucores`, percent").code("EKSGPU108")),
+                        .validate(validators::integer(0, 100, "HAMi `nvidia.com/gpucores`, percent").code(Code::EKSGPU108.as_str())),
                 )
                 .attribute(
                     Attribute::optional("memory_scaling", Type::Number, "`deviceMemoryScaling`; above 1 oversubscribes. Default 1.")

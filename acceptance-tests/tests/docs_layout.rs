@@ -1,0 +1,230 @@
+//! docs/ follows the layout the Terraform Registry publishes from: the rules
+//! of its provider documentation format (index.md, one directory per kind of
+//! page, file names without the provider prefix, YAML front matter with only
+//! `page_title`, `subcategory` and `description`, pages under 500 KB), plus
+//! links between pages and error hints that point at published pages that exist.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use eksgpu_acceptance_tests::repo_root;
+
+/// The directories the registry reads inside docs/.
+const KINDS: [&str; 7] = [
+    "guides",
+    "resources",
+    "data-sources",
+    "functions",
+    "ephemeral-resources",
+    "list-resources",
+    "actions",
+];
+const FRONT_MATTER_KEYS: [&str; 3] = ["page_title", "subcategory", "description"];
+/// The registry refuses documentation files above this size.
+const MAX_PAGE_BYTES: u64 = 500 * 1024;
+
+fn pages() -> Vec<PathBuf> {
+    let docs = repo_root().join("docs");
+    let mut out = vec![docs.join("index.md")];
+    for kind in KINDS {
+        if let Ok(entries) = std::fs::read_dir(docs.join(kind)) {
+            out.extend(entries.filter_map(Result::ok).map(|e| e.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(repo_root().join("docs"))
+        .unwrap_or(p)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn docs_holds_only_what_the_registry_reads() {
+    let docs = repo_root().join("docs");
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(&docs).unwrap().filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.path().is_dir();
+        if !(name == "index.md" && !is_dir || is_dir && KINDS.contains(&name.as_str())) {
+            wrong.push(name);
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/ may hold index.md and {KINDS:?} only; move {wrong:?} (design notes live in design/)"
+    );
+    assert!(docs.join("index.md").is_file(), "docs/index.md is the provider's page");
+    for page in pages() {
+        assert!(
+            page.is_file() && page.extension().is_some_and(|e| e == "md"),
+            "{}: the registry reads only .md files, no subdirectories",
+            rel(&page)
+        );
+        let size = page.metadata().map(|m| m.len()).unwrap_or_default();
+        assert!(
+            size < MAX_PAGE_BYTES,
+            "{}: {size} bytes, above the registry's limit",
+            rel(&page)
+        );
+    }
+}
+
+#[test]
+fn every_page_has_one_front_matter_with_the_registry_keys() {
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let name = rel(&page);
+        let body = text
+            .strip_prefix("---\n")
+            .unwrap_or_else(|| panic!("{name}: no YAML front matter at the top"));
+        let (front, rest) = body
+            .split_once("\n---\n")
+            .unwrap_or_else(|| panic!("{name}: front matter not closed"));
+        let keys: Vec<&str> = front
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.trim().is_empty())
+            .map(|l| l.split(':').next().unwrap_or_default())
+            .collect();
+        let unique: BTreeSet<&str> = keys.iter().copied().collect();
+        assert_eq!(keys.len(), unique.len(), "{name}: a front matter key repeats: {keys:?}");
+        assert_eq!(
+            unique,
+            FRONT_MATTER_KEYS.into_iter().collect(),
+            "{name}: front matter keys must be exactly {FRONT_MATTER_KEYS:?}"
+        );
+        assert!(
+            !rest.trim_start().starts_with("---") && !rest.contains("\npage_title:"),
+            "{name}: a second front matter block"
+        );
+    }
+}
+
+/// resources/, data-sources/ and functions/ have one page per schema entry,
+/// named without the `eksgpu_` prefix, and nothing else.
+#[test]
+fn page_names_match_the_schema() {
+    let root = repo_root();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/provider.json")).unwrap()).unwrap();
+    let entry = &schema["provider_schemas"]["registry.terraform.io/eksgpu/eksgpu"];
+    for (kind, key) in [
+        ("resources", "resource_schemas"),
+        ("data-sources", "data_source_schemas"),
+        ("functions", "functions"),
+    ] {
+        let expected: BTreeSet<String> = entry[key]
+            .as_object()
+            .map(|m| {
+                m.keys()
+                    .map(|k| format!("{}.md", k.trim_start_matches("eksgpu_")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let found: BTreeSet<String> = std::fs::read_dir(root.join("docs").join(kind))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(found, expected, "docs/{kind}/ must match the schema's {key}");
+    }
+}
+
+/// Where docs are published: links between pages use it, since the registry
+/// serves pages without `.md` and does not rewrite relative links.
+const PUBLISHED: &str = "https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs";
+
+/// Every published-docs URL in `text` that names no page of docs/.
+fn dead_published_links(text: &str) -> Vec<String> {
+    let docs = repo_root().join("docs");
+    text.match_indices(PUBLISHED)
+        .map(|(i, _)| {
+            let url: String = text[i..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | '"' | '`' | '\\' | '>'))
+                .collect();
+            url.trim_end_matches(['.', ',', ';']).to_owned()
+        })
+        .filter(|url| {
+            let page = url[PUBLISHED.len()..].split('#').next().unwrap_or_default();
+            let file = match page.trim_matches('/') {
+                "" => docs.join("index.md"),
+                p => docs.join(format!("{p}.md")),
+            };
+            !file.is_file()
+        })
+        .collect()
+}
+
+/// Links between pages are published URLs of pages that exist (relative
+/// `.md` links would break on the registry); in-page anchors are fine.
+#[test]
+fn links_between_pages_are_published_urls_that_resolve() {
+    let mut wrong = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in text.split("](").skip(1).filter_map(|s| s.split(')').next()) {
+            if !(target.starts_with('#') || target.contains("://") || target.starts_with("mailto:")) {
+                wrong.push(format!("{}: relative link {target}", rel(&page)));
+            }
+        }
+        wrong.extend(
+            dead_published_links(&text)
+                .into_iter()
+                .map(|u| format!("{}: no page for {u}", rel(&page))),
+        );
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Users read diagnostics and schema descriptions far from this repository:
+/// they link to the published docs, never to a path in the repository.
+#[test]
+fn messages_point_at_published_docs_not_repo_paths() {
+    let repo_paths = [
+        "docs/index.md",
+        "docs/guides/",
+        "docs/resources/",
+        "docs/data-sources/",
+        "docs/functions/",
+        "docs/iam.md",
+        "docs/rules.md",
+    ];
+    let mut found = Vec::new();
+    let mut stack = vec![repo_root().join("provider")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().filter_map(Result::ok) {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    // Comments may name repo paths: they are for readers of the code.
+                    if line.trim_start().starts_with("//") {
+                        continue;
+                    }
+                    // Preceded by `/`, it is part of a URL (`…/latest/docs/guides/iam`).
+                    let names_repo_path = repo_paths
+                        .iter()
+                        .any(|r| line.match_indices(r).any(|(i, _)| !line[..i].ends_with('/')));
+                    if names_repo_path {
+                        found.push(format!("{}:{}", p.display(), n + 1));
+                    }
+                    for url in dead_published_links(line) {
+                        found.push(format!("{}:{}: no page for {url}", p.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "messages name repo doc paths or published pages that do not exist; link {PUBLISHED}/<page>: {found:?}"
+    );
+}

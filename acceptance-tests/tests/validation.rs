@@ -1,0 +1,185 @@
+//! Plan rejects what EKS and the API server would reject, at the attribute,
+//! with what to write instead — one configuration per class of input, on
+//! Terraform current and 1.0.3, with no cluster and no AWS call.
+
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+
+const HEADER: &str = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+provider "eksgpu" {
+  region = "us-west-2"
+  endpoints {
+    eks = "http://127.0.0.1:1"
+    sts = "http://127.0.0.1:1"
+  }
+}
+"#;
+
+/// A node strategy with one Karpenter pool whose body is `pool`.
+fn strategy(name: &str, pool: &str) -> String {
+    format!(
+        r#"
+resource "eksgpu_node_strategy" "{name}" {{
+  cluster_name = "gpu"
+  name         = "{name}"
+  pool {{
+    name           = "gpu"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+{pool}
+  }}
+}}
+"#
+    )
+}
+
+/// Plans `resources` and asserts the plan fails with each `(attribute path, text)`.
+fn fails_at(resources: &str, expected: &[(&str, &str)]) {
+    let main_tf = format!("{HEADER}{resources}");
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        let r = w.run(&["plan", "-no-color"]);
+        let flat = r
+            .combined()
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_ne!(r.code, 0, "{}: must fail:\n{flat}", tf.label);
+        assert!(!flat.contains("panic"), "{flat}");
+        for (path, text) in expected {
+            assert!(
+                flat.contains(&format!("{path}: ")) && flat.contains(text),
+                "{}: expected {path:?} with {text:?} in:\n{flat}",
+                tf.label
+            );
+        }
+    }
+}
+
+#[test]
+fn kubernetes_names_labels_and_taints_are_checked_at_plan() {
+    fails_at(
+        &[
+            strategy(
+                "labels",
+                r#"    labels = { "team" = "a b", "bad key!" = "x" }
+    taint {
+      key    = "nvidia.com/gpu shared"
+      effect = "NoSchedule"
+    }
+    node_class {
+      role = "R"
+    }"#,
+            ),
+            r#"
+resource "eksgpu_sharing_pool" "paths" {
+  cluster_name     = "gpu"
+  name             = "../kube-system"
+  config_namespace = "Kube_System"
+  instance_type    = "g6e.xlarge"
+  strategy         = "exclusive"
+}
+"#
+            .to_owned(),
+        ]
+        .concat(),
+        &[
+            (r#"pool[0].labels["team"]"#, "a b"),
+            (r#"pool[0].labels["bad key!"]"#, "bad key!"),
+            ("pool[0].taint[0].key", "nvidia.com/gpu shared"),
+            ("name", "../kube-system"),
+            ("config_namespace", "Kube_System"),
+        ],
+    );
+}
+
+#[test]
+fn karpenter_and_ebs_values_and_numbers_are_checked_at_plan() {
+    fails_at(
+        &strategy(
+            "values",
+            r#"    gpu_limit = 2.5
+    node_class {
+      role = "R"
+      root_volume {
+        size        = "200 GB"
+        volume_type = "gp9"
+        iops        = 1000000
+      }
+      kubelet {
+        max_pods      = 3000000000
+        eviction_hard = { "cpu.available" = "5%" }
+      }
+    }
+    disruption {
+      consolidate_after = "5 minutes"
+    }"#,
+        ),
+        &[
+            ("pool[0].gpu_limit", "2.5 is not a whole number"),
+            ("pool[0].node_class[0].root_volume[0].size", "200 GB"),
+            ("pool[0].node_class[0].root_volume[0].volume_type", "gp9"),
+            ("pool[0].node_class[0].root_volume[0].iops", "1000000"),
+            ("pool[0].node_class[0].kubelet[0].max_pods", "int32"),
+            (
+                r#"pool[0].node_class[0].kubelet[0].eviction_hard["cpu.available"]"#,
+                "cpu.available",
+            ),
+            ("pool[0].disruption[0].consolidate_after", "5 minutes"),
+        ],
+    );
+}
+
+#[test]
+fn labels_karpenter_restricts_fail_at_plan() {
+    fails_at(
+        &strategy(
+            "restricted",
+            r#"    labels = { "karpenter.sh/team" = "a" }
+    node_class {
+      role = "R"
+    }"#,
+        ),
+        &[(r#"pool[0].labels["karpenter.sh/team"]"#, "Label Karpenter refuses")],
+    );
+}
+
+#[test]
+fn scaler_inputs_are_checked_at_plan() {
+    fails_at(
+        r#"
+resource "eksgpu_burst_scaler" "b" {
+  cluster_name          = "gpu"
+  namespace             = "inference"
+  name                  = "burst"
+  max_replicas          = 3
+  polling_interval      = 0
+  prometheus_address    = "ftp://prometheus:9090"
+  on_prem_waiting_query = "sum(w)"
+  cloud_running_query   = "sum(r)"
+  target {
+    name = "vllm"
+    kind = "Job"
+  }
+  pre_warm {
+    timezone = "Mars/Olympus Mons"
+    start    = "every morning"
+    end      = "0 10 * * *"
+  }
+}
+"#,
+        &[
+            ("polling_interval", "pollingInterval"),
+            ("prometheus_address", "ftp://prometheus:9090"),
+            ("target[0].kind", "Job"),
+            ("pre_warm[0].timezone", "Mars/Olympus Mons"),
+            ("pre_warm[0].start", "every morning"),
+        ],
+    );
+}

@@ -1,0 +1,51 @@
+//! Rule and decision codes as a type: a code that is not in this list does
+//! not compile, so a typo cannot slip into a diagnostic or the docs.
+
+use std::fmt;
+
+macro_rules! codes {
+    ($($code:ident),* $(,)?) => {
+        /// A stable rule (`EKSGPU0xx`, `EKSGPU1xx`) or decision (`EKSGPU2xx`) code.
+        #[allow(clippy::upper_case_acronyms)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($code),*
+        }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$code),*];
+
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$code => stringify!($code)),*
+                }
+            }
+        }
+    };
+}
+
+codes!(
+    EKSGPU001, EKSGPU002, EKSGPU003, EKSGPU004, EKSGPU005, EKSGPU006, EKSGPU007, EKSGPU008, EKSGPU009, EKSGPU010,
+    EKSGPU011, EKSGPU012, EKSGPU013, EKSGPU014, EKSGPU015, EKSGPU016, EKSGPU017, EKSGPU018, EKSGPU101, EKSGPU102,
+    EKSGPU103, EKSGPU104, EKSGPU105, EKSGPU106, EKSGPU107, EKSGPU108, EKSGPU109, EKSGPU110, EKSGPU111, EKSGPU112,
+    EKSGPU113, EKSGPU114, EKSGPU115, EKSGPU116, EKSGPU117, EKSGPU118, EKSGPU119, EKSGPU120, EKSGPU121, EKSGPU122,
+    EKSGPU201, EKSGPU202, EKSGPU203, EKSGPU204, EKSGPU205, EKSGPU206, EKSGPU207, EKSGPU208, EKSGPU209, EKSGPU210,
+);
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<Code> for &str {
+    fn eq(&self, other: &Code) -> bool {
+        *self == other.as_str()
+    }
+}
