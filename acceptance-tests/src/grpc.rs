@@ -53,9 +53,15 @@ pub struct ProviderProcess {
 impl ProviderProcess {
     /// Starts `binary` as Terraform would, with `client` as the AutoMTLS identity.
     pub fn start(binary: &Path, client: &ClientIdentity) -> ProviderProcess {
+        Self::start_protocol(binary, client, "6,5", "6")
+    }
+
+    /// Starts `binary` offering `offered` plugin protocol versions and expecting
+    /// it to choose `expected` (the benchmark starts a protocol-5 Go provider).
+    pub fn start_protocol(binary: &Path, client: &ClientIdentity, offered: &str, expected: &str) -> ProviderProcess {
         let mut child = Command::new(binary)
             .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
-            .env("PLUGIN_PROTOCOL_VERSIONS", "6,5")
+            .env("PLUGIN_PROTOCOL_VERSIONS", offered)
             .env("PLUGIN_CLIENT_CERT", &client.cert_pem)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -68,7 +74,7 @@ impl ProviderProcess {
             .unwrap_or_else(|e| panic!("read handshake: {e}"));
         let fields: Vec<&str> = line.trim_end().split('|').collect();
         assert_eq!(fields.len(), 6, "bad handshake line {line:?}");
-        assert_eq!(&fields[..3], ["1", "6", "unix"], "bad handshake line {line:?}");
+        assert_eq!(&fields[..3], ["1", expected, "unix"], "bad handshake line {line:?}");
         assert_eq!(fields[4], "grpc");
         let server_cert = (!fields[5].is_empty()).then(|| {
             base64::engine::general_purpose::STANDARD_NO_PAD
@@ -125,6 +131,22 @@ impl ProviderProcess {
         ProviderClient::new(channel).max_decoding_message_size(256 << 20)
     }
 
+    /// Protocol 5's `GetSchema`, answer discarded (the response is decoded as an
+    /// empty message, skipping every field): enough to make a protocol-5
+    /// provider build its schema, for the benchmark's memory measure.
+    pub async fn get_schema_v5(&self, client: &ClientIdentity) {
+        let channel = self.channel(client).await.unwrap_or_else(|e| panic!("connect: {e}"));
+        let mut grpc = tonic::client::Grpc::new(channel).max_decoding_message_size(256 << 20);
+        grpc.ready().await.unwrap_or_else(|e| panic!("not ready: {e}"));
+        grpc.unary(
+            tonic::Request::new(()),
+            tonic::codegen::http::uri::PathAndQuery::from_static("/tfplugin5.Provider/GetSchema"),
+            tonic_prost::ProstCodec::<(), ()>::default(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("GetSchema: {e}"));
+    }
+
     pub async fn controller(&self, client: &ClientIdentity) -> GrpcControllerClient<Channel> {
         GrpcControllerClient::new(self.channel(client).await.unwrap_or_else(|e| panic!("connect: {e}")))
     }
@@ -134,6 +156,8 @@ impl Drop for ProviderProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A killed Go plugin leaves its socket behind.
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 

@@ -19,7 +19,7 @@ pub mod tools;
 
 pub use moto::Moto;
 pub use skip::skip;
-pub use terraform::{TerraformVersion, Workdir, terraform_versions};
+pub use terraform::{MirroredProvider, TerraformVersion, Workdir, terraform_versions};
 
 /// The root of the repository (for `examples/`).
 pub fn repo_root() -> std::path::PathBuf {

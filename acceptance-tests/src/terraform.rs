@@ -60,6 +60,18 @@ impl Run {
     }
 }
 
+/// A provider other than eksgpu served from a working directory's filesystem
+/// mirror, at `registry.terraform.io/<namespace>/<name>/<version>/linux_amd64/<file_name>`.
+#[derive(Debug, Clone, Copy)]
+pub struct MirroredProvider<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub version: &'a str,
+    pub binary: &'a Path,
+    /// The executable's name in the mirror (`terraform-provider-null_v2.1.2_x4`).
+    pub file_name: &'a str,
+}
+
 pub struct Workdir {
     pub dir: PathBuf,
     pub tf: TerraformVersion,
@@ -74,7 +86,18 @@ impl Workdir {
 
     /// Like `new`, with a given provider binary (benchmarks use a release build).
     pub fn with_provider(tf: &TerraformVersion, main_tf: &str, provider: &Path) -> Workdir {
-        let w = Self::empty_with(tf, provider);
+        Self::with_providers(tf, main_tf, provider, &[])
+    }
+
+    /// Like `with_provider`, with more providers in the mirror (the benchmark's
+    /// hashicorp/null).
+    pub fn with_providers(
+        tf: &TerraformVersion,
+        main_tf: &str,
+        provider: &Path,
+        extra: &[MirroredProvider<'_>],
+    ) -> Workdir {
+        let w = Self::empty_with(tf, provider, extra);
         w.write("main.tf", main_tf);
         w
     }
@@ -88,10 +111,10 @@ impl Workdir {
     }
 
     fn empty(tf: &TerraformVersion) -> Workdir {
-        Self::empty_with(tf, provider_binary())
+        Self::empty_with(tf, provider_binary(), &[])
     }
 
-    fn empty_with(tf: &TerraformVersion, provider: &Path) -> Workdir {
+    fn empty_with(tf: &TerraformVersion, provider: &Path, extra: &[MirroredProvider<'_>]) -> Workdir {
         static N: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
             "eksgpu-acc-{}-{}-{}",
@@ -110,10 +133,24 @@ impl Workdir {
             mirror.join(format!("terraform-provider-eksgpu_v{PROVIDER_VERSION}")),
         )
         .unwrap_or_else(|e| panic!("symlink provider: {e}"));
+        let mut include = vec!["\"registry.terraform.io/eksgpu/*\"".to_owned()];
+        for p in extra {
+            let at = dir
+                .join("_mirror/registry.terraform.io")
+                .join(p.namespace)
+                .join(p.name)
+                .join(p.version)
+                .join("linux_amd64");
+            std::fs::create_dir_all(&at).unwrap_or_else(|e| panic!("create {}: {e}", at.display()));
+            std::os::unix::fs::symlink(p.binary, at.join(p.file_name))
+                .unwrap_or_else(|e| panic!("symlink {}: {e}", p.binary.display()));
+            include.push(format!("\"registry.terraform.io/{}/{}\"", p.namespace, p.name));
+        }
         // Only the mirror: no `direct {}`, so Terraform never reaches for a registry.
         let rc = format!(
-            "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"registry.terraform.io/eksgpu/*\"]\n  }}\n}}\n",
-            dir.join("_mirror").display()
+            "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{}\"\n    include = [{}]\n  }}\n}}\n",
+            dir.join("_mirror").display(),
+            include.join(", ")
         );
         std::fs::write(dir.join("_terraformrc"), rc).unwrap_or_else(|e| panic!("write terraformrc: {e}"));
         Workdir {

