@@ -29,11 +29,11 @@ impl<D: ManagedDataSource> DataSource for Framework<D> {
     }
 
     fn schema(&self) -> Schema {
-        self.0.schema()
+        self.1.clone()
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate::validate_block(&self.0.schema().block, config, diags);
+        validate::validate_block(&self.1.block, config, diags);
         self.0.validate_config(config, diags);
     }
 

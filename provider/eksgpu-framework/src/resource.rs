@@ -67,12 +67,25 @@ pub trait ManagedResource: Send + Sync + 'static {
     }
 }
 
-/// Runs a [`ManagedResource`] as a protocol [`Resource`].
-pub struct Framework<R>(pub R);
+/// Runs a [`ManagedResource`] (or a [`crate::ManagedDataSource`]) as a protocol
+/// [`Resource`] (or `DataSource`), with its schema built once.
+pub struct Framework<R>(pub R, pub(crate) Schema);
+
+impl<R: ManagedResource> Framework<R> {
+    pub fn new(r: R) -> Self {
+        let schema = r.schema();
+        Self(r, schema)
+    }
+}
 
 impl<R> Framework<R> {
-    pub fn new(r: R) -> Self {
-        Self(r)
+    /// A data source on the framework.
+    pub fn data_source(d: R) -> Self
+    where
+        R: crate::ManagedDataSource,
+    {
+        let schema = d.schema();
+        Self(d, schema)
     }
 }
 
@@ -83,22 +96,22 @@ impl<R: ManagedResource> Resource for Framework<R> {
     }
 
     fn schema(&self) -> Schema {
-        self.0.schema()
+        self.1.clone()
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let block = self.0.schema().block;
-        validate::validate_block(&block, config, diags);
+        let block = &self.1.block;
+        validate::validate_block(block, config, diags);
         let mut own = Diagnostics::new();
         self.0.validate_config(config, &mut own);
-        diags.extend(path::diagnostics_through_blocks(&block, own));
+        diags.extend(path::diagnostics_through_blocks(block, own));
     }
 
     async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         if req.proposed_new_state.is_null() {
             return PlanResponse::destroy(req.prior_private);
         }
-        let schema = self.0.schema();
+        let schema = &self.1;
         let mut p = plan::plan(&schema.block, &req.prior_state, &req.config, req.proposed_new_state);
         let mut own = Diagnostics::new();
         self.0.modify_plan(&mut p, &mut own);
@@ -139,7 +152,7 @@ impl<R: ManagedResource> Resource for Framework<R> {
         let mut checks = Diagnostics::new();
         self.0.check_planned(&req.planned_state, &mut checks);
         let failed = checks.has_errors();
-        diags.extend(path::diagnostics_through_blocks(&self.0.schema().block, checks));
+        diags.extend(path::diagnostics_through_blocks(&self.1.block, checks));
         if failed {
             return keep(req.prior_state);
         }

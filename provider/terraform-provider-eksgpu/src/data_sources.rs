@@ -13,8 +13,8 @@ use crate::provider::ProviderState;
 
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
     vec![
-        Arc::new(Framework::new(cluster::Cluster::new(state.clone()))),
-        Arc::new(Framework::new(gpu_catalog::GpuCatalog::new(state.clone()))),
-        Arc::new(Framework::new(recommendation::RecommendationDataSource)),
+        Arc::new(Framework::data_source(cluster::Cluster::new(state.clone()))),
+        Arc::new(Framework::data_source(gpu_catalog::GpuCatalog::new(state.clone()))),
+        Arc::new(Framework::data_source(recommendation::RecommendationDataSource)),
     ]
 }

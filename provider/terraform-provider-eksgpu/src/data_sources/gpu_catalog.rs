@@ -214,7 +214,7 @@ mod tests {
     use super::*;
 
     fn ds() -> eksgpu_framework::Framework<GpuCatalog> {
-        eksgpu_framework::Framework::new(GpuCatalog::new(Arc::new(ProviderState::default())))
+        eksgpu_framework::Framework::data_source(GpuCatalog::new(Arc::new(ProviderState::default())))
     }
 
     fn check(config: &Value, d: &mut Diagnostics) {

@@ -99,7 +99,7 @@ impl ManagedResource for BurstScalerResource {
 
     fn modify_plan(&self, plan: &mut Plan<'_>, diags: &mut Diagnostics) {
         plan_id(&mut plan.planned, &["cluster_name", "namespace", "name"]);
-        let partial = Partial::of_inputs(&schema().block, &plan.planned);
+        let partial = Partial::of_inputs(&schema::cached().block, &plan.planned);
         let mut inputs = partial.value.clone();
         let cluster_known = !plan.planned.get("cluster_name").is_unknown();
         if !cluster_known {
@@ -111,7 +111,7 @@ impl ManagedResource for BurstScalerResource {
         };
         for v in burst::check_burst_scaler(&b) {
             let d = diagnostics::violation(&v);
-            let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+            let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
             if partial.is_complete() || !partial.touches_unknown(&steps) {
                 diags.push(d);
             }

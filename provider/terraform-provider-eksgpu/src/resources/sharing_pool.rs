@@ -174,7 +174,7 @@ impl ManagedResource for SharingPoolResource {
         {
             path::set(d, "claim_name", name);
         }
-        let partial = Partial::of_inputs(&schema().block, planned);
+        let partial = Partial::of_inputs(&schema::cached().block, planned);
         // Rules on what is known; the cluster name only labels objects, so a
         // placeholder stands in for an unknown one.
         let mut inputs = partial.value.clone();
@@ -187,7 +187,7 @@ impl ManagedResource for SharingPoolResource {
         };
         for v in sharing::check_sharing_pool(&p) {
             let d = diagnostics::violation(&v);
-            let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+            let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
             if partial.is_complete() || !partial.touches_unknown(&steps) {
                 diags.push(d);
             }
@@ -297,7 +297,7 @@ impl ManagedResource for SharingPoolResource {
 fn only_cluster_unknown(planned: &Value) -> bool {
     let mut probe = planned.clone();
     path::set(&mut probe, "cluster_name", "x".into());
-    Partial::of_inputs(&schema().block, &probe).is_complete()
+    Partial::of_inputs(&schema::cached().block, &probe).is_complete()
 }
 
 impl SharingPoolResource {

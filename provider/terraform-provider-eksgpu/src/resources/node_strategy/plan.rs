@@ -87,7 +87,7 @@ fn pool_at(i: usize) -> Vec<Step> {
 }
 
 fn known(planned: &Value) -> Option<Known> {
-    let partial = Partial::of_inputs(&schema().block, planned);
+    let partial = Partial::of_inputs(&schema::cached().block, planned);
     let cluster_known = !partial.touches_unknown(&at(&["cluster_name"]));
     let name_known = !partial.touches_unknown(&at(&["name"]));
     let operator_known = !partial.touches_unknown(&at(&["gpu_operator"]));
@@ -174,7 +174,7 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
             *i = k.pools[*i].0;
         }
         let d = diagnostics::violation(&v);
-        let steps = path::through_blocks(&schema().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+        let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
         let held_back = k.partial.touches_unknown(&steps) || (steps.is_empty() && !k.partial.is_complete());
         if k.partial.is_complete() || !held_back {
             diags.push(d);

@@ -400,3 +400,9 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         }
     }
 }
+
+/// The schema, built once per process: plans consult it for every resource.
+pub(crate) fn cached() -> &'static Schema {
+    static SCHEMA: std::sync::LazyLock<Schema> = std::sync::LazyLock::new(schema);
+    &SCHEMA
+}

@@ -219,3 +219,9 @@ pub fn schema() -> Schema {
         )),
     )
 }
+
+/// The schema, built once per process: plans consult it for every resource.
+pub(crate) fn cached() -> &'static Schema {
+    static SCHEMA: std::sync::LazyLock<Schema> = std::sync::LazyLock::new(schema);
+    &SCHEMA
+}
