@@ -3,9 +3,9 @@
 //! unknown value is dropped — it may not hold once the value is known. Such
 //! rules run again on the known plan at apply, so they are deferred, not skipped.
 
-use eksgpu_tfplugin::Value;
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::schema::Block;
+use eksgpu_tfplugin::{Diagnostic, Value};
 
 use crate::path;
 use crate::plan::strip_computed;
@@ -37,6 +37,13 @@ impl Partial {
     /// one, inside one, or at something that contains one.
     pub fn touches_unknown(&self, at: &[Step]) -> bool {
         self.unknown.iter().any(|u| u.starts_with(at) || at.starts_with(u))
+    }
+
+    /// Whether a rule's finding may be reported now: every input is known, or
+    /// its path (written through `block`'s blocks of one) touches no unknown one.
+    pub fn reports(&self, block: &Block, d: &Diagnostic) -> bool {
+        let steps = path::through_blocks(block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
+        self.is_complete() || !self.touches_unknown(&steps)
     }
 }
 

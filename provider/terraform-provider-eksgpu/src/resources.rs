@@ -35,19 +35,12 @@ pub(crate) fn errors_only(found: Vec<eksgpu_core::rules::Violation>) -> Diagnost
     d
 }
 
-/// Sets attribute `k` of an object value.
-pub(crate) fn set(v: &mut eksgpu_tfplugin::Value, k: &str, x: eksgpu_tfplugin::Value) {
-    if let eksgpu_tfplugin::Value::Object(m) = v {
-        m.insert(k.to_owned(), x);
-    }
-}
-
 /// Plans `id` as the given attributes joined by `/` (the import ID), unknown
 /// while any of them is.
 pub(crate) fn plan_id(planned: &mut eksgpu_tfplugin::Value, attributes: &[&str]) {
     let parts: Option<Vec<&str>> = attributes.iter().map(|a| planned.get(a).as_str()).collect();
     let id = parts.map_or(eksgpu_tfplugin::Value::Unknown, |p| p.join("/").into());
-    set(planned, "id", id);
+    eksgpu_framework::path::set(planned, "id", id);
 }
 
 /// Runs a cluster call unless Terraform asked the provider to stop (Ctrl-C).

@@ -111,8 +111,7 @@ impl ManagedResource for BurstScalerResource {
         };
         for v in burst::check_burst_scaler(&b) {
             let d = diagnostics::violation(&v);
-            let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
-            if partial.is_complete() || !partial.touches_unknown(&steps) {
+            if partial.reports(&schema::cached().block, &d) {
                 diags.push(d);
             }
         }

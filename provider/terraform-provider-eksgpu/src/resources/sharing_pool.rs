@@ -23,7 +23,7 @@ use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Schema, Value};
 use serde_json::json;
 
-use super::{cancellable, configured, connect, errors_only, plan_id, set};
+use super::{cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
 use crate::provider::ProviderState;
 
@@ -51,9 +51,9 @@ fn value(p: &SharingPool) -> Value {
 }
 
 fn with_computed(p: &SharingPool, v: &mut Value) {
-    set(v, "node_labels", map(&sharing::node_labels(p)));
-    set(v, "resource_requests", map(&sharing::resource_requests(p)));
-    set(
+    path::set(v, "node_labels", map(&sharing::node_labels(p)));
+    path::set(v, "resource_requests", map(&sharing::resource_requests(p)));
+    path::set(
         v,
         "resource_claim_name",
         p.dra.as_ref().map(|d| d.claim_name.clone()).into(),
@@ -68,10 +68,10 @@ fn with_computed(p: &SharingPool, v: &mut Value) {
             ])
         })
         .collect();
-    set(v, "pod_resource_claims", Value::List(claims));
+    path::set(v, "pod_resource_claims", Value::List(claims));
     let docs: Vec<_> = sharing::manifests(p).into_iter().map(|m| m.body).collect();
-    set(v, "manifests_yaml", yaml::to_yaml_stream(&docs).into());
-    set(
+    path::set(v, "manifests_yaml", yaml::to_yaml_stream(&docs).into());
+    path::set(
         v,
         "hami_values_yaml",
         sharing::hami_values(p).map(|h| yaml::to_yaml(&h)).into(),
@@ -187,8 +187,7 @@ impl ManagedResource for SharingPoolResource {
         };
         for v in sharing::check_sharing_pool(&p) {
             let d = diagnostics::violation(&v);
-            let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
-            if partial.is_complete() || !partial.touches_unknown(&steps) {
+            if partial.reports(&schema::cached().block, &d) {
                 diags.push(d);
             }
         }

@@ -174,9 +174,7 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
             *i = k.pools[*i].0;
         }
         let d = diagnostics::violation(&v);
-        let steps = path::through_blocks(&schema::cached().block, d.path.as_ref().map_or(&[][..], |p| p.steps()));
-        let held_back = k.partial.touches_unknown(&steps) || (steps.is_empty() && !k.partial.is_complete());
-        if k.partial.is_complete() || !held_back {
+        if k.partial.reports(&schema::cached().block, &d) {
             diags.push(d);
         }
     }
