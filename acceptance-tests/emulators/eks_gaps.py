@@ -9,6 +9,8 @@
   should show after a create, update or delete, or right away (POST /_eksgpu/status
   {"kind": "nodegroup"|"cluster", "name", "after_create"|"after_update"|"after_delete"|"now": [...]}),
   as real EKS goes CREATING -> ACTIVE, UPDATING -> ACTIVE, DELETING -> gone.
+- TagResource / UntagResource on node groups and access entries: moto tags
+  clusters only. Node group tags are changed in moto's own node group.
 - Fields moto drops or ignores, put back into Describe answers:
   computeConfig / storageConfig of the cluster (dropped), the VPC id of the
   cluster's subnets (never computed), and a node group's updateConfig sent at
@@ -107,6 +109,42 @@ def access_entries(environ, body):
             del entries[principal]
             return json_answer("200 OK", {})
     return None
+
+
+def tags(environ, body):
+    """TagResource / UntagResource for node groups and access entries; None
+    for other resources (moto serves cluster tags itself)."""
+    from urllib.parse import parse_qs
+
+    from moto.eks.models import eks_backends
+
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    m = re.fullmatch(r"/tags/(.+)", path)
+    if not m:
+        return None
+    arn = unquote(m.group(1))
+    if ":nodegroup/" not in arn and ":access-entry/" not in arn:
+        return None
+    with LOCK:
+        found = None
+        if ":access-entry/" in arn:
+            found = next((e["tags"] for c in ACCESS_ENTRIES.values() for e in c.values() if e["accessEntryArn"] == arn), None)
+        else:
+            backend = eks_backends[ACCOUNT][region_of(environ)]
+            for cluster in backend.clusters.values():
+                for ng in cluster.nodegroups.values():
+                    if ng.arn == arn:
+                        found = ng.tags
+        if found is None:
+            return not_found("Resource was not found")
+        if method == "POST":
+            found.update(json.loads(body or b"{}").get("tags", {}))
+        elif method == "DELETE":
+            for k in parse_qs(environ.get("QUERY_STRING", "")).get("tagKeys", []):
+                found.pop(k, None)
+        elif method == "GET":
+            return json_answer("200 OK", {"tags": dict(found)})
+        return json_answer("200 OK", {})
 
 
 def remember_request(environ, body):

@@ -225,6 +225,28 @@ impl KubeTarget {
         });
     }
 
+    /// An object made outside Terraform: server-side applied by `manager`.
+    pub fn create(&self, k: TestKind, ns: Option<&str>, body: Value, manager: &str) {
+        let api = self.api(k, ns);
+        let name = body["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+        let params = PatchParams::apply(manager).force();
+        self.runtime.block_on(async {
+            api.patch(&name, &params, &Patch::Apply(&body))
+                .await
+                .unwrap_or_else(|e| panic!("create {name}: {e}"))
+        });
+    }
+
+    /// An out-of-band delete (`kubectl delete`).
+    pub fn delete(&self, k: TestKind, ns: Option<&str>, name: &str) {
+        let api = self.api(k, ns);
+        self.runtime.block_on(async {
+            api.delete(name, &Default::default())
+                .await
+                .unwrap_or_else(|e| panic!("delete {name}: {e}"))
+        });
+    }
+
     /// The emulator's request log (method, path, query, auth), after clearing nothing.
     pub fn requests(&self) -> Vec<Value> {
         let Some(e) = &self.emulator else { return Vec::new() };

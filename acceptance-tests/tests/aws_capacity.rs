@@ -180,7 +180,12 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
             "/clusters/gpu/node-groups/gpu-training/update-config",
             &json!({"labels": {"addOrUpdateLabels": {"team": "web"}}}),
         );
-        assert_eq!(w.planned_changes(), ["pool[0].labels.team"], "{}", tf.label);
+        assert_eq!(
+            w.planned_changes(),
+            ["pool[0].labels.team", "pool[0].manifests_yaml"],
+            "{}",
+            tf.label
+        );
         w.apply();
         let ng = &node_group(&moto, "gpu-training")["nodegroup"];
         assert_eq!(ng["labels"]["team"], "ml");
@@ -249,7 +254,7 @@ fn hybrid_lifecycle_create_import_drift_restore_destroy() {
         );
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].hybrid[0].remote_pod_networks[0]"],
+            ["pool[0].hybrid[0].remote_pod_networks[0]", "pool[0].manifests_yaml"],
             "{}",
             tf.label
         );
@@ -374,13 +379,77 @@ fn node_group_stuck_creating_times_out_stays_in_state_and_the_next_apply_continu
         out.contains("Timed out waiting for AWS") && out.contains("still CREATING"),
         "{out}"
     );
-    assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
+    // A failed create keeps nothing in state (Terraform would taint it and
+    // replace the node group); the node group stays for the next apply.
+    assert!(pool_names(&w).is_empty());
+    assert!(
+        out.contains("AWS objects kept for the next apply") && out.contains("node group gpu-training"),
+        "{out}"
+    );
+    let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+    assert!(arn.is_string());
 
-    // EKS finishes; the next apply converges (the create failed, so Terraform replaces it).
+    // EKS finishes; the next apply takes the same node group over.
     moto.status_sequence("nodegroup", "gpu-training", "create", &[]);
     w.apply();
     w.assert_empty_plan();
-    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
+    let ng = node_group(&moto, "gpu-training");
+    assert_eq!(ng["nodegroup"]["status"], "ACTIVE");
+    assert_eq!(
+        ng["nodegroup"]["nodegroupArn"], arn,
+        "the same node group, not a new one"
+    );
+    let creates = moto
+        .requests()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"].as_str().is_some_and(|p| p.ends_with("/node-groups")))
+        .count();
+    assert_eq!(creates, 1, "one CreateNodegroup in all");
+}
+
+#[test]
+fn a_node_group_made_outside_terraform_is_refused_until_adopted() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+    let subnets = moto.eks("GET", "/clusters/gpu", &Value::Null)["cluster"]["resourcesVpcConfig"]["subnetIds"].clone();
+    moto.eks(
+        "POST",
+        "/clusters/gpu/node-groups",
+        &json!({"nodegroupName": "gpu-training", "nodeRole": NODE_ROLE, "subnets": subnets,
+                "instanceTypes": ["p5.48xlarge"], "capacityType": "SPOT", "amiType": "AL2023_x86_64_NVIDIA",
+                "scalingConfig": {"minSize": 0, "maxSize": 4, "desiredSize": 1},
+                "tags": {"alpha.eksctl.io/cluster-name": "gpu"}}),
+    );
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_ne!(r.code, 0, "{out}");
+    assert!(
+        out.contains("node group gpu-training") && out.contains("eksctl gpu"),
+        "{out}"
+    );
+    assert!(
+        node_group(&moto, "gpu-training")["nodegroup"]["tags"]
+            .get("eksgpu.terraform.io/strategy")
+            .is_none()
+    );
+
+    // Adopted: tagged as the strategy's, the same node group.
+    let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+    w.write(
+        "main.tf",
+        &strategy(
+            None,
+            &mng_pool("training", "{}").replace(
+                "capacity_types = [\"spot\"]",
+                "capacity_types = [\"spot\"]\n    adopt          = true",
+            ),
+        ),
+    );
+    w.apply();
+    let ng = node_group(&moto, "gpu-training");
+    assert_eq!(ng["nodegroup"]["tags"]["eksgpu.terraform.io/strategy"], "genai");
+    assert_eq!(ng["nodegroup"]["nodegroupArn"], arn);
+    w.assert_empty_plan();
 }
 
 #[test]
@@ -441,7 +510,9 @@ fn ctrl_c_during_a_wait_ends_the_run_promptly() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("cancel"), "{text}");
-    assert_eq!(pool_names(&w), ["training"], "the node group that exists is in state");
+    // The create was cut short: nothing in state; the node group stays for the next apply.
+    assert!(pool_names(&w).is_empty());
+    assert!(node_group(&moto, "gpu-training")["nodegroup"].is_object());
 }
 
 #[test]

@@ -85,7 +85,13 @@ fn lifecycle_create_import_drift_restore_destroy() {
             json!({"spec": {"limits": {"nvidia.com/gpu": 64}}}),
             "kubectl-edit",
         );
-        assert_eq!(w.planned_changes(), ["pool[0].gpu_limit"], "{}", tf.label);
+        // State's YAML says what was read back too.
+        assert_eq!(
+            w.planned_changes(),
+            ["pool[0].gpu_limit", "pool[0].manifests_yaml"],
+            "{}",
+            tf.label
+        );
         // The field now belongs to another manager: applying without force is a clear conflict.
         let r = w.run(&["apply", "-auto-approve", "-no-color"]);
         assert_eq!(r.code, 1);
@@ -292,8 +298,10 @@ fn a_missing_crd_names_what_to_install() {
     }
 }
 
+/// A create that fails half-way keeps nothing: Terraform would taint a
+/// strategy in state and replace it, deleting what worked.
 #[test]
-fn a_failure_between_pools_keeps_the_applied_pool_in_state() {
+fn a_create_failing_between_pools_leaves_nothing_and_the_next_apply_makes_all() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start();
         if !kube.is_emulator() {
@@ -307,9 +315,16 @@ fn a_failure_between_pools_keeps_the_applied_pool_in_state() {
         assert_eq!(r.code, 1, "{}", r.combined());
         assert!(r.combined().contains("applying NodePool auto"), "{}", r.combined());
         let state: Value = serde_json::from_str(&w.ok(&["show", "-json"]).stdout).unwrap();
-        let pools = &state["values"]["root_module"]["resources"][0]["values"]["pool"];
-        assert_eq!(pools.as_array().map(Vec::len), Some(1), "{}: {state}", tf.label);
-        assert_eq!(pools[0]["name"], "inference");
+        assert!(
+            state["values"]["root_module"]["resources"].is_null(),
+            "{}: {state}",
+            tf.label
+        );
+        assert!(
+            kube.get(NODE_POOL, "inference").is_none(),
+            "the first pool's objects were deleted again"
+        );
+        assert!(kube.get(EC2_NODE_CLASS, "inference").is_none());
         // The next apply continues where this one stopped.
         w.apply();
         w.assert_empty_plan();

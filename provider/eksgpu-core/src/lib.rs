@@ -10,6 +10,7 @@ pub mod eks;
 pub mod fields;
 pub mod kinds;
 pub mod node_strategy;
+pub mod ownership;
 pub mod recommend;
 pub mod rules;
 pub mod sharing;

@@ -400,6 +400,14 @@ pub static RULES: &[Rule] = &[
         fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
     },
+    Rule {
+        code: Code::EKSGPU140,
+        severity: Severity::Error,
+        summary: "Name of an Auto Mode built-in object",
+        trigger: "A `karpenter` or `auto_mode` pool is named `general-purpose` or `system` (its NodePool would be one of EKS Auto Mode's built-in NodePools), or an `auto_mode` pool with a `node_class` block is named `default` (its NodeClass would be the built-in one).",
+        fix: "Rename the pool. To change the built-in NodePools, turn them off in the cluster's `computeConfig.nodePools` and declare pools of your own.",
+        source: "EKS user guide, Enable or disable built-in NodePools (https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html) and Create a Node Class (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): EKS manages `general-purpose`, `system` and the `default` NodeClass",
+    },
 ];
 
 #[cfg(test)]

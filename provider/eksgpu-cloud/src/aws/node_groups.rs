@@ -126,6 +126,7 @@ impl AwsClients {
             subnet_ids: n.subnets().to_vec(),
             node_role_arn: n.node_role().unwrap_or_default().to_owned(),
             tags: map(n.tags()),
+            arn: n.nodegroup_arn().map(str::to_owned),
             status: n.status().map(|s| eksgpu_core::eks::NodeGroupStatus::parse(s.as_str())),
             health_issues: n
                 .health()
@@ -208,6 +209,25 @@ impl AwsClients {
                 if e.is_not_found() { Ok(()) } else { Err(e) }
             }
         }
+    }
+
+    /// `eks:TagResource`: sets `tags` on a node group or access entry (by ARN),
+    /// leaving its other tags as they are.
+    pub async fn tag_resource(
+        &self,
+        arn: &str,
+        tags: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        self.eks()
+            .await
+            .tag_resource()
+            .resource_arn(arn)
+            .set_tags(Some(tags.clone().into_iter().collect()))
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("eks:TagResource", e))?;
+        tracing::info!(resource = arn, "tagged");
+        Ok(())
     }
 
     /// `eks:ListNodegroups`: every node group name of the cluster.

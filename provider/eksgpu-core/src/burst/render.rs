@@ -83,7 +83,11 @@ pub fn manifest(b: &BurstScaler) -> Value {
         "metadata": {
             "name": b.name,
             "namespace": b.namespace,
-            "labels": {labels::MANAGED_BY: labels::MANAGED_BY_VALUE, labels::CLUSTER: b.cluster_name},
+            "labels": {
+                labels::MANAGED_BY: labels::MANAGED_BY_VALUE,
+                labels::CLUSTER: b.cluster_name,
+                crate::ownership::BURST_SCALER_LABEL: b.name,
+            },
             "annotations": {ANNOTATION: settings.to_string()},
         },
         "spec": spec,

@@ -29,6 +29,8 @@ pub struct NodeGroup {
     pub subnet_ids: Vec<String>,
     pub node_role_arn: String,
     pub tags: BTreeMap<String, String>,
+    /// Live only: the node group's ARN (to tag it).
+    pub arn: Option<String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
     pub status: Option<super::NodeGroupStatus>,
     /// Live only: what EKS reports wrong with the node group.
@@ -77,6 +79,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         subnet_ids: m.subnet_ids.clone(),
         node_role_arn: m.node_role_arn.clone(),
         tags: pool_tags(strategy, index, pool),
+        arn: None,
         status: None,
         health_issues: Vec::new(),
     })

@@ -57,12 +57,37 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
                 format!("Pool name {:?} is used twice.", pool.name),
             ));
         }
+        reserved_names(pool, &at, &mut out);
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         aws_side::check_pool(s, pool, &at, &mut out);
     }
     aws_side::check_strategy(s, &mut out);
     out
+}
+
+/// The objects EKS Auto Mode makes itself (EKS user guide, "Enable or disable built-in NodePools",
+/// https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html): NodePools
+/// `general-purpose` and `system`, NodeClass `default`.
+pub const AUTO_MODE_NODE_POOLS: [&str; 2] = ["general-purpose", "system"];
+pub const AUTO_MODE_NODE_CLASS: &str = "default";
+
+/// EKSGPU140: a pool whose NodePool or NodeClass would be one of Auto Mode's own.
+fn reserved_names(pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+    let node_pool = pool.capacity.is_in_cluster() && AUTO_MODE_NODE_POOLS.contains(&pool.name.as_str());
+    let node_class =
+        pool.capacity == Capacity::AutoMode && pool.node_class.is_some() && pool.name == AUTO_MODE_NODE_CLASS;
+    if node_pool || node_class {
+        let what = if node_pool { "NodePool" } else { "NodeClass" };
+        out.push(Violation::new(
+            Code::EKSGPU140,
+            at(&[Step::Attr("name")]),
+            format!(
+                "Pool {:?} would write EKS Auto Mode's built-in {what} {:?}.",
+                pool.name, pool.name
+            ),
+        ));
+    }
 }
 
 fn check_pool(

@@ -11,11 +11,12 @@ use async_trait::async_trait;
 use eksgpu_cloud::kube::ApplyOptions;
 use eksgpu_core::burst::{self, BurstScaler};
 use eksgpu_core::fields::project_ours;
+use eksgpu_core::ownership::Owner;
 use eksgpu_core::yaml;
 use eksgpu_framework::model::reported;
 use eksgpu_framework::partial::Partial;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
-use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Schema, Value};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Schema, Value};
 
 use super::{cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
@@ -147,6 +148,25 @@ impl ManagedResource for BurstScalerResource {
         let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
             return Some(prior.clone());
         };
+        match owner(ctx, cluster.as_ref(), &b).await {
+            Ok(None) => return None,
+            Ok(Some(o)) if !ours(&o, &b) => {
+                diags.push(Diagnostic::warning(
+                    format!("ScaledObject {}/{} left in place", b.namespace, b.name),
+                    format!("It now belongs to {o}, so it was not deleted; this scaler no longer tracks it."),
+                ));
+                return None;
+            }
+            Ok(Some(_)) => {}
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    "reading the ScaledObject",
+                    AttributePath::root(),
+                ));
+                return Some(prior.clone());
+            }
+        }
         match cancellable(
             ctx,
             "talking to the cluster",
@@ -215,11 +235,61 @@ impl ManagedResource for BurstScalerResource {
     }
 }
 
+/// Who owns the scaler's ScaledObject now; `None` when there is none.
+async fn owner(
+    ctx: &Context,
+    cluster: &dyn eksgpu_cloud::kube::Cluster,
+    b: &BurstScaler,
+) -> Result<Option<Owner>, eksgpu_cloud::kube::KubeError> {
+    let live = cancellable(
+        ctx,
+        "talking to the cluster",
+        cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+    )
+    .await?;
+    Ok(live.as_ref().map(Owner::of_object))
+}
+
+/// A ScaledObject of this provider's scalers in the scaler's cluster (its
+/// name and namespace are the scaler's identity); older versions labelled it
+/// without the scaler label.
+fn ours(o: &Owner, b: &BurstScaler) -> bool {
+    match o {
+        Owner::BurstScaler { cluster } => *cluster == b.cluster_name,
+        Owner::ProviderUnknown => true,
+        _ => false,
+    }
+}
+
 impl BurstScalerResource {
     async fn write(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
         let b = reported(model::read, planned, diags)?;
         let cluster = connect(c, &b.cluster_name, diags).await?;
+        match owner(ctx, cluster.as_ref(), &b).await {
+            Ok(Some(o)) if !ours(&o, &b) => {
+                diags.error_at(
+                    AttributePath::attr("name"),
+                    format!("ScaledObject {}/{} is not this scaler's", b.namespace, b.name),
+                    format!(
+                        "It already exists and belongs to {o}; this scaler leaves it untouched. Choose another \
+                         name, or manage that ScaledObject here by importing it: `terraform import <address> \
+                         {}/{}/{}` (or an `import {{}}` block).",
+                        b.cluster_name, b.namespace, b.name
+                    ),
+                );
+                return None;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    "reading the ScaledObject",
+                    AttributePath::root(),
+                ));
+                return None;
+            }
+        }
         let opts = ApplyOptions {
             field_manager: &c.field_manager,
             force: planned.get("force_conflicts").as_bool() == Some(true),

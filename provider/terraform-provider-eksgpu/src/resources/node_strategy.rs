@@ -126,15 +126,41 @@ impl ManagedResource for NodeStrategyResource {
         let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
+        let mut gone = Vec::new();
         for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
             match work.read_pool(&s, i, pool, diags).await {
-                Some(Some(live)) => pools.push(read_back(&live, pv)),
-                Some(None) => tracing::info!(pool = %pool.name, "pool is gone; it will be planned again"),
+                Some(Some(live)) => {
+                    let mut v = read_back(&live, pv);
+                    // What was read back, as YAML too: a drifted pool's manifests say what is live.
+                    if live != *pool {
+                        path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, i, &live));
+                    }
+                    pools.push(v);
+                }
+                Some(None) => {
+                    // Kept in its place with nothing rendered, so the plan shows this pool
+                    // (and no other) being created again, not every later pool shifting.
+                    tracing::info!(pool = %pool.name, "pool is gone; it will be planned again");
+                    let mut v = pv.clone();
+                    path::set(&mut v, "manifests_yaml", Value::Null);
+                    gone.push(pool.name.clone());
+                    pools.push(v);
+                }
                 None => return None,
             }
         }
-        if pools.is_empty() && !s.pools.is_empty() {
+        if gone.len() == s.pools.len() && !s.pools.is_empty() {
             return Some(Value::Null);
+        }
+        for name in gone {
+            diags.push(Diagnostic::warning(
+                format!("Pool {name} is gone"),
+                format!(
+                    "The objects of pool {name:?} of strategy {:?} no longer exist (deleted outside Terraform): the \
+                     plan creates them again.",
+                    s.name
+                ),
+            ));
         }
         let mut out = state.clone();
         path::set(&mut out, "pool", Value::List(pools));
@@ -258,6 +284,7 @@ impl NodeStrategyResource {
         let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
         let prior = model::strategy(prior_state).ok();
         let prior_values = prior_state.get("pool").elements().to_vec();
+        work.prior_name = prior.as_ref().map(|p| p.name.clone());
 
         let mut new_state = planned_state.clone();
         if new_state.get("kubernetes_version").as_str().is_none() {
@@ -304,7 +331,11 @@ impl NodeStrategyResource {
                 continue;
             }
             let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
-            match work.apply_pool(&planned, i, pool, prior_pool.as_ref(), diags).await {
+            let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
+            match work
+                .apply_pool(&planned, i, pool, prior_pool.as_ref(), adopt, diags)
+                .await
+            {
                 Applied::Done => state_pools.push(planned_values[i].clone()),
                 Applied::Failed { touched } => {
                     failed = true;
@@ -341,6 +372,14 @@ impl NodeStrategyResource {
                     state_pools.push(p.clone());
                 }
             }
+        }
+        if prior_state.is_null() && failed {
+            // Terraform taints a resource whose create fails, and the next apply would
+            // delete and recreate everything that worked: so nothing is kept in state.
+            // In-cluster objects are deleted again; AWS objects (slow to make) stay,
+            // carry the strategy's tags, and the next apply takes them over.
+            work.abandon_create(&planned, &state_pools, diags).await;
+            return Some(Value::Null);
         }
         if state_pools.is_empty() && prior_state.is_null() {
             return Some(Value::Null);

@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds;
+use eksgpu_core::ownership::Owner;
 use eksgpu_core::render::Manifest;
 use eksgpu_core::sharing::{self, SharingPool, Strategy};
 use eksgpu_core::yaml;
@@ -81,6 +82,57 @@ fn with_computed(p: &SharingPool, v: &mut Value) {
 fn field_manager(base: &str, pool: &str) -> String {
     // One manager per pool: each owns only its own keys of shared ConfigMaps.
     format!("{base}/{pool}")
+}
+
+/// Checks before a write that the pool's objects are its own: on create, no
+/// other pool of that name has a record key in the namespace; a
+/// ResourceClaim that exists carries this pool's label. `Err`: what to do.
+async fn check_owned(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    p: &SharingPool,
+    creating: bool,
+    objects: &[Manifest],
+) -> Result<(), String> {
+    for m in objects {
+        let is_record = m.kind == kinds::CONFIG_MAP && m.name == sharing::RECORD_CONFIG_MAP;
+        if !(m.kind == sharing::RESOURCE_CLAIM || creating && is_record) {
+            continue;
+        }
+        let live = cancellable(
+            ctx,
+            "talking to the cluster",
+            cluster.get(&m.kind, m.namespace.as_deref(), &m.name),
+        )
+        .await
+        .map_err(|e| format!("Could not read {} {}: {e}", m.kind.kind, m.name))?;
+        let Some(live) = live else { continue };
+        let ns = m.namespace.as_deref().unwrap_or_default();
+        if is_record {
+            if live["data"].get(&p.name).is_some() {
+                return Err(format!(
+                    "Sharing pool {:?} already exists in namespace {ns} (key {:?} of ConfigMap {}), made by another \
+                     Terraform configuration or outside Terraform; this pool leaves it untouched. Choose another \
+                     name, or manage that pool here by importing it: `terraform import <address> {}/{}`.",
+                    p.name, p.name, m.name, p.cluster_name, p.name
+                ));
+            }
+            continue;
+        }
+        let owner = Owner::of_object(&live);
+        let ours = match &owner {
+            Owner::SharingPool { cluster, name } => *cluster == p.cluster_name && *name == p.name,
+            _ => false,
+        };
+        if !ours {
+            return Err(format!(
+                "ResourceClaim {ns}/{} already exists and belongs to {owner}; this pool leaves it untouched. Set \
+                 `dra {{ claim_name }}` to another name, or delete that claim if nothing uses it.",
+                m.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Removes what the pool put in the cluster: its keys (by applying an empty
@@ -316,6 +368,10 @@ impl SharingPoolResource {
             force: planned.get("force_conflicts").as_bool() == Some(true),
         };
         let objects = sharing::manifests(&p);
+        if let Err(detail) = check_owned(ctx, cluster.as_ref(), &p, prior.is_null(), &objects).await {
+            diags.error_at(AttributePath::attr("name"), "Not this sharing pool's to write", detail);
+            return None;
+        }
         for m in &objects {
             let what = format!("applying {} {}", m.kind.kind, m.name);
             if let Err(e) = cancellable(

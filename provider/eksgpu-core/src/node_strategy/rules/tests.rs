@@ -500,3 +500,30 @@ fn eksgpu106_reserved_capacity_needs_karpenter_1_3() {
     let found = check_node_strategy(&strategy(vec![p], false), &new);
     assert!(found.iter().all(|v| v.code != Code::EKSGPU106), "{found:?}");
 }
+
+#[test]
+fn auto_modes_built_in_object_names_are_reserved() {
+    for (name, capacity, node_class) in [
+        ("general-purpose", Capacity::AutoMode, false),
+        ("system", Capacity::Karpenter, true),
+        ("default", Capacity::AutoMode, true),
+    ] {
+        let mut p = pool(name, capacity, &["g6e.xlarge"]);
+        p.node_class = node_class.then(|| NodeClass {
+            role: Some("NodeRole".into()),
+            ..NodeClass::default()
+        });
+        let v = check_node_strategy(&strategy(vec![p], false), &CTX);
+        assert!(v.iter().any(|v| v.code == Code::EKSGPU140), "{name}: {v:?}");
+    }
+    // A Karpenter EC2NodeClass named `default` is no Auto Mode NodeClass; nor is a NodePool named `default`.
+    for (capacity, node_class) in [(Capacity::Karpenter, true), (Capacity::AutoMode, false)] {
+        let mut p = pool("default", capacity, &["g6e.xlarge"]);
+        p.node_class = node_class.then(|| NodeClass {
+            role: Some("NodeRole".into()),
+            ..NodeClass::default()
+        });
+        let v = check_node_strategy(&strategy(vec![p], false), &CTX);
+        assert!(!v.iter().any(|v| v.code == Code::EKSGPU140), "{v:?}");
+    }
+}

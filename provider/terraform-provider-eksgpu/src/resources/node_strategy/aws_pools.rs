@@ -7,6 +7,7 @@ use eksgpu_cloud::aws::AccessEntry;
 use eksgpu_cloud::aws::wait::{self, Backoff, Poll, WaitError};
 use eksgpu_core::eks::{self, ClusterFacts, ClusterStatus, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, NodeGroupStatus, tags};
 use eksgpu_core::model::{Capacity, GpuOperator, Hybrid, NodeStrategy, Pool};
+use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic};
 
 use super::timeouts::Timeouts;
@@ -111,8 +112,9 @@ impl AwsPools<'_> {
 
     /// Creates the node group, or brings the live one to `want`: in place when
     /// EKS can, otherwise by deleting and creating it again. A node group whose
-    /// creation failed is created again.
-    pub async fn apply_node_group(&self, want: &NodeGroup) -> Result<(), Failed> {
+    /// creation failed is created again. One that is not the strategy's own
+    /// (its tags name another owner, or none) is left untouched unless adopted.
+    pub async fn apply_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
         let live = self
             .aws
             .describe_node_group(self.cluster, &want.name)
@@ -121,6 +123,23 @@ impl AwsPools<'_> {
         let Some(mut live) = live else {
             return self.create_node_group(want).await;
         };
+        let what = format!("node group {}", want.name);
+        let owner = Owner::of_tags(&live.tags);
+        if let Err(e) = ownership::check_write(&what, Some(owner.clone()), me, adopt) {
+            return Err(Failure::Blocked(e.how_to_hand_over())).touched(false);
+        }
+        // Adopting takes a node group over as it is: never by replacing it.
+        if !me.owns(&owner)
+            && let Some(r) = want.replacement(&live)
+        {
+            return Err(Failure::Blocked(format!(
+                "Adopting {what} would replace it: EKS cannot change {} in place. Make the pool's settings match \
+                 the node group ({}), then apply again.",
+                r.fields.join(", "),
+                r.fields.join(", ")
+            )))
+            .touched(false);
+        }
         if live.status.as_ref().is_some_and(NodeGroupStatus::in_progress) {
             // A previous apply timed out or was stopped: let EKS finish first.
             self.wait_node_group(&want.name, self.timeouts.update, false)
@@ -142,16 +161,38 @@ impl AwsPools<'_> {
             self.delete_node_group(&want.name).await.touched(true)?;
             return self.create_node_group(want).await;
         }
+        // The tags say who owns it: a rename, a new pool index or an adoption rewrites them first.
+        let tags = changed_tags(&want.tags, &live.tags);
+        let mut touched = false;
+        if let (false, Some(arn)) = (tags.is_empty(), &live.arn) {
+            self.aws.tag_resource(arn, &tags).await.touched(false)?;
+            touched = true;
+        }
         if let Some(u) = want.update(&live) {
             self.aws
                 .update_node_group(self.cluster, &want.name, &u)
                 .await
-                .touched(false)?;
+                .touched(touched)?;
             self.wait_node_group(&want.name, self.timeouts.update, false)
                 .await
                 .touched(true)?;
         }
         Ok(())
+    }
+
+    /// Deletes the strategy's own node group and waits until it is gone; one
+    /// already gone is fine. `Ok(Some(owner))`: it belongs to someone else now
+    /// and was left in place.
+    pub async fn delete_own_node_group(&self, name: &str, me: &Claimant<'_>) -> Result<Option<Owner>, Failure> {
+        let Some(live) = self.aws.describe_node_group(self.cluster, name).await? else {
+            return Ok(None);
+        };
+        let owner = Owner::of_tags(&live.tags);
+        if !ownership::may_delete(&owner, me) {
+            return Ok(Some(owner));
+        }
+        self.delete_node_group(name).await?;
+        Ok(None)
     }
 
     /// Creates a node group and waits until it is active; once the create call
@@ -178,6 +219,7 @@ impl AwsPools<'_> {
         entry_tags: std::collections::BTreeMap<String, String>,
         prior_role: Option<&str>,
         checked: Option<&ClusterFacts>,
+        me: &Claimant<'_>,
     ) -> Result<(), Failed> {
         // The facts read for the checks moments ago, when there are some.
         let facts = match checked {
@@ -203,7 +245,8 @@ impl AwsPools<'_> {
                 let entry = AccessEntry {
                     principal_arn: h.node_role_arn.clone(),
                     kind: HYBRID_ACCESS_ENTRY_TYPE.to_owned(),
-                    tags: entry_tags,
+                    tags: entry_tags.clone(),
+                    arn: None,
                 };
                 self.aws
                     .create_access_entry(self.cluster, &entry)
@@ -219,18 +262,26 @@ impl AwsPools<'_> {
                 )))
                 .touched(touched);
             }
-            Some(_) => {}
+            // An entry someone else made is used as it is, never changed (nor deleted later).
+            Some(e) if !me.owns(&Owner::of_tags(&e.tags)) => {}
+            Some(e) => {
+                let tags = changed_tags(&entry_tags, &e.tags);
+                if let (false, Some(arn)) = (tags.is_empty(), &e.arn) {
+                    self.aws.tag_resource(arn, &tags).await.touched(touched)?;
+                    touched = true;
+                }
+            }
         }
         if let Some(old) = prior_role.filter(|r| *r != h.node_role_arn) {
-            self.delete_own_access_entry(old).await.touched(touched)?;
+            self.delete_own_access_entry(old, me).await.touched(touched)?;
         }
         Ok(())
     }
 
-    /// Deletes the access entry of `principal` if this provider made it.
-    async fn delete_own_access_entry(&self, principal: &str) -> Result<(), Failure> {
+    /// Deletes the access entry of `principal` if it is the strategy's own.
+    async fn delete_own_access_entry(&self, principal: &str, me: &Claimant<'_>) -> Result<(), Failure> {
         if let Some(e) = self.aws.describe_access_entry(self.cluster, principal).await?
-            && e.tags.get(tags::MANAGED_BY).map(String::as_str) == Some(tags::MANAGED_BY_VALUE)
+            && ownership::may_delete(&Owner::of_tags(&e.tags), me)
         {
             self.aws.delete_access_entry(self.cluster, principal).await?;
         }
@@ -239,7 +290,7 @@ impl AwsPools<'_> {
 
     /// Removes the remote networks (unless `keep_networks`, when another hybrid
     /// pool of the strategy now sets them) and the role's access entry.
-    pub async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool) -> Result<(), Failure> {
+    pub async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
         if !keep_networks {
             let facts = self.aws.describe_cluster(self.cluster).await?;
             if !facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty() {
@@ -247,7 +298,7 @@ impl AwsPools<'_> {
                 self.wait_cluster_active().await?;
             }
         }
-        self.delete_own_access_entry(&h.node_role_arn).await
+        self.delete_own_access_entry(&h.node_role_arn, me).await
     }
 
     /// The hybrid pool as the cluster says, or `None` when neither its networks
@@ -329,6 +380,17 @@ impl AwsPools<'_> {
         }
         Ok((found, operator))
     }
+}
+
+/// The tags of `want` that `live` lacks or has with another value.
+fn changed_tags(
+    want: &std::collections::BTreeMap<String, String>,
+    live: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    want.iter()
+        .filter(|(k, v)| live.get(*k) != Some(v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {

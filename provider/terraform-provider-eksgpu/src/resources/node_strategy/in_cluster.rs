@@ -1,13 +1,16 @@
 //! Karpenter and Auto Mode pools in the cluster: NodePools and node classes
-//! read back through the provider's field manager, and deleted NodePools first.
+//! applied only where the strategy owns them (or adopts them), read back
+//! through the provider's field manager, and deleted NodePools first, only
+//! when still the strategy's own.
 
-use eksgpu_cloud::kube::{Cluster, KubeError};
+use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::kinds;
 use eksgpu_core::model::{NodeStrategy, Pool};
+use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_core::readback;
 use eksgpu_core::render::{self, Manifest};
-use eksgpu_tfplugin::{AttributePath, Context, Diagnostics};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 
 use crate::diagnostics;
 use crate::resources::cancellable;
@@ -59,10 +62,102 @@ pub(super) async fn fetch_node_class(
     cancellable(ctx, "reading node classes", cluster.get(&kind, None, name)).await
 }
 
-/// Deletes objects, node pools first; returns the pool names whose objects remain.
+/// Applies one pool's objects (node class first, then its NodePool), each
+/// only after checking that the strategy owns it or the pool adopts it. On a
+/// failure the objects this call created are deleted again, so none is left
+/// that no state knows; the diagnostic is pushed and `Err` returned.
+pub(super) async fn apply_pool_objects(
+    w: &Writer<'_>,
+    objects: &[Manifest],
+    path: &AttributePath,
+    diags: &mut Diagnostics,
+) -> Result<(), ()> {
+    let Writer { ctx, cluster, me, .. } = *w;
+    let mut created: Vec<&Manifest> = Vec::new();
+    for m in objects {
+        if let Err(d) = apply_owned(w, m, path, &mut created).await {
+            diags.push(d);
+            let rolled_back: Vec<Manifest> = created.into_iter().cloned().collect();
+            let mut ignore = Diagnostics::default();
+            let left = delete_objects(ctx, cluster, me, &rolled_back, &mut ignore).await;
+            if !left.is_empty() {
+                diags.push(Diagnostic::warning(
+                    "Objects left after a failed apply",
+                    format!(
+                        "{} created {} before the failure and could not delete it again; it carries this \
+                         strategy's labels, so the next apply takes it over.",
+                        me.name,
+                        left.join(", ")
+                    ),
+                ));
+            }
+            return Err(());
+        }
+    }
+    Ok(())
+}
+
+/// Who writes a pool's objects, where, and whether the pool adopts what it finds.
+#[derive(Clone, Copy)]
+pub(super) struct Writer<'a> {
+    pub ctx: &'a Context,
+    pub cluster: &'a dyn Cluster,
+    pub opts: ApplyOptions<'a>,
+    pub me: &'a Claimant<'a>,
+    pub adopt: bool,
+}
+
+async fn apply_owned<'m>(
+    w: &Writer<'_>,
+    m: &'m Manifest,
+    path: &AttributePath,
+    created: &mut Vec<&'m Manifest>,
+) -> Result<(), Diagnostic> {
+    let Writer {
+        ctx,
+        cluster,
+        opts,
+        me,
+        adopt,
+    } = *w;
+    let object = format!("{} {}", m.kind.kind, m.name);
+    let what = format!("reading {object}");
+    let live = cancellable(ctx, &what, cluster.get(&m.kind, m.namespace.as_deref(), &m.name))
+        .await
+        .map_err(|e| diagnostics::kube_failed(&e, &what, path.clone()))?;
+    let owner = live.as_ref().map(Owner::of_object);
+    if let Err(e) = ownership::check_write(&object, owner.clone(), me, adopt) {
+        return Err(
+            Diagnostic::error(format!("{object} is not this strategy's"), e.how_to_hand_over()).at(path.clone()),
+        );
+    }
+    // Adopting takes over the fields other managers set (server-side apply's force).
+    let adopting = owner.as_ref().is_some_and(|o| !me.owns(o));
+    let opts = ApplyOptions {
+        force: opts.force || adopting,
+        ..opts
+    };
+    let what = format!("applying {object}");
+    cancellable(
+        ctx,
+        &what,
+        cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
+    )
+    .await
+    .map_err(|e| diagnostics::kube_failed(&e, &what, path.clone()))?;
+    if live.is_none() {
+        created.push(m);
+    }
+    Ok(())
+}
+
+/// Deletes objects, node pools first, each only while it is still the
+/// strategy's own (one another owner took over is left, with a warning);
+/// returns the names of objects that remain because a delete failed.
 pub(super) async fn delete_objects(
     ctx: &Context,
     cluster: &dyn Cluster,
+    me: &Claimant<'_>,
     objects: &[Manifest],
     diags: &mut Diagnostics,
 ) -> Vec<String> {
@@ -70,7 +165,29 @@ pub(super) async fn delete_objects(
     let mut ordered: Vec<&Manifest> = objects.iter().filter(|m| m.kind == kinds::NODE_POOL).collect();
     ordered.extend(objects.iter().filter(|m| m.kind != kinds::NODE_POOL));
     for m in ordered {
-        let what = format!("deleting {} {}", m.kind.kind, m.name);
+        let object = format!("{} {}", m.kind.kind, m.name);
+        let what = format!("deleting {object}");
+        let live = match cancellable(ctx, &what, cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await {
+            Ok(None) => continue,
+            Ok(Some(live)) => live,
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));
+                remaining.push(m.name.clone());
+                continue;
+            }
+        };
+        let owner = Owner::of_object(&live);
+        if !ownership::may_delete(&owner, me) {
+            diags.push(Diagnostic::warning(
+                format!("{object} left in place"),
+                format!(
+                    "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy \
+                     no longer tracks it.",
+                    me.name
+                ),
+            ));
+            continue;
+        }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {
             diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));
             if !remaining.contains(&m.name) {

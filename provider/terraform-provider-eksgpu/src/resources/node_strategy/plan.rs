@@ -48,7 +48,7 @@ fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
     )
 }
 
-fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Value {
+pub(super) fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Value {
     let mut docs: Vec<_> = render::pool_manifests(s, pool).into_iter().map(|m| m.body).collect();
     docs.extend(eks::aws_requests(s, index, pool));
     yaml::to_yaml_stream(&docs).into()
@@ -194,6 +194,52 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
     }
     if let Ok(prior) = model::strategy(plan.prior) {
         warn_replacements(&prior, s, &k.pools, diags);
+        if all_pools_known {
+            warn_deletions(&prior, s, diags);
+        }
+    }
+}
+
+/// Warns at plan about each pool that goes: its objects are named after it,
+/// so a pool renamed in the configuration is a delete and a create too.
+fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
+    let added: Vec<&str> = planned
+        .pools
+        .iter()
+        .filter(|p| !prior.pools.iter().any(|q| q.name == p.name))
+        .map(|p| p.name.as_str())
+        .collect();
+    for gone in prior
+        .pools
+        .iter()
+        .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
+    {
+        let objects = match gone.capacity {
+            Capacity::ManagedNodeGroup => format!("node group {}", eks::node_group_name(prior, gone)),
+            Capacity::Hybrid => "the cluster's remote networks and the nodes' access entry".to_owned(),
+            _ => render::pool_manifests(prior, gone)
+                .iter()
+                .map(|m| format!("{} {}", m.kind.kind, m.name))
+                .collect::<Vec<_>>()
+                .join(" and "),
+        };
+        let rename = if added.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " If pool {:?} is meant as a rename to {}, know that objects are named after their pool: the \
+                 new name gets new objects.",
+                gone.name,
+                added.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(" or ")
+            )
+        };
+        diags.push(Diagnostic::warning(
+            format!("Pool {} will be deleted", gone.name),
+            format!(
+                "No pool of the configuration is named {:?} any more: apply deletes {objects} (its nodes drain).{rename}",
+                gone.name
+            ),
+        ));
     }
 }
 

@@ -152,6 +152,17 @@ fn pool_block() -> Block {
         )
         .attribute(
             Attribute::optional(
+                "adopt",
+                Type::Bool,
+                "Take over this pool's existing objects (NodePool and node class by the pool's name, node group \
+                 `<cluster_name>-<name>`) although another strategy, another tool or nobody owns them: apply \
+                 relabels them as this strategy's and takes over their fields. Without it, apply refuses to touch \
+                 an object that is not the strategy's own and names its owner. Default `false`.",
+            )
+            .default(false),
+        )
+        .attribute(
+            Attribute::optional(
                 "dra",
                 Type::Bool,
                 "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
@@ -340,8 +351,12 @@ fn schema_v() -> Schema {
                 .validate(checks::string("Usable as a label value (it labels every object).", validate::cluster_name_label_value)),
         )
         .attribute(
-            Attribute::required("name", Type::String, "Strategy name, unique per cluster; labels every object. Changing it replaces the strategy.")
-                .forces_replacement()
+            Attribute::required(
+                "name",
+                Type::String,
+                "Strategy name, unique per cluster; it labels (and tags) every object as the strategy's own. Changing it \
+                 renames the strategy in place: objects keep their names and are relabelled, nothing is recreated.",
+            )
                 .validate(checks::string("A non-empty label value (it labels every object).", validate::non_empty_label_value)),
         )
         .attribute(

@@ -12,10 +12,12 @@ use eksgpu_core::kinds::{self, labels};
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{readback, rules};
-use eksgpu_tfplugin::{AttributePath, Context, Diagnostics};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Value};
 
 use super::aws_pools::{AwsPools, Failure};
-use super::in_cluster::{delete_objects, fetch_node_class, read_in_cluster_pool};
+use eksgpu_core::ownership::Claimant;
+
+use super::in_cluster::{Writer, apply_pool_objects, delete_objects, fetch_node_class, read_in_cluster_pool};
 use super::plan::manifests;
 use super::timeouts::Timeouts;
 use crate::diagnostics;
@@ -40,6 +42,9 @@ pub(super) struct Work<'a> {
     force: bool,
     /// The cluster as the apply-time checks read it.
     facts: Option<eksgpu_core::eks::ClusterFacts>,
+    /// The strategy's name before the rename being applied: what that name
+    /// made is the strategy's own too.
+    pub(super) prior_name: Option<String>,
 }
 
 impl<'a> Work<'a> {
@@ -62,6 +67,16 @@ impl<'a> Work<'a> {
             kube: None,
             force,
             facts: None,
+            prior_name: None,
+        }
+    }
+
+    /// The strategy `s` as an owner: its objects carry its name, or the name it had before a rename.
+    pub(super) fn claimant<'s>(&'s self, s: &'s NodeStrategy) -> Claimant<'s> {
+        Claimant {
+            cluster: &s.cluster_name,
+            name: &s.name,
+            prior_name: self.prior_name.as_deref().filter(|p| *p != s.name),
         }
     }
 
@@ -139,6 +154,7 @@ impl<'a> Work<'a> {
         i: usize,
         pool: &Pool,
         prior: Option<&Pool>,
+        adopt: bool,
         diags: &mut Diagnostics,
     ) -> Applied {
         let path = AttributePath::attr("pool").index(i);
@@ -151,26 +167,26 @@ impl<'a> Work<'a> {
                     field_manager: &self.c.field_manager,
                     force: self.force,
                 };
-                for m in render::pool_manifests(s, pool) {
-                    let what = format!("applying {} {}", m.kind.kind, m.name);
-                    if let Err(e) = cancellable(
-                        self.ctx,
-                        &what,
-                        cluster.apply(&m.kind, m.namespace.as_deref(), &m.name, &m.body, opts),
-                    )
-                    .await
-                    {
-                        diags.push(diagnostics::kube_failed(&e, &what, path));
-                        return Applied::Failed { touched: false };
-                    }
+                let objects = render::pool_manifests(s, pool);
+                let me = self.claimant(s);
+                let writer = Writer {
+                    ctx: self.ctx,
+                    cluster: cluster.as_ref(),
+                    opts,
+                    me: &me,
+                    adopt,
+                };
+                match apply_pool_objects(&writer, &objects, &path, diags).await {
+                    Ok(()) => Applied::Done,
+                    // What this apply created was deleted again; what existed is as the prior state says.
+                    Err(()) => Applied::Failed { touched: false },
                 }
-                Applied::Done
             }
             Capacity::ManagedNodeGroup => {
                 let Some(want) = eks::node_group(s, i, pool) else {
                     return Applied::Done;
                 };
-                match self.aws.apply_node_group(&want).await {
+                match self.aws.apply_node_group(&want, &self.claimant(s), adopt).await {
                     Ok(()) => Applied::Done,
                     Err(f) => {
                         diags.push(
@@ -188,7 +204,13 @@ impl<'a> Work<'a> {
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
                 match self
                     .aws
-                    .apply_hybrid(h, eks::pool_tags(s, i, pool), prior_role, self.facts.as_ref())
+                    .apply_hybrid(
+                        h,
+                        eks::pool_tags(s, i, pool),
+                        prior_role,
+                        self.facts.as_ref(),
+                        &self.claimant(s),
+                    )
                     .await
                 {
                     Ok(()) => Applied::Done,
@@ -218,8 +240,11 @@ impl<'a> Work<'a> {
             .flat_map(|p| render::pool_manifests(prior, p))
             .collect();
         if !in_cluster.is_empty() {
+            let owner = planned.unwrap_or(prior);
             match self.kube(diags).await {
-                Some(cluster) => remaining.extend(delete_objects(self.ctx, cluster.as_ref(), &in_cluster, diags).await),
+                Some(cluster) => remaining.extend(
+                    delete_objects(self.ctx, cluster.as_ref(), &self.claimant(owner), &in_cluster, diags).await,
+                ),
                 None => remaining.extend(
                     pools
                         .iter()
@@ -229,18 +254,30 @@ impl<'a> Work<'a> {
             }
         }
         let keep_networks = planned.is_some_and(|s| s.pools.iter().any(|p| p.capacity == Capacity::Hybrid));
+        let me = self.claimant(planned.unwrap_or(prior));
         for pool in pools {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
                     let name = eks::node_group_name(prior, pool);
-                    self.aws
-                        .delete_node_group(&name)
-                        .await
-                        .map_err(|e| (e, format!("deleting node group {name}")))
+                    match self.aws.delete_own_node_group(&name, &me).await {
+                        Ok(Some(owner)) => {
+                            diags.push(Diagnostic::warning(
+                                format!("Node group {name} left in place"),
+                                format!(
+                                    "Node group {name} now belongs to {owner}, not to strategy {:?}, so it was \
+                                     not deleted; the strategy no longer tracks it.",
+                                    me.name
+                                ),
+                            ));
+                            Ok(())
+                        }
+                        Ok(None) => Ok(()),
+                        Err(e) => Err((e, format!("deleting node group {name}"))),
+                    }
                 }
                 (Capacity::Hybrid, Some(h)) => self
                     .aws
-                    .delete_hybrid(h, keep_networks)
+                    .delete_hybrid(h, keep_networks, &me)
                     .await
                     .map_err(|e| (e, "deleting the hybrid pool".to_owned())),
                 _ => Ok(()),
@@ -251,6 +288,52 @@ impl<'a> Work<'a> {
             }
         }
         remaining
+    }
+
+    /// After a failed create: deletes the in-cluster objects of the pools in
+    /// `made` (pool values), and names the AWS objects that stay for the next
+    /// apply to take over.
+    pub(super) async fn abandon_create(&mut self, s: &NodeStrategy, made: &[Value], diags: &mut Diagnostics) {
+        let pools: Vec<&Pool> = made
+            .iter()
+            .filter_map(|v| v.get("name").as_str())
+            .filter_map(|n| s.pools.iter().find(|p| p.name == n))
+            .collect();
+        let in_cluster: Vec<Manifest> = pools
+            .iter()
+            .filter(|p| p.capacity.is_in_cluster())
+            .flat_map(|p| render::pool_manifests(s, p))
+            .collect();
+        if !in_cluster.is_empty()
+            && let Some(cluster) = self.kube(diags).await
+        {
+            let me = self.claimant(s);
+            delete_objects(self.ctx, cluster.as_ref(), &me, &in_cluster, diags).await;
+        }
+        let kept: Vec<String> = pools
+            .iter()
+            .filter_map(|p| match p.capacity {
+                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(s, p))),
+                Capacity::Hybrid => p
+                    .hybrid
+                    .as_ref()
+                    .map(|h| format!("the access entry of {}", h.node_role_arn)),
+                _ => None,
+            })
+            .collect();
+        if !kept.is_empty() {
+            diags.push(Diagnostic::warning(
+                "AWS objects kept for the next apply",
+                format!(
+                    "The strategy was not created, but {} exists: it carries the tags of strategy {:?} in cluster \
+                     {}, and the next apply of this strategy takes it over as it is (nothing is created twice). \
+                     If the strategy is not applied again, delete it in EKS.",
+                    kept.join(", "),
+                    s.name,
+                    s.cluster_name
+                ),
+            ));
+        }
     }
 
     /// In-cluster objects the prior version of a kept pool had and the new one does not
@@ -284,7 +367,7 @@ impl<'a> Work<'a> {
             return Vec::new();
         }
         match self.kube(diags).await {
-            Some(cluster) => delete_objects(self.ctx, cluster.as_ref(), &stale, diags).await,
+            Some(cluster) => delete_objects(self.ctx, cluster.as_ref(), &self.claimant(planned), &stale, diags).await,
             None => stale.into_iter().map(|m| m.name).collect(),
         }
     }

@@ -1,0 +1,278 @@
+//! Never touch what is not yours, and a plan that says what apply will do:
+//! ownership of the objects a node strategy writes (another strategy's, a
+//! foreign one, adoption), renames with `create_before_destroy`, pools gone
+//! out of band or removed, and failures that leave nothing behind. Through
+//! the real Terraform CLI against the Kubernetes emulator (or, in the real
+//! API server lane, the real server behind it).
+
+use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, KubeTarget, NODE_POOL};
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+use serde_json::{Value, json};
+
+/// A Karpenter pool `name` with `limit` GPUs.
+fn pool(name: &str, limit: u32, extra: &str) -> String {
+    format!(
+        r#"
+  pool {{
+    name           = "{name}"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    gpu_limit      = {limit}{extra}
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}"#
+    )
+}
+
+fn config(kube: &KubeTarget, strategy: &str, pools: &str, lifecycle: &str) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "{strategy}"
+{pools}
+{lifecycle}
+}}
+"#,
+        kube.provider_block()
+    )
+}
+
+fn labels(o: &Value) -> &Value {
+    &o["metadata"]["labels"]
+}
+
+fn limit(kube: &KubeTarget, pool: &str) -> Value {
+    kube.get(NODE_POOL, pool).unwrap_or_default()["spec"]["limits"]["nvidia.com/gpu"].clone()
+}
+
+/// Words of a run's output, joined by single spaces (Terraform wraps diagnostics).
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn strategies_in_state(w: &Workdir) -> usize {
+    w.state()["values"]["root_module"]["resources"]
+        .as_array()
+        .map_or(0, |r| r.iter().filter(|r| r["type"] == "eksgpu_node_strategy").count())
+}
+
+#[test]
+fn a_second_strategy_with_the_same_pool_name_fails_and_the_first_is_untouched() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let first = Workdir::new(&tf, &config(&kube, "training", &pool("gpu", 4, ""), ""));
+        first.init();
+        first.apply();
+
+        // Another team's configuration declares a pool of the same name next to one of its own.
+        let pools = format!("{}{}", pool("other", 2, ""), pool("gpu", 64, ""));
+        let second = Workdir::new(&tf, &config(&kube, "inference", &pools, ""));
+        second.init();
+        let r = second.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = words(&r.combined());
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains(r#"belongs to eksgpu_node_strategy "training""#) && out.contains("adopt = true"),
+            "{}: {out}",
+            tf.label
+        );
+        // The first strategy's NodePool is as it made it.
+        let np = kube.get(NODE_POOL, "gpu").unwrap();
+        assert_eq!(labels(&np)["eksgpu.terraform.io/strategy"], "training");
+        assert_eq!(limit(&kube, "gpu"), 4);
+        // Nothing of the failed create is left that no state knows.
+        assert_eq!(strategies_in_state(&second), 0);
+        assert!(kube.get(NODE_POOL, "other").is_none(), "{}", tf.label);
+        assert!(kube.get(EC2_NODE_CLASS, "other").is_none(), "{}", tf.label);
+
+        second.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert_eq!(limit(&kube, "gpu"), 4);
+        assert!(kube.get(EC2_NODE_CLASS, "gpu").is_some());
+        first.assert_empty_plan();
+    }
+}
+
+#[test]
+fn a_strategy_rename_with_create_before_destroy_relabels_in_place() {
+    let cbd = "  lifecycle {\n    create_before_destroy = true\n  }";
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, "old", &pool("gpu", 4, ""), cbd));
+        w.init();
+        w.apply();
+        w.write("main.tf", &config(&kube, "new", &pool("gpu", 4, ""), cbd));
+        let (code, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert_eq!(code, 2, "{out}");
+        assert!(
+            out.contains("0 to add, 1 to change, 0 to destroy") && !out.contains("replaced"),
+            "{}: a rename is an update in place: {out}",
+            tf.label
+        );
+        w.apply();
+        for kind in [NODE_POOL, EC2_NODE_CLASS] {
+            let o = kube.get(kind, "gpu").expect("kept");
+            assert_eq!(labels(&o)["eksgpu.terraform.io/strategy"], "new", "{}", tf.label);
+        }
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(kube.get(NODE_POOL, "gpu").is_none());
+        assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none());
+    }
+}
+
+#[test]
+fn a_pool_deleted_out_of_band_plans_only_that_pool_and_a_removed_pool_is_named() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let three = format!("{}{}{}", pool("a", 1, ""), pool("b", 2, ""), pool("c", 3, ""));
+        let w = Workdir::new(&tf, &config(&kube, "s", &three, ""));
+        w.init();
+        w.apply();
+
+        kube.delete(NODE_POOL, None, "b");
+        assert_eq!(w.planned_changes(), ["pool[1].manifests_yaml"], "{}", tf.label);
+        let (_, r) = w.plan_code(&[]);
+        assert!(words(&r.combined()).contains("Pool b is gone"), "{}", r.combined());
+        w.apply();
+        assert_eq!(limit(&kube, "b"), 2);
+        w.assert_empty_plan();
+
+        // Removing a pool from the configuration: the plan names what apply deletes.
+        let two = format!("{}{}", pool("a", 1, ""), pool("c", 3, ""));
+        w.write("main.tf", &config(&kube, "s", &two, ""));
+        let (_, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert!(
+            out.contains("Pool b will be deleted") && out.contains("deletes EC2NodeClass b and NodePool b"),
+            "{}: {out}",
+            tf.label
+        );
+        w.apply();
+        assert!(kube.get(NODE_POOL, "b").is_none());
+        assert_eq!(limit(&kube, "c"), 3);
+    }
+}
+
+#[test]
+fn a_failure_between_a_node_class_and_its_node_pool_leaves_nothing_behind() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, "s", &pool("a", 1, ""), ""));
+        w.init();
+        w.apply();
+
+        // Pool b's EC2NodeClass is applied, then its NodePool is refused.
+        let two = format!("{}{}", pool("a", 1, ""), pool("b", 2, ""));
+        w.write("main.tf", &config(&kube, "s", &two, ""));
+        kube.fault(&json!({"method": "PATCH", "path": "nodepools/b", "status": 422, "count": 1}));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{}", r.combined());
+        assert!(
+            kube.get(EC2_NODE_CLASS, "b").is_none(),
+            "{}: no orphan node class",
+            tf.label
+        );
+        assert!(kube.get(NODE_POOL, "a").is_some());
+
+        // The same on a create: nothing in state, nothing in the cluster, destroy has nothing to do.
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        w.write("main.tf", &config(&kube, "s", &two, ""));
+        kube.fault(&json!({"method": "PATCH", "path": "nodepools/b", "status": 422, "count": 1}));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{}", r.combined());
+        assert_eq!(strategies_in_state(&w), 0);
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        for (kind, name) in [
+            (NODE_POOL, "a"),
+            (EC2_NODE_CLASS, "a"),
+            (NODE_POOL, "b"),
+            (EC2_NODE_CLASS, "b"),
+        ] {
+            assert!(
+                kube.get(kind, name).is_none(),
+                "{}: {} {name} left",
+                tf.label,
+                kind.kind
+            );
+        }
+
+        // And the next apply makes everything.
+        w.apply();
+        w.assert_empty_plan();
+    }
+}
+
+#[test]
+fn a_node_pool_made_outside_terraform_is_refused_until_adopted() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        kube.create(
+            NODE_POOL,
+            None,
+            json!({
+                "apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+                "metadata": {"name": "gpu", "labels": {"team": "ml"}},
+                "spec": {"template": {"spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                    "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]
+                }}, "limits": {"nvidia.com/gpu": 16}}
+            }),
+            "kubectl",
+        );
+        let w = Workdir::new(&tf, &config(&kube, "s", &pool("gpu", 4, ""), ""));
+        w.init();
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = words(&r.combined());
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains("NodePool gpu is not this strategy's") && out.contains("field manager kubectl"),
+            "{}: {out}",
+            tf.label
+        );
+        assert_eq!(limit(&kube, "gpu"), 16, "untouched");
+
+        // Adopted by name: relabelled as the strategy's, its fields taken over.
+        w.write(
+            "main.tf",
+            &config(&kube, "s", &pool("gpu", 4, "\n    adopt          = true"), ""),
+        );
+        w.apply();
+        let np = kube.get(NODE_POOL, "gpu").unwrap();
+        assert_eq!(labels(&np)["eksgpu.terraform.io/strategy"], "s");
+        assert_eq!(labels(&np)["team"], "ml", "a label the strategy does not set stays");
+        assert_eq!(limit(&kube, "gpu"), 4);
+        w.assert_empty_plan();
+    }
+}
+
+#[test]
+fn auto_modes_built_in_node_pools_are_refused_at_plan() {
+    let tf = &terraform_versions()[0];
+    let kube = KubeTarget::start();
+    let p = r#"
+  pool {
+    name           = "general-purpose"
+    capacity       = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+  }"#;
+    let w = Workdir::new(tf, &config(&kube, "s", p, ""));
+    w.init();
+    let (code, r) = w.plan_code(&[]);
+    let out = words(&r.combined());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("EKSGPU140") && out.contains(r#"name = "general-purpose""#),
+        "{out}"
+    );
+}

@@ -1,0 +1,93 @@
+use serde_json::json;
+
+use super::*;
+
+fn me() -> Claimant<'static> {
+    Claimant {
+        cluster: "prod",
+        name: "genai",
+        prior_name: None,
+    }
+}
+
+fn strategy_object(cluster: &str, name: &str) -> Value {
+    json!({"metadata": {"labels": {
+        labels::MANAGED_BY: labels::MANAGED_BY_VALUE, labels::STRATEGY: name, labels::CLUSTER: cluster
+    }}})
+}
+
+#[test]
+fn an_absent_object_and_our_own_may_be_written() {
+    assert!(check_write("NodePool gpu", None, &me(), false).is_ok());
+    let ours = Owner::of_object(&strategy_object("prod", "genai"));
+    assert!(check_write("NodePool gpu", Some(ours.clone()), &me(), false).is_ok());
+    assert!(may_delete(&ours, &me()));
+}
+
+#[test]
+fn another_strategys_object_is_neither_written_nor_deleted_and_the_error_names_it() {
+    let theirs = Owner::of_object(&strategy_object("prod", "training"));
+    let e = check_write("NodePool gpu", Some(theirs.clone()), &me(), false).unwrap_err();
+    assert!(e.to_string().contains("eksgpu_node_strategy \"training\""), "{e}");
+    assert!(e.how_to_hand_over().contains("removed {}"), "{}", e.how_to_hand_over());
+    assert!(e.how_to_hand_over().contains("adopt = true"));
+    assert!(!may_delete(&theirs, &me()));
+}
+
+#[test]
+fn the_same_name_in_another_cluster_is_not_ours() {
+    let other = Owner::of_object(&strategy_object("staging", "genai"));
+    assert!(check_write("NodePool gpu", Some(other), &me(), false).is_err());
+}
+
+#[test]
+fn a_rename_owns_what_the_old_name_made() {
+    let old = Owner::of_object(&strategy_object("prod", "old"));
+    let renaming = Claimant {
+        prior_name: Some("old"),
+        ..me()
+    };
+    assert!(check_write("NodePool gpu", Some(old.clone()), &renaming, false).is_ok());
+    assert!(may_delete(&old, &renaming));
+    assert!(!may_delete(&old, &me()));
+}
+
+#[test]
+fn a_foreign_object_names_its_field_managers_and_may_be_adopted() {
+    let o = json!({"metadata": {"labels": {"team": "ml"}, "managedFields": [
+        {"manager": "kubectl-client-side-apply", "operation": "Update"},
+        {"manager": "helm", "operation": "Update"},
+        {"manager": "helm", "operation": "Update"},
+    ]}});
+    let owner = Owner::of_object(&o);
+    let e = check_write("NodePool gpu", Some(owner.clone()), &me(), false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "NodePool gpu belongs to nothing this provider knows (no eksgpu.terraform.io label or tag; written by \
+         field manager kubectl-client-side-apply, field manager helm)"
+    );
+    assert!(check_write("NodePool gpu", Some(owner.clone()), &me(), true).is_ok());
+    assert!(!may_delete(&owner, &me()));
+}
+
+#[test]
+fn tags_name_the_tool_that_made_a_node_group() {
+    let t = BTreeMap::from([("alpha.eksctl.io/cluster-name".to_owned(), "prod".to_owned())]);
+    assert_eq!(
+        Owner::of_tags(&t).to_string(),
+        "nothing this provider knows (no eksgpu.terraform.io label or tag; written by eksctl prod)"
+    );
+}
+
+#[test]
+fn other_resources_of_the_provider_are_named() {
+    let pool = json!({"metadata": {"labels": {
+        labels::MANAGED_BY: labels::MANAGED_BY_VALUE, labels::CLUSTER: "prod", SHARING_POOL_LABEL: "ts"
+    }}});
+    assert_eq!(
+        Owner::of_object(&pool).to_string(),
+        "eksgpu_sharing_pool \"ts\" of cluster \"prod\""
+    );
+    let old = json!({"metadata": {"labels": {labels::MANAGED_BY: labels::MANAGED_BY_VALUE}}});
+    assert_eq!(Owner::of_object(&old), Owner::ProviderUnknown);
+}
