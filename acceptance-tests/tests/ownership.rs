@@ -276,3 +276,56 @@ fn auto_modes_built_in_node_pools_are_refused_at_plan() {
         "{out}"
     );
 }
+
+#[test]
+fn a_foreign_label_in_an_atomic_map_is_told_in_the_plan_and_never_dropped_silently() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let labelled = |labels: &str, force: bool| {
+            let p = pool("gpu", 4, &format!("\n    labels         = {labels}"));
+            config(&kube, "s", &p, "").replace(
+                "  name         = \"s\"",
+                &format!("  name         = \"s\"\n  force_conflicts = {force}"),
+            )
+        };
+        let w = Workdir::new(&tf, &labelled(r#"{ team = "ml" }"#, false));
+        w.init();
+        w.apply();
+        // Another team adds a node label: the NodePool CRD makes the map one field, now theirs.
+        kube.edit(
+            NODE_POOL,
+            "gpu",
+            json!({"spec": {"template": {"metadata": {"labels": {"owner": "data"}}}}}),
+            "kubectl-edit",
+        );
+        let (code, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert_eq!(code, 2, "{}: not \"No changes\": {out}", tf.label);
+        assert!(
+            out.contains(r#"spec.template.metadata.labels is shared with "kubectl-edit""#)
+                && out.contains("drops owner"),
+            "{}: {out}",
+            tf.label
+        );
+        assert_eq!(
+            w.planned_changes(),
+            ["pool[0].labels.owner", "pool[0].manifests_yaml"],
+            "{}",
+            tf.label
+        );
+
+        // Apply does not drop their label silently: it fails, naming the manager.
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{}", r.combined());
+        assert!(r.combined().contains("kubectl-edit"), "{}", r.combined());
+        let np = kube.get(NODE_POOL, "gpu").unwrap();
+        assert_eq!(np["spec"]["template"]["metadata"]["labels"]["owner"], "data");
+
+        // Keeping it: declared in the configuration, the map taken back once with force.
+        w.write("main.tf", &labelled(r#"{ team = "ml", owner = "data" }"#, true));
+        w.apply();
+        let np = kube.get(NODE_POOL, "gpu").unwrap();
+        assert_eq!(np["spec"]["template"]["metadata"]["labels"]["owner"], "data");
+        w.assert_empty_plan();
+    }
+}

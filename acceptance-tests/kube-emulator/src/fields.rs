@@ -40,6 +40,9 @@ pub fn leaves(value: &Value, schema: &Value) -> FieldSet {
 
 fn walk(value: &Value, schema: &Value, prefix: &mut Path, out: &mut FieldSet) {
     match value {
+        Value::Object(_) if !prefix.is_empty() && schema::atomic_map(schema) => {
+            out.insert(prefix.clone());
+        }
         Value::Object(m) if !m.is_empty() || prefix.is_empty() => {
             for (k, v) in m {
                 if untracked(prefix, k) {
@@ -149,6 +152,7 @@ pub fn remove(value: &mut Value, path: &[PathElem]) {
 /// Merges an applied configuration into the live object by the schema's list types.
 pub fn merge(live: &mut Value, config: &Value, schema: &Value, at_root: bool) {
     match (live, config) {
+        (l @ Value::Object(_), c @ Value::Object(_)) if !at_root && schema::atomic_map(schema) => *l = c.clone(),
         (Value::Object(l), Value::Object(c)) => {
             for (k, v) in c {
                 let child = schema::child(schema, k, at_root).cloned().unwrap_or(Value::Null);
@@ -219,14 +223,15 @@ mod tests {
                 "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
                 "map": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
                         "items": {"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "string"}}}},
-                "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}}});
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "tags": {"type": "object", "additionalProperties": {"type": "string"}, "x-kubernetes-map-type": "atomic"}}}}});
         let v = json!({"apiVersion": "x/v1", "metadata": {"name": "n", "labels": {"a": "1"}},
-            "spec": {"atomic": ["a"], "set": ["x", "y"], "map": [{"name": "one", "v": "1"}], "labels": {"k": "v"}}});
+            "spec": {"atomic": ["a"], "set": ["x", "y"], "map": [{"name": "one", "v": "1"}], "labels": {"k": "v"}, "tags": {"t": "1"}}});
         let fv1 = to_fields_v1(&leaves(&v, &schema));
         assert_eq!(
             fv1,
             json!({"f:metadata": {"f:labels": {"f:a": {}}}, "f:spec": {
-                "f:atomic": {}, "f:labels": {"f:k": {}},
+                "f:atomic": {}, "f:labels": {"f:k": {}}, "f:tags": {},
                 "f:map": {"k:{\"name\":\"one\"}": {".": {}, "f:name": {}, "f:v": {}}},
                 "f:set": {"v:\"x\"": {}, "v:\"y\"": {}}}})
         );

@@ -68,6 +68,13 @@ pub fn items(schema: &Value) -> &Value {
     }
 }
 
+/// Whether an object is one field under server-side apply: a map or struct
+/// the schema declares `x-kubernetes-map-type: atomic` (the Karpenter
+/// NodePool's `spec.template.metadata.labels`, for one). Others are granular.
+pub fn atomic_map(schema: &Value) -> bool {
+    schema["x-kubernetes-map-type"] == "atomic"
+}
+
 pub fn list_type(schema: &Value) -> ListType {
     match schema["x-kubernetes-list-type"].as_str() {
         Some("map") => ListType::Map(

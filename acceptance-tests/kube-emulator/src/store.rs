@@ -459,6 +459,9 @@ fn split_patch(patch: &Value, schema: &Value, prefix: &mut Path, set: &mut Field
                 prefix.push(PathElem::Field(k.clone()));
                 if v.is_null() {
                     deleted.insert(prefix.clone());
+                } else if v.is_object() && schema::atomic_map(&child) {
+                    // A change inside an atomic map takes the whole map, as on a real server.
+                    set.insert(prefix.clone());
                 } else if v.is_object() {
                     split_patch(v, &child, prefix, set, deleted);
                 } else {

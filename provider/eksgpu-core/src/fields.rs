@@ -165,6 +165,27 @@ impl FieldSet {
         }
     }
 
+    /// Whether `path` (object field names) is a leaf of the set: the whole value there.
+    pub fn is_leaf(&self, path: &[String]) -> bool {
+        let mut node = self;
+        for p in path {
+            match node.children.get(&Elem::Field(p.clone())) {
+                Some(child) => node = child,
+                None => return false,
+            }
+        }
+        node.is_empty() && !path.is_empty()
+    }
+
+    /// Adds `path` (object field names) as a leaf.
+    pub fn insert_leaf(&mut self, path: &[String]) {
+        let mut node = self;
+        for p in path {
+            node = node.children.entry(Elem::Field(p.clone())).or_default();
+        }
+        node.children.clear();
+    }
+
     /// Whether the field at `path` (object field names) is in the set.
     pub fn contains(&self, path: &[&str]) -> bool {
         let mut node = self;
@@ -181,13 +202,95 @@ impl FieldSet {
 
 /// The provider's view of a live object: the fields `manager` owns, plus those
 /// it renders (`rendered`) — a field another manager took over is still ours to
-/// report as drift. Everything else (server defaults, other controllers) is cut.
+/// report as drift; an atomic map or list another manager took over is
+/// reported whole (apply would replace all of it). Everything else (server
+/// defaults, other controllers) is cut.
 pub fn project_ours(live: &Value, manager: &str, rendered: Option<&Value>) -> Value {
     let mut fields = FieldSet::owned_by(live, manager);
     if let Some(r) = rendered {
         fields.merge(FieldSet::of_value(r));
+        for c in co_owned(live, manager, r) {
+            let mut whole = FieldSet::default();
+            whole.insert_leaf(&c.field);
+            fields.merge(whole);
+        }
     }
     fields.project(live).unwrap_or_default()
+}
+
+/// A field the provider writes that another field manager owns as one value:
+/// an atomic map or list (`x-kubernetes-map-type: atomic`, or a list of a
+/// type other than `map` or `set`) holding what the provider renders, whose
+/// live value differs from it. The next apply conflicts with that manager;
+/// with force it replaces the whole value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoOwned {
+    pub manager: String,
+    /// Object field names from the root, e.g. `spec.template.metadata.labels`.
+    pub field: Vec<String>,
+    pub live: Value,
+    pub ours: Value,
+}
+
+impl CoOwned {
+    /// Keys of a map that the other manager has and the provider does not render.
+    pub fn foreign_keys(&self) -> Vec<String> {
+        match (&self.live, &self.ours) {
+            (Value::Object(l), Value::Object(o)) => l.keys().filter(|k| !o.contains_key(*k)).cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The fields of `rendered` that another manager than `manager` owns whole
+/// (as a leaf above what the provider renders) with a different live value.
+/// Ownership is read from `metadata.managedFields`, so it follows the real
+/// server's reading of the CRD's map and list types.
+pub fn co_owned(live: &Value, manager: &str, rendered: &Value) -> Vec<CoOwned> {
+    let mut ours_leaves = Vec::new();
+    leaf_paths(rendered, &mut Vec::new(), &mut ours_leaves);
+    let mut out: Vec<CoOwned> = Vec::new();
+    for entry in live["metadata"]["managedFields"].as_array().into_iter().flatten() {
+        let Some(other) = entry["manager"].as_str().filter(|m| *m != manager) else {
+            continue;
+        };
+        let theirs = FieldSet::from_fields_v1(&entry["fieldsV1"]);
+        for leaf in &ours_leaves {
+            // The shortest prefix they own as a whole, above our leaf.
+            let Some(len) = (1..leaf.len()).find(|n| theirs.is_leaf(&leaf[..*n])) else {
+                continue;
+            };
+            let field: Vec<String> = leaf[..len].to_vec();
+            if out.iter().any(|c| c.manager == other && c.field == field) {
+                continue;
+            }
+            let at = |v: &Value| field.iter().fold(v, |v, k| &v[k.as_str()]).clone();
+            let (live_value, ours) = (at(live), at(rendered));
+            if live_value != ours {
+                out.push(CoOwned {
+                    manager: other.to_owned(),
+                    field,
+                    live: live_value,
+                    ours,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Paths (object field names) of the scalar and list leaves of a rendered value.
+fn leaf_paths(v: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, child) in m {
+                prefix.push(k.clone());
+                leaf_paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => out.push(prefix.clone()),
+    }
 }
 
 fn canonical(json: &str) -> String {
@@ -247,6 +350,37 @@ mod tests {
             set.project(&v).unwrap(),
             json!({"status": {"conditions": [{"status": "True"}]}, "tags": ["b"]})
         );
+    }
+
+    #[test]
+    fn an_atomic_map_another_manager_took_is_reported_whole() {
+        let live = json!({
+            "metadata": {"managedFields": [
+                {"manager": "terraform-provider-eksgpu", "operation": "Apply", "fieldsV1": {
+                    "f:spec": {"f:limits": {"f:nvidia.com/gpu": {}}}}},
+                {"manager": "kubectl-edit", "operation": "Update", "fieldsV1": {
+                    "f:spec": {"f:template": {"f:metadata": {"f:labels": {}}}}}}
+            ]},
+            "spec": {"limits": {"nvidia.com/gpu": 4},
+                     "template": {"metadata": {"labels": {"team": "ml", "owner": "data"}}}}
+        });
+        let rendered = json!({"spec": {"limits": {"nvidia.com/gpu": 4},
+                                       "template": {"metadata": {"labels": {"team": "ml"}}}}});
+        let c = co_owned(&live, "terraform-provider-eksgpu", &rendered);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].manager, "kubectl-edit");
+        assert_eq!(c[0].field.join("."), "spec.template.metadata.labels");
+        assert_eq!(c[0].foreign_keys(), ["owner"]);
+        // The read-back sees the whole map, so the plan shows what apply would drop.
+        let p = project_ours(&live, "terraform-provider-eksgpu", Some(&rendered));
+        assert_eq!(
+            p["spec"]["template"]["metadata"]["labels"],
+            json!({"team": "ml", "owner": "data"})
+        );
+        // The same value co-owned is no conflict; granular fields never are.
+        let mut same = live.clone();
+        same["spec"]["template"]["metadata"]["labels"] = json!({"team": "ml"});
+        assert!(co_owned(&same, "terraform-provider-eksgpu", &rendered).is_empty());
     }
 
     #[test]

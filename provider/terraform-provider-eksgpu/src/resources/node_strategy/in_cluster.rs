@@ -4,7 +4,7 @@
 //! when still the strategy's own.
 
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
-use eksgpu_core::fields::project_ours;
+use eksgpu_core::fields::{self, project_ours};
 use eksgpu_core::kinds;
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Claimant, Owner};
@@ -15,13 +15,17 @@ use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 use crate::diagnostics;
 use crate::resources::cancellable;
 
-/// Reads one in-cluster pool back: `None` when its NodePool is gone.
+/// Reads one in-cluster pool back: `None` when its NodePool is gone. A field
+/// the strategy writes that another manager now owns whole, or an object
+/// another owner took over, is told in a warning: the plan says what the
+/// next apply will meet.
 pub(super) async fn read_in_cluster_pool(
     ctx: &Context,
     cluster: &dyn Cluster,
     manager: &str,
     s: &NodeStrategy,
     pool: &Pool,
+    diags: &mut Diagnostics,
 ) -> Result<Option<Pool>, KubeError> {
     let mut node_pool = None;
     let mut node_class = None;
@@ -32,6 +36,9 @@ pub(super) async fn read_in_cluster_pool(
             cluster.get(&m.kind, m.namespace.as_deref(), &m.name),
         )
         .await?;
+        if let Some(o) = &live {
+            warn_shared(&m, o, manager, s, diags);
+        }
         // Our fields: what we own now, and what we rendered (a field another
         // manager took over is still ours to report).
         let projected = live.map(|o| project_ours(&o, manager, Some(&m.body)));
@@ -42,6 +49,46 @@ pub(super) async fn read_in_cluster_pool(
         }
     }
     Ok(node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref())))
+}
+
+/// Warnings for an object of the pool that is no longer wholly the strategy's.
+fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeStrategy, diags: &mut Diagnostics) {
+    let object = format!("{} {}", m.kind.kind, m.name);
+    let owner = Owner::of_object(live);
+    let me = Claimant {
+        cluster: &s.cluster_name,
+        name: &s.name,
+        prior_name: None,
+    };
+    if !ownership::may_delete(&owner, &me) {
+        diags.push(Diagnostic::warning(
+            format!("{object} belongs to someone else now"),
+            format!(
+                "{object} is labelled as {owner}: the next apply of strategy {:?} refuses to write it, and destroy \
+                 leaves it. Remove the pool, or set `adopt = true` on it to take the object back.",
+                s.name
+            ),
+        ));
+    }
+    for c in fields::co_owned(live, manager, &m.body) {
+        let field = c.field.join(".");
+        let theirs = c.foreign_keys();
+        let dropped = if theirs.is_empty() {
+            format!("replaces their value of {field}")
+        } else {
+            format!("replaces the whole map and drops {}", theirs.join(", "))
+        };
+        diags.push(Diagnostic::warning(
+            format!("{object}: {field} is shared with {:?}", c.manager),
+            format!(
+                "The upstream CRD makes {field} one field (atomic), and field manager {:?} now owns it with a value \
+                 this strategy does not render. The next apply of pool {:?} fails with a field manager conflict; \
+                 with `force_conflicts = true` it {dropped}. To keep their entries, add them to the pool's \
+                 configuration; otherwise ask the other manager to stop writing {field}.",
+                c.manager, m.name
+            ),
+        ));
+    }
 }
 
 pub(super) async fn fetch_node_class(

@@ -384,7 +384,7 @@ impl<'a> Work<'a> {
         match pool.capacity {
             Capacity::AutoMode | Capacity::Karpenter => {
                 let cluster = self.kube(diags).await?;
-                match read_in_cluster_pool(self.ctx, cluster.as_ref(), &self.c.field_manager, s, pool).await {
+                match read_in_cluster_pool(self.ctx, cluster.as_ref(), &self.c.field_manager, s, pool, diags).await {
                     Ok(p) => Some(p),
                     Err(e) => {
                         diags.push(diagnostics::kube_failed(
