@@ -260,6 +260,13 @@ impl KubeTarget {
         }
     }
 
+    /// Drops faults not yet served.
+    pub fn clear_faults(&self) {
+        if let Some(e) = &self.emulator {
+            http(&e.control_url, "DELETE", "/faults", "");
+        }
+    }
+
     pub fn clear_requests(&self) {
         if let Some(e) = &self.emulator {
             http(&e.control_url, "DELETE", "/requests", "");

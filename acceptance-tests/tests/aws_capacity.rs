@@ -559,3 +559,70 @@ fn a_node_group_whose_creation_failed_is_created_again() {
     assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
     w.assert_empty_plan();
 }
+
+/// A fault at each EKS request of a node group pool's create (its
+/// DescribeNodegroup, CreateNodegroup and the waits): the next apply
+/// converges on one node group, made once, and destroy removes it.
+#[test]
+fn a_fault_at_any_step_of_a_node_group_create_converges_on_one_node_group() {
+    let tf = &terraform_versions()[0];
+    for after in 0..4 {
+        let (_kube, moto, w) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+        moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING", "CREATING"]);
+        moto.clear_requests();
+        moto.fault(
+            &json!({"path": "/node-groups", "status": 400, "code": "InvalidParameterException", "after": after}),
+        );
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "request {after}: {}", r.combined());
+        moto.clear_faults();
+        let made = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+        moto.clear_requests();
+        w.apply();
+        w.assert_empty_plan();
+        let creates = moto
+            .requests()
+            .iter()
+            .filter(|r| r["method"] == "POST" && r["path"].as_str().is_some_and(|p| p.ends_with("/node-groups")))
+            .count();
+        if made.is_string() {
+            assert_eq!(
+                creates, 0,
+                "request {after}: the node group made before the fault is taken over"
+            );
+            assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"], made);
+        } else {
+            assert_eq!(creates, 1, "request {after}: made once");
+        }
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(
+            moto.eks("GET", "/clusters/gpu/node-groups", &Value::Null)["nodegroups"]
+                .as_array()
+                .is_some_and(Vec::is_empty)
+        );
+    }
+}
+
+#[test]
+fn a_second_strategy_with_the_same_node_group_pool_fails_and_the_first_is_untouched() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, first) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+    first.apply();
+    let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+    let second = workdir(
+        tf,
+        &strategy(None, &mng_pool("training", r#"{ team = "other" }"#))
+            .replace(r#"name         = "genai""#, r#"name         = "other""#),
+        &moto,
+    );
+    let r = second.run(&["apply", "-auto-approve", "-no-color"]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_ne!(r.code, 0, "{out}");
+    assert!(out.contains(r#"belongs to eksgpu_node_strategy "genai""#), "{out}");
+    second.ok(&["destroy", "-auto-approve", "-no-color"]);
+    let ng = node_group(&moto, "gpu-training");
+    assert_eq!(ng["nodegroup"]["nodegroupArn"], arn);
+    assert_eq!(ng["nodegroup"]["tags"]["eksgpu.terraform.io/strategy"], "genai");
+    assert!(ng["nodegroup"]["labels"].get("team").is_none());
+    first.assert_empty_plan();
+}

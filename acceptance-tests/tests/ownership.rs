@@ -329,3 +329,76 @@ fn a_foreign_label_in_an_atomic_map_is_told_in_the_plan_and_never_dropped_silent
         w.assert_empty_plan();
     }
 }
+
+/// A fault at every request of a create and of an update: the failed apply
+/// leaves nothing that no state knows, the next apply converges, and destroy
+/// leaves nothing.
+#[test]
+fn a_fault_at_any_step_leaves_nothing_behind_and_the_next_apply_converges() {
+    let tf = &terraform_versions()[0];
+    let kube = KubeTarget::start();
+    if !kube.is_emulator() {
+        return eksgpu_acceptance_tests::skip("needs the emulator's fault injection");
+    }
+    let two = format!("{}{}", pool("a", 1, ""), pool("b", 2, ""));
+    let grown = format!("{}{}", pool("a", 3, ""), pool("b", 2, ""));
+    let mut steps = Vec::new();
+    for object in ["ec2nodeclasses/a", "nodepools/a", "ec2nodeclasses/b", "nodepools/b"] {
+        for method in ["GET", "PATCH"] {
+            steps.push((method, object));
+        }
+    }
+    let mut failures = 0;
+    let total = steps.len() * 2;
+    for (method, object) in steps {
+        let step = format!("{method} {object}");
+        for (before, after) in [(None, &two), (Some(pool("a", 1, "")), &grown)] {
+            let w = Workdir::new(tf, &config(&kube, "s", before.as_deref().unwrap_or(after), ""));
+            w.init();
+            if before.is_some() {
+                w.apply();
+                w.write("main.tf", &config(&kube, "s", after, ""));
+            }
+            kube.fault(&json!({"method": method, "path": format!("{object}$"), "status": 403, "count": 1}));
+            let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+            // A step this apply does not make (the update leaves pool a's node class as it is) passes.
+            kube.clear_faults();
+            failures += usize::from(r.code != 0);
+            let state = w.state();
+            let pools_in_state: Vec<&str> = state["values"]["root_module"]["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|r| r["values"]["pool"].as_array().into_iter().flatten())
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+            for name in ["a", "b"] {
+                let in_state = pools_in_state.contains(&name);
+                let exists = kube.get(NODE_POOL, name).is_some();
+                let class = kube.get(EC2_NODE_CLASS, name).is_some();
+                assert!(
+                    exists == class || !exists,
+                    "{step}: NodePool {name} without its node class"
+                );
+                if exists || class {
+                    assert!(in_state, "{step}: {name} exists but no state knows it");
+                }
+            }
+            w.apply();
+            w.assert_empty_plan();
+            assert_eq!(limit(&kube, "a"), if before.is_some() { 3 } else { 1 }, "{step}");
+            w.ok(&["destroy", "-auto-approve", "-no-color"]);
+            for name in ["a", "b"] {
+                assert!(kube.get(NODE_POOL, name).is_none(), "{step}: NodePool {name} left");
+                assert!(
+                    kube.get(EC2_NODE_CLASS, name).is_none(),
+                    "{step}: EC2NodeClass {name} left"
+                );
+            }
+        }
+    }
+    assert!(
+        failures * 4 >= total * 3,
+        "the faults hit {failures} of {total} applies"
+    );
+}
