@@ -50,11 +50,7 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
             let mut body = page(root, &format!("{dir}/{short}"), &title, &front, s, &example);
             let import = root.join(format!("examples/{dir}/{type_name}/import.sh"));
             if let Ok(import) = std::fs::read_to_string(import) {
-                let _ = write!(
-                    body,
-                    "\n## Import\n\nImport is supported using the following syntax:\n\n```shell\n{}\n```\n",
-                    import.trim_end()
-                );
+                body.push_str(&import_section(&import));
             }
             docs.push((format!("docs/{dir}/{short}.md"), body));
         }
@@ -66,6 +62,36 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
     }
     docs.push(("docs/guides/rules.md".to_owned(), rules()));
     docs
+}
+
+/// The Import section of a resource page from its `import.sh`: an `import {}`
+/// block (Terraform 1.5 and later) for each `terraform import ADDRESS ID` line,
+/// then the command itself, as tfplugindocs lays out `import.tf` and `import.sh`.
+fn import_section(import_sh: &str) -> String {
+    let blocks: Vec<String> = import_sh
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("terraform import "))
+        .filter_map(|rest| {
+            let mut words = rest.split_whitespace();
+            Some((words.next()?.to_owned(), words.next()?.to_owned()))
+        })
+        .map(|(to, id)| format!("import {{\n  to = {to}\n  id = \"{id}\"\n}}"))
+        .collect();
+    let mut out = String::from("\n## Import\n\n");
+    if !blocks.is_empty() {
+        let _ = write!(
+            out,
+            "In Terraform 1.5 and later, use an [`import` block](https://developer.hashicorp.com/terraform/language/import) \
+             to import an existing object. For example:\n\n```terraform\n{}\n```\n\n\
+             The [`terraform import` command](https://developer.hashicorp.com/terraform/cli/commands/import) \
+             imports it too (every supported version, including those before 1.5). For example:\n\n",
+            blocks.join("\n\n")
+        );
+    } else {
+        out.push_str("Import is supported using the following syntax:\n\n");
+    }
+    let _ = writeln!(out, "```shell\n{}\n```", import_sh.trim_end());
+    out
 }
 
 /// A provider-defined function's page, as tfplugindocs lays it out.

@@ -228,3 +228,86 @@ fn messages_point_at_published_docs_not_repo_paths() {
         "messages name repo doc paths or published pages that do not exist; link {PUBLISHED}/<page>: {found:?}"
     );
 }
+
+/// The import ID formats a resource accepts, read from its `ImportId` in the
+/// provider's source (`formats: &[&["cluster_name", "name"], …]`).
+fn import_formats(short: &str) -> Vec<Vec<String>> {
+    let file = repo_root().join(format!("provider/terraform-provider-eksgpu/src/resources/{short}.rs"));
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let start = text
+        .find("formats: &[")
+        .unwrap_or_else(|| panic!("{}: no ImportId formats", file.display()));
+    let list = &text[start + "formats: &[".len()..];
+    let list = &list[..list.find("],\n").unwrap_or(list.len())];
+    list.split("&[")
+        .skip(1)
+        .map(|f| {
+            f.split(']')
+                .next()
+                .unwrap_or_default()
+                .split(',')
+                .map(|p| p.trim().trim_matches('"').to_owned())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .collect()
+}
+
+/// Every resource page shows an `import {}` block (Terraform 1.5+) for the
+/// page's resource whose ID has the shape of one of the formats the provider
+/// parses, and the page names exactly those formats.
+#[test]
+fn every_resource_page_has_an_import_block_in_the_resources_id_format() {
+    let docs = repo_root().join("docs/resources");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&docs).unwrap().filter_map(Result::ok) {
+        let page = entry.path();
+        let short = page.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&page).unwrap();
+        let import = text
+            .split("\n## Import\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("resources/{short}.md: no Import section"));
+        let block = import
+            .split("```terraform\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .unwrap_or_else(|| panic!("resources/{short}.md: no import block in the Import section"));
+        assert!(block.starts_with("import {\n"), "resources/{short}.md: {block}");
+        let field = |key: &str| {
+            block
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(key)?.trim_start().strip_prefix('='))
+                .map(|v| v.trim().to_owned())
+                .unwrap_or_else(|| panic!("resources/{short}.md: import block without `{key}`"))
+        };
+        let to = field("to");
+        assert!(
+            to.starts_with(&format!("eksgpu_{short}.")),
+            "resources/{short}.md: the import block imports {to}"
+        );
+        let id = field("id");
+        let id = id
+            .strip_prefix('"')
+            .and_then(|i| i.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("resources/{short}.md: id {id} is not a string"));
+        let formats = import_formats(&short);
+        let parts: Vec<&str> = id.split('/').collect();
+        assert!(
+            parts.iter().all(|p| !p.is_empty()) && formats.iter().any(|f| f.len() == parts.len()),
+            "resources/{short}.md: import ID {id:?} fits none of {formats:?}"
+        );
+        // The command's comment names each format the provider accepts, in its order.
+        let named: Vec<String> = formats.iter().map(|f| format!("<{}>", f.join(">/<"))).collect();
+        let comment = import.split("Import ID: ").nth(1).unwrap_or_default();
+        let mut at = 0;
+        for n in &named {
+            let i = comment[at..]
+                .find(n.as_str())
+                .unwrap_or_else(|| panic!("resources/{short}.md: the import comment does not name {n}"));
+            at += i + n.len();
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} resource pages");
+}
