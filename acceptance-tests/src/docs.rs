@@ -252,8 +252,13 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
                 ));
             }
         }
-        if heading == "Optional" {
-            for (name, b) in &blocks {
+        // A block with `min_items` ≥ 1 must be written: the registry lists it as required.
+        let block_required = |b: &J| b["min_items"].as_i64().is_some_and(|n| n > 0);
+        if heading != "Read-Only" {
+            for (name, b) in blocks
+                .iter()
+                .filter(|(_, b)| block_required(b) == (heading == "Required"))
+            {
                 let anchor = format!("{prefix}nestedblock--{name}");
                 let mut limit = match b["nesting_mode"].as_str() {
                     Some("single") => "Block".to_owned(),
@@ -280,9 +285,10 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
     }
 }
 
+/// A type as the registry's docs write it: `String`, `List of String`, `Map of Number`, `List of Object`.
 fn type_name(t: &J) -> String {
     match t {
-        J::String(s) => s.clone(),
+        J::String(s) => capitalise(s),
         J::Array(a) if a.len() >= 2 => match a[0].as_str() {
             Some("object") => "Object".to_owned(),
             Some(kind) => format!("{} of {}", capitalise(kind), type_name(&a[1])),
