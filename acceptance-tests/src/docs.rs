@@ -1,5 +1,6 @@
 //! Registry-layout docs (`docs/index.md`, `docs/data-sources/*.md`,
 //! `docs/resources/*.md`, `docs/functions/*.md`, `docs/guides/rules.md`) generated from the schema snapshot and the examples,
+//! and the burst scaler's simulated day (`examples/resources/eksgpu_burst_scaler/simulated_day.svg`),
 //! as tfplugindocs does. A template in `schemas/templates/` (same relative
 //! path, `.md.tmpl`) may supply the prose; `{{ .Example }}` and `{{ .Schema }}`
 //! mark where the example and the schema go.
@@ -61,7 +62,28 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
         }
     }
     docs.push(("docs/guides/rules.md".to_owned(), rules()));
+    docs.push((crate::burst_day::PATH.to_owned(), crate::burst_day::render().0));
     docs
+}
+
+/// Where the repository's files are served at this release's tag: the registry
+/// publishes from github.com/<namespace>/terraform-provider-<name> and shows no
+/// files of its own but Markdown, so images are linked there.
+pub fn release_file_url(path: &str) -> String {
+    format!(
+        "https://raw.githubusercontent.com/eksgpu/terraform-provider-eksgpu/v{}/{path}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The simulated day on the burst scaler's page: the SVG and its caption.
+fn burst_day() -> String {
+    let (_, caption) = crate::burst_day::render();
+    format!(
+        "![A simulated day of the burst scaler: load, on-prem waiting and cloud running requests, and on-prem and \
+         cloud replicas over 24 hours]({})\n\n{caption}",
+        release_file_url(crate::burst_day::PATH)
+    )
 }
 
 /// The Import section of a resource page from its `import.sh`: an `import {}`
@@ -208,7 +230,8 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
         Ok(t) => t
             .replace("{{ .Example }}", example_md.trim_end())
             .replace("{{ .Schema }}", schema_md.trim_end())
-            .replace("{{ .BurstSimulation }}", &burst_simulation()),
+            .replace("{{ .BurstSimulation }}", &burst_simulation())
+            .replace("{{ .BurstDay }}", &burst_day()),
         Err(_) => {
             let description = schema["block"]["description"].as_str().unwrap_or_default();
             format!("# {title}\n\n{description}\n\n{example_md}\n{schema_md}")

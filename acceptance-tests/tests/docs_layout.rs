@@ -443,3 +443,30 @@ fn schema_entries_are_listed_as_required_optional_or_read_only_with_registry_typ
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// Files the pages show from the repository (images: the registry serves only
+/// the Markdown) are linked at this release's tag and exist in the repository.
+#[test]
+fn repository_files_the_pages_link_exist_at_this_release() {
+    let prefix = "https://raw.githubusercontent.com/eksgpu/terraform-provider-eksgpu/";
+    let tag = format!("v{}/", env!("CARGO_PKG_VERSION"));
+    let mut found = 0;
+    let mut wrong = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (i, _) in text.match_indices(prefix) {
+            let url: String = text[i + prefix.len()..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | '"' | '>'))
+                .collect();
+            found += 1;
+            match url.strip_prefix(&tag) {
+                Some(path) if repo_root().join(path).is_file() => {}
+                Some(path) => wrong.push(format!("{}: no file {path}", rel(&page))),
+                None => wrong.push(format!("{}: {url} is not at tag {tag}", rel(&page))),
+            }
+        }
+    }
+    assert!(found > 0, "the burst scaler page shows its simulated day");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
