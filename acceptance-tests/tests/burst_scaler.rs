@@ -123,6 +123,107 @@ fn lifecycle_create_import_drift_restore_destroy() {
     }
 }
 
+/// `wait_for_ready`: an apply waits for KEDA's `Ready` condition and fails with
+/// KEDA's own message when it does not come (the emulator's control endpoint
+/// plays KEDA); a condition KEDA writes is not drift.
+#[test]
+fn wait_for_ready_fails_with_the_condition_message_and_passes_once_ready() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, 3, false, ""));
+        w.init();
+        w.apply();
+
+        let message = "error parsing prometheus metadata: no serverAddress given";
+        let ready = |status: &str, reason: &str, message: &str| json!({"conditions": [{"type": "Ready", "status": status, "reason": reason, "message": message}]});
+        kube.set_status(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            ready("False", "ScaledObjectCheckFailed", message),
+        );
+        w.assert_empty_plan();
+
+        let waiting = "  wait_for_ready = true\n  ready_timeout  = \"2s\"\n";
+        w.write("main.tf", &config(&kube, 3, false, waiting));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(
+            r.code,
+            0,
+            "{}: the apply waited for nothing:\n{}",
+            tf.label,
+            r.combined()
+        );
+        let out = r.combined().replace('\n', " ").replace("│", "");
+        let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            out.contains("ScaledObject llm/vllm-burst not Ready"),
+            "{}: {out}",
+            tf.label
+        );
+        assert!(
+            out.contains(&format!("Ready=False (ScaledObjectCheckFailed): {message}")),
+            "{}: {out}",
+            tf.label
+        );
+
+        // KEDA comes round: the next change applies and its wait passes.
+        kube.set_status(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            ready("True", "ScaledObjectReady", ""),
+        );
+        w.write("main.tf", &config(&kube, 4, false, waiting));
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(
+            kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+                .unwrap_or(Value::Null)["spec"]["maxReplicaCount"],
+            4
+        );
+
+        // A new scaler KEDA never reports on: the apply fails saying so, and the
+        // scaler, applied, is in the state marked tainted (replaced next time).
+        w.write(
+            "other.tf",
+            r#"
+resource "eksgpu_burst_scaler" "other" {
+  cluster_name          = "gpu"
+  namespace             = "llm"
+  name                  = "other-burst"
+  max_replicas          = 2
+  prometheus_address    = "http://prometheus.monitoring:9090"
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting)"
+  cloud_running_query   = "sum(vllm:num_requests_running)"
+  wait_for_ready        = true
+  ready_timeout         = "1s"
+  target {
+    name = "other"
+  }
+}
+"#,
+        );
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{}:\n{}", tf.label, r.combined());
+        assert!(
+            r.combined().contains("no Ready condition"),
+            "{}: {}",
+            tf.label,
+            r.combined()
+        );
+        assert!(kube.get_in(SCALED_OBJECT, Some("llm"), "other-burst").is_some());
+        let other = w.state()["values"]["root_module"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["address"] == "eksgpu_burst_scaler.other")
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(other["tainted"], true, "{}: {other}", tf.label);
+    }
+}
+
 #[test]
 fn every_burst_scaler_rule_fails_or_warns_a_plan_with_its_code() {
     let cases: &[(&str, bool, &str)] = &[
