@@ -283,13 +283,16 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
                 .filter(|(_, b)| block_required(b) == (heading == "Required"))
             {
                 let anchor = format!("{prefix}nestedblock--{name}");
+                // As tfplugindocs writes it for the registry: "(Block List, Max: 1)",
+                // "(Block, Optional)" for a single block.
+                let single = matches!(b["nesting_mode"].as_str(), Some("single") | None);
                 let mut limit = match b["nesting_mode"].as_str() {
-                    Some("single") => "Block".to_owned(),
-                    Some(mode) => format!("Block {}", capitalise(mode)),
-                    None => "Block".to_owned(),
+                    Some(mode) if !single => format!("Block {}", capitalise(mode)),
+                    _ => "Block".to_owned(),
                 };
-                // As the registry's docs write it: "(Block List, Max: 1)".
-                if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
+                if single {
+                    limit.push_str(if block_required(b) { ", Required" } else { ", Optional" });
+                } else if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
                     limit.push_str(&format!(", Min: {n}"));
                 }
                 if let Some(n) = b["max_items"].as_i64().filter(|n| *n > 0) {

@@ -359,9 +359,11 @@ fn expected_entries(block: &serde_json::Value, anchor: &str, out: &mut Vec<(Stri
             Some("list") => "Block List".to_owned(),
             Some("set") => "Block Set".to_owned(),
             Some("map") => "Block Map".to_owned(),
-            _ => "Block".to_owned(),
+            // tfplugindocs: a single block says whether it must be written.
+            _ if min > 0 => "Block, Required".to_owned(),
+            _ => "Block, Optional".to_owned(),
         };
-        if min > 0 {
+        if min > 0 && b["nesting_mode"] != "single" {
             kind.push_str(&format!(", Min: {min}"));
         }
         if max > 0 {
@@ -401,7 +403,8 @@ fn listed_entries(page: &str) -> Vec<(String, String, String, String)> {
 /// Each argument, block and attribute of the provider, resources and data
 /// sources is listed under the heading the registry uses (a block with
 /// `min_items` ≥ 1 under Required) with its type spelled as the registry
-/// spells it (`String`, `Map of String`, `Block List, Max: 1`).
+/// spells it (`String`, `Map of String`, `Block List, Max: 1`), as
+/// hashicorp/terraform-plugin-docs `internal/schemamd` writes them.
 #[test]
 fn schema_entries_are_listed_as_required_optional_or_read_only_with_registry_types() {
     let root = repo_root();
