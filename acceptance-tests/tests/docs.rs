@@ -248,3 +248,56 @@ fn guides_read_only_attributes_the_schema_has() {
         "references to attributes the schema does not have: {wrong:?}"
     );
 }
+
+/// The composition guide's `eksgpu_*` resources (with its `locals`) plan with
+/// the provider, the other providers', modules' and variables' values put in as
+/// literals: the HCL is valid for this provider's schema and passes its rules
+/// without a warning.
+#[test]
+fn composition_guide_resources_plan_with_the_provider() {
+    let guide = std::fs::read_to_string(repo_root().join("docs/guides/composition.md")).unwrap();
+    let mut main_tf = String::from(
+        "terraform {\n  required_providers {\n    eksgpu = { source = \"eksgpu/eksgpu\" }\n  }\n}\n\
+         provider \"eksgpu\" {\n  region = \"us-west-2\"\n}\n",
+    );
+    let mut resources = 0;
+    for block in terraform_blocks(&guide) {
+        let mut inside = false;
+        for line in block.lines() {
+            if line.starts_with("resource \"eksgpu_") || line == "locals {" {
+                inside = true;
+                resources += usize::from(line.starts_with("resource"));
+            }
+            if inside && !line.trim_start().starts_with("depends_on") {
+                main_tf.push_str(line);
+                main_tf.push('\n');
+            }
+            if line == "}" {
+                inside = false;
+            }
+        }
+    }
+    assert!(resources >= 3, "{main_tf}");
+    let main_tf = main_tf
+        .replace("module.eks.cluster_name", "\"gpu-cluster\"")
+        .replace(
+            "module.karpenter.node_iam_role_name",
+            "\"KarpenterNodeRole-gpu-cluster\"",
+        )
+        .replace(
+            "var.gpu_node_role_arn",
+            "\"arn:aws:iam::123456789012:role/eks-gpu-nodes\"",
+        )
+        .replace("var.private_subnet_ids", "[\"subnet-0a1b2c3d\", \"subnet-4e5f6a7b\"]");
+    assert!(!main_tf.contains("module.") && !main_tf.contains("var."), "{main_tf}");
+    let tf = eksgpu_acceptance_tests::terraform_versions()
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no Terraform CLI"));
+    let w = eksgpu_acceptance_tests::Workdir::new(&tf, &main_tf);
+    w.init();
+    let (code, run) = w.plan_code(&[]);
+    assert_eq!(code, 2, "{main_tf}\n{}", run.combined());
+    // The guide shows what the rules recommend: the plan warns about nothing.
+    assert!(!run.combined().contains("Warning:"), "{}", run.combined());
+}
