@@ -1,5 +1,6 @@
 //! Registry-layout docs (`docs/index.md`, `docs/data-sources/*.md`,
 //! `docs/resources/*.md`, `docs/functions/*.md`, `docs/guides/rules.md`) generated from the schema snapshot and the examples,
+//! and the burst scaler's simulated day (`examples/resources/eksgpu_burst_scaler/simulated_day.svg`),
 //! as tfplugindocs does. A template in `schemas/templates/` (same relative
 //! path, `.md.tmpl`) may supply the prose; `{{ .Example }}` and `{{ .Schema }}`
 //! mark where the example and the schema go.
@@ -50,11 +51,7 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
             let mut body = page(root, &format!("{dir}/{short}"), &title, &front, s, &example);
             let import = root.join(format!("examples/{dir}/{type_name}/import.sh"));
             if let Ok(import) = std::fs::read_to_string(import) {
-                let _ = write!(
-                    body,
-                    "\n## Import\n\nImport is supported using the following syntax:\n\n```shell\n{}\n```\n",
-                    import.trim_end()
-                );
+                body.push_str(&import_section(&import));
             }
             docs.push((format!("docs/{dir}/{short}.md"), body));
         }
@@ -65,7 +62,58 @@ pub fn render(root: &Path) -> Vec<(String, String)> {
         }
     }
     docs.push(("docs/guides/rules.md".to_owned(), rules()));
+    docs.push((crate::burst_day::PATH.to_owned(), crate::burst_day::render().0));
     docs
+}
+
+/// Where the repository's files are served at this release's tag: the registry
+/// publishes from github.com/<namespace>/terraform-provider-<name> and shows no
+/// files of its own but Markdown, so images are linked there.
+pub fn release_file_url(path: &str) -> String {
+    format!(
+        "https://raw.githubusercontent.com/eksgpu/terraform-provider-eksgpu/v{}/{path}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The simulated day on the burst scaler's page: the SVG and its caption.
+fn burst_day() -> String {
+    let (_, caption) = crate::burst_day::render();
+    format!(
+        "![A simulated day of the burst scaler: load, on-prem waiting and cloud running requests, and on-prem and \
+         cloud replicas over 24 hours]({})\n\n{caption}",
+        release_file_url(crate::burst_day::PATH)
+    )
+}
+
+/// The Import section of a resource page from its `import.sh`: an `import {}`
+/// block (Terraform 1.5 and later) for each `terraform import ADDRESS ID` line,
+/// then the command itself, as tfplugindocs lays out `import.tf` and `import.sh`.
+fn import_section(import_sh: &str) -> String {
+    let blocks: Vec<String> = import_sh
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("terraform import "))
+        .filter_map(|rest| {
+            let mut words = rest.split_whitespace();
+            Some((words.next()?.to_owned(), words.next()?.to_owned()))
+        })
+        .map(|(to, id)| format!("import {{\n  to = {to}\n  id = \"{id}\"\n}}"))
+        .collect();
+    let mut out = String::from("\n## Import\n\n");
+    if !blocks.is_empty() {
+        let _ = write!(
+            out,
+            "In Terraform 1.5 and later, use an [`import` block](https://developer.hashicorp.com/terraform/language/import) \
+             to import an existing object. For example:\n\n```terraform\n{}\n```\n\n\
+             The [`terraform import` command](https://developer.hashicorp.com/terraform/cli/commands/import) \
+             imports it too (every supported version, including those before 1.5). For example:\n\n",
+            blocks.join("\n\n")
+        );
+    } else {
+        out.push_str("Import is supported using the following syntax:\n\n");
+    }
+    let _ = writeln!(out, "```shell\n{}\n```", import_sh.trim_end());
+    out
 }
 
 /// A provider-defined function's page, as tfplugindocs lays it out.
@@ -182,7 +230,8 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
         Ok(t) => t
             .replace("{{ .Example }}", example_md.trim_end())
             .replace("{{ .Schema }}", schema_md.trim_end())
-            .replace("{{ .BurstSimulation }}", &burst_simulation()),
+            .replace("{{ .BurstSimulation }}", &burst_simulation())
+            .replace("{{ .BurstDay }}", &burst_day()),
         Err(_) => {
             let description = schema["block"]["description"].as_str().unwrap_or_default();
             format!("# {title}\n\n{description}\n\n{example_md}\n{schema_md}")
@@ -226,16 +275,24 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
                 ));
             }
         }
-        if heading == "Optional" {
-            for (name, b) in &blocks {
+        // A block with `min_items` ≥ 1 must be written: the registry lists it as required.
+        let block_required = |b: &J| b["min_items"].as_i64().is_some_and(|n| n > 0);
+        if heading != "Read-Only" {
+            for (name, b) in blocks
+                .iter()
+                .filter(|(_, b)| block_required(b) == (heading == "Required"))
+            {
                 let anchor = format!("{prefix}nestedblock--{name}");
+                // As tfplugindocs writes it for the registry: "(Block List, Max: 1)",
+                // "(Block, Optional)" for a single block.
+                let single = matches!(b["nesting_mode"].as_str(), Some("single") | None);
                 let mut limit = match b["nesting_mode"].as_str() {
-                    Some("single") => "Block".to_owned(),
-                    Some(mode) => format!("Block {}", capitalise(mode)),
-                    None => "Block".to_owned(),
+                    Some(mode) if !single => format!("Block {}", capitalise(mode)),
+                    _ => "Block".to_owned(),
                 };
-                // As the registry's docs write it: "(Block List, Max: 1)".
-                if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
+                if single {
+                    limit.push_str(if block_required(b) { ", Required" } else { ", Optional" });
+                } else if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
                     limit.push_str(&format!(", Min: {n}"));
                 }
                 if let Some(n) = b["max_items"].as_i64().filter(|n| *n > 0) {
@@ -254,9 +311,10 @@ fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(Stri
     }
 }
 
+/// A type as the registry's docs write it: `String`, `List of String`, `Map of Number`, `List of Object`.
 fn type_name(t: &J) -> String {
     match t {
-        J::String(s) => s.clone(),
+        J::String(s) => capitalise(s),
         J::Array(a) if a.len() >= 2 => match a[0].as_str() {
             Some("object") => "Object".to_owned(),
             Some(kind) => format!("{} of {}", capitalise(kind), type_name(&a[1])),

@@ -247,6 +247,18 @@ impl KubeTarget {
         });
     }
 
+    /// Sets the object's `status` (a merge patch) as its controller would, e.g.
+    /// KEDA's `conditions`, through the emulator's control endpoint.
+    pub fn set_status(&self, k: TestKind, ns: Option<&str>, name: &str, status: Value) {
+        let Some(e) = &self.emulator else {
+            panic!("set_status needs the emulator's control endpoint");
+        };
+        let body =
+            serde_json::json!({"group": k.group, "plural": k.plural, "namespace": ns, "name": name, "status": status});
+        let answer = http(&e.control_url, "POST", "/status", &body.to_string());
+        assert!(!answer.contains("\"Failure\""), "set status of {name}: {answer}");
+    }
+
     /// The emulator's request log (method, path, query, auth), after clearing nothing.
     pub fn requests(&self) -> Vec<Value> {
         let Some(e) = &self.emulator else { return Vec::new() };

@@ -6,6 +6,7 @@
 //! Nothing here reaches beyond 127.0.0.1: Terraform gets its own CLI config
 //! with a filesystem mirror, and AWS calls go to moto on a loopback port.
 
+pub mod burst_day;
 pub mod docs;
 pub mod grpc;
 pub mod https;

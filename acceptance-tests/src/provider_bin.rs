@@ -60,9 +60,17 @@ fn build(name: &str, release: bool) -> PathBuf {
 /// time. Each clone's build also stays in `deps/` under a hash of its own;
 /// the one built here records this clone's path as its debug info's
 /// compilation directory (a NUL-terminated string).
+/// `deps/` also holds the package's unit-test binaries (`cargo test -p NAME`),
+/// named alike and often newer: they are libtest harnesses, never the binary.
 fn own_build(exe: &std::path::Path, name: &str) -> Option<PathBuf> {
     let root = crate::repo_root().canonicalize().ok()?;
     let root = root.as_os_str().as_encoded_bytes();
+    let ours = |bytes: &[u8]| bytes.split(|b| *b == 0).any(|s| s == root);
+    let harness = |bytes: &[u8]| bytes.windows(17).any(|w| w == b"RUST_TEST_THREADS");
+    // Usually the binary cargo reported is this clone's own.
+    if std::fs::read(exe).is_ok_and(|bytes| ours(&bytes)) {
+        return Some(exe.to_path_buf());
+    }
     let prefix = format!("{}-", name.replace('-', "_"));
     let mut candidates: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(exe.parent()?.join("deps"))
         .ok()?
@@ -76,5 +84,5 @@ fn own_build(exe: &std::path::Path, name: &str) -> Option<PathBuf> {
     candidates
         .into_iter()
         .map(|(_, p)| p)
-        .find(|p| std::fs::read(p).is_ok_and(|bytes| bytes.split(|b| *b == 0).any(|s| s == root)))
+        .find(|p| std::fs::read(p).is_ok_and(|bytes| ours(&bytes) && !harness(&bytes)))
 }

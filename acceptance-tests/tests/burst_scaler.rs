@@ -43,6 +43,26 @@ resource "eksgpu_burst_scaler" "b" {{
     )
 }
 
+/// The `import {}` block of docs/resources/burst_scaler.md, pointed at this
+/// test's resource (`eksgpu_burst_scaler.b`, cluster `gpu`).
+fn docs_import_block() -> String {
+    let page = std::fs::read_to_string(eksgpu_acceptance_tests::repo_root().join("docs/resources/burst_scaler.md"))
+        .unwrap_or_else(|e| panic!("docs/resources/burst_scaler.md: {e}"));
+    let block = page
+        .split("\n## Import\n")
+        .nth(1)
+        .and_then(|s| s.split("```terraform\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .unwrap_or_else(|| panic!("the burst scaler page has no import block"));
+    assert!(
+        block.contains("to = eksgpu_burst_scaler.vllm\n") && block.contains("id = \"gpu-cluster/llm/vllm-burst\"\n"),
+        "{block}"
+    );
+    block
+        .replace("eksgpu_burst_scaler.vllm", "eksgpu_burst_scaler.b")
+        .replace("gpu-cluster/llm/vllm-burst", "gpu/llm/vllm-burst")
+}
+
 #[test]
 fn lifecycle_create_import_drift_restore_destroy() {
     for tf in terraform_versions() {
@@ -59,7 +79,16 @@ fn lifecycle_create_import_drift_restore_destroy() {
 
         let imported = Workdir::new(&tf, &config(&kube, 3, false, ""));
         imported.init();
-        imported.ok(&["import", "-no-color", "eksgpu_burst_scaler.b", "gpu/llm/vllm-burst"]);
+        if tf.label == "current" {
+            // The `import {}` block the resource page shows, with this test's
+            // address and ID. Terraform 1.0.3 has no import blocks (they came
+            // in 1.5): it imports with the command.
+            imported.write("import.tf", &docs_import_block());
+            let r = imported.ok(&["apply", "-auto-approve", "-no-color"]);
+            assert!(r.stdout.contains("1 imported, 0 added, 0 changed"), "{}", r.combined());
+        } else {
+            imported.ok(&["import", "-no-color", "eksgpu_burst_scaler.b", "gpu/llm/vllm-burst"]);
+        }
         imported.assert_empty_plan();
 
         kube.edit_in(
@@ -91,6 +120,107 @@ fn lifecycle_create_import_drift_restore_destroy() {
 
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst").is_none());
+    }
+}
+
+/// `wait_for_ready`: an apply waits for KEDA's `Ready` condition and fails with
+/// KEDA's own message when it does not come (the emulator's control endpoint
+/// plays KEDA); a condition KEDA writes is not drift.
+#[test]
+fn wait_for_ready_fails_with_the_condition_message_and_passes_once_ready() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, 3, false, ""));
+        w.init();
+        w.apply();
+
+        let message = "error parsing prometheus metadata: no serverAddress given";
+        let ready = |status: &str, reason: &str, message: &str| json!({"conditions": [{"type": "Ready", "status": status, "reason": reason, "message": message}]});
+        kube.set_status(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            ready("False", "ScaledObjectCheckFailed", message),
+        );
+        w.assert_empty_plan();
+
+        let waiting = "  wait_for_ready = true\n  ready_timeout  = \"2s\"\n";
+        w.write("main.tf", &config(&kube, 3, false, waiting));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(
+            r.code,
+            0,
+            "{}: the apply waited for nothing:\n{}",
+            tf.label,
+            r.combined()
+        );
+        let out = r.combined().replace('\n', " ").replace("│", "");
+        let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            out.contains("ScaledObject llm/vllm-burst not Ready"),
+            "{}: {out}",
+            tf.label
+        );
+        assert!(
+            out.contains(&format!("Ready=False (ScaledObjectCheckFailed): {message}")),
+            "{}: {out}",
+            tf.label
+        );
+
+        // KEDA comes round: the next change applies and its wait passes.
+        kube.set_status(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            ready("True", "ScaledObjectReady", ""),
+        );
+        w.write("main.tf", &config(&kube, 4, false, waiting));
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(
+            kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+                .unwrap_or(Value::Null)["spec"]["maxReplicaCount"],
+            4
+        );
+
+        // A new scaler KEDA never reports on: the apply fails saying so, and the
+        // scaler, applied, is in the state marked tainted (replaced next time).
+        w.write(
+            "other.tf",
+            r#"
+resource "eksgpu_burst_scaler" "other" {
+  cluster_name          = "gpu"
+  namespace             = "llm"
+  name                  = "other-burst"
+  max_replicas          = 2
+  prometheus_address    = "http://prometheus.monitoring:9090"
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting)"
+  cloud_running_query   = "sum(vllm:num_requests_running)"
+  wait_for_ready        = true
+  ready_timeout         = "1s"
+  target {
+    name = "other"
+  }
+}
+"#,
+        );
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{}:\n{}", tf.label, r.combined());
+        assert!(
+            r.combined().contains("no Ready condition"),
+            "{}: {}",
+            tf.label,
+            r.combined()
+        );
+        assert!(kube.get_in(SCALED_OBJECT, Some("llm"), "other-burst").is_some());
+        let other = w.state()["values"]["root_module"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["address"] == "eksgpu_burst_scaler.other")
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(other["tainted"], true, "{}: {other}", tf.label);
     }
 }
 

@@ -113,3 +113,40 @@ async fn debug_mode_prints_a_reattach_value_and_serves() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Terraform 1.12 and later ask every provider for resource identity schemas
+/// (plugin protocol 6.9 `GetResourceIdentitySchemas`; `UpgradeResourceIdentity`
+/// for stored identities) and take gRPC `Unimplemented` as "no identity"
+/// (hashicorp/terraform v1.12.0 internal/plugin6/grpc_provider.go). The
+/// provider serves no identity: both must answer exactly that, nothing else.
+#[tokio::test]
+async fn resource_identity_rpcs_answer_unimplemented() {
+    let client = ClientIdentity::generate();
+    let process = ProviderProcess::start(provider_binary(), &client);
+    let channel = process
+        .channel(&client)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    for method in [
+        "/tfplugin6.Provider/GetResourceIdentitySchemas",
+        "/tfplugin6.Provider/UpgradeResourceIdentity",
+    ] {
+        let mut grpc = tonic::client::Grpc::new(channel.clone());
+        grpc.ready().await.unwrap();
+        let status = grpc
+            .unary(
+                tonic::Request::new(()),
+                tonic::codegen::http::uri::PathAndQuery::from_static(method),
+                tonic_prost::ProstCodec::<(), ()>::default(),
+            )
+            .await
+            .expect_err(method);
+        assert_eq!(status.code(), tonic::Code::Unimplemented, "{method}: {status}");
+    }
+    // The provider still serves after them.
+    let mut provider = process.provider(&client).await;
+    provider
+        .get_provider_schema(proto::get_provider_schema::Request {})
+        .await
+        .unwrap();
+}

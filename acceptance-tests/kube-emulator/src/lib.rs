@@ -3,7 +3,8 @@
 //! custom kinds of `crds/`, server-side
 //! apply with managed fields in the real `FieldsV1` format, conflicts, force,
 //! dry run, CRD defaulting, pruning and validation, bearer-token auth, and a
-//! control endpoint (reset, faults, edits as another manager, request log),
+//! control endpoint (reset, faults, edits as another manager, status writes as
+//! a controller makes them, e.g. KEDA's conditions, request log),
 //! and an upstream mode that forwards custom groups to a real API server.
 //!
 //! It is a test part: it keeps everything in memory and listens on loopback.

@@ -582,9 +582,35 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
             }
             _ => edit(&mut st, &payload),
         },
+        (Method::POST, "/status") => match st.upstream.clone() {
+            Some(u) => {
+                drop(st);
+                return Ok(u
+                    .set_status(&payload)
+                    .await
+                    .unwrap_or_else(|e| status(502, "InternalError", &e)));
+            }
+            None => set_status(&mut st, &payload),
+        },
         _ => status(404, "NotFound", "unknown control endpoint"),
     };
     Ok(r)
+}
+
+/// A controller's status write (`group`, `plural`, `namespace`, `name`,
+/// `status`): KEDA's or Karpenter's conditions, which tests cannot run.
+fn set_status(st: &mut State, p: &Value) -> Resp {
+    let find = |k: &&KindInfo| {
+        k.group == p["group"].as_str().unwrap_or_default() && k.plural == p["plural"].as_str().unwrap_or_default()
+    };
+    let Some(kind) = st.registry.served().find(find).cloned() else {
+        return status(404, "NotFound", "no such kind");
+    };
+    let name = p["name"].as_str().unwrap_or_default();
+    match st.store.set_status(&kind, p["namespace"].as_str(), name, &p["status"]) {
+        Ok(v) => json_response(200, &v),
+        Err(e) => json_response(e.code, &e.status()),
+    }
 }
 
 /// An out-of-band edit as another field manager (an `Update`, like `kubectl edit`).

@@ -313,6 +313,24 @@ impl Store {
         self.finish(kind, name, obj, Some(existing), false, false, &k)
     }
 
+    /// A write of the object's `status` (merge patch), as its controller makes
+    /// through the status subresource: no field manager of the main resource
+    /// gains or loses anything.
+    pub fn set_status(
+        &mut self,
+        kind: &KindInfo,
+        ns: Option<&str>,
+        name: &str,
+        status: &Value,
+    ) -> Result<Value, ApiError> {
+        let k = key(kind, ns, name);
+        let existing = self.objects.get(&k).cloned().ok_or_else(|| not_found(kind, name))?;
+        let mut obj = existing.clone();
+        merge_patch(&mut obj.value, &json!({ "status": status }));
+        schema::prune(&mut obj.value, &kind.schema, true);
+        self.finish(kind, name, obj, Some(existing), false, false, &k)
+    }
+
     /// Create (POST): undeclared fields are pruned, as a real server does outside apply.
     pub fn create(
         &mut self,

@@ -203,6 +203,34 @@ impl Upstream {
             .await
     }
 
+    /// The control endpoint's status write (`group`, `plural`, `namespace`,
+    /// `name`, `status`), made on the real server through the status subresource.
+    pub async fn set_status(&self, p: &Value) -> Result<Resp, String> {
+        let s = |k: &str| p[k].as_str().unwrap_or_default();
+        let Some(kind) = self
+            .served()
+            .await?
+            .into_iter()
+            .find(|x| x.group == s("group") && x.plural == s("plural"))
+        else {
+            return Err(format!("{}.{} is not served", s("plural"), s("group")));
+        };
+        let ns = p["namespace"]
+            .as_str()
+            .map(|n| format!("namespaces/{n}/"))
+            .unwrap_or_default();
+        let path = format!(
+            "/apis/{}/{}/{ns}{}/{}/status?fieldManager=eksgpu-test-controller",
+            kind.group,
+            kind.version,
+            kind.plural,
+            s("name")
+        );
+        let body = Bytes::from(json!({"status": p["status"]}).to_string());
+        self.send(&Method::PATCH, &path, "application/merge-patch+json", body)
+            .await
+    }
+
     /// Deletes every custom object, so each emulator starts from an empty
     /// cluster as it does without upstream (tests share one real server, and
     /// run one at a time in this mode).

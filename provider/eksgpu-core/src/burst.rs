@@ -8,13 +8,15 @@
 //! metrics since v2.18.0 (CHANGELOG.md); fallback with scaling modifiers and a
 //! `Value` metric divides by ready replicas (pkg/fallback/fallback.go).
 
+mod day;
 mod render;
 mod rules;
 mod simulate;
 
+pub use day::{Day, Moment, simulate_day, synthetic_day};
 pub use render::{ANNOTATION, SCALED_OBJECT, formula, manifest, read_back};
 pub use rules::check_burst_scaler;
-pub use simulate::{Decision, Sample, seed_004_load_curve, seed_004_scaler, simulate};
+pub use simulate::{Decision, Sample, Scaling, seed_004_load_curve, seed_004_scaler, simulate};
 
 /// A cron window that keeps one cloud replica warm.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -52,64 +52,93 @@ fn value(b: &BurstScaler, s: &Sample) -> f64 {
     }
 }
 
-pub fn simulate(b: &BurstScaler, curve: &[Sample]) -> Vec<Decision> {
-    let Some(first) = curve.first() else { return Vec::new() };
-    let last = curve.last().map_or(first.minute, |s| s.minute);
-    let step = u32::try_from(b.polling_interval.max(1)).unwrap_or(15);
-    let floor = b.min_replicas.max(1);
-    let mut replicas = b.min_replicas;
-    let mut history: Vec<(u32, i64)> = Vec::new();
-    let mut last_up = 0u32;
-    let mut last_down = 0u32;
-    let mut quiet_since: Option<u32> = None;
-    let mut out = Vec::new();
-    let mut t = first.minute * 60;
-    while t <= last * 60 + 59 {
-        let sample = *curve.iter().rev().find(|s| s.minute * 60 <= t).unwrap_or(first);
+/// KEDA and the HPA between polls: the replica count and what it remembers
+/// (recent recommendations, last scale times, when the formula went quiet).
+#[derive(Debug, Clone)]
+pub struct Scaling<'b> {
+    b: &'b BurstScaler,
+    replicas: i64,
+    history: Vec<(u32, i64)>,
+    last_up: u32,
+    last_down: u32,
+    quiet_since: Option<u32>,
+}
+
+impl<'b> Scaling<'b> {
+    pub fn new(b: &'b BurstScaler) -> Self {
+        Self {
+            b,
+            replicas: b.min_replicas,
+            history: Vec::new(),
+            last_up: 0,
+            last_down: 0,
+            quiet_since: None,
+        }
+    }
+
+    /// One KEDA poll at `t` seconds with the metrics of `sample`.
+    pub fn poll(&mut self, t: u32, sample: Sample) -> Decision {
+        let b = self.b;
+        let floor = b.min_replicas.max(1);
         let v = value(b, &sample);
         let active = v > 0.5;
-        quiet_since = if active { None } else { quiet_since.or(Some(t)) };
-        let before = replicas;
-        if replicas == 0 {
+        self.quiet_since = if active { None } else { self.quiet_since.or(Some(t)) };
+        let before = self.replicas;
+        if self.replicas == 0 {
             if active {
-                replicas = floor.min(b.max_replicas);
+                self.replicas = floor.min(b.max_replicas);
             }
         } else {
             #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-            let raw = ((replicas as f64 * v).ceil() as i64).clamp(floor, b.max_replicas);
-            history.push((t, raw));
-            history.retain(|(at, _)| t - at < 300);
-            if raw > replicas && t >= last_up + 60 {
-                replicas = raw.min(replicas * 2);
-                last_up = t;
-            } else if raw < replicas && t >= last_down + 60 {
-                let stabilized = history.iter().map(|(_, r)| *r).max().unwrap_or(raw);
-                if stabilized < replicas {
-                    replicas -= 1;
-                    last_down = t;
+            let raw = ((self.replicas as f64 * v).ceil() as i64).clamp(floor, b.max_replicas);
+            self.history.push((t, raw));
+            self.history.retain(|(at, _)| t - at < 300);
+            if raw > self.replicas && t >= self.last_up + 60 {
+                self.replicas = raw.min(self.replicas * 2);
+                self.last_up = t;
+            } else if raw < self.replicas && t >= self.last_down + 60 {
+                let stabilized = self.history.iter().map(|(_, r)| *r).max().unwrap_or(raw);
+                if stabilized < self.replicas {
+                    self.replicas -= 1;
+                    self.last_down = t;
                 }
             }
-            if quiet_since.is_some_and(|q| t - q >= u32::try_from(b.cooldown_period).unwrap_or(300))
+            if self
+                .quiet_since
+                .is_some_and(|q| t - q >= u32::try_from(b.cooldown_period).unwrap_or(300))
                 && b.min_replicas == 0
             {
-                replicas = 0;
-                history.clear();
+                self.replicas = 0;
+                self.history.clear();
             }
         }
         // The formula's decision; the replica count shows what KEDA and the HPA made of it.
         let action = match v {
             x if x >= 2.0 => "scale out",
             x if x >= 1.0 => "hold",
-            _ if before == 0 && replicas == 0 => "idle",
+            _ if before == 0 && self.replicas == 0 => "idle",
             _ => "scale in",
         };
-        out.push(Decision {
+        Decision {
             seconds: t,
             sample,
             value: v,
-            replicas,
+            replicas: self.replicas,
             action,
-        });
+        }
+    }
+}
+
+pub fn simulate(b: &BurstScaler, curve: &[Sample]) -> Vec<Decision> {
+    let Some(first) = curve.first() else { return Vec::new() };
+    let last = curve.last().map_or(first.minute, |s| s.minute);
+    let step = u32::try_from(b.polling_interval.max(1)).unwrap_or(15);
+    let mut scaling = Scaling::new(b);
+    let mut out = Vec::new();
+    let mut t = first.minute * 60;
+    while t <= last * 60 + 59 {
+        let sample = *curve.iter().rev().find(|s| s.minute * 60 <= t).unwrap_or(first);
+        out.push(scaling.poll(t, sample));
         t += step;
     }
     out

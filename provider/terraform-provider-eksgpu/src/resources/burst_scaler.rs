@@ -6,6 +6,7 @@ mod model;
 mod schema;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::ApplyOptions;
@@ -42,6 +43,8 @@ fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
         "target_capacity_types",
         "spot_interruption_handling",
         "force_conflicts",
+        "wait_for_ready",
+        "ready_timeout",
         "formula",
         "manifests_yaml",
     ] {
@@ -307,7 +310,20 @@ impl BurstScalerResource {
         )
         .await
         {
-            Ok(_) => Some(planned.clone()),
+            Ok(_) => {
+                if planned.get("wait_for_ready").as_bool() == Some(true) {
+                    let timeout = planned
+                        .get("ready_timeout")
+                        .as_str()
+                        .and_then(|t| eksgpu_core::duration::parse(t).ok())
+                        .unwrap_or(DEFAULT_READY_TIMEOUT);
+                    // Applied either way: the state keeps it (a new scaler is then tainted).
+                    if let Err(d) = wait_ready(ctx, cluster.as_ref(), &b, timeout).await {
+                        diags.push(d);
+                    }
+                }
+                Some(planned.clone())
+            }
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -317,5 +333,78 @@ impl BurstScalerResource {
                 None
             }
         }
+    }
+}
+
+const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The `Ready` condition of a ScaledObject as `(status, reason, message)`.
+fn ready_condition(object: &serde_json::Value) -> Option<(String, String, String)> {
+    object["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "Ready")
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
+            (s("status"), s("reason"), s("message"))
+        })
+}
+
+/// Polls the ScaledObject until KEDA reports it `Ready` (KEDA sets the
+/// condition once it has built the scaler and can query its triggers), or
+/// `timeout` passes; the error carries the last condition KEDA reported.
+async fn wait_ready(
+    ctx: &Context,
+    cluster: &dyn eksgpu_cloud::kube::Cluster,
+    b: &BurstScaler,
+    timeout: Duration,
+) -> Result<(), eksgpu_tfplugin::Diagnostic> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut pause = Duration::from_millis(500);
+    let what = format!("ScaledObject {}/{}", b.namespace, b.name);
+    loop {
+        let found = cancellable(
+            ctx,
+            "waiting for the ScaledObject",
+            cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+        )
+        .await
+        .map_err(|e| diagnostics::kube_failed(&e, &format!("waiting for {what} to be Ready"), AttributePath::root()))?;
+        let condition = found.as_ref().and_then(ready_condition);
+        if condition.as_ref().is_some_and(|(status, _, _)| status == "True") {
+            return Ok(());
+        }
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            let last = match (&found, &condition) {
+                (None, _) => "the ScaledObject is gone".to_owned(),
+                (Some(_), None) => "KEDA has reported no Ready condition (is KEDA running in the cluster, \
+                                    and at a version that serves keda.sh/v1alpha1?)"
+                    .to_owned(),
+                (Some(_), Some((status, reason, message))) => {
+                    format!("Ready={status} ({reason}): {message}")
+                }
+            };
+            return Err(eksgpu_tfplugin::Diagnostic::error(
+                format!("{what} not Ready"),
+                format!(
+                    "{what} was applied but is not Ready after {}s: {last}. It stays in the state; fix the cause \
+                     and apply again, or set `wait_for_ready = false` to apply without waiting.",
+                    timeout.as_secs()
+                ),
+            )
+            .at(AttributePath::attr("wait_for_ready")));
+        }
+        let sleep = pause.min(deadline - now);
+        tokio::select! {
+            () = tokio::time::sleep(sleep) => {}
+            () = ctx.cancelled() => {
+                return Err(eksgpu_tfplugin::Diagnostic::error(
+                    format!("Stopped waiting for {what}"),
+                    "Terraform was interrupted; the ScaledObject was applied.",
+                ));
+            }
+        }
+        pause = (pause * 2).min(Duration::from_secs(5));
     }
 }

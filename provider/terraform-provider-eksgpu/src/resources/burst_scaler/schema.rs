@@ -111,6 +111,22 @@ pub fn schema() -> Schema {
             Attribute::optional("force_conflicts", Type::Bool, "Take back fields another field manager changed. Default `false`.")
                 .default(false),
         )
+        .attribute(Attribute::optional(
+            "wait_for_ready",
+            Type::Bool,
+            "After applying, wait until KEDA reports the ScaledObject `Ready` (its `status.conditions`), and fail \
+             the apply with KEDA's condition message when it does not within `ready_timeout`. Default `false`.",
+        ))
+        .attribute(
+            Attribute::optional(
+                "ready_timeout",
+                Type::String,
+                "How long `wait_for_ready` waits, as a duration such as `90s`, `5m` or `1h`. Default `5m`.",
+            )
+            .validate(validators::string("A duration such as `90s`, `5m` or `1h30m`.", |d| {
+                eksgpu_core::duration::parse(d).map(|_| ()).map_err(|e| e.to_string())
+            })),
+        )
         .attribute(Attribute::computed("formula", Type::String, "The `scalingModifiers` formula."))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))
         .block(
