@@ -373,3 +373,52 @@ fn moving_a_pool_from_karpenter_to_auto_mode_keeps_one_node_pool() {
         w.assert_empty_plan();
     }
 }
+
+/// `wait_for_ready`: an apply fails with the node class's own condition
+/// message while Karpenter says it cannot work, and passes once it is Ready.
+#[test]
+fn wait_for_ready_fails_with_the_node_class_condition_message() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        if !kube.is_emulator() {
+            return skip("needs the emulator's control endpoint to play Karpenter");
+        }
+        let waiting = |limit: u32, wait: bool| {
+            single_pool(&kube, "karpenter")
+                .replace(
+                    "  name         = \"genai\"\n",
+                    &format!("  name         = \"genai\"\n  wait_for_ready = {wait}\n  ready_timeout  = \"3s\"\n"),
+                )
+                .replace(
+                    "instance_types = [\"g6e.12xlarge\"]",
+                    &format!("instance_types = [\"g6e.12xlarge\"]\n    gpu_limit      = {limit}"),
+                )
+        };
+        let w = Workdir::new(&tf, &waiting(4, false));
+        w.init();
+        w.apply();
+        // Karpenter cannot resolve the node role.
+        let not_ready = json!({"conditions": [{"type": "Ready", "status": "False", "reason": "InstanceProfileNotReady",
+            "message": "role KarpenterNodeRole-gpu not found", "lastTransitionTime": "2026-11-30T00:00:00Z"}]});
+        kube.set_status(EC2_NODE_CLASS, None, "inference", not_ready);
+        w.write("main.tf", &waiting(8, true));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains("EC2NodeClass inference not Ready")
+                && out.contains("InstanceProfileNotReady")
+                && out.contains("role KarpenterNodeRole-gpu not found"),
+            "{}: {out}",
+            tf.label
+        );
+        // Once Karpenter reports both Ready, the apply passes.
+        let ready = json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
+            "lastTransitionTime": "2026-11-30T00:00:00Z"}]});
+        kube.set_status(EC2_NODE_CLASS, None, "inference", ready.clone());
+        kube.set_status(NODE_POOL, None, "inference", ready);
+        w.write("main.tf", &waiting(12, true));
+        w.apply();
+        w.assert_empty_plan();
+    }
+}

@@ -3,6 +3,7 @@
 pub mod burst_scaler;
 mod checks;
 pub mod node_strategy;
+mod readiness;
 pub mod sharing_pool;
 
 use std::sync::Arc;

@@ -19,6 +19,7 @@ use eksgpu_framework::partial::Partial;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Schema, Value};
 
+use super::readiness::{self, NotReady};
 use super::{cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
@@ -312,11 +313,7 @@ impl BurstScalerResource {
         {
             Ok(_) => {
                 if planned.get("wait_for_ready").as_bool() == Some(true) {
-                    let timeout = planned
-                        .get("ready_timeout")
-                        .as_str()
-                        .and_then(|t| eksgpu_core::duration::parse(t).ok())
-                        .unwrap_or(DEFAULT_READY_TIMEOUT);
+                    let timeout = readiness::timeout_of(planned);
                     // Applied either way: the state keeps it (a new scaler is then tainted).
                     if let Err(d) = wait_ready(ctx, cluster.as_ref(), &b, timeout).await {
                         diags.push(d);
@@ -336,75 +333,40 @@ impl BurstScalerResource {
     }
 }
 
-const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The `Ready` condition of a ScaledObject as `(status, reason, message)`.
-fn ready_condition(object: &serde_json::Value) -> Option<(String, String, String)> {
-    object["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == "Ready")
-        .map(|c| {
-            let s = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
-            (s("status"), s("reason"), s("message"))
-        })
-}
-
-/// Polls the ScaledObject until KEDA reports it `Ready` (KEDA sets the
-/// condition once it has built the scaler and can query its triggers), or
-/// `timeout` passes; the error carries the last condition KEDA reported.
+/// Waits until KEDA reports the ScaledObject `Ready` (it sets the condition
+/// once it has built the scaler and can query its triggers).
 async fn wait_ready(
     ctx: &Context,
     cluster: &dyn eksgpu_cloud::kube::Cluster,
     b: &BurstScaler,
     timeout: Duration,
 ) -> Result<(), eksgpu_tfplugin::Diagnostic> {
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut pause = Duration::from_millis(500);
     let what = format!("ScaledObject {}/{}", b.namespace, b.name);
-    loop {
-        let found = cancellable(
-            ctx,
-            "waiting for the ScaledObject",
-            cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+    let awaited = readiness::Awaited {
+        kind: &burst::SCALED_OBJECT,
+        namespace: Some(&b.namespace),
+        name: &b.name,
+        controller: "KEDA",
+    };
+    match readiness::wait_ready(ctx, cluster, &awaited, timeout).await {
+        Ok(()) => Ok(()),
+        Err(NotReady::Kube(e)) => Err(diagnostics::kube_failed(
+            &e,
+            &format!("waiting for {what} to be Ready"),
+            AttributePath::root(),
+        )),
+        Err(NotReady::Cancelled) => Err(eksgpu_tfplugin::Diagnostic::error(
+            format!("Stopped waiting for {what}"),
+            "Terraform was interrupted; the ScaledObject was applied.",
+        )),
+        Err(NotReady::TimedOut(last)) => Err(eksgpu_tfplugin::Diagnostic::error(
+            format!("{what} not Ready"),
+            format!(
+                "{what} was applied but is not Ready after {}s: {last}. It stays in the state; fix the cause \
+                 and apply again, or set `wait_for_ready = false` to apply without waiting.",
+                timeout.as_secs()
+            ),
         )
-        .await
-        .map_err(|e| diagnostics::kube_failed(&e, &format!("waiting for {what} to be Ready"), AttributePath::root()))?;
-        let condition = found.as_ref().and_then(ready_condition);
-        if condition.as_ref().is_some_and(|(status, _, _)| status == "True") {
-            return Ok(());
-        }
-        let now = tokio::time::Instant::now();
-        if now >= deadline {
-            let last = match (&found, &condition) {
-                (None, _) => "the ScaledObject is gone".to_owned(),
-                (Some(_), None) => "KEDA has reported no Ready condition (is KEDA running in the cluster, \
-                                    and at a version that serves keda.sh/v1alpha1?)"
-                    .to_owned(),
-                (Some(_), Some((status, reason, message))) => {
-                    format!("Ready={status} ({reason}): {message}")
-                }
-            };
-            return Err(eksgpu_tfplugin::Diagnostic::error(
-                format!("{what} not Ready"),
-                format!(
-                    "{what} was applied but is not Ready after {}s: {last}. It stays in the state; fix the cause \
-                     and apply again, or set `wait_for_ready = false` to apply without waiting.",
-                    timeout.as_secs()
-                ),
-            )
-            .at(AttributePath::attr("wait_for_ready")));
-        }
-        let sleep = pause.min(deadline - now);
-        tokio::select! {
-            () = tokio::time::sleep(sleep) => {}
-            () = ctx.cancelled() => {
-                return Err(eksgpu_tfplugin::Diagnostic::error(
-                    format!("Stopped waiting for {what}"),
-                    "Terraform was interrupted; the ScaledObject was applied.",
-                ));
-            }
-        }
-        pause = (pause * 2).min(Duration::from_secs(5));
+        .at(AttributePath::attr("wait_for_ready"))),
     }
 }

@@ -31,3 +31,10 @@ pub(crate) fn version(what: &str) -> Validator {
             .map_err(|e| format!("{e} ({what} version)"))
     })
 }
+
+/// A duration in Karpenter's (Go's) syntax: `90s`, `5m`, `1h30m`.
+pub(crate) fn duration() -> Validator {
+    validators::string("A duration such as `90s`, `5m` or `1h30m`.", |d| {
+        eksgpu_core::duration::parse(d).map(|_| ()).map_err(|e| e.to_string())
+    })
+}

@@ -240,6 +240,8 @@ impl ManagedResource for NodeStrategyResource {
             ("name", name.into()),
             ("kubernetes_version", version.into()),
             ("force_conflicts", false.into()),
+            ("wait_for_ready", Value::Null),
+            ("ready_timeout", Value::Null),
             ("gpu_operator", model::write_gpu_operator(s.gpu_operator.as_ref())),
             ("pool", Value::List(pools)),
             (
@@ -285,6 +287,9 @@ impl NodeStrategyResource {
         let prior = model::strategy(prior_state).ok();
         let prior_values = prior_state.get("pool").elements().to_vec();
         work.prior_name = prior.as_ref().map(|p| p.name.clone());
+        if planned_state.get("wait_for_ready").as_bool() == Some(true) {
+            work.ready = Some(crate::resources::readiness::timeout_of(planned_state));
+        }
 
         let mut new_state = planned_state.clone();
         if new_state.get("kubernetes_version").as_str().is_none() {

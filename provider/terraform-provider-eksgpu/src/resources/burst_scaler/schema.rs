@@ -123,9 +123,7 @@ pub fn schema() -> Schema {
                 Type::String,
                 "How long `wait_for_ready` waits, as a duration such as `90s`, `5m` or `1h`. Default `5m`.",
             )
-            .validate(validators::string("A duration such as `90s`, `5m` or `1h30m`.", |d| {
-                eksgpu_core::duration::parse(d).map(|_| ()).map_err(|e| e.to_string())
-            })),
+            .validate(checks::duration()),
         )
         .attribute(Attribute::computed("formula", Type::String, "The `scalingModifiers` formula."))
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))

@@ -14,6 +14,7 @@ use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 
 use crate::diagnostics;
 use crate::resources::cancellable;
+use crate::resources::readiness::{self, Awaited, NotReady};
 
 /// Reads one in-cluster pool back: `None` when its NodePool is gone. A field
 /// the strategy writes that another manager now owns whole, or an object
@@ -49,6 +50,59 @@ pub(super) async fn read_in_cluster_pool(
         }
     }
     Ok(node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref())))
+}
+
+/// Waits until each of the pool's objects (node class first) reports `Ready`;
+/// the error names the object and carries its controller's condition message.
+pub(super) async fn wait_pool_ready(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    pool: &Pool,
+    objects: &[Manifest],
+    timeout: std::time::Duration,
+) -> Result<(), Diagnostic> {
+    let controller = match pool.capacity {
+        eksgpu_core::model::Capacity::AutoMode => "EKS Auto Mode",
+        _ => "Karpenter",
+    };
+    for m in objects {
+        let object = format!("{} {}", m.kind.kind, m.name);
+        let awaited = Awaited {
+            kind: &m.kind,
+            namespace: m.namespace.as_deref(),
+            name: &m.name,
+            controller,
+        };
+        match readiness::wait_ready(ctx, cluster, &awaited, timeout).await {
+            Ok(()) => {}
+            Err(NotReady::Kube(e)) => {
+                return Err(diagnostics::kube_failed(
+                    &e,
+                    &format!("waiting for {object} to be Ready"),
+                    AttributePath::root(),
+                ));
+            }
+            Err(NotReady::Cancelled) => {
+                return Err(Diagnostic::error(
+                    format!("Stopped waiting for {object}"),
+                    "Terraform was interrupted; the pool's objects were applied.",
+                ));
+            }
+            Err(NotReady::TimedOut(last)) => {
+                return Err(Diagnostic::error(
+                    format!("{object} not Ready"),
+                    format!(
+                        "{object} of pool {:?} was applied but is not Ready after {}s: {last}. Nodes of this pool \
+                         will not launch until it is. Fix the cause and apply again, or set `wait_for_ready = false` \
+                         to apply without waiting.",
+                        pool.name,
+                        timeout.as_secs()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Warnings for an object of the pool that is no longer wholly the strategy's.

@@ -165,8 +165,8 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
         .set("labels", p.labels.clone())
         .set("gpu_taint", p.gpu_taint)
         .set("dra", p.dra)
-        // Not part of the model: a setting of the apply, read from the plan.
-        .set("adopt", false)
+        // Not part of the model: a setting of the apply, read from the plan; unset reads as `false`.
+        .raw("adopt", Value::Null)
         .raw(
             "taint",
             Value::List(

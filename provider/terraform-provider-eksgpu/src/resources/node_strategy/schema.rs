@@ -157,9 +157,9 @@ fn pool_block() -> Block {
                 "Take over this pool's existing objects (NodePool and node class by the pool's name, node group \
                  `<cluster_name>-<name>`) although another strategy, another tool or nobody owns them: apply \
                  relabels them as this strategy's and takes over their fields. Without it, apply refuses to touch \
-                 an object that is not the strategy's own and names its owner. Default `false`.",
-            )
-            .default(false),
+                 an object that is not the strategy's own and names its owner. Default `false` (unset: states \
+                 written before it existed plan no change).",
+            ),
         )
         .attribute(
             Attribute::optional(
@@ -374,6 +374,24 @@ fn schema_v() -> Schema {
              a change is a conflict error, so nothing is overwritten silently. Not stored in the cluster: an import \
              reads it as `false`.",
         ).default(false))
+        .attribute(
+            Attribute::optional(
+                "wait_for_ready",
+                Type::Bool,
+                "After applying a `karpenter` or `auto_mode` pool, wait until its node class and NodePool report \
+                 `Ready` (their `status.conditions`, set by Karpenter or EKS Auto Mode), and fail the apply with the \
+                 condition's message when they do not within `ready_timeout`: a node class whose role, subnets or \
+                 AMI cannot be resolved launches nothing. Default `false`.",
+            ),
+        )
+        .attribute(
+            Attribute::optional(
+                "ready_timeout",
+                Type::String,
+                "How long `wait_for_ready` waits for each object, as a duration such as `90s`, `5m` or `1h`. Default `5m`.",
+            )
+            .validate(checks::duration()),
+        )
         .attribute(Attribute::computed(
             "gpu_operator_values_yaml",
             Type::String,

@@ -17,7 +17,9 @@ use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Value};
 use super::aws_pools::{AwsPools, Failure};
 use eksgpu_core::ownership::Claimant;
 
-use super::in_cluster::{Writer, apply_pool_objects, delete_objects, fetch_node_class, read_in_cluster_pool};
+use super::in_cluster::{
+    Writer, apply_pool_objects, delete_objects, fetch_node_class, read_in_cluster_pool, wait_pool_ready,
+};
 use super::plan::manifests;
 use super::timeouts::Timeouts;
 use crate::diagnostics;
@@ -45,6 +47,8 @@ pub(super) struct Work<'a> {
     /// The strategy's name before the rename being applied: what that name
     /// made is the strategy's own too.
     pub(super) prior_name: Option<String>,
+    /// `wait_for_ready`: how long to wait for each in-cluster object's `Ready`.
+    pub(super) ready: Option<std::time::Duration>,
 }
 
 impl<'a> Work<'a> {
@@ -68,6 +72,7 @@ impl<'a> Work<'a> {
             force,
             facts: None,
             prior_name: None,
+            ready: None,
         }
     }
 
@@ -177,7 +182,19 @@ impl<'a> Work<'a> {
                     adopt,
                 };
                 match apply_pool_objects(&writer, &objects, &path, diags).await {
-                    Ok(()) => Applied::Done,
+                    Ok(()) => match self.ready {
+                        Some(timeout) => {
+                            match wait_pool_ready(self.ctx, cluster.as_ref(), pool, &objects, timeout).await {
+                                Ok(()) => Applied::Done,
+                                Err(d) => {
+                                    diags.push(d.at(path));
+                                    // Applied, not Ready: the objects are in state as planned.
+                                    Applied::Failed { touched: true }
+                                }
+                            }
+                        }
+                        None => Applied::Done,
+                    },
                     // What this apply created was deleted again; what existed is as the prior state says.
                     Err(()) => Applied::Failed { touched: false },
                 }
