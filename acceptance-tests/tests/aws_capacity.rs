@@ -626,3 +626,42 @@ fn a_second_strategy_with_the_same_node_group_pool_fails_and_the_first_is_untouc
     assert!(ng["nodegroup"]["labels"].get("team").is_none());
     first.assert_empty_plan();
 }
+
+/// An access entry made outside Terraform (say by terraform-aws-modules/eks)
+/// is used as it is and left at destroy; adopted, it becomes the strategy's.
+#[test]
+fn a_hybrid_access_entry_made_elsewhere_is_left_alone_unless_adopted() {
+    let tf = &terraform_versions()[0];
+    let main_tf = strategy(None, &hybrid_pool(r#"["192.168.100.0/24"]"#));
+    let (_kube, moto, w) = setup(tf, &main_tf);
+    moto.eks(
+        "POST",
+        "/clusters/gpu/access-entries",
+        &json!({"principalArn": HYBRID_ROLE, "type": "HYBRID_LINUX", "tags": {"team": "platform"}}),
+    );
+    w.apply();
+    assert!(
+        access_entry(&moto, HYBRID_ROLE)["accessEntry"]["tags"]
+            .get("eksgpu.terraform.io/strategy")
+            .is_none()
+    );
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    assert_eq!(
+        access_entry(&moto, HYBRID_ROLE)["accessEntry"]["tags"]["team"],
+        "platform",
+        "not ours: kept"
+    );
+
+    let adopted = main_tf.replace("capacity = \"hybrid\"", "capacity = \"hybrid\"\n    adopt    = true");
+    w.write("main.tf", &adopted);
+    w.apply();
+    let tags = &access_entry(&moto, HYBRID_ROLE)["accessEntry"]["tags"];
+    assert_eq!(tags["eksgpu.terraform.io/strategy"], "genai");
+    assert_eq!(tags["team"], "platform");
+    w.assert_empty_plan();
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    assert!(
+        access_entry(&moto, HYBRID_ROLE).get("accessEntry").is_none(),
+        "adopted: deleted with the strategy"
+    );
+}

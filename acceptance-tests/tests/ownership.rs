@@ -402,3 +402,68 @@ fn a_fault_at_any_step_leaves_nothing_behind_and_the_next_apply_converges() {
         "the faults hit {failures} of {total} applies"
     );
 }
+
+/// Adoption of a NodePool and EC2NodeClass made by hand, then hand-back: a
+/// `removed {}` block (Terraform 1.7+) forgets the strategy without deleting
+/// anything, and another strategy adopts the objects.
+#[test]
+fn node_pools_and_node_classes_are_adopted_and_handed_back() {
+    let tf = &terraform_versions()[0];
+    if tf.label != "current" {
+        return eksgpu_acceptance_tests::skip("removed {} blocks need Terraform 1.7+");
+    }
+    let kube = KubeTarget::start();
+    kube.create(
+        EC2_NODE_CLASS,
+        None,
+        json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+               "spec": {"role": "KarpenterNodeRole-gpu", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}],
+                        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}]}}),
+        "helm",
+    );
+    kube.create(
+        NODE_POOL,
+        None,
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "gpu"},
+               "spec": {"template": {"spec": {
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                   "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}}}}),
+        "helm",
+    );
+    let adopting = pool("gpu", 4, "\n    adopt          = true");
+    let w = Workdir::new(tf, &config(&kube, "s", &adopting, ""));
+    w.init();
+    w.apply();
+    for kind in [NODE_POOL, EC2_NODE_CLASS] {
+        let o = kube.get(kind, "gpu").unwrap();
+        assert_eq!(labels(&o)["eksgpu.terraform.io/strategy"], "s", "{}", kind.kind);
+    }
+    w.assert_empty_plan();
+
+    // Hand back: Terraform forgets the strategy, nothing is deleted.
+    let header = config(&kube, "s", &adopting, "")
+        .split("resource \"eksgpu_node_strategy\"")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let handed_back =
+        format!("{header}removed {{\n  from = eksgpu_node_strategy.s\n  lifecycle {{\n    destroy = false\n  }}\n}}\n");
+    w.write("main.tf", &handed_back);
+    w.apply();
+    assert_eq!(strategies_in_state(&w), 0);
+    assert_eq!(limit(&kube, "gpu"), 4, "kept");
+
+    // Another strategy takes them over explicitly.
+    let other = Workdir::new(
+        tf,
+        &config(&kube, "other", &pool("gpu", 8, "\n    adopt          = true"), ""),
+    );
+    other.init();
+    other.apply();
+    assert_eq!(
+        labels(&kube.get(NODE_POOL, "gpu").unwrap())["eksgpu.terraform.io/strategy"],
+        "other"
+    );
+    assert_eq!(limit(&kube, "gpu"), 8);
+}

@@ -220,6 +220,7 @@ impl AwsPools<'_> {
         prior_role: Option<&str>,
         checked: Option<&ClusterFacts>,
         me: &Claimant<'_>,
+        adopt: bool,
     ) -> Result<(), Failed> {
         // The facts read for the checks moments ago, when there are some.
         let facts = match checked {
@@ -262,8 +263,9 @@ impl AwsPools<'_> {
                 )))
                 .touched(touched);
             }
-            // An entry someone else made is used as it is, never changed (nor deleted later).
-            Some(e) if !me.owns(&Owner::of_tags(&e.tags)) => {}
+            // An entry someone else made is used as it is, never changed (nor deleted later),
+            // unless the pool adopts it: then it is tagged as the strategy's own.
+            Some(e) if !adopt && !me.owns(&Owner::of_tags(&e.tags)) => {}
             Some(e) => {
                 let tags = changed_tags(&entry_tags, &e.tags);
                 if let (false, Some(arn)) = (tags.is_empty(), &e.arn) {

@@ -227,6 +227,7 @@ impl<'a> Work<'a> {
                         prior_role,
                         self.facts.as_ref(),
                         &self.claimant(s),
+                        adopt,
                     )
                     .await
                 {
