@@ -367,44 +367,46 @@ fn throttled_calls_are_retried_and_succeed() {
 }
 
 #[test]
-fn node_group_stuck_creating_times_out_stays_in_state_and_the_next_apply_continues() {
-    let tf = &terraform_versions()[0];
-    let (_kube, moto, w) = setup(tf, &strategy(Some("4s"), &mng_pool("training", "{}")));
-    moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING"; 500]);
-    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
-    // Terraform wraps diagnostics; compare words.
-    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert_ne!(r.code, 0, "{out}");
-    assert!(
-        out.contains("Timed out waiting for AWS") && out.contains("still CREATING"),
-        "{out}"
-    );
-    // A failed create keeps nothing in state (Terraform would taint it and
-    // replace the node group); the node group stays for the next apply.
-    assert!(pool_names(&w).is_empty());
-    assert!(
-        out.contains("AWS objects kept for the next apply") && out.contains("node group gpu-training"),
-        "{out}"
-    );
-    let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
-    assert!(arn.is_string());
+fn node_group_stuck_creating_times_out_and_the_next_apply_takes_it_over() {
+    for tf in terraform_versions() {
+        let tf = &tf;
+        let (_kube, moto, w) = setup(tf, &strategy(Some("4s"), &mng_pool("training", "{}")));
+        moto.status_sequence("nodegroup", "gpu-training", "create", &["CREATING"; 500]);
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        // Terraform wraps diagnostics; compare words.
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains("Timed out waiting for AWS") && out.contains("still CREATING"),
+            "{out}"
+        );
+        // A failed create keeps nothing in state (Terraform would taint it and
+        // replace the node group); the node group stays for the next apply.
+        assert!(pool_names(&w).is_empty());
+        assert!(
+            out.contains("AWS objects kept for the next apply") && out.contains("node group gpu-training"),
+            "{out}"
+        );
+        let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+        assert!(arn.is_string());
 
-    // EKS finishes; the next apply takes the same node group over.
-    moto.status_sequence("nodegroup", "gpu-training", "create", &[]);
-    w.apply();
-    w.assert_empty_plan();
-    let ng = node_group(&moto, "gpu-training");
-    assert_eq!(ng["nodegroup"]["status"], "ACTIVE");
-    assert_eq!(
-        ng["nodegroup"]["nodegroupArn"], arn,
-        "the same node group, not a new one"
-    );
-    let creates = moto
-        .requests()
-        .iter()
-        .filter(|r| r["method"] == "POST" && r["path"].as_str().is_some_and(|p| p.ends_with("/node-groups")))
-        .count();
-    assert_eq!(creates, 1, "one CreateNodegroup in all");
+        // EKS finishes; the next apply takes the same node group over.
+        moto.status_sequence("nodegroup", "gpu-training", "create", &[]);
+        w.apply();
+        w.assert_empty_plan();
+        let ng = node_group(&moto, "gpu-training");
+        assert_eq!(ng["nodegroup"]["status"], "ACTIVE");
+        assert_eq!(
+            ng["nodegroup"]["nodegroupArn"], arn,
+            "the same node group, not a new one"
+        );
+        let creates = moto
+            .requests()
+            .iter()
+            .filter(|r| r["method"] == "POST" && r["path"].as_str().is_some_and(|p| p.ends_with("/node-groups")))
+            .count();
+        assert_eq!(creates, 1, "one CreateNodegroup in all");
+    }
 }
 
 #[test]
@@ -605,26 +607,28 @@ fn a_fault_at_any_step_of_a_node_group_create_converges_on_one_node_group() {
 
 #[test]
 fn a_second_strategy_with_the_same_node_group_pool_fails_and_the_first_is_untouched() {
-    let tf = &terraform_versions()[0];
-    let (_kube, moto, first) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
-    first.apply();
-    let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
-    let second = workdir(
-        tf,
-        &strategy(None, &mng_pool("training", r#"{ team = "other" }"#))
-            .replace(r#"name         = "genai""#, r#"name         = "other""#),
-        &moto,
-    );
-    let r = second.run(&["apply", "-auto-approve", "-no-color"]);
-    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert_ne!(r.code, 0, "{out}");
-    assert!(out.contains(r#"belongs to eksgpu_node_strategy "genai""#), "{out}");
-    second.ok(&["destroy", "-auto-approve", "-no-color"]);
-    let ng = node_group(&moto, "gpu-training");
-    assert_eq!(ng["nodegroup"]["nodegroupArn"], arn);
-    assert_eq!(ng["nodegroup"]["tags"]["eksgpu.terraform.io/strategy"], "genai");
-    assert!(ng["nodegroup"]["labels"].get("team").is_none());
-    first.assert_empty_plan();
+    for tf in terraform_versions() {
+        let tf = &tf;
+        let (_kube, moto, first) = setup(tf, &strategy(None, &mng_pool("training", "{}")));
+        first.apply();
+        let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"].clone();
+        let second = workdir(
+            tf,
+            &strategy(None, &mng_pool("training", r#"{ team = "other" }"#))
+                .replace(r#"name         = "genai""#, r#"name         = "other""#),
+            &moto,
+        );
+        let r = second.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{out}");
+        assert!(out.contains(r#"belongs to eksgpu_node_strategy "genai""#), "{out}");
+        second.ok(&["destroy", "-auto-approve", "-no-color"]);
+        let ng = node_group(&moto, "gpu-training");
+        assert_eq!(ng["nodegroup"]["nodegroupArn"], arn);
+        assert_eq!(ng["nodegroup"]["tags"]["eksgpu.terraform.io/strategy"], "genai");
+        assert!(ng["nodegroup"]["labels"].get("team").is_none());
+        first.assert_empty_plan();
+    }
 }
 
 /// An access entry made outside Terraform (say by terraform-aws-modules/eks)

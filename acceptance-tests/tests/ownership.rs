@@ -467,3 +467,50 @@ fn node_pools_and_node_classes_are_adopted_and_handed_back() {
     );
     assert_eq!(limit(&kube, "gpu"), 8);
 }
+
+/// Inserting a pool in the middle or reordering pools: the plan says by name
+/// what apply does, and apply touches no other pool's spec.
+#[test]
+fn inserting_and_reordering_pools_is_explained_by_name_and_changes_no_other_pool() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let pools = |names: &[(&str, u32)]| names.iter().map(|(n, l)| pool(n, *l, "")).collect::<String>();
+        let w = Workdir::new(&tf, &config(&kube, "s", &pools(&[("a", 1), ("b", 2), ("c", 3)]), ""));
+        w.init();
+        w.apply();
+        let generation = |name: &str| kube.get(NODE_POOL, name).unwrap_or_default()["metadata"]["generation"].clone();
+        let before: Vec<Value> = ["a", "b", "c"].iter().map(|n| generation(n)).collect();
+
+        w.write(
+            "main.tf",
+            &config(&kube, "s", &pools(&[("a", 1), ("x", 9), ("b", 2), ("c", 3)]), ""),
+        );
+        let (_, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert!(
+            out.contains("Pools by name")
+                && out.contains("created: x")
+                && out.contains("unchanged (only their place in the list moves): a, b, c")
+                && !out.contains("will be deleted"),
+            "{}: {out}",
+            tf.label
+        );
+        w.apply();
+        assert_eq!(limit(&kube, "x"), 9);
+
+        w.write(
+            "main.tf",
+            &config(&kube, "s", &pools(&[("c", 3), ("b", 2), ("a", 1), ("x", 9)]), ""),
+        );
+        let (_, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert!(
+            out.contains("unchanged (only their place in the list moves): c, b, a, x"),
+            "{out}"
+        );
+        w.apply();
+        let after: Vec<Value> = ["a", "b", "c"].iter().map(|n| generation(n)).collect();
+        assert_eq!(before, after, "{}: no spec of a, b or c changed", tf.label);
+        w.assert_empty_plan();
+    }
+}

@@ -196,8 +196,59 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
         warn_replacements(&prior, s, &k.pools, diags);
         if all_pools_known {
             warn_deletions(&prior, s, diags);
+            explain_moves(&prior, s, diags);
         }
     }
+}
+
+/// When pools were inserted, removed or reordered, Terraform shows the pool
+/// list's diff by position (`~ name = "b" -> "x"`); this says, by name, what
+/// apply really does. Pools are identified by name: their objects are named
+/// after them.
+fn explain_moves(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
+    let names = |s: &NodeStrategy| s.pools.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    let (before, after) = (names(prior), names(planned));
+    let common_before: Vec<&String> = before.iter().filter(|n| after.contains(n)).collect();
+    let common_after: Vec<&String> = after.iter().filter(|n| before.contains(n)).collect();
+    let shifted =
+        before.len() != after.len() && before.iter().zip(&after).any(|(a, b)| a != b) || common_before != common_after;
+    if !shifted {
+        return;
+    }
+    let mut added = Vec::new();
+    let mut changed = Vec::new();
+    let mut unchanged = Vec::new();
+    for p in &planned.pools {
+        match prior.pools.iter().find(|q| q.name == p.name) {
+            None => added.push(p.name.as_str()),
+            Some(q) if q == p => unchanged.push(p.name.as_str()),
+            Some(_) => changed.push(p.name.as_str()),
+        }
+    }
+    let deleted: Vec<&str> = before
+        .iter()
+        .filter(|n| !after.contains(n))
+        .map(String::as_str)
+        .collect();
+    let mut parts = Vec::new();
+    for (what, list) in [
+        ("created", &added),
+        ("deleted", &deleted),
+        ("changed", &changed),
+        ("unchanged (only their place in the list moves)", &unchanged),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{what}: {}", list.join(", ")));
+        }
+    }
+    diags.push(Diagnostic::warning(
+        "Pools by name",
+        format!(
+            "The pool list changed shape, so Terraform shows its diff position by position. By name, apply does \
+             this — {}.",
+            parts.join("; ")
+        ),
+    ));
 }
 
 /// Warns at plan about each pool that goes: its objects are named after it,
