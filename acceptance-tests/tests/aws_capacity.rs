@@ -669,3 +669,54 @@ fn a_hybrid_access_entry_made_elsewhere_is_left_alone_unless_adopted() {
         "adopted: deleted with the strategy"
     );
 }
+
+/// Remote networks another owner set (terraform-aws-modules/eks's
+/// `remote_network_config`): a hybrid pool with other CIDRs is refused, one
+/// with the same CIDRs uses them and leaves them at destroy; adopted, they
+/// are the strategy's and go with it.
+#[test]
+fn remote_networks_set_elsewhere_are_never_replaced_or_cleared_unless_adopted() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &hybrid_pool(r#"["192.168.100.0/24"]"#)));
+    moto.eks(
+        "POST",
+        "/clusters/gpu/update-config",
+        &json!({"remoteNetworkConfig": {"remoteNodeNetworks": [{"cidrs": ["192.168.50.0/24"]}],
+                                        "remotePodNetworks": [{"cidrs": ["192.168.200.0/24"]}]}}),
+    );
+    let networks = || moto.eks("GET", "/clusters/gpu", &Value::Null)["cluster"]["remoteNetworkConfig"].clone();
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_ne!(r.code, 0, "{out}");
+    assert!(out.contains("did not set") && out.contains("192.168.50.0/24"), "{out}");
+    assert_eq!(
+        networks()["remoteNodeNetworks"],
+        json!([{"cidrs": ["192.168.50.0/24"]}])
+    );
+
+    // The same CIDRs: used as they are, left at destroy.
+    w.write("main.tf", &strategy(None, &hybrid_pool(r#"["192.168.50.0/24"]"#)));
+    w.apply();
+    w.assert_empty_plan();
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    assert_eq!(
+        networks()["remoteNodeNetworks"],
+        json!([{"cidrs": ["192.168.50.0/24"]}])
+    );
+
+    // Adopted: replaced, and cleared with the strategy.
+    let adopted = strategy(None, &hybrid_pool(r#"["192.168.100.0/24"]"#))
+        .replace("capacity = \"hybrid\"", "capacity = \"hybrid\"\n    adopt    = true");
+    w.write("main.tf", &adopted);
+    w.apply();
+    assert_eq!(
+        networks()["remoteNodeNetworks"],
+        json!([{"cidrs": ["192.168.100.0/24"]}])
+    );
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    let left = networks();
+    assert!(
+        left["remoteNodeNetworks"].as_array().is_none_or(Vec::is_empty),
+        "{left}"
+    );
+}

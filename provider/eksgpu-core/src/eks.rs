@@ -29,6 +29,8 @@ pub mod tags {
     pub const DRA: &str = "eksgpu.terraform.io/dra";
     /// `mig_strategy=<s> dcgm_exporter=<b> service_monitor=<b>`, or absent.
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+    /// On the cluster: the strategy whose hybrid pool set its remote networks.
+    pub const REMOTE_NETWORKS: &str = "eksgpu.terraform.io/remote-networks";
 }
 
 /// The identifying tags of pool number `index` of a strategy.
@@ -154,6 +156,8 @@ pub struct ClusterFacts {
     /// Filled from `ec2:DescribeVpcs` when asked for.
     pub vpc_cidrs: Vec<String>,
     pub service_cidr: Option<String>,
+    /// The cluster's tags (`eks::tags::REMOTE_NETWORKS` says which strategy set its remote networks).
+    pub tags: BTreeMap<String, String>,
 }
 
 /// Auto Mode's three capability flags (`None`: not reported).

@@ -221,5 +221,6 @@ fn cluster_facts(name: &str, c: &aws_sdk_eks::types::Cluster) -> ClusterFacts {
             .unwrap_or_default(),
         vpc_cidrs: Vec::new(),
         service_cidr: network.and_then(|n| n.service_ipv4_cidr()).map(str::to_owned),
+        tags: c.tags().map(|t| t.clone().into_iter().collect()).unwrap_or_default(),
     }
 }

@@ -228,13 +228,41 @@ impl AwsPools<'_> {
             None => self.aws.describe_cluster(self.cluster).await.touched(false)?,
         };
         let mut touched = false;
-        if facts.remote_node_networks != h.remote_node_networks || facts.remote_pod_networks != h.remote_pod_networks {
+        let differ =
+            facts.remote_node_networks != h.remote_node_networks || facts.remote_pod_networks != h.remote_pod_networks;
+        let set_by_us = networks_owned(&facts, me);
+        let set_elsewhere =
+            !set_by_us && (!facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty());
+        if differ && set_elsewhere && !adopt {
+            return Err(Failure::Blocked(format!(
+                "Cluster {} has remote networks (nodes {:?}, pods {:?}) that this strategy did not set (the cluster \
+                 has no tag {}={}; terraform-aws-modules/eks's `remote_network_config` sets them, for one). The \
+                 hybrid pool will not replace them: give it the same CIDRs, so the cluster's owner keeps them, or \
+                 set `adopt = true` on the pool to take them over.",
+                self.cluster,
+                facts.remote_node_networks,
+                facts.remote_pod_networks,
+                tags::REMOTE_NETWORKS,
+                me.name
+            )))
+            .touched(false);
+        }
+        if differ {
             self.aws
                 .set_remote_networks(self.cluster, &h.remote_node_networks, &h.remote_pod_networks)
                 .await
                 .touched(false)?;
             touched = true;
             self.wait_cluster_active().await.touched(true)?;
+        }
+        // Who set the networks, for the checks of later applies and of the delete.
+        if (differ || set_by_us)
+            && facts.tags.get(tags::REMOTE_NETWORKS).map(String::as_str) != Some(me.name)
+            && let Some(arn) = &facts.arn
+        {
+            let tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
+            self.aws.tag_resource(arn, &tag).await.touched(touched)?;
+            touched = true;
         }
         match self
             .aws
@@ -295,7 +323,10 @@ impl AwsPools<'_> {
     pub async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
         if !keep_networks {
             let facts = self.aws.describe_cluster(self.cluster).await?;
-            if !facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty() {
+            // Networks someone else set (the pool only used them) stay.
+            if networks_owned(&facts, me)
+                && (!facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty())
+            {
                 self.aws.set_remote_networks(self.cluster, &[], &[]).await?;
                 self.wait_cluster_active().await?;
             }
@@ -382,6 +413,16 @@ impl AwsPools<'_> {
         }
         Ok((found, operator))
     }
+}
+
+/// Whether the cluster's remote networks were set by strategy `me` (its tag names it).
+fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
+    facts.tags.get(tags::REMOTE_NETWORKS).is_some_and(|owner| {
+        me.owns(&Owner::Strategy {
+            cluster: me.cluster.to_owned(),
+            name: owner.clone(),
+        })
+    })
 }
 
 /// The tags of `want` that `live` lacks or has with another value.
