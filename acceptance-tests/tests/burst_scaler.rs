@@ -281,3 +281,37 @@ fn a_prometheus_address_with_credentials_is_rejected_without_echoing_them() {
         assert_eq!(flat.matches("canaryPassw0rd").count(), 1, "{flat}");
     }
 }
+
+/// A ScaledObject made outside Terraform under the scaler's name is refused
+/// (the error points at import) and left untouched.
+#[test]
+fn a_scaled_object_made_elsewhere_is_refused_and_untouched() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &config(&kube, 4, false, ""));
+        w.init();
+        w.apply();
+        // Make it foreign: what another tool would have created under that name.
+        w.ok(&["state", "rm", "eksgpu_burst_scaler.b"]);
+        kube.edit_in(
+            SCALED_OBJECT,
+            Some("llm"),
+            "vllm-burst",
+            json!({"metadata": {"labels": {"app.kubernetes.io/managed-by": "Helm", "eksgpu.terraform.io/burst-scaler": null}},
+                   "spec": {"maxReplicaCount": 7}}),
+            "helm",
+        );
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains("app.kubernetes.io/managed-by=Helm") && out.contains("terraform import"),
+            "{}: {out}",
+            tf.label
+        );
+        let so = kube
+            .get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+            .unwrap_or_default();
+        assert_eq!(so["spec"]["maxReplicaCount"], 7, "{}: untouched", tf.label);
+    }
+}

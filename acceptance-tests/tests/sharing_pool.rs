@@ -261,3 +261,47 @@ fn two_time_slicing_pools_share_one_config_map() {
         w.assert_empty_plan();
     }
 }
+
+/// A sharing pool of the same name from another configuration is refused;
+/// the first pool's key is untouched, and destroying the second leaves it.
+#[test]
+fn a_second_sharing_pool_of_the_same_name_is_refused() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let first = Workdir::new(
+            &tf,
+            &config(
+                &kube,
+                &pool("alpha", "time_slicing", "  time_slicing {\n    replicas = 2\n  }"),
+            ),
+        );
+        first.init();
+        first.apply();
+        let second = Workdir::new(
+            &tf,
+            &config(
+                &kube,
+                &pool("alpha", "time_slicing", "  time_slicing {\n    replicas = 4\n  }"),
+            ),
+        );
+        second.init();
+        let r = second.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{out}");
+        assert!(
+            out.contains(r#"Sharing pool "alpha" already exists"#),
+            "{}: {out}",
+            tf.label
+        );
+        second.ok(&["destroy", "-auto-approve", "-no-color"]);
+        let cm = kube
+            .get_in(CONFIG_MAP, Some("gpu-operator"), "device-plugin-config")
+            .unwrap_or_default();
+        assert!(
+            cm["data"]["alpha"].as_str().unwrap_or_default().contains("replicas: 2"),
+            "{}: {cm}",
+            tf.label
+        );
+        first.assert_empty_plan();
+    }
+}

@@ -164,6 +164,22 @@ async fn remove(
             .await
             .map(|_| ())
         } else {
+            // A claim someone else owns now (recreated under that name) is theirs: left alone.
+            let live = cancellable(
+                ctx,
+                "talking to the cluster",
+                cluster.get(&m.kind, m.namespace.as_deref(), &m.name),
+            )
+            .await
+            .map_err(|e| (e, what.clone()))?;
+            let ours = live.as_ref().is_some_and(|o| {
+                matches!(Owner::of_object(o), Owner::SharingPool { .. } | Owner::ProviderUnknown)
+                    && o["metadata"]["labels"].get(sharing::SHARING_POOL_LABEL)
+                        == m.body["metadata"]["labels"].get(sharing::SHARING_POOL_LABEL)
+            });
+            if !ours {
+                continue;
+            }
             cancellable(
                 ctx,
                 "talking to the cluster",
