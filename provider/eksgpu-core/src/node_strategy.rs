@@ -66,6 +66,21 @@ impl Taint {
 pub struct Disruption {
     pub consolidation_policy: Option<String>,
     pub consolidate_after: Option<String>,
+    /// `disruption.budgets`; empty leaves Karpenter's default (`[{nodes: 10%}]`).
+    pub budgets: Vec<Budget>,
+}
+
+/// A NodePool disruption budget (karpenter.sh/v1 NodePool `spec.disruption.budgets[]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// A node count (`0`, `2`) or a percentage (`10%`).
+    pub nodes: String,
+    /// Cron schedule when the budget starts being active; set together with `duration`.
+    pub schedule: Option<String>,
+    /// How long it stays active after each schedule hit (`8h`, `30m`).
+    pub duration: Option<String>,
+    /// `Underutilized`, `Empty`, `Drifted`; empty means every reason.
+    pub reasons: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,6 +120,14 @@ pub struct Pool {
     pub capacity_types: Vec<String>,
     pub zones: Vec<String>,
     pub gpu_limit: Option<i64>,
+    /// NodePool `limits.cpu` (a quantity).
+    pub cpu_limit: Option<String>,
+    /// NodePool `limits.memory` (a quantity).
+    pub memory_limit: Option<String>,
+    /// NodePool `weight` (1–100): higher weights are tried first.
+    pub weight: Option<i64>,
+    /// NodePool `template.spec.expireAfter` (a Karpenter duration or `Never`).
+    pub expire_after: Option<String>,
     /// Labels the user asked for, before the provider adds its own.
     pub labels: BTreeMap<String, String>,
     /// Add `nvidia.com/gpu=true:NoSchedule` unless a taint on `nvidia.com/gpu` is given (default true).
@@ -130,6 +153,10 @@ impl Pool {
             capacity_types: Vec::new(),
             zones: Vec::new(),
             gpu_limit: None,
+            cpu_limit: None,
+            memory_limit: None,
+            weight: None,
+            expire_after: None,
             labels: BTreeMap::new(),
             gpu_taint: false,
             taints: Vec::new(),

@@ -27,8 +27,8 @@ pub use eks::{
     eks_taint_key, eks_taint_value, iam_role_name, node_group_name, node_group_name_for,
 };
 pub use karpenter::{
-    KARPENTER_AWS_WELL_KNOWN_LABELS, karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration,
-    karpenter_node_label_key,
+    KARPENTER_AWS_WELL_KNOWN_LABELS, budget_duration, budget_nodes, budget_schedule, karpenter_capacity_type,
+    karpenter_consolidation_policy, karpenter_duration, karpenter_node_label_key,
 };
 pub use labels::{
     annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::kinds;
-use crate::model::{Capacity, Disruption, Kubelet, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
+use crate::model::{Budget, Capacity, Disruption, Kubelet, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
 use crate::render::{self, effective_labels};
 
 /// The pool as its live NodePool (and node class, if any) say, both already
@@ -41,6 +41,10 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     };
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
     pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
+    pool.cpu_limit = scalar_string(&spec["limits"]["cpu"]);
+    pool.memory_limit = scalar_string(&spec["limits"]["memory"]);
+    pool.weight = spec["weight"].as_i64();
+    pool.expire_after = template["spec"]["expireAfter"].as_str().map(str::to_owned);
 
     let live_labels = string_map(&template["metadata"]["labels"]);
 
@@ -68,6 +72,17 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
             } else {
                 after
             },
+            budgets: d["budgets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| Budget {
+                    nodes: scalar_string(&b["nodes"]).unwrap_or_default(),
+                    schedule: b["schedule"].as_str().map(str::to_owned),
+                    duration: b["duration"].as_str().map(str::to_owned),
+                    reasons: strings(&b["reasons"]),
+                })
+                .collect(),
         }
     });
 

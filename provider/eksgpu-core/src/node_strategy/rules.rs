@@ -164,6 +164,33 @@ fn check_pool(
                 format!("{a:?} is not a Karpenter duration."),
             ));
         }
+        // The budgets' CEL rule: `self.all(x, has(x.schedule) == has(x.duration))`.
+        for (j, b) in d.budgets.iter().enumerate() {
+            let (missing, given) = match (&b.schedule, &b.duration) {
+                (Some(_), None) => ("duration", "schedule"),
+                (None, Some(_)) => ("schedule", "duration"),
+                _ => continue,
+            };
+            out.push(Violation::new(
+                Code::EKSGPU005,
+                at(&[
+                    Step::Attr("disruption"),
+                    Step::Attr("budget"),
+                    Step::Index(j),
+                    Step::Attr(missing),
+                ]),
+                format!("Budget {j} has a `{given}` but no `{missing}`; Karpenter needs both or neither."),
+            ));
+        }
+    }
+    if let Some(e) = &pool.expire_after
+        && !is_karpenter_duration(e)
+    {
+        out.push(Violation::new(
+            Code::EKSGPU005,
+            at(&[Step::Attr("expire_after")]),
+            format!("{e:?} is not a Karpenter duration."),
+        ));
     }
 
     // EKSGPU006 / 103 / 104: node classes.

@@ -101,6 +101,19 @@ pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
         if pool.gpu_limit.is_some() {
             misplaced("gpu_limit", out);
         }
+        // NodePool-only settings (karpenter.sh/v1 NodePool spec.limits, weight, template.spec.expireAfter).
+        if pool.cpu_limit.is_some() {
+            misplaced("cpu_limit", out);
+        }
+        if pool.memory_limit.is_some() {
+            misplaced("memory_limit", out);
+        }
+        if pool.weight.is_some() {
+            misplaced("weight", out);
+        }
+        if pool.expire_after.is_some() {
+            misplaced("expire_after", out);
+        }
         if !pool.zones.is_empty() {
             misplaced("zones", out);
         }

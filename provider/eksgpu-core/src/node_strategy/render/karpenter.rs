@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
 use crate::kinds;
-use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
+use crate::model::{Budget, Capacity, NodeClass, NodeStrategy, Pool};
 
 /// Karpenter's AL2023 alias picks the NVIDIA variant of the AMI by instance type.
 pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
@@ -46,6 +46,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
     template_spec.insert("requirements".into(), Value::Array(requirements));
+    // `expireAfter` (pattern `^(([0-9]+(s|m|h))+|Never)$`, default 720h) is on the template in v1.
+    if let Some(e) = &pool.expire_after {
+        template_spec.insert("expireAfter".into(), e.clone().into());
+    }
     let taints = effective_taints(pool);
     if !taints.is_empty() {
         let taints = taints
@@ -82,10 +86,27 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             "consolidateAfter".into(),
             d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into(),
         );
+        if !d.budgets.is_empty() {
+            m.insert("budgets".into(), d.budgets.iter().map(budget).collect());
+        }
         spec.insert("disruption".into(), Value::Object(m));
     }
+    let mut limits = Map::new();
     if let Some(limit) = pool.gpu_limit {
-        spec.insert("limits".into(), json!({"nvidia.com/gpu": limit}));
+        limits.insert("nvidia.com/gpu".into(), limit.into());
+    }
+    // Quantities are int-or-string in the CRD; strings keep the user's spelling (`4000Gi`).
+    if let Some(cpu) = &pool.cpu_limit {
+        limits.insert("cpu".into(), cpu.clone().into());
+    }
+    if let Some(memory) = &pool.memory_limit {
+        limits.insert("memory".into(), memory.clone().into());
+    }
+    if !limits.is_empty() {
+        spec.insert("limits".into(), Value::Object(limits));
+    }
+    if let Some(w) = pool.weight {
+        spec.insert("weight".into(), w.into());
     }
     let mut meta = metadata(strategy, &pool.name);
     let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
@@ -105,6 +126,23 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         namespace: None,
         body: object(kinds::NODE_POOL, meta, Value::Object(spec)),
     }
+}
+
+/// One `disruption.budgets[]` item: `nodes` is a string (`"0"`, `"10%"`, CRD pattern
+/// `^((100|[0-9]{1,2})%|[0-9]+)$`); `schedule` and `duration` come together (CEL rule).
+fn budget(b: &Budget) -> Value {
+    let mut m = Map::new();
+    m.insert("nodes".into(), b.nodes.clone().into());
+    if let Some(s) = &b.schedule {
+        m.insert("schedule".into(), s.clone().into());
+    }
+    if let Some(d) = &b.duration {
+        m.insert("duration".into(), d.clone().into());
+    }
+    if !b.reasons.is_empty() {
+        m.insert("reasons".into(), json!(b.reasons));
+    }
+    Value::Object(m)
 }
 
 fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Taint};
 use crate::yaml::{to_yaml, to_yaml_stream};
+use serde_json::json;
 
 fn golden(name: &str, actual: &str) {
     // The running test's package directory (see acceptance-tests' repo_root for why not env!).
@@ -35,6 +36,10 @@ fn seed_strategy() -> NodeStrategy {
         capacity_types: vec!["on-demand".into()],
         zones: vec![],
         gpu_limit: Some(32),
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
         labels: BTreeMap::from([
             ("node-type".into(), "gpu-inference".into()),
             ("gpu-operator".into(), "enabled".into()),
@@ -44,6 +49,7 @@ fn seed_strategy() -> NodeStrategy {
         disruption: Some(Disruption {
             consolidation_policy: Some("WhenEmpty".into()),
             consolidate_after: Some("5m".into()),
+            budgets: Vec::new(),
         }),
         dra: false,
         node_class: Some(NodeClass {
@@ -72,6 +78,10 @@ fn seed_strategy() -> NodeStrategy {
         capacity_types: vec!["spot".into(), "on-demand".into()],
         zones: vec!["us-east-2a".into()],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![Taint {
@@ -257,4 +267,39 @@ fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
     assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
     s.pools[0].managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NVIDIA".into());
     assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
+}
+
+#[test]
+fn node_pool_limits_weight_expiry_and_budgets_render_in_v1_fields() {
+    let mut s = seed_strategy();
+    let p = &mut s.pools[0];
+    p.cpu_limit = Some("1000".into());
+    p.memory_limit = Some("4000Gi".into());
+    p.weight = Some(50);
+    p.expire_after = Some("Never".into());
+    p.disruption.as_mut().unwrap().budgets = vec![crate::model::Budget {
+        nodes: "0".into(),
+        schedule: Some("0 9 * * 1-5".into()),
+        duration: Some("8h".into()),
+        reasons: vec!["Drifted".into()],
+    }];
+    let pool = s.pools[0].clone();
+    let np = pool_manifests(&s, &pool).pop().unwrap().body;
+    assert_eq!(
+        np["spec"]["limits"],
+        json!({"nvidia.com/gpu": 32, "cpu": "1000", "memory": "4000Gi"})
+    );
+    assert_eq!(np["spec"]["weight"], 50);
+    assert_eq!(np["spec"]["template"]["spec"]["expireAfter"], "Never");
+    assert_eq!(
+        np["spec"]["disruption"]["budgets"],
+        json!([{"nodes": "0", "schedule": "0 9 * * 1-5", "duration": "8h", "reasons": ["Drifted"]}])
+    );
+    // Unset, none of them is rendered: Karpenter's defaults (720h, one 10% budget) stay the server's.
+    let plain = seed_strategy();
+    let np = pool_manifests(&plain, &plain.pools[0]).pop().unwrap().body;
+    assert!(np["spec"].get("weight").is_none());
+    assert!(np["spec"]["template"]["spec"].get("expireAfter").is_none());
+    assert!(np["spec"]["disruption"].get("budgets").is_none());
+    assert_eq!(np["spec"]["limits"], json!({"nvidia.com/gpu": 32}));
 }

@@ -18,6 +18,10 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         capacity_types: vec![],
         zones: vec![],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![],
@@ -136,11 +140,13 @@ fn eksgpu005_disruption() {
     p.disruption = Some(Disruption {
         consolidation_policy: Some("WhenUnderutilized".into()),
         consolidate_after: Some("5m".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU005]);
     p.disruption = Some(Disruption {
         consolidation_policy: Some("Balanced".into()),
         consolidate_after: Some("1h30m".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
     let old = Context {
@@ -150,8 +156,61 @@ fn eksgpu005_disruption() {
     p.disruption = Some(Disruption {
         consolidation_policy: None,
         consolidate_after: Some("5 minutes".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
+}
+
+#[test]
+fn eksgpu005_budget_schedule_needs_a_duration_and_expiry_is_a_duration() {
+    let budget = |schedule: Option<&str>, duration: Option<&str>| crate::model::Budget {
+        nodes: "0".into(),
+        schedule: schedule.map(Into::into),
+        duration: duration.map(Into::into),
+        reasons: vec![],
+    };
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.expire_after = Some("Never".into());
+    p.disruption = Some(Disruption {
+        consolidation_policy: None,
+        consolidate_after: None,
+        budgets: vec![budget(Some("0 9 * * 1-5"), Some("8h")), budget(None, None)],
+    });
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    p.disruption.as_mut().unwrap().budgets = vec![budget(None, None), budget(Some("@daily"), None)];
+    let s = strategy(vec![p.clone()], false);
+    assert_eq!(codes(&s), [Code::EKSGPU005]);
+    assert_eq!(
+        check_node_strategy(&s, &CTX)[0].path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("disruption"),
+            Step::Attr("budget"),
+            Step::Index(1),
+            Step::Attr("duration")
+        ]
+    );
+    p.disruption = None;
+    p.expire_after = Some("30d".into());
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
+}
+
+#[test]
+fn eksgpu115_node_pool_settings_on_a_node_group() {
+    let mut p = pool("g", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
+    p.cpu_limit = Some("100".into());
+    p.weight = Some(10);
+    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    let attrs: Vec<_> = found
+        .iter()
+        .filter(|v| v.code == Code::EKSGPU115)
+        .filter_map(|v| match v.path.get(2) {
+            Some(Step::Attr(a)) => Some(*a),
+            _ => None,
+        })
+        .collect();
+    assert!(attrs.contains(&"cpu_limit") && attrs.contains(&"weight"), "{found:?}");
 }
 
 #[test]

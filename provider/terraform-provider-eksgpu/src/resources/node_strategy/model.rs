@@ -4,8 +4,8 @@
 //! null (the framework keeps the spelling state had when reading back).
 
 use eksgpu_core::model::{
-    Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, NodeStrategy, Pool, RootVolume,
-    Scaling, Taint,
+    Budget, Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, NodeStrategy, Pool,
+    RootVolume, Scaling, Taint,
 };
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::Value;
@@ -23,6 +23,10 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
         capacity_types: o.get("capacity_types")?,
         zones: o.get("zones")?,
         gpu_limit: o.get("gpu_limit")?,
+        cpu_limit: o.get("cpu_limit")?,
+        memory_limit: o.get("memory_limit")?,
+        weight: o.get("weight")?,
+        expire_after: o.get("expire_after")?,
         labels: o.get("labels")?,
         gpu_taint: o.get::<Option<bool>>("gpu_taint")?.unwrap_or(true),
         taints: o.blocks("taint", |t| {
@@ -39,6 +43,14 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                 Ok::<_, ModelError>(Disruption {
                     consolidation_policy: d.get("consolidation_policy")?,
                     consolidate_after: d.get("consolidate_after")?,
+                    budgets: d.blocks("budget", |b| {
+                        Ok(Budget {
+                            nodes: b.get("nodes")?,
+                            schedule: b.get("schedule")?,
+                            duration: b.get("duration")?,
+                            reasons: b.get("reasons")?,
+                        })
+                    })?,
                 })
             })
             .transpose()?,
@@ -161,6 +173,10 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
         .set("capacity_types", opt_list(&p.capacity_types))
         .set("zones", opt_list(&p.zones))
         .set("gpu_limit", p.gpu_limit)
+        .set("cpu_limit", p.cpu_limit.clone())
+        .set("memory_limit", p.memory_limit.clone())
+        .set("weight", p.weight)
+        .set("expire_after", p.expire_after.clone())
         // `labels` defaults to `{}`: always a map in state, so `labels = {}` and no labels plan alike.
         .set("labels", p.labels.clone())
         .set("gpu_taint", p.gpu_taint)
@@ -186,6 +202,22 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
                 ObjBuilder::new()
                     .set("consolidation_policy", d.consolidation_policy.clone())
                     .set("consolidate_after", d.consolidate_after.clone())
+                    .raw(
+                        "budget",
+                        Value::List(
+                            d.budgets
+                                .iter()
+                                .map(|b| {
+                                    ObjBuilder::new()
+                                        .set("nodes", b.nodes.clone())
+                                        .set("schedule", b.schedule.clone())
+                                        .set("duration", b.duration.clone())
+                                        .set("reasons", opt_list(&b.reasons))
+                                        .build()
+                                })
+                                .collect(),
+                        ),
+                    )
                     .build()
             }),
         )

@@ -131,6 +131,31 @@ fn pool_block() -> Block {
                 .validate(validators::integer(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")),
         )
         .attribute(
+            Attribute::optional("cpu_limit", Type::String, "Most CPU the pool may hold: NodePool `limits.cpu`, a quantity such as `1000` or `1500m`.")
+                .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
+        )
+        .attribute(
+            Attribute::optional("memory_limit", Type::String, "Most memory the pool may hold: NodePool `limits.memory`, a quantity such as `4000Gi`.")
+                .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
+        )
+        .attribute(
+            Attribute::optional(
+                "weight",
+                Type::Number,
+                "NodePool `weight`: pools of higher weight are tried first (e.g. reserved or Capacity Block pools before on-demand). Default: none (0).",
+            )
+            // karpenter.sh/v1 NodePool spec.weight: int32, minimum 1, maximum 100 (v1.14.1 CRD).
+            .validate(validators::int32(1, 100, "NodePool `weight`")),
+        )
+        .attribute(
+            Attribute::optional(
+                "expire_after",
+                Type::String,
+                "NodePool `template.spec.expireAfter`: how long a node lives before Karpenter replaces it, e.g. `336h`, or `Never`. Default Karpenter's `720h`.",
+            )
+            .validate(checks::string("A Karpenter duration or `Never`.", validate::karpenter_duration)),
+        )
+        .attribute(
             Attribute::optional(
                 "labels",
                 Type::map(Type::String),
@@ -204,11 +229,65 @@ fn pool_block() -> Block {
                 .attribute(
                     Attribute::optional("consolidate_after", Type::String, "Duration such as `5m`, or `Never`. Default `0s`.")
                         .validate(checks::string("A Karpenter duration or `Never`.", validate::karpenter_duration)),
+                )
+                .block(
+                    NestedBlock::list("budget", budget_block())
+                        // karpenter.sh/v1 NodePool spec.disruption.budgets: maxItems 50.
+                        .max_items(50),
                 ),
         ))
         .block(NestedBlock::optional_one("node_class", node_class_block()))
         .block(NestedBlock::optional_one("managed_node_group", managed_node_group_block()))
         .block(NestedBlock::optional_one("hybrid", hybrid_block()))
+}
+
+/// One NodePool disruption budget (karpenter.sh/v1 `spec.disruption.budgets[]`, v1.14.1 CRD).
+fn budget_block() -> Block {
+    Block::new(
+        "A disruption budget: at most `nodes` of the pool's nodes are disrupted at once, always or in a cron window. \
+         Without any, Karpenter's default of one `10%` budget applies. Training pools often set `nodes = \"0\"` in \
+         working hours.",
+    )
+    .attribute(
+        Attribute::required(
+            "nodes",
+            Type::String,
+            "Node count (`\"0\"`, `\"2\"`) or percentage (`\"10%\"`).",
+        )
+        .validate(checks::string(
+            "A node count or a percentage up to 100%.",
+            validate::budget_nodes,
+        )),
+    )
+    .attribute(
+        Attribute::optional(
+            "schedule",
+            Type::String,
+            "Cron schedule (UTC) when the budget becomes active, e.g. `0 9 * * 1-5` or `@daily`. Set with `duration`.",
+        )
+        .validate(checks::string("A cron schedule.", validate::budget_schedule)),
+    )
+    .attribute(
+        Attribute::optional(
+            "duration",
+            Type::String,
+            "How long the budget stays active after each schedule hit, e.g. `8h` or `1h30m`. Set with `schedule`.",
+        )
+        .validate(checks::string("Hours and minutes.", validate::budget_duration)),
+    )
+    .attribute(
+        Attribute::optional(
+            "reasons",
+            Type::list(Type::String),
+            "Disruption reasons the budget limits: `Underutilized`, `Empty`, `Drifted`. Default: all.",
+        )
+        .validate(validators::each(validators::one_of(&[
+            "Underutilized",
+            "Empty",
+            "Drifted",
+        ])))
+        .validate(validators::distinct()),
+    )
 }
 
 fn managed_node_group_block() -> Block {

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use eksgpu_core::model::{
-    Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
+    Budget, Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
 };
 use proptest::prelude::*;
 
@@ -53,6 +53,37 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
         })
 }
 
+fn budget() -> impl Strategy<Value = Budget> {
+    (
+        prop_oneof![Just("0".to_owned()), Just("10%".to_owned())],
+        proptest::option::of((Just("0 9 * * 1-5".to_owned()), Just("8h".to_owned()))),
+        proptest::collection::vec(
+            prop_oneof![
+                Just("Underutilized".to_owned()),
+                Just("Empty".to_owned()),
+                Just("Drifted".to_owned())
+            ],
+            0..2,
+        ),
+    )
+        .prop_map(|(nodes, window, reasons)| Budget {
+            nodes,
+            schedule: window.as_ref().map(|w| w.0.clone()),
+            duration: window.map(|w| w.1),
+            reasons,
+        })
+}
+
+/// The NodePool settings of issue #14: `cpu_limit`, `memory_limit`, `weight`, `expire_after`.
+fn node_pool_settings() -> impl Strategy<Value = (Option<String>, Option<String>, Option<i64>, Option<String>)> {
+    (
+        proptest::option::of("[1-9][0-9]{0,3}"),
+        proptest::option::of("[1-9][0-9]{0,3}Gi"),
+        proptest::option::of(1..=100i64),
+        proptest::option::of(prop_oneof![Just("336h".to_owned()), Just("Never".to_owned())]),
+    )
+}
+
 fn pool() -> impl Strategy<Value = Pool> {
     (
         (
@@ -71,7 +102,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             proptest::option::of(0..100_000i64),
             map(),
         ),
-        (any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), node_pool_settings()),
         proptest::collection::vec(
             (
                 "[a-z./]{1,10}",
@@ -89,10 +120,12 @@ fn pool() -> impl Strategy<Value = Pool> {
             (
                 proptest::option::of(Just("WhenEmpty".to_owned())),
                 proptest::option::of(Just("5m".to_owned())),
+                proptest::collection::vec(budget(), 0..3),
             )
-                .prop_map(|(consolidation_policy, consolidate_after)| Disruption {
+                .prop_map(|(consolidation_policy, consolidate_after, budgets)| Disruption {
                     consolidation_policy,
                     consolidate_after,
+                    budgets,
                 }),
         ),
         proptest::option::of(node_class()),
@@ -132,7 +165,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             |(
                 (name, capacity),
                 (instance_types, capacity_types, zones, gpu_limit, labels),
-                (gpu_taint, dra),
+                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after)),
                 taints,
                 disruption,
                 node_class,
@@ -145,6 +178,10 @@ fn pool() -> impl Strategy<Value = Pool> {
                 capacity_types,
                 zones,
                 gpu_limit,
+                cpu_limit,
+                memory_limit,
+                weight,
+                expire_after,
                 labels,
                 gpu_taint,
                 taints,
