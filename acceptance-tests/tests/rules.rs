@@ -309,6 +309,26 @@ const CASES: &[(&str, bool, &str)] = &[
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
     node_class { role = "r" }"#,
     ),
+    (
+        "EKSGPU123",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "20Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU124",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      metadata_options { http_put_response_hop_limit = 2 }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

@@ -99,6 +99,15 @@ pub struct Kubelet {
     pub eviction_hard: BTreeMap<String, String>,
 }
 
+/// EC2NodeClass `metadataOptions` (instance metadata service of the nodes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataOptions {
+    /// `required` (IMDSv2 only, rendered when unset) or `optional`.
+    pub http_tokens: Option<String>,
+    /// 1–64; 2 lets pods without host networking reach IMDS through the extra hop.
+    pub http_put_response_hop_limit: Option<i64>,
+}
+
 /// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeClass {
@@ -109,6 +118,10 @@ pub struct NodeClass {
     pub root_volume: Option<RootVolume>,
     pub kubelet: Option<Kubelet>,
     pub tags: BTreeMap<String, String>,
+    /// EC2NodeClass `metadataOptions`; Karpenter only.
+    pub metadata_options: Option<MetadataOptions>,
+    /// EC2NodeClass `instanceStorePolicy` (`RAID0`); Karpenter only.
+    pub instance_store_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -400,6 +400,22 @@ pub static RULES: &[Rule] = &[
         fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
     },
+    Rule {
+        code: Code::EKSGPU123,
+        severity: Severity::Warning,
+        summary: "GPU pool with a small image volume",
+        trigger: "A `karpenter` pool keeps Karpenter's default 20Gi root volume (the data volume `/dev/xvdb` on Bottlerocket) or sets `node_class.root_volume.size` under 30Gi without `instance_store_policy = \"RAID0\"`, or an `auto_mode` pool sets its ephemeral storage under 30Gi.",
+        fix: "Inference images are 10–30 GB and a pull needs room for compressed and unpacked layers: set `node_class { root_volume { size = \"200Gi\" } }` (or 100Gi+), or put images on the instance store with `instance_store_policy = \"RAID0\"` on types that have NVMe disks.",
+        source: "karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go and bottlerocket.go, DefaultBlockDeviceMappings 20Gi (https://github.com/aws/karpenter-provider-aws/tree/v1.14.1/pkg/providers/amifamily); EKS best practices, AI/ML compute, reduce container image sizes and pull time (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
+    },
+    Rule {
+        code: Code::EKSGPU124,
+        severity: Severity::Error,
+        summary: "EC2NodeClass setting on an Auto Mode pool",
+        trigger: "An `auto_mode` pool's `node_class` sets `metadata_options` or `instance_store_policy`, which only Karpenter's EC2NodeClass has.",
+        fix: "Remove the setting: Auto Mode manages instance metadata (IMDSv2) and local storage of its nodes itself. Use a `karpenter` pool where you need them.",
+        source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): no metadataOptions or instanceStorePolicy; karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
+    },
 ];
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ pub use node_class::{
     karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
 };
 pub use numbers::{int32, non_negative, positive};
+pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;
 pub use scaler::{cron_schedule, prometheus_address, time_zone};
 

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::kinds;
-use crate::model::{Budget, Capacity, Disruption, Kubelet, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
+use crate::model::{
+    Budget, Capacity, Disruption, Kubelet, MetadataOptions, NodeClass, NodeStrategy, Pool, RootVolume, Taint,
+};
 use crate::render::{self, effective_labels};
 
 /// The pool as its live NodePool (and node class, if any) say, both already
@@ -167,6 +169,19 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
         root_volume: root,
         kubelet,
         tags: string_map(&spec["tags"]),
+        metadata_options: spec.get("metadataOptions").filter(|m| m.is_object()).map(|m| {
+            let tokens = m["httpTokens"].as_str().map(str::to_owned);
+            let prior_tokens = p.metadata_options.as_ref().and_then(|o| o.http_tokens.clone());
+            MetadataOptions {
+                http_tokens: if prior_tokens.is_none() && tokens.as_deref() == Some("required") {
+                    None
+                } else {
+                    tokens
+                },
+                http_put_response_hop_limit: m["httpPutResponseHopLimit"].as_i64(),
+            }
+        }),
+        instance_store_policy: spec["instanceStorePolicy"].as_str().map(str::to_owned),
     }
 }
 
@@ -192,6 +207,8 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
         }),
         kubelet: None,
         tags: string_map(&spec["tags"]),
+        metadata_options: None,
+        instance_store_policy: None,
     }
 }
 

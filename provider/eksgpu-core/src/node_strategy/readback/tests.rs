@@ -110,6 +110,12 @@ fn tuned_pool() -> Pool {
     p.memory_limit = Some("4000Gi".into());
     p.weight = Some(50);
     p.expire_after = Some("336h".into());
+    let nc = p.node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: None,
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
     p.disruption = Some(Disruption {
         consolidation_policy: Some("WhenEmpty".into()),
         consolidate_after: Some("10m".into()),
@@ -150,6 +156,19 @@ fn node_pool_settings_read_back_and_their_edits_are_drift() {
     assert_eq!(read.memory_limit.as_deref(), Some("8000Gi"));
     assert_eq!(read.expire_after.as_deref(), Some("Never"));
     assert_eq!(read.disruption.unwrap().budgets[0].nodes, "1");
+
+    // IMDS: the rendered `required` reads back as unset; a live `optional` is drift.
+    let mut live_nc = served(&m[0].body);
+    live_nc["spec"]["metadataOptions"]["httpTokens"] = json!("optional");
+    let read = read_back_pool(
+        &s,
+        &pool,
+        &project(&m[1].body, &live),
+        Some(&project(&m[0].body, &live_nc)),
+    );
+    let mo = read.node_class.unwrap().metadata_options.unwrap();
+    assert_eq!(mo.http_tokens.as_deref(), Some("optional"));
+    assert_eq!(mo.http_put_response_hop_limit, Some(2));
 }
 
 #[test]

@@ -216,6 +216,25 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     if !nc.tags.is_empty() {
         spec.insert("tags".into(), string_map(&nc.tags));
     }
+    // IMDS of the nodes (EC2NodeClass `metadataOptions`, v1.14.1 CRD: httpTokens required|optional,
+    // httpPutResponseHopLimit 1–64). Written only when asked for; IMDSv2 stays required unless the
+    // user says otherwise.
+    if let Some(mo) = &nc.metadata_options {
+        let mut m = Map::new();
+        m.insert(
+            "httpTokens".into(),
+            mo.http_tokens.clone().unwrap_or_else(|| "required".to_owned()).into(),
+        );
+        if let Some(h) = mo.http_put_response_hop_limit {
+            m.insert("httpPutResponseHopLimit".into(), h.into());
+        }
+        spec.insert("metadataOptions".into(), Value::Object(m));
+    }
+    // `RAID0` puts the instance-store NVMe disks in one array for kubelet and containerd
+    // (EC2NodeClass `instanceStorePolicy`, enum [RAID0]).
+    if let Some(p) = &nc.instance_store_policy {
+        spec.insert("instanceStorePolicy".into(), p.clone().into());
+    }
     Manifest {
         kind: kinds::EC2_NODE_CLASS,
         name: pool.name.clone(),

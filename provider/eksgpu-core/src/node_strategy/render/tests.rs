@@ -303,3 +303,26 @@ fn node_pool_limits_weight_expiry_and_budgets_render_in_v1_fields() {
     assert!(np["spec"]["disruption"].get("budgets").is_none());
     assert_eq!(np["spec"]["limits"], json!({"nvidia.com/gpu": 32}));
 }
+
+#[test]
+fn imds_and_instance_store_render_on_the_ec2_node_class() {
+    let mut s = seed_strategy();
+    let nc = s.pools[0].node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: None,
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
+    let pool = s.pools[0].clone();
+    let ec2nc = &pool_manifests(&s, &pool)[0].body;
+    // IMDSv2 stays required unless asked otherwise; the hop limit lets pods reach IMDS.
+    assert_eq!(
+        ec2nc["spec"]["metadataOptions"],
+        json!({"httpTokens": "required", "httpPutResponseHopLimit": 2})
+    );
+    assert_eq!(ec2nc["spec"]["instanceStorePolicy"], "RAID0");
+    let plain = seed_strategy();
+    let ec2nc = &pool_manifests(&plain, &plain.pools[0])[0].body;
+    assert!(ec2nc["spec"].get("metadataOptions").is_none());
+    assert!(ec2nc["spec"].get("instanceStorePolicy").is_none());
+}

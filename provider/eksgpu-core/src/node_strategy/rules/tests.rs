@@ -29,6 +29,11 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         dra: false,
         node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
             role: Some("KarpenterNodeRole".into()),
+            // Room for inference images (EKSGPU123).
+            root_volume: Some(crate::model::RootVolume {
+                size: Some("200Gi".into()),
+                ..Default::default()
+            }),
             ..NodeClass::default()
         }),
         managed_node_group: None,
@@ -387,7 +392,8 @@ fn eksgpu017_two_device_managers() {
 fn eksgpu104_105_106_basics() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.node_class = None;
-    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104]);
+    // Without a node class, the default 20Gi root volume warns too (EKSGPU123).
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104, Code::EKSGPU123]);
     let s = strategy(
         vec![
             pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
@@ -558,4 +564,95 @@ fn eksgpu106_reserved_capacity_needs_karpenter_1_3() {
     };
     let found = check_node_strategy(&strategy(vec![p], false), &new);
     assert!(found.iter().all(|v| v.code != Code::EKSGPU106), "{found:?}");
+}
+
+#[test]
+fn eksgpu123_gpu_pools_need_room_for_inference_images() {
+    let sized = |size: Option<&str>| {
+        let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+        p.node_class.as_mut().unwrap().root_volume = size.map(|s| crate::model::RootVolume {
+            size: Some(s.into()),
+            ..Default::default()
+        });
+        p
+    };
+    // Karpenter's default 20Gi, and explicit sizes under 30Gi, warn; 30Gi and up do not.
+    for (size, warns) in [
+        (None, true),
+        (Some("20Gi"), true),
+        (Some("29Gi"), true),
+        (Some("30Gi"), false),
+        (Some("200Gi"), false),
+        (Some("1Ti"), false),
+    ] {
+        let found = check_node_strategy(&strategy(vec![sized(size)], false), &CTX);
+        assert_eq!(found.iter().any(|v| v.code == Code::EKSGPU123), warns, "{size:?}");
+        if let Some(v) = found.first() {
+            assert_eq!(v.severity, crate::rules::Severity::Warning);
+        }
+    }
+    let v = &check_node_strategy(&strategy(vec![sized(Some("20Gi"))], false), &CTX)[0];
+    assert_eq!(
+        v.path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("node_class"),
+            Step::Attr("root_volume"),
+            Step::Attr("size")
+        ]
+    );
+    // Instance-store RAID0 holds the images instead.
+    let mut raid = sized(None);
+    raid.node_class.as_mut().unwrap().instance_store_policy = Some("RAID0".into());
+    assert_eq!(codes(&strategy(vec![raid], false)), Vec::<&str>::new());
+    // Bottlerocket: the warning is about its data volume.
+    let mut br = sized(None);
+    br.node_class.as_mut().unwrap().ami_alias = Some("bottlerocket@latest".into());
+    assert!(
+        check_node_strategy(&strategy(vec![br], false), &CTX)[0]
+            .detail
+            .contains("/dev/xvdb")
+    );
+    // Auto Mode's default is 80Gi; only a small explicit size warns.
+    let mut auto = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    assert_eq!(codes(&strategy(vec![auto.clone()], false)), Vec::<&str>::new());
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        root_volume: Some(crate::model::RootVolume {
+            size: Some("20Gi".into()),
+            ..Default::default()
+        }),
+        ..NodeClass::default()
+    });
+    assert_eq!(codes(&strategy(vec![auto], false)), [Code::EKSGPU123]);
+}
+
+#[test]
+fn eksgpu124_ec2_node_class_settings_on_auto_mode() {
+    let mut auto = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        metadata_options: Some(crate::model::MetadataOptions {
+            http_tokens: None,
+            http_put_response_hop_limit: Some(2),
+        }),
+        instance_store_policy: Some("RAID0".into()),
+        ..NodeClass::default()
+    });
+    let found = check_node_strategy(&strategy(vec![auto], false), &CTX);
+    assert_eq!(
+        found.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU124, Code::EKSGPU124]
+    );
+    assert_eq!(found[0].path[3], Step::Attr("metadata_options"));
+    // On Karpenter they are EC2NodeClass fields.
+    let mut k = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    let nc = k.node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: Some("required".into()),
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
+    assert_eq!(codes(&strategy(vec![k], false)), Vec::<&str>::new());
 }

@@ -31,6 +31,11 @@ fn pool(capacity: Capacity) -> Pool {
         dra: false,
         node_class: (capacity == Capacity::Karpenter).then(|| crate::model::NodeClass {
             role: Some("KarpenterNodeRole".into()),
+            // Room for inference images (EKSGPU123).
+            root_volume: Some(crate::model::RootVolume {
+                size: Some("200Gi".into()),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         managed_node_group: (capacity == Capacity::ManagedNodeGroup).then(|| ManagedNodeGroup {

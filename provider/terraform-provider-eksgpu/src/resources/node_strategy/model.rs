@@ -4,8 +4,8 @@
 //! null (the framework keeps the spelling state had when reading back).
 
 use eksgpu_core::model::{
-    Budget, Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, NodeStrategy, Pool,
-    RootVolume, Scaling, Taint,
+    Budget, Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass,
+    NodeStrategy, Pool, RootVolume, Scaling, Taint,
 };
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::Value;
@@ -119,6 +119,16 @@ fn node_class(nc: &Obj<'_>) -> Result<NodeClass, ModelError> {
             })
             .transpose()?,
         tags: nc.get("tags")?,
+        metadata_options: nc
+            .block("metadata_options")?
+            .map(|m| {
+                Ok::<_, ModelError>(MetadataOptions {
+                    http_tokens: m.get("http_tokens")?,
+                    http_put_response_hop_limit: m.get("http_put_response_hop_limit")?,
+                })
+            })
+            .transpose()?,
+        instance_store_policy: nc.get("instance_store_policy")?,
     })
 }
 
@@ -270,6 +280,16 @@ fn write_node_class(nc: &NodeClass) -> Value {
             opt_map(&nc.security_group_selector_tags),
         )
         .set("tags", opt_map(&nc.tags))
+        .set("instance_store_policy", nc.instance_store_policy.clone())
+        .one(
+            "metadata_options",
+            nc.metadata_options.as_ref().map(|m| {
+                ObjBuilder::new()
+                    .set("http_tokens", m.http_tokens.clone())
+                    .set("http_put_response_hop_limit", m.http_put_response_hop_limit)
+                    .build()
+            }),
+        )
         .one(
             "root_volume",
             nc.root_volume.as_ref().map(|r| {

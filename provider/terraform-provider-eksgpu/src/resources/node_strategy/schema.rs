@@ -52,6 +52,36 @@ fn node_class_block() -> Block {
             .validate(checks::keys("Tag keys Karpenter lets a node class set.", validate::node_class_tag_key))
             .validate(checks::each("Tag values.", validate::node_class_tag_value)),
     )
+    .attribute(
+        Attribute::optional(
+            "instance_store_policy",
+            Type::String,
+            "`RAID0`: the instance-store NVMe disks (p4d, p5, g6e, …) become one array for kubelet, images and containers, \
+             so large images do not need a large root volume. Karpenter only (EKSGPU124).",
+        )
+        // EC2NodeClass spec.instanceStorePolicy: enum [RAID0] (karpenter-provider-aws v1.14.1 CRD).
+        .validate(validators::one_of(&["RAID0"])),
+    )
+    .block(NestedBlock::optional_one(
+        "metadata_options",
+        Block::new(
+            "Instance metadata (IMDS) of the nodes: EC2NodeClass `metadataOptions`. Without this block Karpenter's default \
+             applies (IMDSv2 required, hop limit 1, so pods without host networking cannot reach IMDS). Karpenter only (EKSGPU124).",
+        )
+        .attribute(
+            Attribute::optional("http_tokens", Type::String, "`required` (IMDSv2 only) or `optional`. Default `required`.")
+                .validate(validators::one_of(&["required", "optional"])),
+        )
+        .attribute(
+            Attribute::optional(
+                "http_put_response_hop_limit",
+                Type::Number,
+                "IMDS PUT response hop limit, 1–64. Set `2` when pods (e.g. ones using the node role or IMDS for the region) must reach IMDS. Default Karpenter's `1`.",
+            )
+            // EC2NodeClass metadataOptions.httpPutResponseHopLimit: minimum 1, maximum 64.
+            .validate(validators::integer(1, 64, "EC2NodeClass `metadataOptions.httpPutResponseHopLimit`")),
+        ),
+    ))
     .block(NestedBlock::optional_one(
         "root_volume",
         Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode). With a `bottlerocket@…` alias it is Bottlerocket's data volume `/dev/xvdb` (kubelet, images, containers); the OS volume `/dev/xvda` keeps 4Gi.")

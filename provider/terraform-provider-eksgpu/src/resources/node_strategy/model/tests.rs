@@ -1,7 +1,8 @@
 use std::collections::BTreeMap;
 
 use eksgpu_core::model::{
-    Budget, Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
+    Budget, Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass, Pool, RootVolume,
+    Scaling, Taint,
 };
 use proptest::prelude::*;
 
@@ -32,25 +33,39 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
             proptest::option::of(any::<bool>()),
         )),
         proptest::option::of((proptest::option::of(1..250i64), map())),
+        (
+            proptest::option::of((
+                proptest::option::of(prop_oneof![Just("required".to_owned()), Just("optional".to_owned())]),
+                proptest::option::of(1..=64i64),
+            )),
+            proptest::option::of(Just("RAID0".to_owned())),
+        ),
     )
-        .prop_map(|(ami_alias, role, (s, g, tags), rv, kubelet)| NodeClass {
-            ami_alias,
-            role,
-            subnet_selector_tags: s,
-            security_group_selector_tags: g,
-            root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
-                size,
-                volume_type,
-                iops,
-                throughput,
-                encrypted,
-            }),
-            kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
-                max_pods,
-                eviction_hard,
-            }),
-            tags,
-        })
+        .prop_map(
+            |(ami_alias, role, (s, g, tags), rv, kubelet, (imds, instance_store_policy))| NodeClass {
+                ami_alias,
+                role,
+                subnet_selector_tags: s,
+                security_group_selector_tags: g,
+                root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
+                    size,
+                    volume_type,
+                    iops,
+                    throughput,
+                    encrypted,
+                }),
+                kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
+                    max_pods,
+                    eviction_hard,
+                }),
+                tags,
+                metadata_options: imds.map(|(http_tokens, http_put_response_hop_limit)| MetadataOptions {
+                    http_tokens,
+                    http_put_response_hop_limit,
+                }),
+                instance_store_policy,
+            },
+        )
 }
 
 fn budget() -> impl Strategy<Value = Budget> {
