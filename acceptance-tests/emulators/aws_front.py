@@ -146,6 +146,8 @@ def front(app):
             if answer is not None:
                 return answer
         served = eks_gaps.access_entries(environ, body)
+        if served is None:
+            served = eks_gaps.node_group_version(environ, body)
         if served is not None:
             status, headers, data = served
             start_response(status, headers + [("Content-Length", str(len(data)))])

@@ -11,8 +11,9 @@
   as real EKS goes CREATING -> ACTIVE, UPDATING -> ACTIVE, DELETING -> gone.
 - Fields moto drops or ignores, put back into Describe answers:
   computeConfig / storageConfig of the cluster (dropped), the VPC id of the
-  cluster's subnets (never computed), and a node group's updateConfig sent at
-  creation (ignored until an update).
+  cluster's subnets (never computed), and a node group's updateConfig and
+  nodeRepairConfig sent at creation (ignored until an update).
+- UpdateNodegroupVersion (moto has none): sets the node group's releaseVersion.
 """
 
 import json
@@ -26,6 +27,7 @@ LOCK = threading.Lock()
 ACCESS_ENTRIES = {}  # cluster -> principal -> entry
 CLUSTER_EXTRAS = {}  # cluster -> {"computeConfig": ..., "storageConfig": ...}
 NODEGROUP_UPDATE_CONFIG = {}  # nodegroup -> updateConfig sent at creation
+NODEGROUP_REPAIR_CONFIG = {}  # nodegroup -> nodeRepairConfig sent at creation
 SEQUENCES = {}  # (kind, name) -> {"after_create": [...], ...}
 QUEUES = {}  # (kind, name) -> statuses still to show
 LAST_BODY = {}  # (kind, name) -> last successful Describe body, to show DELETING after moto deleted it
@@ -33,7 +35,7 @@ LAST_BODY = {}  # (kind, name) -> last successful Describe body, to show DELETIN
 
 def reset():
     with LOCK:
-        for d in (ACCESS_ENTRIES, CLUSTER_EXTRAS, NODEGROUP_UPDATE_CONFIG, SEQUENCES, QUEUES, LAST_BODY):
+        for d in (ACCESS_ENTRIES, CLUSTER_EXTRAS, NODEGROUP_UPDATE_CONFIG, NODEGROUP_REPAIR_CONFIG, SEQUENCES, QUEUES, LAST_BODY):
             d.clear()
 
 
@@ -109,6 +111,30 @@ def access_entries(environ, body):
     return None
 
 
+def node_group_version(environ, body):
+    """Serves UpdateNodegroupVersion on moto's node group; None when the request is not one."""
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    m = re.fullmatch(r"/clusters/([^/]+)/node-groups/([^/]+)/update-version", path)
+    if not m or method != "POST":
+        return None
+    from moto.eks.models import eks_backends
+
+    cluster, name = m.group(1), m.group(2)
+    backend = eks_backends[ACCOUNT][region_of(environ)]
+    ng = backend.clusters.get(cluster) and backend.clusters[cluster].nodegroups.get(name)
+    if not ng:
+        return not_found(f"No node group found for name: {name}.")
+    req = json.loads(body or b"{}")
+    if "releaseVersion" in req:
+        ng.release_version = req["releaseVersion"]
+    with LOCK:
+        key = ("nodegroup", name)
+        QUEUES[key] = list(SEQUENCES.get(key, {}).get("after_update", []))
+        LAST_BODY.pop(key, None)
+    update = {"id": f"{name}-version", "status": "InProgress", "type": "VersionUpdate", "params": [{"type": "ReleaseVersion", "value": req.get("releaseVersion", "")}], "createdAt": time.time(), "errors": []}
+    return json_answer("200 OK", {"update": update})
+
+
 def remember_request(environ, body):
     """Keeps what moto would drop from a create or update request."""
     path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
@@ -125,6 +151,8 @@ def remember_request(environ, body):
         m = re.fullmatch(r"/clusters/[^/]+/node-groups", path)
         if m and "updateConfig" in req:
             NODEGROUP_UPDATE_CONFIG[req.get("nodegroupName")] = req["updateConfig"]
+        if m and "nodeRepairConfig" in req:
+            NODEGROUP_REPAIR_CONFIG[req.get("nodegroupName")] = req["nodeRepairConfig"]
 
 
 def target(environ):
@@ -180,8 +208,11 @@ def patch(environ, request_body, status, headers, body):
             vpc = obj.setdefault("resourcesVpcConfig", {})
             if not vpc.get("vpcId") and vpc.get("subnetIds"):
                 vpc["vpcId"] = vpc_of(environ, vpc["subnetIds"][0])
-        elif "updateConfig" not in obj and name in NODEGROUP_UPDATE_CONFIG:
-            obj["updateConfig"] = NODEGROUP_UPDATE_CONFIG[name]
+        else:
+            if "updateConfig" not in obj and name in NODEGROUP_UPDATE_CONFIG:
+                obj["updateConfig"] = NODEGROUP_UPDATE_CONFIG[name]
+            if "nodeRepairConfig" not in obj and name in NODEGROUP_REPAIR_CONFIG:
+                obj["nodeRepairConfig"] = NODEGROUP_REPAIR_CONFIG[name]
     headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
     return status, headers, json.dumps(data).encode()
 

@@ -488,3 +488,69 @@ fn a_node_group_whose_creation_failed_is_created_again() {
     assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["status"], "ACTIVE");
     w.assert_empty_plan();
 }
+
+/// Issue #14's node group settings: sent at creation, read back with an empty plan; a new
+/// release is an `UpdateNodegroupVersion`, node repair and the update percentage change in place.
+#[test]
+fn node_group_release_disk_repair_and_update_percentage() {
+    let pool = |release: &str, repair: bool| {
+        format!(
+            r#"
+  pool {{
+    name           = "training"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group {{
+      node_role_arn   = "{NODE_ROLE}"
+      subnet_ids      = data.eksgpu_cluster.gpu.subnet_ids
+      release_version = "{release}"
+      disk_size       = 200
+      scaling {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+      update {{
+        max_unavailable_percentage = 25
+      }}
+      node_repair_config {{
+        enabled = {repair}
+      }}
+    }}
+  }}"#
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool("1.34.0-20260701", true)));
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["releaseVersion"], "1.34.0-20260701", "{}: {ng}", tf.label);
+        assert_eq!(ng["diskSize"], 200);
+        assert_eq!(ng["updateConfig"]["maxUnavailablePercentage"], 25);
+        assert_eq!(ng["nodeRepairConfig"]["enabled"], true);
+        w.assert_empty_plan();
+
+        w.write("main.tf", &strategy(None, &pool("1.34.0-20260801", false)));
+        let changes = w.planned_changes();
+        assert!(
+            changes.contains(&"pool[0].managed_node_group[0].release_version".to_owned()),
+            "{changes:?}"
+        );
+        moto.clear_requests();
+        w.apply();
+        assert_eq!(moto.count("POST", "/node-groups/gpu-training/update-version"), 1);
+        assert_eq!(moto.count("POST", "/node-groups/gpu-training/update-config"), 1);
+        let creates = moto
+            .requests()
+            .into_iter()
+            .filter(|r| r["method"] == "POST" && r["path"] == "/clusters/gpu/node-groups")
+            .count();
+        assert_eq!(creates, 0, "no new node group");
+        assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0);
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["releaseVersion"], "1.34.0-20260801");
+        assert_eq!(ng["nodeRepairConfig"]["enabled"], false);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

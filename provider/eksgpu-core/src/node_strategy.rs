@@ -221,6 +221,14 @@ pub struct ManagedNodeGroup {
     pub scaling: Scaling,
     /// `updateConfig.maxUnavailable`.
     pub max_unavailable: Option<i64>,
+    /// `updateConfig.maxUnavailablePercentage` (exclusive with `max_unavailable`).
+    pub max_unavailable_percentage: Option<i64>,
+    /// `releaseVersion`: the AMI release; `None` lets EKS pick the latest at creation.
+    pub release_version: Option<String>,
+    /// `diskSize` in GiB (no launch template): EKS's default is 20.
+    pub disk_size: Option<i64>,
+    /// `nodeRepairConfig.enabled`.
+    pub node_repair: Option<bool>,
 }
 
 /// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).

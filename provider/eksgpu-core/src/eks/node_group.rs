@@ -26,6 +26,13 @@ pub struct NodeGroup {
     pub taints: Vec<Taint>,
     pub scaling: Scaling,
     pub max_unavailable: Option<i64>,
+    pub max_unavailable_percentage: Option<i64>,
+    /// `None`: EKS picks (create), or not reported (live).
+    pub release_version: Option<String>,
+    /// GiB; `None`: EKS's default (create), or not reported (live).
+    pub disk_size: Option<i64>,
+    /// `nodeRepairConfig.enabled`; `None`: not sent (create), or not reported (live).
+    pub node_repair: Option<bool>,
     pub subnet_ids: Vec<String>,
     pub node_role_arn: String,
     pub tags: BTreeMap<String, String>,
@@ -34,6 +41,10 @@ pub struct NodeGroup {
     /// Live only: what EKS reports wrong with the node group.
     pub health_issues: Vec<String>,
 }
+
+/// EKS's disk size of a node group without a launch template, GiB (EKS API CreateNodegroup
+/// `diskSize`: 20 GiB for Linux and Bottlerocket).
+pub const DEFAULT_DISK_SIZE_GIB: i64 = 20;
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
 /// and container toolkit (EKS user guide, accelerated AMIs).
@@ -74,6 +85,10 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         taints: effective_taints(pool),
         scaling: m.scaling,
         max_unavailable: m.max_unavailable,
+        max_unavailable_percentage: m.max_unavailable_percentage,
+        release_version: m.release_version.clone(),
+        disk_size: m.disk_size,
+        node_repair: m.node_repair,
         subnet_ids: m.subnet_ids.clone(),
         node_role_arn: m.node_role_arn.clone(),
         tags: pool_tags(strategy, index, pool),
@@ -98,6 +113,20 @@ pub struct NodeGroupUpdate {
     pub taints_remove: Vec<Taint>,
     pub scaling: Option<Scaling>,
     pub max_unavailable: Option<i64>,
+    pub max_unavailable_percentage: Option<i64>,
+    pub node_repair: Option<bool>,
+    /// An `UpdateNodegroupVersion` to this release, apart from the config update.
+    pub release_version: Option<String>,
+}
+
+impl NodeGroupUpdate {
+    /// Whether an `UpdateNodegroupConfig` is needed (a release change alone is an `UpdateNodegroupVersion`).
+    pub fn changes_config(&self) -> bool {
+        NodeGroupUpdate {
+            release_version: None,
+            ..self.clone()
+        } != NodeGroupUpdate::default()
+    }
 }
 
 impl NodeGroup {
@@ -126,6 +155,17 @@ impl NodeGroup {
         });
         if let Some(n) = self.max_unavailable {
             body["updateConfig"] = json!({"maxUnavailable": n});
+        } else if let Some(p) = self.max_unavailable_percentage {
+            body["updateConfig"] = json!({"maxUnavailablePercentage": p});
+        }
+        if let Some(v) = &self.release_version {
+            body["releaseVersion"] = json!(v);
+        }
+        if let Some(d) = self.disk_size {
+            body["diskSize"] = json!(d);
+        }
+        if let Some(r) = self.node_repair {
+            body["nodeRepairConfig"] = json!({"enabled": r});
         }
         json!({ "CreateNodegroup": body })
     }
@@ -147,6 +187,10 @@ impl NodeGroup {
         }
         if self.node_role_arn != live.node_role_arn {
             fields.push("node_role_arn");
+        }
+        // EKS sets the disk size at creation only (CreateNodegroup diskSize; UpdateNodegroupConfig has none).
+        if self.disk_size.is_some() && live.disk_size.is_some() && self.disk_size != live.disk_size {
+            fields.push("disk_size");
         }
         (!fields.is_empty()).then_some(Replacement { fields })
     }
@@ -193,6 +237,21 @@ impl NodeGroup {
         if self.max_unavailable.is_some() && self.max_unavailable != live.max_unavailable {
             u.max_unavailable = self.max_unavailable;
         }
+        if self.max_unavailable_percentage.is_some()
+            && self.max_unavailable_percentage != live.max_unavailable_percentage
+        {
+            u.max_unavailable_percentage = self.max_unavailable_percentage;
+        }
+        // A node group created without repair reports none or `false`: either is "off".
+        if let Some(want) = self.node_repair
+            && want != live.node_repair.unwrap_or(false)
+        {
+            u.node_repair = Some(want);
+        }
+        // UpdateNodegroupVersion moves the nodes to another AMI release in place (rolling update).
+        if self.release_version.is_some() && self.release_version != live.release_version {
+            u.release_version = self.release_version.clone();
+        }
         (u != NodeGroupUpdate::default()).then_some(u)
     }
 }
@@ -231,6 +290,20 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
             ..live.scaling
         },
         max_unavailable: live.max_unavailable,
+        max_unavailable_percentage: live.max_unavailable_percentage,
+        // What EKS chose is not drift unless the pool asked for a release.
+        release_version: prior_mng
+            .as_ref()
+            .and_then(|m| m.release_version.as_ref())
+            .and(live.release_version.clone()),
+        disk_size: match prior_mng.as_ref().and_then(|m| m.disk_size) {
+            None if live.disk_size.is_none_or(|d| d == DEFAULT_DISK_SIZE_GIB) => None,
+            _ => live.disk_size,
+        },
+        node_repair: match prior_mng.as_ref().and_then(|m| m.node_repair) {
+            None if !live.node_repair.unwrap_or(false) => None,
+            _ => Some(live.node_repair.unwrap_or(false)),
+        },
     });
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
     // label), which an import's prior does not know yet.

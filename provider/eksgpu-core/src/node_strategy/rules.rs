@@ -3,6 +3,8 @@
 
 mod node_class;
 
+pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
+
 use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};

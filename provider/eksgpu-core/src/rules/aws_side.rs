@@ -230,6 +230,37 @@ fn check_managed_node_group(
             format!("{n} is outside 1–100."),
         ));
     }
+    // NodegroupUpdateConfig takes maxUnavailable or maxUnavailablePercentage, not both.
+    if let Some(p) = m.max_unavailable_percentage {
+        let path = mng(&[Step::Attr("update"), Step::Attr("max_unavailable_percentage")]);
+        if m.max_unavailable.is_some() {
+            out.push(Violation::new(
+                Code::EKSGPU117,
+                path,
+                "`max_unavailable` and `max_unavailable_percentage` are both set; EKS takes one of them.".into(),
+            ));
+        } else if !(1..=100).contains(&p) {
+            out.push(Violation::new(Code::EKSGPU117, path, format!("{p} is outside 1–100.")));
+        }
+    }
+    // EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.
+    match m.disk_size {
+        Some(d) if (d as f64) < crate::node_strategy::rules::MIN_GPU_IMAGE_VOLUME_GIB => out.push(Violation::new(
+            Code::EKSGPU123,
+            mng(&[Step::Attr("disk_size")]),
+            format!("Node group pool {:?} has a {d} GiB disk.", pool.name),
+        )),
+        None => out.push(Violation::new(
+            Code::EKSGPU123,
+            mng(&[]),
+            format!(
+                "Node group pool {:?} keeps EKS's default {} GiB disk (no `disk_size`).",
+                pool.name,
+                crate::eks::DEFAULT_DISK_SIZE_GIB
+            ),
+        )),
+        Some(_) => {}
+    }
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(
             Code::EKSGPU117,

@@ -262,6 +262,10 @@ fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
             desired: 0,
         },
         max_unavailable: None,
+        max_unavailable_percentage: None,
+        release_version: None,
+        disk_size: None,
+        node_repair: None,
     });
     assert!(s.pools[0].bottlerocket());
     assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");

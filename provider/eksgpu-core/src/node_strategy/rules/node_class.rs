@@ -131,7 +131,7 @@ pub(super) fn check_pool(
 /// Inference images are 10–30 GB, and pulling one needs room for the compressed layers and the
 /// unpacked ones: below this, a GPU node fills its image disk (EKS best practices, AI/ML compute:
 /// container image sizes).
-pub(crate) const MIN_GPU_IMAGE_VOLUME_GIB: f64 = 30.0;
+pub const MIN_GPU_IMAGE_VOLUME_GIB: f64 = 30.0;
 
 /// Karpenter's default root (AL2023 `/dev/xvda`) or data (Bottlerocket `/dev/xvdb`) volume
 /// without `blockDeviceMappings` (karpenter-provider-aws v1.14.1 pkg/providers/amifamily

@@ -297,6 +297,10 @@ fn eksgpu011_and_102_device_plugin_sharing() {
             desired: 0,
         },
         max_unavailable: None,
+        max_unavailable_percentage: None,
+        release_version: None,
+        disk_size: Some(200),
+        node_repair: None,
     });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }

@@ -48,6 +48,10 @@ fn pool(capacity: Capacity) -> Pool {
                 desired: 0,
             },
             max_unavailable: None,
+            max_unavailable_percentage: None,
+            release_version: None,
+            disk_size: Some(200),
+            node_repair: None,
         }),
         hybrid: (capacity == Capacity::Hybrid).then(|| Hybrid {
             remote_node_networks: vec!["10.80.0.0/16".into()],
@@ -271,4 +275,36 @@ fn eksgpu117_node_group_values() {
     m.scaling.desired = 5;
     m.max_unavailable = Some(0);
     assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 6]);
+}
+
+#[test]
+fn eksgpu117_one_update_setting_and_eksgpu123_node_group_disks() {
+    let found = |p: &Pool| {
+        check_node_strategy(
+            &strategy(vec![p.clone()]),
+            &NodeStrategyContext {
+                karpenter_version: (1, 14),
+            },
+        )
+    };
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    let m = p.managed_node_group.as_mut().unwrap();
+    m.max_unavailable = Some(1);
+    m.max_unavailable_percentage = Some(20);
+    let v = found(&p);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
+    assert_eq!(v[0].path.last(), Some(&Step::Attr("max_unavailable_percentage")));
+
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    for (disk, warns) in [
+        (None, true),
+        (Some(20), true),
+        (Some(29), true),
+        (Some(30), false),
+        (Some(500), false),
+    ] {
+        p.managed_node_group.as_mut().unwrap().disk_size = disk;
+        let v = found(&p);
+        assert_eq!(v.iter().any(|v| v.code == Code::EKSGPU123), warns, "{disk:?}");
+    }
 }

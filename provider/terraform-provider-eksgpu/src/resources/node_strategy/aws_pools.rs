@@ -143,13 +143,27 @@ impl AwsPools<'_> {
             return self.create_node_group(want).await;
         }
         if let Some(u) = want.update(&live) {
-            self.aws
-                .update_node_group(self.cluster, &want.name, &u)
-                .await
-                .touched(false)?;
-            self.wait_node_group(&want.name, self.timeouts.update, false)
-                .await
-                .touched(true)?;
+            // EKS runs one update of a node group at a time: the config first, then the release.
+            let mut touched = false;
+            if u.changes_config() {
+                self.aws
+                    .update_node_group(self.cluster, &want.name, &u)
+                    .await
+                    .touched(false)?;
+                touched = true;
+                self.wait_node_group(&want.name, self.timeouts.update, false)
+                    .await
+                    .touched(true)?;
+            }
+            if let Some(release) = &u.release_version {
+                self.aws
+                    .update_node_group_version(self.cluster, &want.name, release)
+                    .await
+                    .touched(touched)?;
+                self.wait_node_group(&want.name, self.timeouts.update, false)
+                    .await
+                    .touched(true)?;
+            }
         }
         Ok(())
     }

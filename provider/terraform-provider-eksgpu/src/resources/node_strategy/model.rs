@@ -75,6 +75,16 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                         Some(u) => u.get("max_unavailable")?,
                         None => None,
                     },
+                    max_unavailable_percentage: match m.block("update")? {
+                        Some(u) => u.get("max_unavailable_percentage")?,
+                        None => None,
+                    },
+                    release_version: m.get("release_version")?,
+                    disk_size: m.get("disk_size")?,
+                    node_repair: match m.block("node_repair_config")? {
+                        Some(r) => Some(r.get("enabled")?),
+                        None => None,
+                    },
                 })
             })
             .transpose()?,
@@ -249,10 +259,20 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
                                 .build(),
                         ),
                     )
+                    .set("release_version", m.release_version.clone())
+                    .set("disk_size", m.disk_size)
+                    .one(
+                        "node_repair_config",
+                        m.node_repair.map(|e| ObjBuilder::new().set("enabled", e).build()),
+                    )
                     .one(
                         "update",
-                        m.max_unavailable
-                            .map(|n| ObjBuilder::new().set("max_unavailable", n).build()),
+                        (m.max_unavailable.is_some() || m.max_unavailable_percentage.is_some()).then(|| {
+                            ObjBuilder::new()
+                                .set("max_unavailable", m.max_unavailable)
+                                .set("max_unavailable_percentage", m.max_unavailable_percentage)
+                                .build()
+                        }),
                     )
                     .build()
             }),

@@ -337,6 +337,30 @@ fn managed_node_group_block() -> Block {
         Type::String,
         "EKS AMI type. Default `AL2023_x86_64_NVIDIA`, or `AL2023_ARM_64_NVIDIA` for arm64 GPUs (EKSGPU013).",
     ))
+    .attribute(
+        Attribute::optional(
+            "release_version",
+            Type::String,
+            "AMI release of the nodes, e.g. `1.34.0-20260801` (AL2023) or `1.42.0-4f5d8ea2` (Bottlerocket). Default: the \
+             latest at creation, then kept (not drift). A change rolls the nodes to it in place (`UpdateNodegroupVersion`).",
+        )
+        .validate(checks::string("An EKS AMI release version.", validate::node_group_release_version)),
+    )
+    .attribute(
+        Attribute::optional(
+            "disk_size",
+            Type::Number,
+            "Root disk of each node in GiB (the node group has no launch template). Default EKS's 20 GiB, which inference \
+             images outgrow (EKSGPU123). A change replaces the node group.",
+        )
+        // EKS API CreateNodegroup diskSize (Integer, GiB); EBS gp2/gp3 volumes hold at most 16384 GiB.
+        .validate(validators::integer(1, 16_384, "node group `diskSize`, GiB")),
+    )
+    .block(NestedBlock::optional_one(
+        "node_repair_config",
+        Block::new("EKS node auto repair: EKS replaces or reboots nodes it finds unhealthy, GPU failures included (`nodeRepairConfig`).")
+            .attribute(Attribute::required("enabled", Type::Bool, "Turn node auto repair on or off.")),
+    ))
     .block(NestedBlock::optional_one(
         "scaling",
         Block::new("Node group size (required).")
@@ -356,9 +380,18 @@ fn managed_node_group_block() -> Block {
         "update",
         Block::new("How node updates roll.")
             .attribute(
-                Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100).")
+                Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100). Not with `max_unavailable_percentage` (EKSGPU117).")
                     // EKS API NodegroupUpdateConfig.maxUnavailable: 1–100.
                     .validate(validators::integer(1, 100, "node group `updateConfig.maxUnavailable`")),
+            )
+            .attribute(
+                Attribute::optional(
+                    "max_unavailable_percentage",
+                    Type::Number,
+                    "Most nodes updated at once, as a percentage of the node group (1–100). Not with `max_unavailable` (EKSGPU117).",
+                )
+                // EKS API NodegroupUpdateConfig.maxUnavailablePercentage: 1–100.
+                .validate(validators::integer(1, 100, "node group `updateConfig.maxUnavailablePercentage`")),
             ),
     ))
 }

@@ -152,16 +152,36 @@ fn pool() -> impl Strategy<Value = Pool> {
                 0..5i64,
                 5..10i64,
                 proptest::option::of(1..100i64),
+                (
+                    proptest::option::of(1..100i64),
+                    proptest::option::of("1\\.3[0-9]\\.[0-9]-2026[0-9]{4}"),
+                    proptest::option::of(20..1000i64),
+                    proptest::option::of(any::<bool>()),
+                ),
             )
-                .prop_map(|(node_role_arn, subnet_ids, ami_type, min, max, max_unavailable)| {
-                    ManagedNodeGroup {
+                .prop_map(
+                    |(
                         node_role_arn,
                         subnet_ids,
                         ami_type,
-                        scaling: Scaling { min, max, desired: min },
+                        min,
+                        max,
                         max_unavailable,
-                    }
-                }),
+                        (max_unavailable_percentage, release_version, disk_size, node_repair),
+                    )| {
+                        ManagedNodeGroup {
+                            node_role_arn,
+                            subnet_ids,
+                            ami_type,
+                            scaling: Scaling { min, max, desired: min },
+                            max_unavailable,
+                            max_unavailable_percentage,
+                            release_version,
+                            disk_size,
+                            node_repair,
+                        }
+                    },
+                ),
         ),
         proptest::option::of(
             (
