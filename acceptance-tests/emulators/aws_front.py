@@ -148,6 +148,8 @@ def front(app):
         served = eks_gaps.access_entries(environ, body)
         if served is None:
             served = eks_gaps.node_group_version(environ, body)
+        if served is None:
+            served = eks_gaps.tags(environ, body)
         if served is not None:
             status, headers, data = served
             start_response(status, headers + [("Content-Length", str(len(data)))])

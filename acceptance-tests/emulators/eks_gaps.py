@@ -14,13 +14,15 @@
   cluster's subnets (never computed), and a node group's updateConfig and
   nodeRepairConfig sent at creation (ignored until an update).
 - UpdateNodegroupVersion (moto has none): sets the node group's releaseVersion.
+- TagResource / UntagResource on node groups and access entries (moto tags
+  clusters only).
 """
 
 import json
 import re
 import threading
 import time
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote
 
 ACCOUNT = "123456789012"
 LOCK = threading.Lock()
@@ -133,6 +135,41 @@ def node_group_version(environ, body):
         LAST_BODY.pop(key, None)
     update = {"id": f"{name}-version", "status": "InProgress", "type": "VersionUpdate", "params": [{"type": "ReleaseVersion", "value": req.get("releaseVersion", "")}], "createdAt": time.time(), "errors": []}
     return json_answer("200 OK", {"update": update})
+
+
+def tags(environ, body):
+    """Serves TagResource / UntagResource on node groups and access entries; None otherwise (clusters go to moto)."""
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    m = re.fullmatch(r"/tags/(.+)", path)
+    if not m or method not in ("POST", "DELETE"):
+        return None
+    arn = unquote(m.group(1))
+    target = None
+    if ":nodegroup/" in arn:
+        from moto.eks.models import eks_backends
+
+        for cluster in eks_backends[ACCOUNT][region_of(environ)].clusters.values():
+            for ng in cluster.nodegroups.values():
+                if ng.arn == arn:
+                    ng.tags = ng.tags or {}
+                    target = ng.tags
+    elif ":access-entry/" in arn:
+        with LOCK:
+            for entries in ACCESS_ENTRIES.values():
+                for entry in entries.values():
+                    if entry["accessEntryArn"] == arn:
+                        target = entry["tags"]
+    else:
+        return None
+    if target is None:
+        return not_found(f"Resource was not found: {arn}")
+    with LOCK:
+        if method == "POST":
+            target.update(json.loads(body or b"{}").get("tags", {}))
+        else:
+            for key in parse_qs(environ.get("QUERY_STRING", "")).get("tagKeys", []):
+                target.pop(key, None)
+    return json_answer("200 OK", {})
 
 
 def remember_request(environ, body):

@@ -554,3 +554,75 @@ fn node_group_release_disk_repair_and_update_percentage() {
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
+
+/// The provider's `default_tags` and a pool's `tags` on the node group and the hybrid access
+/// entry: pool tags win, the next apply retags in place, and an outside edit is drift.
+#[test]
+fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
+    let main_tf = |team: &str| {
+        let pools = format!(
+            r#"
+  pool {{
+    name           = "training"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    tags           = {{ team = "{team}" }}
+    managed_node_group {{
+      node_role_arn = "{NODE_ROLE}"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
+      scaling {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+    }}
+  }}{}"#,
+            hybrid_pool(r#"["10.80.0.0/16"]"#)
+        );
+        strategy(None, &pools).replace(
+            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n}",
+            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n  default_tags {\n    tags = { cost-center = \"ml-platform\", team = \"infra\" }\n  }\n}",
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &main_tf("ml"));
+        w.apply();
+        let tags = &node_group(&moto, "gpu-training")["nodegroup"]["tags"];
+        assert_eq!(tags["cost-center"], "ml-platform", "{}: {tags}", tf.label);
+        assert_eq!(tags["team"], "ml", "pool tags override default tags");
+        assert_eq!(tags["eksgpu.terraform.io/pool"], "training");
+        let entry = &access_entry(&moto, HYBRID_ROLE)["accessEntry"]["tags"];
+        assert_eq!(entry["cost-center"], "ml-platform", "{entry}");
+        assert_eq!(entry["team"], "infra");
+        w.assert_empty_plan();
+
+        // A changed pool tag is retagged in place, no new node group.
+        w.write("main.tf", &main_tf("research"));
+        moto.clear_requests();
+        w.apply();
+        assert_eq!(moto.count("POST", "/tags/"), 1, "{:?}", moto.requests());
+        assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0);
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["tags"]["team"],
+            "research"
+        );
+        w.assert_empty_plan();
+
+        // A tag added outside Terraform is drift of the pool's `tags`; apply removes it.
+        let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        moto.eks("POST", &format!("/tags/{arn}"), &json!({"tags": {"owner": "someone"}}));
+        assert_eq!(w.planned_changes(), ["pool[0].tags.owner"], "{}", tf.label);
+        w.apply();
+        assert!(
+            node_group(&moto, "gpu-training")["nodegroup"]["tags"]
+                .get("owner")
+                .is_none()
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -320,6 +320,23 @@ const CASES: &[(&str, bool, &str)] = &[
     }"#,
     ),
     (
+        "EKSGPU125",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    tags = { "eksgpu.terraform.io/strategy" = "other" }
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
         "EKSGPU124",
         true,
         r#"capacity = "auto_mode"

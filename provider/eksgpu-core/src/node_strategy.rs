@@ -153,6 +153,8 @@ pub struct Pool {
     pub managed_node_group: Option<ManagedNodeGroup>,
     /// For `hybrid` pools.
     pub hybrid: Option<Hybrid>,
+    /// User tags on the pool's AWS objects (node group, access entry), over the provider's `default_tags`.
+    pub tags: BTreeMap<String, String>,
 }
 
 impl Pool {
@@ -178,6 +180,7 @@ impl Pool {
             node_class: None,
             managed_node_group: None,
             hybrid: None,
+            tags: BTreeMap::new(),
         }
     }
 }
@@ -255,4 +258,7 @@ pub struct NodeStrategy {
     pub kubernetes_version: Option<String>,
     pub gpu_operator: Option<GpuOperator>,
     pub pools: Vec<Pool>,
+    /// The provider's `default_tags`, on every AWS object the strategy creates (not part of the
+    /// resource's own values: the provider configuration sets them).
+    pub default_tags: BTreeMap<String, String>,
 }

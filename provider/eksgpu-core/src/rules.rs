@@ -11,7 +11,9 @@ pub use code::Code;
 pub use crate::node_strategy::rules::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
-pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
+pub use aws_side::{
+    check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
+};
 
 /// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
@@ -340,7 +342,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU115,
         severity: Severity::Error,
         summary: "Setting for another capacity kind",
-        trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit`, `cpu_limit`, `memory_limit`, `weight`, `expire_after` or `zones` on an AWS-side pool, `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
+        trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit`, `cpu_limit`, `memory_limit`, `weight`, `expire_after` or `zones` on an AWS-side pool, `tags` on a `karpenter` or `auto_mode` pool (use `node_class.tags`), `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
         fix: "Give each pool the settings of its capacity kind only; a node group's zones follow its `subnet_ids`.",
         source: "interface: eksgpu_node_strategy pool attributes",
     },
@@ -415,6 +417,14 @@ pub static RULES: &[Rule] = &[
         trigger: "An `auto_mode` pool's `node_class` sets `metadata_options` or `instance_store_policy`, which only Karpenter's EC2NodeClass has.",
         fix: "Remove the setting: Auto Mode manages instance metadata (IMDSv2) and local storage of its nodes itself. Use a `karpenter` pool where you need them.",
         source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): no metadataOptions or instanceStorePolicy; karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
+    },
+    Rule {
+        code: Code::EKSGPU125,
+        severity: Severity::Error,
+        summary: "Tag the provider owns, or too many tags",
+        trigger: "A pool's `tags` or the provider's `default_tags` set one of the provider's identifying tags (`app.kubernetes.io/managed-by` or a key under `eksgpu.terraform.io/`), or a node group or access entry would carry more than 50 tags.",
+        fix: "Remove the key: the provider finds and imports its node groups and access entries by these tags, and sets them itself. Keep default, pool and identifying tags within EKS's 50.",
+        source: "this provider's identifying tags (docs/guides/iam.md); EKS API TagResource, at most 50 tags per resource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html)",
     },
 ];
 

@@ -23,8 +23,9 @@ mod scaler;
 mod upstream_regexes;
 
 pub use eks::{
-    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, eks_cluster_name, eks_label_key, eks_label_value,
-    eks_taint_key, eks_taint_value, iam_role_name, node_group_name, node_group_name_for, node_group_release_version,
+    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, aws_tag_key, aws_tag_value, eks_cluster_name,
+    eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_name, node_group_name,
+    node_group_name_for, node_group_release_version,
 };
 pub use karpenter::{
     KARPENTER_AWS_WELL_KNOWN_LABELS, budget_duration, budget_nodes, budget_schedule, karpenter_capacity_type,

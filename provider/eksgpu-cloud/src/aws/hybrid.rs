@@ -14,6 +14,8 @@ pub struct AccessEntry {
     /// `HYBRID_LINUX`, `STANDARD`, ….
     pub kind: String,
     pub tags: BTreeMap<String, String>,
+    /// Live only: the entry's ARN (what `TagResource` takes).
+    pub arn: Option<String>,
 }
 
 impl AwsClients {
@@ -77,6 +79,7 @@ impl AwsClients {
                 principal_arn: e.principal_arn().unwrap_or(principal).to_owned(),
                 kind: e.r#type().unwrap_or_default().to_owned(),
                 tags: e.tags().map(|t| t.clone().into_iter().collect()).unwrap_or_default(),
+                arn: e.access_entry_arn().map(str::to_owned),
             })),
             Err(e) => {
                 let e = self.sdk_error("eks:DescribeAccessEntry", e);

@@ -146,6 +146,7 @@ impl AwsClients {
             subnet_ids: n.subnets().to_vec(),
             node_role_arn: n.node_role().unwrap_or_default().to_owned(),
             tags: map(n.tags()),
+            arn: n.nodegroup_arn().map(str::to_owned),
             status: n.status().map(|s| eksgpu_core::eks::NodeGroupStatus::parse(s.as_str())),
             health_issues: n
                 .health()
@@ -220,6 +221,38 @@ impl AwsClients {
             .await
             .map_err(|e| self.sdk_error("eks:UpdateNodegroupVersion", e))?;
         tracing::info!(cluster, nodegroup = name, release, "updating node group release");
+        Ok(())
+    }
+
+    /// `eks:TagResource` and `eks:UntagResource` on a node group or access entry: brings its
+    /// tags from what it has to `add` set and `remove` gone (tags are not node group config).
+    pub async fn retag(
+        &self,
+        arn: &str,
+        add: &std::collections::BTreeMap<String, String>,
+        remove: &[String],
+    ) -> Result<(), AwsError> {
+        if !add.is_empty() {
+            self.eks()
+                .await
+                .tag_resource()
+                .resource_arn(arn)
+                .set_tags(Some(add.clone().into_iter().collect()))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("eks:TagResource", e))?;
+        }
+        if !remove.is_empty() {
+            self.eks()
+                .await
+                .untag_resource()
+                .resource_arn(arn)
+                .set_tag_keys(Some(remove.to_vec()))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("eks:UntagResource", e))?;
+        }
+        tracing::info!(arn, added = add.len(), removed = remove.len(), "retagged");
         Ok(())
     }
 

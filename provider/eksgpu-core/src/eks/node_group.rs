@@ -36,6 +36,8 @@ pub struct NodeGroup {
     pub subnet_ids: Vec<String>,
     pub node_role_arn: String,
     pub tags: BTreeMap<String, String>,
+    /// Live only: the node group's ARN (what `TagResource` takes).
+    pub arn: Option<String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
     pub status: Option<super::NodeGroupStatus>,
     /// Live only: what EKS reports wrong with the node group.
@@ -92,6 +94,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         subnet_ids: m.subnet_ids.clone(),
         node_role_arn: m.node_role_arn.clone(),
         tags: pool_tags(strategy, index, pool),
+        arn: None,
         status: None,
         health_issues: Vec::new(),
     })
@@ -117,6 +120,9 @@ pub struct NodeGroupUpdate {
     pub node_repair: Option<bool>,
     /// An `UpdateNodegroupVersion` to this release, apart from the config update.
     pub release_version: Option<String>,
+    /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
+    pub tags_add: BTreeMap<String, String>,
+    pub tags_remove: Vec<String>,
 }
 
 impl NodeGroupUpdate {
@@ -124,6 +130,8 @@ impl NodeGroupUpdate {
     pub fn changes_config(&self) -> bool {
         NodeGroupUpdate {
             release_version: None,
+            tags_add: BTreeMap::new(),
+            tags_remove: Vec::new(),
             ..self.clone()
         } != NodeGroupUpdate::default()
     }
@@ -252,6 +260,19 @@ impl NodeGroup {
         if self.release_version.is_some() && self.release_version != live.release_version {
             u.release_version = self.release_version.clone();
         }
+        // Every tag of the node group is the provider's to set, as refresh reports them.
+        u.tags_add = self
+            .tags
+            .iter()
+            .filter(|(k, v)| live.tags.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        u.tags_remove = live
+            .tags
+            .keys()
+            .filter(|k| !self.tags.contains_key(*k))
+            .cloned()
+            .collect();
         (u != NodeGroupUpdate::default()).then_some(u)
     }
 }
@@ -313,5 +334,6 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         ..prior.clone()
     };
     pool.labels = user_labels(strategy, &basis, live.labels.clone());
+    pool.tags = super::user_tags(strategy, &prior.tags, &live.tags);
     pool
 }

@@ -15,6 +15,7 @@ fn mng_pool() -> Pool {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
         gpu_taint: true,
         taints: vec![],
@@ -51,6 +52,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -230,6 +232,42 @@ fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
         .unwrap();
     assert_eq!(read.node_repair, Some(false));
     assert_eq!(read.release_version.as_deref(), Some("1.34.0-20260701"));
+}
+
+#[test]
+fn default_tags_then_pool_tags_then_the_providers_own() {
+    let mut s = strategy(vec![mng_pool()]);
+    s.default_tags = BTreeMap::from([
+        ("cost-center".into(), "ml-platform".into()),
+        ("team".into(), "infra".into()),
+        // A default cannot take over an identifying tag: the provider's wins (EKSGPU125 refuses it too).
+        (tags::POOL.into(), "x".into()),
+    ]);
+    s.pools[0].tags = BTreeMap::from([("team".into(), "ml".into())]);
+    let t = pool_tags(&s, 0, &s.pools[0]);
+    assert_eq!(t["cost-center"], "ml-platform");
+    assert_eq!(t["team"], "ml", "pool tags override default tags");
+    assert_eq!(t[tags::POOL], "training");
+    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    assert_eq!(
+        ng.create_request("gpu-prod")["CreateNodegroup"]["tags"]["cost-center"],
+        "ml-platform"
+    );
+    // Read back: defaults and identifying tags are not the pool's; an edited tag is drift.
+    let mut live = ng.clone();
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &live, false), s.pools[0]);
+    live.tags.insert("team".into(), "web".into());
+    live.tags.insert("owner".into(), "someone".into());
+    let read = read_back_node_group(&s, &s.pools[0], &live, false);
+    assert_eq!(
+        read.tags,
+        BTreeMap::from([("owner".into(), "someone".into()), ("team".into(), "web".into())])
+    );
+    // The update puts them back with TagResource / UntagResource, not a config update.
+    let u = ng.update(&live).unwrap();
+    assert_eq!(u.tags_add, BTreeMap::from([("team".into(), "ml".into())]));
+    assert_eq!(u.tags_remove, vec!["owner".to_owned()]);
+    assert!(!u.changes_config());
 }
 
 #[test]

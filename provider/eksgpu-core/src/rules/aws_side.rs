@@ -10,6 +10,9 @@ use crate::eks::cidr::Cidr;
 use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
 use crate::rules::Code;
 
+/// Tags per EKS resource (EKS API TagResource: at most 50).
+const MAX_EKS_TAGS: usize = 50;
+
 /// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; EKS user guide, Hybrid Nodes networking).
 const MAX_REMOTE_CIDRS: usize = 15;
 
@@ -80,6 +83,25 @@ fn indices(s: &NodeStrategy, c: Capacity) -> Vec<usize> {
         .collect()
 }
 
+/// EKSGPU125 on the provider's `default_tags { tags }`: no identifying tag of the provider.
+pub fn check_default_tags(tags: &std::collections::BTreeMap<String, String>) -> Vec<Violation> {
+    tags.keys()
+        .filter(|k| crate::eks::is_provider_tag(k))
+        .map(|k| {
+            Violation::new(
+                Code::EKSGPU125,
+                vec![
+                    Step::Attr("default_tags"),
+                    Step::Index(0),
+                    Step::Attr("tags"),
+                    Step::Key(k.clone()),
+                ],
+                format!("{k:?} is one of the provider's identifying tags."),
+            )
+        })
+        .collect()
+}
+
 /// Per-pool checks of the settings that belong to one capacity kind.
 pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
     let kind = pool.capacity;
@@ -116,6 +138,27 @@ pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
         }
         if !pool.zones.is_empty() {
             misplaced("zones", out);
+        }
+    } else if !pool.tags.is_empty() {
+        // Karpenter tags what it launches from the node class: `node_class.tags`.
+        misplaced("tags", out);
+    }
+    // EKSGPU125: the provider's identifying tags are its own; EKS takes at most 50 tags.
+    for key in pool.tags.keys().filter(|k| crate::eks::is_provider_tag(k)) {
+        out.push(Violation::new(
+            Code::EKSGPU125,
+            at(&[Step::Attr("tags"), Step::Key(key.clone())]),
+            format!("{key:?} is one of the provider's identifying tags."),
+        ));
+    }
+    if !in_cluster {
+        let total = crate::eks::pool_tags(s, 0, pool).len();
+        if total > MAX_EKS_TAGS {
+            out.push(Violation::new(
+                Code::EKSGPU125,
+                at(&[Step::Attr("tags")]),
+                format!("Pool {:?} would carry {total} tags (default, pool and the provider's own); EKS takes at most {MAX_EKS_TAGS}.", pool.name),
+            ));
         }
     }
     if kind != Capacity::ManagedNodeGroup && pool.managed_node_group.is_some() {

@@ -312,3 +312,50 @@ mod release_version_tests {
         }
     }
 }
+
+const AWS_TAGS: &str = "EKS API TagResource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html): \
+     keys 1-128 characters, values at most 256, the aws: prefix reserved";
+
+/// A tag key EKS accepts on a node group or access entry.
+pub fn aws_tag_key(key: &str) -> Validation {
+    let why = if key.is_empty() || key.chars().count() > 128 {
+        "it must be 1 to 128 characters"
+    } else if key.to_ascii_lowercase().starts_with("aws:") {
+        "the aws: prefix is reserved for AWS"
+    } else {
+        return Ok(());
+    };
+    Err(ValidationError::new(
+        format!("{key:?} is not a tag key EKS accepts: {why}."),
+        "1 to 128 characters, not starting with aws:",
+        AWS_TAGS,
+    ))
+}
+
+/// A tag value EKS accepts.
+pub fn aws_tag_value(value: &str) -> Validation {
+    if value.chars().count() <= 256 {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            "A tag value is longer than 256 characters.",
+            "at most 256 characters",
+            AWS_TAGS,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod aws_tag_tests {
+    use super::{aws_tag_key, aws_tag_value};
+
+    #[test]
+    fn eks_tag_limits() {
+        assert!(aws_tag_key("cost-center").is_ok());
+        assert!(aws_tag_key("").is_err());
+        assert!(aws_tag_key("aws:createdBy").is_err());
+        assert!(aws_tag_key(&"k".repeat(129)).is_err());
+        assert!(aws_tag_value("").is_ok());
+        assert!(aws_tag_value(&"v".repeat(257)).is_err());
+    }
+}

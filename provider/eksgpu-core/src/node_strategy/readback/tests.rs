@@ -18,6 +18,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -33,6 +34,7 @@ fn karpenter_pool() -> Pool {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
         gpu_taint: true,
         taints: vec![],

@@ -40,6 +40,7 @@ fn seed_strategy() -> NodeStrategy {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([
             ("node-type".into(), "gpu-inference".into()),
             ("gpu-operator".into(), "enabled".into()),
@@ -82,6 +83,7 @@ fn seed_strategy() -> NodeStrategy {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![Taint {
@@ -105,6 +107,7 @@ fn seed_strategy() -> NodeStrategy {
             service_monitor: true,
         }),
         pools: vec![inference, auto],
+        default_tags: BTreeMap::new(),
     }
 }
 

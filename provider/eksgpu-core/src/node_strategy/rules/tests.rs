@@ -22,6 +22,7 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![],
@@ -52,6 +53,7 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 

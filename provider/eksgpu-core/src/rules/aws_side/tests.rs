@@ -24,6 +24,7 @@ fn pool(capacity: Capacity) -> Pool {
         memory_limit: None,
         weight: None,
         expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![],
@@ -68,6 +69,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         kubernetes_version: Some("1.34".into()),
         gpu_operator: None,
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -307,4 +309,27 @@ fn eksgpu117_one_update_setting_and_eksgpu123_node_group_disks() {
         let v = found(&p);
         assert_eq!(v.iter().any(|v| v.code == Code::EKSGPU123), warns, "{disk:?}");
     }
+}
+
+#[test]
+fn eksgpu125_identifying_tags_and_eksgpu115_tags_on_in_cluster_pools() {
+    let ctx = NodeStrategyContext {
+        karpenter_version: (1, 14),
+    };
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    p.tags = BTreeMap::from([
+        ("cost-center".into(), "ml".into()),
+        ("eksgpu.terraform.io/strategy".into(), "other".into()),
+    ]);
+    let v = check_node_strategy(&strategy(vec![p.clone()]), &ctx);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU125]);
+    assert_eq!(
+        v[0].path.last(),
+        Some(&Step::Key("eksgpu.terraform.io/strategy".into()))
+    );
+    p.tags = (0..45).map(|i| (format!("k{i}"), "v".into())).collect();
+    assert_eq!(codes(&strategy(vec![p])), [Code::EKSGPU125]);
+    let mut k = pool(Capacity::Karpenter);
+    k.tags = BTreeMap::from([("cost-center".into(), "ml".into())]);
+    assert_eq!(codes(&strategy(vec![k])), [Code::EKSGPU115]);
 }

@@ -163,6 +163,14 @@ impl AwsPools<'_> {
                 self.wait_node_group(&want.name, self.timeouts.update, false)
                     .await
                     .touched(true)?;
+                touched = true;
+            }
+            if !u.tags_add.is_empty() || !u.tags_remove.is_empty() {
+                let arn = live.arn.as_deref().unwrap_or_default();
+                self.aws
+                    .retag(arn, &u.tags_add, &u.tags_remove)
+                    .await
+                    .touched(touched)?;
             }
         }
         Ok(())
@@ -218,6 +226,7 @@ impl AwsPools<'_> {
                     principal_arn: h.node_role_arn.clone(),
                     kind: HYBRID_ACCESS_ENTRY_TYPE.to_owned(),
                     tags: entry_tags,
+                    arn: None,
                 };
                 self.aws
                     .create_access_entry(self.cluster, &entry)
@@ -233,7 +242,26 @@ impl AwsPools<'_> {
                 )))
                 .touched(touched);
             }
-            Some(_) => {}
+            Some(e) => {
+                // Tags changed (default or pool tags): TagResource / UntagResource on the entry.
+                let add: std::collections::BTreeMap<String, String> = entry_tags
+                    .iter()
+                    .filter(|(k, v)| e.tags.get(*k) != Some(*v))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let remove: Vec<String> = e
+                    .tags
+                    .keys()
+                    .filter(|k| !entry_tags.contains_key(*k))
+                    .cloned()
+                    .collect();
+                if let Some(arn) = e.arn.as_deref()
+                    && (!add.is_empty() || !remove.is_empty())
+                {
+                    self.aws.retag(arn, &add, &remove).await.touched(touched)?;
+                    touched = true;
+                }
+            }
         }
         if let Some(old) = prior_role.filter(|r| *r != h.node_role_arn) {
             self.delete_own_access_entry(old).await.touched(touched)?;
@@ -280,6 +308,15 @@ impl AwsPools<'_> {
             return Ok(None);
         }
         let mut pool = prior.clone();
+        // Without the identifying tags; the caller also leaves out the provider's default tags.
+        if let Some(e) = &entry {
+            pool.tags = e
+                .tags
+                .iter()
+                .filter(|(k, _)| prior.tags.contains_key(*k) || !eks::is_provider_tag(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+        }
         pool.hybrid = Some(Hybrid {
             remote_node_networks: facts.remote_node_networks.clone(),
             remote_pod_networks: facts.remote_pod_networks.clone(),

@@ -98,6 +98,7 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                 })
             })
             .transpose()?,
+        tags: o.get("tags")?,
     })
 }
 
@@ -173,6 +174,8 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         gpu_operator: gpu_operator(o.raw("gpu_operator"))
             .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("gpu_operator".into())))?,
         pools: o.blocks("pool", |p| pool(&p))?,
+        // Provider configuration, not the resource's: the caller sets them.
+        default_tags: Default::default(),
     })
 }
 
@@ -201,6 +204,7 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
         .set("labels", p.labels.clone())
         .set("gpu_taint", p.gpu_taint)
         .set("dra", p.dra)
+        .set("tags", opt_map(&p.tags))
         .raw(
             "taint",
             Value::List(

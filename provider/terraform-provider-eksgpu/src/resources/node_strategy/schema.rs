@@ -213,6 +213,18 @@ fn pool_block() -> Block {
             )
             .default(false),
         )
+        .attribute(
+            Attribute::optional(
+                "tags",
+                Type::map(Type::String),
+                "Tags on the pool's AWS objects (the node group of a `managed_node_group` pool, the access entry of a \
+                 `hybrid` pool), over the provider's `default_tags`. The provider's identifying tags \
+                 (`app.kubernetes.io/managed-by`, `eksgpu.terraform.io/*`) cannot be set (EKSGPU125). In-cluster pools \
+                 tag what Karpenter launches with `node_class.tags` (EKSGPU115).",
+            )
+            .validate(checks::keys("EKS tag keys.", validate::aws_tag_key))
+            .validate(checks::each("EKS tag values.", validate::aws_tag_value)),
+        )
         .attribute(Attribute::computed(
             "node_selector",
             Type::map(Type::String),
