@@ -337,6 +337,26 @@ const CASES: &[(&str, bool, &str)] = &[
     }"#,
     ),
     (
+        "EKSGPU126",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    efa = true
+    zones = ["us-west-2a"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU127",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    efa = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
         "EKSGPU124",
         true,
         r#"capacity = "auto_mode"

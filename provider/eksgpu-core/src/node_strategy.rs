@@ -148,6 +148,8 @@ pub struct Pool {
     pub taints: Vec<Taint>,
     pub disruption: Option<Disruption>,
     pub dra: bool,
+    /// The pool runs multi-node training over EFA (pods request `vpc.amazonaws.com/efa`).
+    pub efa: bool,
     pub node_class: Option<NodeClass>,
     /// For `managed_node_group` pools.
     pub managed_node_group: Option<ManagedNodeGroup>,
@@ -177,6 +179,7 @@ impl Pool {
             taints: Vec::new(),
             disruption: None,
             dra: false,
+            efa: false,
             node_class: None,
             managed_node_group: None,
             hybrid: None,

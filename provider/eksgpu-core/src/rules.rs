@@ -426,6 +426,22 @@ pub static RULES: &[Rule] = &[
         fix: "Remove the key: the provider finds and imports its node groups and access entries by these tags, and sets them itself. Keep default, pool and identifying tags within EKS's 50.",
         source: "this provider's identifying tags (docs/guides/iam.md); EKS API TagResource, at most 50 tags per resource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html)",
     },
+    Rule {
+        code: Code::EKSGPU126,
+        severity: Severity::Error,
+        summary: "EFA where the pool cannot have it",
+        trigger: "A pool with `efa = true` lists an instance type without EFA interfaces (the catalog's `efa`), or is a `managed_node_group` pool (EFA interfaces need a launch template, which this provider does not manage) or a `hybrid` pool.",
+        fix: "Use EFA-capable types (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, and g-types with EFA; see `data.eksgpu_gpu_catalog`) on a `karpenter` or `auto_mode` pool, whose nodes get EFA interfaces for pods requesting `vpc.amazonaws.com/efa`; install the EFA device plugin. For a node group, manage a launch template with EFA network interfaces outside this provider.",
+        source: "EKS user guide, Manage EFA devices on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html); EC2 user guide, EFA supported instance types (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types); Karpenter v1.14.1 instance-type reference (vpc.amazonaws.com/efa per type, provider/eksgpu-core/data/gpu_instances.csv)",
+    },
+    Rule {
+        code: Code::EKSGPU127,
+        severity: Severity::Warning,
+        summary: "EFA pool not confined to one Availability Zone",
+        trigger: "A `karpenter` or `auto_mode` pool with `efa = true` sets no `zones`, or more than one.",
+        fix: "EFA traffic does not cross Availability Zones (and training wants the nodes close): set `zones` to the one zone with your capacity, e.g. where a Capacity Block or reservation is.",
+        source: "EC2 user guide, EFA limitations: EFA traffic cannot cross Availability Zones (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits)",
+    },
 ];
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ fn mng_pool() -> Pool {
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: None,
         managed_node_group: Some(ManagedNodeGroup {
             node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),

@@ -383,6 +383,11 @@ fn check_pool(
         }
     }
 
+    // EKSGPU126 / 127: EFA for multi-node training.
+    if pool.efa {
+        check_efa(pool, at, out);
+    }
+
     // EKSGPU014: GPU pool without a taint.
     let has_repelling_taint = pool
         .taints
@@ -394,6 +399,61 @@ fn check_pool(
             at(&[Step::Attr("gpu_taint")]),
             format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name),
         ));
+    }
+}
+
+/// EKSGPU126: EFA needs EFA-capable types and capacity that attaches EFA interfaces;
+/// EKSGPU127: EFA traffic stays in one Availability Zone, so the pool's nodes should too.
+fn check_efa(pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+    for (j, name) in pool.instance_types.iter().enumerate() {
+        if let Some(t) = catalog::instance_type(name)
+            && t.efa_interfaces == Some(0)
+        {
+            out.push(Violation::new(
+                Code::EKSGPU126,
+                at(&[Step::Attr("instance_types"), Step::Index(j)]),
+                format!("{name} has no EFA interface."),
+            ));
+        }
+    }
+    match pool.capacity {
+        // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request
+        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS).
+        Capacity::Karpenter | Capacity::AutoMode => {
+            if pool.zones.len() != 1 {
+                out.push(Violation::new(
+                    Code::EKSGPU127,
+                    at(&[Step::Attr("zones")]),
+                    format!(
+                        "EFA pool {:?} may launch nodes in {}.",
+                        pool.name,
+                        if pool.zones.is_empty() {
+                            "any Availability Zone".to_owned()
+                        } else {
+                            format!("{} Availability Zones", pool.zones.len())
+                        }
+                    ),
+                ));
+            }
+        }
+        // A node group attaches EFA interfaces only through a launch template's network
+        // interfaces (EKS user guide, Manage EFA devices), which this provider does not manage.
+        Capacity::ManagedNodeGroup => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Node group pool {:?} would come up without EFA interfaces: they need a launch template.",
+                pool.name
+            ),
+        )),
+        Capacity::Hybrid => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Hybrid pool {:?} runs on-premises machines, which have no EFA.",
+                pool.name
+            ),
+        )),
     }
 }
 

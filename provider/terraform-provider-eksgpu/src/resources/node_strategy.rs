@@ -241,13 +241,17 @@ impl ManagedResource for NodeStrategyResource {
 
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
-        if version >= 1 {
+        // Before version 2 pools had no `efa`, which now defaults to false.
+        if version >= 2 {
             return state;
         }
         let mut state = state;
         eksgpu_framework::plan::each_element(&mut state, "pool", |_, p| {
-            if p.get("labels").is_null() {
+            if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
+            }
+            if p.get("efa").is_null() {
+                path::set(p, "efa", Value::Bool(false));
             }
         });
         state
@@ -399,6 +403,7 @@ mod tests {
         assert_eq!(s.gpu_operator.unwrap().mig_strategy, "mixed");
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
+        assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())

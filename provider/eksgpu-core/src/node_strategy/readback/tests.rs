@@ -44,6 +44,7 @@ fn karpenter_pool() -> Pool {
             budgets: Vec::new(),
         }),
         dra: false,
+        efa: false,
         node_class: Some(NodeClass {
             role: Some("NodeRole".into()),
             ..NodeClass::default()

@@ -53,6 +53,7 @@ fn seed_strategy() -> NodeStrategy {
             budgets: Vec::new(),
         }),
         dra: false,
+        efa: false,
         node_class: Some(NodeClass {
             ami_alias: Some("al2023@latest".into()),
             role: Some("KarpenterNodeRole-gpu".into()),
@@ -93,6 +94,7 @@ fn seed_strategy() -> NodeStrategy {
         }],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: None,
         managed_node_group: None,
         hybrid: None,

@@ -28,6 +28,7 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
             role: Some("KarpenterNodeRole".into()),
             // Room for inference images (EKSGPU123).
@@ -661,4 +662,27 @@ fn eksgpu124_ec2_node_class_settings_on_auto_mode() {
     });
     nc.instance_store_policy = Some("RAID0".into());
     assert_eq!(codes(&strategy(vec![k], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
+    let mut p = pool("train", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.efa = true;
+    p.zones = vec!["us-west-2a".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // A type without EFA (g6e.xlarge has none in the catalog).
+    p.instance_types.push("g6e.xlarge".into());
+    let found = check_node_strategy(&strategy(vec![p.clone()], false), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU126]);
+    assert_eq!(found[0].path[3], Step::Index(1));
+    // Any zone: a warning.
+    p.instance_types.pop();
+    p.zones.clear();
+    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU127]);
+    assert_eq!(found[0].severity, crate::rules::Severity::Warning);
+    // Node groups get no EFA interfaces without a launch template.
+    let mut m = pool("ng", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
+    m.efa = true;
+    assert!(codes(&strategy(vec![m], false)).contains(&Code::EKSGPU126));
 }

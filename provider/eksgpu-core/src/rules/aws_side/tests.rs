@@ -30,6 +30,7 @@ fn pool(capacity: Capacity) -> Pool {
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: (capacity == Capacity::Karpenter).then(|| crate::model::NodeClass {
             role: Some("KarpenterNodeRole".into()),
             // Room for inference images (EKSGPU123).

@@ -55,6 +55,7 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
             })
             .transpose()?,
         dra: o.get::<Option<bool>>("dra")?.unwrap_or(false),
+        efa: o.get::<Option<bool>>("efa")?.unwrap_or(false),
         node_class: o.block("node_class")?.map(|nc| node_class(&nc)).transpose()?,
         managed_node_group: o
             .block("managed_node_group")?
@@ -204,6 +205,7 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
         .set("labels", p.labels.clone())
         .set("gpu_taint", p.gpu_taint)
         .set("dra", p.dra)
+        .set("efa", p.efa)
         .set("tags", opt_map(&p.tags))
         .raw(
             "taint",

@@ -215,6 +215,17 @@ fn pool_block() -> Block {
         )
         .attribute(
             Attribute::optional(
+                "efa",
+                Type::Bool,
+                "The pool runs multi-node training over EFA: its instance types must have EFA interfaces (EKSGPU126) and its \
+                 nodes should stay in one zone (EKSGPU127). Karpenter and Auto Mode attach EFA interfaces to nodes launched \
+                 for pods that request `vpc.amazonaws.com/efa` (install the EFA device plugin); node groups need a launch \
+                 template this provider does not manage. Not read back by `terraform import`. Default `false`.",
+            )
+            .default(false),
+        )
+        .attribute(
+            Attribute::optional(
                 "tags",
                 Type::map(Type::String),
                 "Tags on the pool's AWS objects (the node group of a `managed_node_group` pool, the access entry of a \
@@ -472,9 +483,10 @@ fn non_empty(what: &'static str) -> Result<(), String> {
 }
 
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
+/// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 pub fn schema() -> Schema {
     let mut schema = schema_v();
-    schema.version = 1;
+    schema.version = 2;
     schema
 }
 

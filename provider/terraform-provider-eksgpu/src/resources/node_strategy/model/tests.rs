@@ -117,7 +117,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             proptest::option::of(0..100_000i64),
             map(),
         ),
-        (any::<bool>(), any::<bool>(), node_pool_settings(), map()),
+        (any::<bool>(), any::<bool>(), node_pool_settings(), map(), any::<bool>()),
         proptest::collection::vec(
             (
                 "[a-z./]{1,10}",
@@ -200,7 +200,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             |(
                 (name, capacity),
                 (instance_types, capacity_types, zones, gpu_limit, labels),
-                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after), tags),
+                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after), tags, efa),
                 taints,
                 disruption,
                 node_class,
@@ -222,6 +222,7 @@ fn pool() -> impl Strategy<Value = Pool> {
                 taints,
                 disruption,
                 dra,
+                efa,
                 node_class,
                 managed_node_group,
                 hybrid,
