@@ -382,6 +382,7 @@ resource "eksgpu_node_strategy" "s" {{
     name           = "training"
     capacity       = "karpenter"
     instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved", "on-demand"]
     gpu_limit      = 64
     cpu_limit      = "1536"
     memory_limit   = "16384Gi"
@@ -403,6 +404,13 @@ resource "eksgpu_node_strategy" "s" {{
     node_class {{
       role                  = "KarpenterNodeRole-gpu"
       instance_store_policy = "RAID0"
+      capacity_reservation {{
+        id = "cr-0123456789abcdef0"
+      }}
+      capacity_reservation {{
+        tags     = {{ purpose = "training" }}
+        owner_id = "123456789012"
+      }}
       metadata_options {{
         http_put_response_hop_limit = 2
       }}
@@ -429,6 +437,10 @@ resource "eksgpu_node_strategy" "s" {{
         assert_eq!(nc["spec"]["metadataOptions"]["httpTokens"], "required");
         assert_eq!(nc["spec"]["metadataOptions"]["httpPutResponseHopLimit"], 2);
         assert_eq!(nc["spec"]["instanceStorePolicy"], "RAID0");
+        assert_eq!(
+            nc["spec"]["capacityReservationSelectorTerms"],
+            json!([{"id": "cr-0123456789abcdef0"}, {"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
+        );
         w.assert_empty_plan();
 
         kube.edit(NODE_POOL, "training", json!({"spec": {"weight": 10}}), "kubectl-edit");

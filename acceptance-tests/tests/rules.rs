@@ -357,6 +357,31 @@ const CASES: &[(&str, bool, &str)] = &[
     }"#,
     ),
     (
+        "EKSGPU128",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      capacity_reservation { id = "cr-0123456789abcdef0" }
+    }"#,
+    ),
+    (
+        "EKSGPU129",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved"]
+    node_class {
+      role = "r"
+      capacity_reservation {
+        id   = "cr-0123456789abcdef0"
+        tags = { purpose = "training" }
+      }
+    }"#,
+    ),
+    (
         "EKSGPU124",
         true,
         r#"capacity = "auto_mode"

@@ -108,6 +108,19 @@ pub struct MetadataOptions {
     pub http_put_response_hop_limit: Option<i64>,
 }
 
+/// One `capacityReservationSelectorTerms` term: a reservation by `id`, or by `tags` (and owner)
+/// or `instance_match_criteria` (EC2NodeClass and Auto Mode NodeClass).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CapacityReservationTerm {
+    /// `cr-…`; exclusive with the other fields.
+    pub id: Option<String>,
+    pub tags: BTreeMap<String, String>,
+    /// 12-digit account ID owning the reservation (shared reservations).
+    pub owner_id: Option<String>,
+    /// `open` or `targeted`.
+    pub instance_match_criteria: Option<String>,
+}
+
 /// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeClass {
@@ -122,6 +135,9 @@ pub struct NodeClass {
     pub metadata_options: Option<MetadataOptions>,
     /// EC2NodeClass `instanceStorePolicy` (`RAID0`); Karpenter only.
     pub instance_store_policy: Option<String>,
+    /// `capacityReservationSelectorTerms`: the On-Demand Capacity Reservations and Capacity
+    /// Blocks for ML that `reserved` capacity launches into.
+    pub capacity_reservations: Vec<CapacityReservationTerm>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

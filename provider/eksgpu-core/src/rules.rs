@@ -358,9 +358,9 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU117,
         severity: Severity::Error,
         summary: "Node group or hybrid setting not valid for EKS",
-        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, `max_unavailable` or `max_unavailable_percentage` outside 1–100 or both set; or a node role is not an IAM role ARN.",
+        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` (`capacity-block` needs a launch template this provider does not manage) or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, `max_unavailable` or `max_unavailable_percentage` outside 1–100 or both set; or a node role is not an IAM role ARN.",
         fix: "Fix the value as the detail says; EKS would reject the request at apply.",
-        source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)",
+        source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS user guide, Capacity Blocks for ML with managed node groups (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)",
     },
     Rule {
         code: Code::EKSGPU118,
@@ -374,8 +374,8 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU119,
         severity: Severity::Error,
         summary: "Reserved capacity without a reservation to select",
-        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only: Karpenter launches reserved capacity only into the capacity reservations its node class selects, which this provider does not render yet.",
-        fix: "Add `on-demand` (or `spot`) to `capacity_types`, or manage the EC2NodeClass's `capacityReservationSelectorTerms` outside this provider.",
+        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only and its `node_class` selects no capacity reservation: Karpenter launches reserved capacity only into the reservations its node class selects.",
+        fix: "Select the On-Demand Capacity Reservations or Capacity Blocks for ML with `node_class { capacity_reservation { id = \"cr-…\" } }` (or by `tags`), or add `on-demand` (or `spot`) to `capacity_types`.",
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 `capacityReservationSelectorTerms`; Karpenter docs v1.14, capacity reservations (https://karpenter.sh/v1.14/concepts/nodeclasses/)",
     },
     Rule {
@@ -441,6 +441,22 @@ pub static RULES: &[Rule] = &[
         trigger: "A `karpenter` or `auto_mode` pool with `efa = true` sets no `zones`, or more than one.",
         fix: "EFA traffic does not cross Availability Zones (and training wants the nodes close): set `zones` to the one zone with your capacity, e.g. where a Capacity Block or reservation is.",
         source: "EC2 user guide, EFA limitations: EFA traffic cannot cross Availability Zones (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits)",
+    },
+    Rule {
+        code: Code::EKSGPU128,
+        severity: Severity::Warning,
+        summary: "Capacity reservations selected but not allowed",
+        trigger: "A `karpenter` or `auto_mode` pool's `node_class` selects capacity reservations (`capacity_reservation`) but `capacity_types` does not include `reserved`.",
+        fix: "Add `reserved` to `capacity_types` (e.g. `[\"reserved\", \"on-demand\"]` to fall back to on-demand, and a higher `weight` than other pools), or drop the selection: Karpenter launches into reservations only for the `reserved` capacity type.",
+        source: "Karpenter docs v1.14, NodeClasses: capacityReservationSelectorTerms and the reserved capacity type (https://karpenter.sh/v1.14/concepts/nodeclasses/); kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go (CapacityTypeReserved)",
+    },
+    Rule {
+        code: Code::EKSGPU129,
+        severity: Severity::Error,
+        summary: "Capacity reservation selector term not valid",
+        trigger: "A `node_class.capacity_reservation` term sets `id` together with `tags`, `owner_id` or `instance_match_criteria`, or sets none of `id`, `tags` and `instance_match_criteria`.",
+        fix: "Select one reservation by `id = \"cr-…\"` alone, or several by `tags` (with `owner_id` for shared ones) or `instance_match_criteria`.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1, capacityReservationSelectorTerms CEL rules (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
     },
 ];
 

@@ -39,8 +39,8 @@ pub use names::{
     namespace_name, object_name, path_segment_name,
 };
 pub use node_class::{
-    EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, ebs_volume_type, eviction_signal, eviction_threshold,
-    karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
+    EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
+    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
 };
 pub use numbers::{int32, non_negative, positive};
 pub(crate) use quantity::parts as quantity_parts;

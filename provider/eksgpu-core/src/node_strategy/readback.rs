@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::kinds;
 use crate::model::{
-    Budget, Capacity, Disruption, Kubelet, MetadataOptions, NodeClass, NodeStrategy, Pool, RootVolume, Taint,
+    Budget, Capacity, CapacityReservationTerm, Disruption, Kubelet, MetadataOptions, NodeClass, NodeStrategy, Pool,
+    RootVolume, Taint,
 };
 use crate::render::{self, effective_labels};
 
@@ -182,6 +183,7 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
             }
         }),
         instance_store_policy: spec["instanceStorePolicy"].as_str().map(str::to_owned),
+        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
     }
 }
 
@@ -209,7 +211,22 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
         tags: string_map(&spec["tags"]),
         metadata_options: None,
         instance_store_policy: None,
+        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
     }
+}
+
+fn capacity_reservations(terms: &Value) -> Vec<CapacityReservationTerm> {
+    terms
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| CapacityReservationTerm {
+            id: t["id"].as_str().map(str::to_owned),
+            tags: string_map(&t["tags"]),
+            owner_id: t["ownerID"].as_str().map(str::to_owned),
+            instance_match_criteria: t["instanceMatchCriteria"].as_str().map(str::to_owned),
+        })
+        .collect()
 }
 
 /// Selector tags; the discovery-tag default reads back as "not set".

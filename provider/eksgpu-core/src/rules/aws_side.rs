@@ -224,7 +224,19 @@ fn check_managed_node_group(
         p
     };
     for (j, c) in pool.capacity_types.iter().enumerate() {
-        if c != "on-demand" && c != "spot" {
+        if c == "capacity-block" || c == "reserved" {
+            // EKS API CreateNodegroup capacityType CAPACITY_BLOCK targets a Capacity Block through
+            // the launch template's capacity reservation (EKS user guide, Capacity Blocks for ML).
+            out.push(Violation::new(
+                Code::EKSGPU117,
+                at(&[Step::Attr("capacity_types"), Step::Index(j)]),
+                format!(
+                    "{c:?}: a node group runs on a Capacity Block (CAPACITY_BLOCK) only through a launch template \
+                     that targets the reservation, which this provider does not manage. Serve the Capacity Block \
+                     from a karpenter pool with capacity_types = [\"reserved\"] and node_class.capacity_reservation."
+                ),
+            ));
+        } else if c != "on-demand" && c != "spot" {
             out.push(Violation::new(
                 Code::EKSGPU117,
                 at(&[Step::Attr("capacity_types"), Step::Index(j)]),

@@ -119,6 +119,10 @@ fn tuned_pool() -> Pool {
         http_put_response_hop_limit: Some(2),
     });
     nc.instance_store_policy = Some("RAID0".into());
+    nc.capacity_reservations = vec![crate::model::CapacityReservationTerm {
+        id: Some("cr-0123456789abcdef0".into()),
+        ..Default::default()
+    }];
     p.disruption = Some(Disruption {
         consolidation_policy: Some("WhenEmpty".into()),
         consolidate_after: Some("10m".into()),

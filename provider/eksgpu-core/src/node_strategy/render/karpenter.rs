@@ -157,6 +157,31 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
 /// Role and subnet / security-group selection: the same on Karpenter's
 /// EC2NodeClass and Auto Mode's NodeClass.
 fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
+    // Reservations `reserved` capacity may use: ODCRs and Capacity Blocks for ML (EC2NodeClass
+    // v1.14.1 `capacityReservationSelectorTerms`; the Auto Mode NodeClass has the same field).
+    if !nc.capacity_reservations.is_empty() {
+        let terms = nc
+            .capacity_reservations
+            .iter()
+            .map(|t| {
+                let mut m = Map::new();
+                if let Some(id) = &t.id {
+                    m.insert("id".into(), id.clone().into());
+                }
+                if !t.tags.is_empty() {
+                    m.insert("tags".into(), string_map(&t.tags));
+                }
+                if let Some(o) = &t.owner_id {
+                    m.insert("ownerID".into(), o.clone().into());
+                }
+                if let Some(c) = &t.instance_match_criteria {
+                    m.insert("instanceMatchCriteria".into(), c.clone().into());
+                }
+                Value::Object(m)
+            })
+            .collect();
+        spec.insert("capacityReservationSelectorTerms".into(), Value::Array(terms));
+    }
     if let Some(role) = &nc.role {
         spec.insert("role".into(), role.clone().into());
     }

@@ -335,3 +335,32 @@ fn imds_and_instance_store_render_on_the_ec2_node_class() {
     assert!(ec2nc["spec"].get("metadataOptions").is_none());
     assert!(ec2nc["spec"].get("instanceStorePolicy").is_none());
 }
+
+#[test]
+fn capacity_reservations_render_on_both_node_classes() {
+    let mut s = seed_strategy();
+    let term = crate::model::CapacityReservationTerm {
+        id: Some("cr-0123456789abcdef0".into()),
+        ..Default::default()
+    };
+    s.pools[0].node_class.as_mut().unwrap().capacity_reservations = vec![term.clone()];
+    let pool = s.pools[0].clone();
+    assert_eq!(
+        pool_manifests(&s, &pool)[0].body["spec"]["capacityReservationSelectorTerms"],
+        json!([{"id": "cr-0123456789abcdef0"}])
+    );
+    let mut auto = s.pools[1].clone();
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        capacity_reservations: vec![crate::model::CapacityReservationTerm {
+            tags: BTreeMap::from([("purpose".into(), "training".into())]),
+            owner_id: Some("123456789012".into()),
+            ..Default::default()
+        }],
+        ..NodeClass::default()
+    });
+    assert_eq!(
+        pool_manifests(&s, &auto)[0].body["spec"]["capacityReservationSelectorTerms"],
+        json!([{"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
+    );
+}

@@ -41,18 +41,59 @@ pub(super) fn check_pool(
         ));
     }
 
-    // EKSGPU119: `reserved` launches only into capacity reservations the EC2NodeClass selects
-    // (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+); this provider does not
-    // render that selection yet, so a pool of reserved capacity alone never launches a node.
+    // EKSGPU119: `reserved` launches only into capacity reservations the node class selects
+    // (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+): a pool of reserved
+    // capacity alone, selecting none, never launches a node.
+    let reservations = pool
+        .node_class
+        .as_ref()
+        .map_or(&[][..], |nc| &nc.capacity_reservations[..]);
     if pool.capacity.is_in_cluster()
         && !pool.capacity_types.is_empty()
         && pool.capacity_types.iter().all(|c| c == "reserved")
+        && reservations.is_empty()
     {
         out.push(Violation::new(
             Code::EKSGPU119,
             at(&[Step::Attr("capacity_types")]),
             format!("Pool {:?} allows only reserved capacity.", pool.name),
         ));
+    }
+
+    // EKSGPU128: reservations selected, but the NodePool does not allow `reserved` capacity, so
+    // Karpenter never launches into them (karpenter.sh/capacity-type requirement).
+    if pool.capacity.is_in_cluster() && !reservations.is_empty() && !pool.capacity_types.iter().any(|c| c == "reserved")
+    {
+        out.push(Violation::new(
+            Code::EKSGPU128,
+            at(&[Step::Attr("capacity_types")]),
+            format!(
+                "Pool {:?} selects capacity reservations but does not allow reserved capacity.",
+                pool.name
+            ),
+        ));
+    }
+    // EKSGPU129: each selector term as the CRD's CEL rules accept it.
+    for (j, t) in reservations.iter().enumerate() {
+        let path = at(&[
+            Step::Attr("node_class"),
+            Step::Attr("capacity_reservation"),
+            Step::Index(j),
+        ]);
+        let others = !t.tags.is_empty() || t.owner_id.is_some() || t.instance_match_criteria.is_some();
+        if t.id.is_some() && others {
+            out.push(Violation::new(
+                Code::EKSGPU129,
+                path,
+                format!("Term {j} sets `id` with other fields; `id` selects one reservation alone."),
+            ));
+        } else if t.id.is_none() && t.tags.is_empty() && t.instance_match_criteria.is_none() {
+            out.push(Violation::new(
+                Code::EKSGPU129,
+                path,
+                format!("Term {j} selects nothing: set `id`, `tags` or `instance_match_criteria`."),
+            ));
+        }
     }
 
     // EKSGPU122: resources Karpenter cannot predict on dynamic capacity.

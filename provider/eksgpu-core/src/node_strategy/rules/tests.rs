@@ -686,3 +686,31 @@ fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
     m.efa = true;
     assert!(codes(&strategy(vec![m], false)).contains(&Code::EKSGPU126));
 }
+
+#[test]
+fn eksgpu119_128_129_capacity_reservations() {
+    let term = |id: Option<&str>, tags: &[(&str, &str)]| crate::model::CapacityReservationTerm {
+        id: id.map(Into::into),
+        tags: tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        ..Default::default()
+    };
+    let mut p = pool("cb", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.capacity_types = vec!["reserved".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU119]);
+    // Selecting the Capacity Block makes a reserved-only pool launch.
+    p.node_class.as_mut().unwrap().capacity_reservations = vec![term(Some("cr-0123456789abcdef0"), &[])];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // Selected but `reserved` not allowed: a warning.
+    p.capacity_types = vec!["on-demand".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU128]);
+    // Terms the CRD's CEL rules refuse.
+    p.capacity_types = vec!["reserved".into(), "on-demand".into()];
+    p.node_class.as_mut().unwrap().capacity_reservations =
+        vec![term(Some("cr-0123456789abcdef0"), &[("team", "ml")]), term(None, &[])];
+    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    assert_eq!(
+        found.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU129, Code::EKSGPU129]
+    );
+    assert_eq!(found[1].path[4], Step::Index(1));
+}

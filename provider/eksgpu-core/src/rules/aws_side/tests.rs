@@ -334,3 +334,17 @@ fn eksgpu125_identifying_tags_and_eksgpu115_tags_on_in_cluster_pools() {
     k.tags = BTreeMap::from([("cost-center".into(), "ml".into())]);
     assert_eq!(codes(&strategy(vec![k])), [Code::EKSGPU115]);
 }
+
+#[test]
+fn eksgpu117_capacity_blocks_need_a_launch_template_on_node_groups() {
+    let mut m = pool(Capacity::ManagedNodeGroup);
+    m.capacity_types = vec!["capacity-block".into()];
+    let v = check_node_strategy(
+        &strategy(vec![m]),
+        &NodeStrategyContext {
+            karpenter_version: (1, 14),
+        },
+    );
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
+    assert!(v[0].detail.contains("launch template"), "{}", v[0].detail);
+}

@@ -4,8 +4,8 @@
 //! null (the framework keeps the spelling state had when reading back).
 
 use eksgpu_core::model::{
-    Budget, Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass,
-    NodeStrategy, Pool, RootVolume, Scaling, Taint,
+    Budget, Capacity, CapacityReservationTerm, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup,
+    MetadataOptions, NodeClass, NodeStrategy, Pool, RootVolume, Scaling, Taint,
 };
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::Value;
@@ -141,6 +141,14 @@ fn node_class(nc: &Obj<'_>) -> Result<NodeClass, ModelError> {
             })
             .transpose()?,
         instance_store_policy: nc.get("instance_store_policy")?,
+        capacity_reservations: nc.blocks("capacity_reservation", |t| {
+            Ok(CapacityReservationTerm {
+                id: t.get("id")?,
+                tags: t.get("tags")?,
+                owner_id: t.get("owner_id")?,
+                instance_match_criteria: t.get("instance_match_criteria")?,
+            })
+        })?,
     })
 }
 
@@ -307,6 +315,22 @@ fn write_node_class(nc: &NodeClass) -> Value {
         )
         .set("tags", opt_map(&nc.tags))
         .set("instance_store_policy", nc.instance_store_policy.clone())
+        .raw(
+            "capacity_reservation",
+            Value::List(
+                nc.capacity_reservations
+                    .iter()
+                    .map(|t| {
+                        ObjBuilder::new()
+                            .set("id", t.id.clone())
+                            .set("tags", opt_map(&t.tags))
+                            .set("owner_id", t.owner_id.clone())
+                            .set("instance_match_criteria", t.instance_match_criteria.clone())
+                            .build()
+                    })
+                    .collect(),
+            ),
+        )
         .one(
             "metadata_options",
             nc.metadata_options.as_ref().map(|m| {

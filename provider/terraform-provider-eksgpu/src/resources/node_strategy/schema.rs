@@ -62,6 +62,38 @@ fn node_class_block() -> Block {
         // EC2NodeClass spec.instanceStorePolicy: enum [RAID0] (karpenter-provider-aws v1.14.1 CRD).
         .validate(validators::one_of(&["RAID0"])),
     )
+    .block(
+        NestedBlock::list(
+            "capacity_reservation",
+            Block::new(
+                "A term of `capacityReservationSelectorTerms`: On-Demand Capacity Reservations or Capacity Blocks for ML \
+                 that `reserved` capacity launches into (Karpenter 1.3+, Auto Mode). Select one by `id` alone, or several by \
+                 `tags` (and `owner_id`) or `instance_match_criteria` (EKSGPU129); allow `reserved` in `capacity_types` \
+                 (EKSGPU119, EKSGPU128).",
+            )
+            .attribute(
+                Attribute::optional("id", Type::String, "Reservation ID, `cr-…`.")
+                    .validate(checks::string("A capacity reservation ID.", validate::capacity_reservation_id)),
+            )
+            .attribute(
+                tags("tags", "Tags selecting reservations (`*` matches any value).")
+                    .validate(validators::keys("Non-empty tag keys.", |k| if k.is_empty() { non_empty("tag key") } else { Ok(()) }))
+                    .validate(validators::each(validators::string("Non-empty tag values.", |v| {
+                        if v.is_empty() { non_empty("tag value") } else { Ok(()) }
+                    }))),
+            )
+            .attribute(
+                Attribute::optional("owner_id", Type::String, "12-digit account ID owning shared reservations.")
+                    .validate(checks::string("An AWS account ID.", validate::aws_account_id)),
+            )
+            .attribute(
+                Attribute::optional("instance_match_criteria", Type::String, "`open` or `targeted`.")
+                    .validate(validators::one_of(&["open", "targeted"])),
+            ),
+        )
+        // EC2NodeClass spec.capacityReservationSelectorTerms: maxItems 30 (v1.14.1 CRD).
+        .max_items(30),
+    )
     .block(NestedBlock::optional_one(
         "metadata_options",
         Block::new(

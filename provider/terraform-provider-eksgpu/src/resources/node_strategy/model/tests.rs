@@ -1,8 +1,8 @@
 use std::collections::BTreeMap;
 
 use eksgpu_core::model::{
-    Budget, Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass, Pool, RootVolume,
-    Scaling, Taint,
+    Budget, Capacity, CapacityReservationTerm, Disruption, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions,
+    NodeClass, Pool, RootVolume, Scaling, Taint,
 };
 use proptest::prelude::*;
 
@@ -39,31 +39,51 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
                 proptest::option::of(1..=64i64),
             )),
             proptest::option::of(Just("RAID0".to_owned())),
+            proptest::collection::vec(
+                (
+                    proptest::option::of("cr-[0-9a-f]{17}"),
+                    map(),
+                    proptest::option::of("[0-9]{12}"),
+                    proptest::option::of(prop_oneof![Just("open".to_owned()), Just("targeted".to_owned())]),
+                )
+                    .prop_map(|(id, tags, owner_id, instance_match_criteria)| {
+                        CapacityReservationTerm {
+                            id,
+                            tags,
+                            owner_id,
+                            instance_match_criteria,
+                        }
+                    }),
+                0..3,
+            ),
         ),
     )
         .prop_map(
-            |(ami_alias, role, (s, g, tags), rv, kubelet, (imds, instance_store_policy))| NodeClass {
-                ami_alias,
-                role,
-                subnet_selector_tags: s,
-                security_group_selector_tags: g,
-                root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
-                    size,
-                    volume_type,
-                    iops,
-                    throughput,
-                    encrypted,
-                }),
-                kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
-                    max_pods,
-                    eviction_hard,
-                }),
-                tags,
-                metadata_options: imds.map(|(http_tokens, http_put_response_hop_limit)| MetadataOptions {
-                    http_tokens,
-                    http_put_response_hop_limit,
-                }),
-                instance_store_policy,
+            |(ami_alias, role, (s, g, tags), rv, kubelet, (imds, instance_store_policy, capacity_reservations))| {
+                NodeClass {
+                    ami_alias,
+                    role,
+                    subnet_selector_tags: s,
+                    security_group_selector_tags: g,
+                    root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
+                        size,
+                        volume_type,
+                        iops,
+                        throughput,
+                        encrypted,
+                    }),
+                    kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
+                        max_pods,
+                        eviction_hard,
+                    }),
+                    tags,
+                    metadata_options: imds.map(|(http_tokens, http_put_response_hop_limit)| MetadataOptions {
+                        http_tokens,
+                        http_put_response_hop_limit,
+                    }),
+                    instance_store_policy,
+                    capacity_reservations,
+                }
             },
         )
 }
