@@ -540,6 +540,16 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     namespace  = "batch"
   }"#,
     ),
+    (
+        "EKSGPU131",
+        false,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "dra"
+  dra {
+    namespace = "inference"
+    sharing   = "mps"
+  }"#,
+    ),
 ];
 
 #[test]
@@ -577,4 +587,60 @@ fn every_rule_has_an_acceptance_case() {
         .filter(|code| !all.contains(&format!("\"{code}\"")))
         .collect();
     assert!(missing.is_empty(), "rules without an acceptance case: {missing:?}");
+}
+
+/// Rules whose case needs a configuration of its own: EKSGPU132 a strategy without
+/// `gpu_operator` (the shared configuration always has one), EKSGPU130 Karpenter 1.15.
+#[test]
+fn warnings_that_need_their_own_configuration() {
+    let cases = [
+        (
+            "EKSGPU132",
+            "",
+            r#"pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+        (
+            "EKSGPU130",
+            "karpenter_version = \"1.15\"",
+            r#"kubernetes_version = "1.34"
+  gpu_operator {}
+  pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    dra            = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+    ];
+    for tf in terraform_versions() {
+        for (code, provider, body) in cases {
+            let main_tf = format!(
+                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
+                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n  {provider}\n}}\n\
+                 resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  {body}\n}}\n"
+            );
+            let w = Workdir::new(&tf, &main_tf);
+            w.init();
+            let (exit, r) = w.plan_code(&[]);
+            let out = r.combined();
+            assert!(
+                out.contains(code) && out.contains("Warning: "),
+                "{} {code}: {out}",
+                tf.label
+            );
+            assert_eq!(exit, 2, "{} {code}: {out}", tf.label);
+        }
+    }
 }

@@ -458,6 +458,30 @@ pub static RULES: &[Rule] = &[
         fix: "Select one reservation by `id = \"cr-…\"` alone, or several by `tags` (with `owner_id` for shared ones) or `instance_match_criteria`.",
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1, capacityReservationSelectorTerms CEL rules (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
     },
+    Rule {
+        code: Code::EKSGPU130,
+        severity: Severity::Warning,
+        summary: "Karpenter's DRA support is switched off by default",
+        trigger: "A `karpenter` pool serves DRA claims (`dra = true`) on Karpenter 1.15 or later.",
+        fix: "Karpenter's DRA provisioning is alpha: set `settings.enableDRA` in Karpenter's Helm values, or pods with ResourceClaims stay pending. GPU time-slicing through DRA also needs Kubernetes 1.36.",
+        source: "Karpenter docs, Utilizing GPUs and EFAs with Dynamic Resource Allocation (https://karpenter.sh/docs/tasks/dra/): Alpha, settings.enableDRA; Kubernetes 1.34+, GPU time-slicing 1.36+",
+    },
+    Rule {
+        code: Code::EKSGPU131,
+        severity: Severity::Warning,
+        summary: "DRA sharing needs a DRA driver feature gate",
+        trigger: "A DRA sharing pool shares GPUs with `time_slicing` (the claim's `GpuConfig` sets time-slicing settings) or `mps`.",
+        fix: "Enable the NVIDIA DRA driver's feature gate in its Helm values (`featureGates: {TimeSlicingSettings: true}` for time-slicing, `{MPSSupport: true}` for MPS; MPSSupport cannot be on with DynamicMIG): both are alpha and off by default, and the driver refuses the claim's config without them.",
+        source: "NVIDIA k8s-dra-driver-gpu v0.4.0 pkg/featuregates/featuregates.go (TimeSlicingSettings, MPSSupport: alpha, default false) and api/nvidia.com/resource/v1beta1/validate.go (https://github.com/NVIDIA/k8s-dra-driver-gpu/tree/v0.4.0)",
+    },
+    Rule {
+        code: Code::EKSGPU132,
+        severity: Severity::Warning,
+        summary: "NVIDIA nodes without a device plugin",
+        trigger: "A `karpenter` or `managed_node_group` pool runs the EKS AL2023 (or AL2) NVIDIA AMI, is not a DRA or HAMi pool, and the strategy has no `gpu_operator` block.",
+        fix: "The EKS NVIDIA AMIs carry the driver and container toolkit but no device plugin, so `nvidia.com/gpu` is never advertised: add `gpu_operator {}` and install the GPU Operator with `gpu_operator_values_yaml`, or install the NVIDIA device plugin yourself (then ignore this warning). Bottlerocket and Auto Mode ship their own plugin.",
+        source: "EKS user guide, Amazon EKS optimized accelerated AMIs: install the NVIDIA device plugin for Kubernetes (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); NVIDIA k8s-device-plugin v0.20.0 README",
+    },
 ];
 
 #[cfg(test)]

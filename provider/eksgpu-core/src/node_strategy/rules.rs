@@ -383,6 +383,31 @@ fn check_pool(
         }
     }
 
+    // EKSGPU130: Karpenter provisions for DRA claims only with its alpha DRA support switched on.
+    if pool.dra && pool.capacity == Capacity::Karpenter && ctx.karpenter_version >= DRA_MINIMUM_KARPENTER {
+        out.push(Violation::new(
+            Code::EKSGPU130,
+            at(&[Step::Attr("dra")]),
+            format!(
+                "Karpenter {}.{} provisions nodes for DRA claims only with settings.enableDRA (alpha).",
+                ctx.karpenter_version.0, ctx.karpenter_version.1
+            ),
+        ));
+    }
+
+    // EKSGPU132: an AL2023 (or AL2) NVIDIA node has the driver but no device plugin: without the
+    // GPU Operator (or another device manager) its GPUs are never advertised.
+    if s.gpu_operator.is_none() && !pool.dra && !hami && !pool.bottlerocket() && runs_eks_nvidia_ami(pool) {
+        out.push(Violation::new(
+            Code::EKSGPU132,
+            at(&[Step::Attr("capacity")]),
+            format!(
+                "Pool {:?} runs the EKS NVIDIA AMI, which has no device plugin, and the strategy has no gpu_operator.",
+                pool.name
+            ),
+        ));
+    }
+
     // EKSGPU126 / 127: EFA for multi-node training.
     if pool.efa {
         check_efa(pool, at, out);
@@ -399,6 +424,24 @@ fn check_pool(
             at(&[Step::Attr("gpu_taint")]),
             format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name),
         ));
+    }
+}
+
+/// Whether the pool's nodes boot an EKS AL2023 or AL2 NVIDIA AMI: the driver and container
+/// toolkit, but no Kubernetes device plugin (EKS user guide, NVIDIA GPU AMIs).
+fn runs_eks_nvidia_ami(pool: &Pool) -> bool {
+    match pool.capacity {
+        Capacity::Karpenter => pool
+            .node_class
+            .as_ref()
+            .and_then(|nc| nc.ami_alias.as_deref())
+            .is_none_or(|a| matches!(a.split('@').next(), Some("al2023" | "al2"))),
+        Capacity::ManagedNodeGroup => pool
+            .managed_node_group
+            .as_ref()
+            .and_then(|m| m.ami_type.as_deref())
+            .is_none_or(|t| t.starts_with("AL2023_") || t == "AL2_x86_64_GPU"),
+        Capacity::AutoMode | Capacity::Hybrid => false,
     }
 }
 

@@ -10,6 +10,15 @@ const CTX: Context = Context {
     karpenter_version: (1, 15),
 };
 
+/// The violations, without the two warnings most fixtures would raise and that have their own
+/// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
+fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate::rules::Violation> {
+    crate::rules::check_node_strategy(s, ctx)
+        .into_iter()
+        .filter(|v| v.code != Code::EKSGPU132 && v.code != Code::EKSGPU130)
+        .collect()
+}
+
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
     Pool {
         name: name.into(),
@@ -59,7 +68,7 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
 }
 
 fn codes(s: &NodeStrategy) -> Vec<Code> {
-    check_node_strategy(s, &CTX).into_iter().map(|v| v.code).collect()
+    check(s, &CTX).into_iter().map(|v| v.code).collect()
 }
 
 fn with_label(mut p: Pool, k: &str, v: &str) -> Pool {
@@ -90,7 +99,7 @@ fn eksgpu001_mig_on_auto_mode() {
         false,
     );
     assert_eq!(codes(&s), [Code::EKSGPU001]);
-    let v = &check_node_strategy(&s, &CTX)[0];
+    let v = &check(&s, &CTX)[0];
     assert_eq!(
         v.path,
         vec![
@@ -160,7 +169,7 @@ fn eksgpu005_disruption() {
     let old = Context {
         karpenter_version: (1, 9),
     };
-    assert_eq!(check_node_strategy(&strategy(vec![p.clone()], false), &old).len(), 1);
+    assert_eq!(check(&strategy(vec![p.clone()], false), &old).len(), 1);
     p.disruption = Some(Disruption {
         consolidation_policy: None,
         consolidate_after: Some("5 minutes".into()),
@@ -189,7 +198,7 @@ fn eksgpu005_budget_schedule_needs_a_duration_and_expiry_is_a_duration() {
     let s = strategy(vec![p.clone()], false);
     assert_eq!(codes(&s), [Code::EKSGPU005]);
     assert_eq!(
-        check_node_strategy(&s, &CTX)[0].path,
+        check(&s, &CTX)[0].path,
         vec![
             Step::Attr("pool"),
             Step::Index(0),
@@ -209,7 +218,7 @@ fn eksgpu115_node_pool_settings_on_a_node_group() {
     let mut p = pool("g", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
     p.cpu_limit = Some("100".into());
     p.weight = Some(10);
-    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    let found = check(&strategy(vec![p], false), &CTX);
     let attrs: Vec<_> = found
         .iter()
         .filter(|v| v.code == Code::EKSGPU115)
@@ -247,7 +256,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
 #[test]
 fn eksgpu009_observed_auto_mode_failures_warn() {
     let s = strategy(vec![pool("a", Capacity::AutoMode, &["p5en.48xlarge"])], false);
-    let v = check_node_strategy(&s, &CTX);
+    let v = check(&s, &CTX);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU009]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert_eq!(
@@ -350,7 +359,7 @@ fn eksgpu016_101_instance_types() {
         false,
     );
     assert_eq!(codes(&s), [Code::EKSGPU016, Code::EKSGPU016, Code::EKSGPU101]);
-    let v = check_node_strategy(&s, &CTX);
+    let v = check(&s, &CTX);
     assert_eq!(
         v[0].path,
         vec![
@@ -440,16 +449,16 @@ fn eksgpu004_dra_support_matrix() {
         karpenter_version: (1, 14),
     };
     assert_eq!(
-        check_node_strategy(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
+        check(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU004]
     );
     let new = Context {
         karpenter_version: (1, 15),
     };
-    assert!(check_node_strategy(&s, &new).is_empty());
+    assert!(check(&s, &new).is_empty());
     s.kubernetes_version = Some("1.33".into());
     assert_eq!(
-        check_node_strategy(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
+        check(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU004]
     );
     let mut a = pool("a", Capacity::AutoMode, &["p5.48xlarge"]);
@@ -536,14 +545,14 @@ fn eksgpu122_resources_karpenter_cannot_predict() {
         MIG_CONFIG,
         "all-1g.10gb",
     );
-    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &CTX);
+    let v = check(&strategy(vec![mig.clone()], true), &CTX);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU122]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert!(v[0].detail.contains("NodeOverlay"), "{}", v[0].detail);
     let old = Context {
         karpenter_version: (1, 6),
     };
-    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &old);
+    let v = check(&strategy(vec![mig.clone()], true), &old);
     assert!(v[0].detail.contains("has no NodeOverlay"), "{}", v[0].detail);
     // all-disabled, or the single strategy (nvidia.com/gpu), are fine.
     let off = with_label(
@@ -564,12 +573,12 @@ fn eksgpu106_reserved_capacity_needs_karpenter_1_3() {
     let old = Context {
         karpenter_version: (1, 2),
     };
-    let found = check_node_strategy(&strategy(vec![p.clone()], false), &old);
+    let found = check(&strategy(vec![p.clone()], false), &old);
     assert!(found.iter().any(|v| v.code == Code::EKSGPU106), "{found:?}");
     let new = Context {
         karpenter_version: (1, 6),
     };
-    let found = check_node_strategy(&strategy(vec![p], false), &new);
+    let found = check(&strategy(vec![p], false), &new);
     assert!(found.iter().all(|v| v.code != Code::EKSGPU106), "{found:?}");
 }
 
@@ -592,13 +601,13 @@ fn eksgpu123_gpu_pools_need_room_for_inference_images() {
         (Some("200Gi"), false),
         (Some("1Ti"), false),
     ] {
-        let found = check_node_strategy(&strategy(vec![sized(size)], false), &CTX);
+        let found = check(&strategy(vec![sized(size)], false), &CTX);
         assert_eq!(found.iter().any(|v| v.code == Code::EKSGPU123), warns, "{size:?}");
         if let Some(v) = found.first() {
             assert_eq!(v.severity, crate::rules::Severity::Warning);
         }
     }
-    let v = &check_node_strategy(&strategy(vec![sized(Some("20Gi"))], false), &CTX)[0];
+    let v = &check(&strategy(vec![sized(Some("20Gi"))], false), &CTX)[0];
     assert_eq!(
         v.path,
         vec![
@@ -616,11 +625,7 @@ fn eksgpu123_gpu_pools_need_room_for_inference_images() {
     // Bottlerocket: the warning is about its data volume.
     let mut br = sized(None);
     br.node_class.as_mut().unwrap().ami_alias = Some("bottlerocket@latest".into());
-    assert!(
-        check_node_strategy(&strategy(vec![br], false), &CTX)[0]
-            .detail
-            .contains("/dev/xvdb")
-    );
+    assert!(check(&strategy(vec![br], false), &CTX)[0].detail.contains("/dev/xvdb"));
     // Auto Mode's default is 80Gi; only a small explicit size warns.
     let mut auto = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
     assert_eq!(codes(&strategy(vec![auto.clone()], false)), Vec::<&str>::new());
@@ -647,7 +652,7 @@ fn eksgpu124_ec2_node_class_settings_on_auto_mode() {
         instance_store_policy: Some("RAID0".into()),
         ..NodeClass::default()
     });
-    let found = check_node_strategy(&strategy(vec![auto], false), &CTX);
+    let found = check(&strategy(vec![auto], false), &CTX);
     assert_eq!(
         found.iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU124, Code::EKSGPU124]
@@ -672,13 +677,13 @@ fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
     assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
     // A type without EFA (g6e.xlarge has none in the catalog).
     p.instance_types.push("g6e.xlarge".into());
-    let found = check_node_strategy(&strategy(vec![p.clone()], false), &CTX);
+    let found = check(&strategy(vec![p.clone()], false), &CTX);
     assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU126]);
     assert_eq!(found[0].path[3], Step::Index(1));
     // Any zone: a warning.
     p.instance_types.pop();
     p.zones.clear();
-    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    let found = check(&strategy(vec![p], false), &CTX);
     assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU127]);
     assert_eq!(found[0].severity, crate::rules::Severity::Warning);
     // Node groups get no EFA interfaces without a launch template.
@@ -707,10 +712,54 @@ fn eksgpu119_128_129_capacity_reservations() {
     p.capacity_types = vec!["reserved".into(), "on-demand".into()];
     p.node_class.as_mut().unwrap().capacity_reservations =
         vec![term(Some("cr-0123456789abcdef0"), &[("team", "ml")]), term(None, &[])];
-    let found = check_node_strategy(&strategy(vec![p], false), &CTX);
+    let found = check(&strategy(vec![p], false), &CTX);
     assert_eq!(
         found.iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU129, Code::EKSGPU129]
     );
     assert_eq!(found[1].path[4], Step::Index(1));
+}
+
+#[test]
+fn eksgpu132_nvidia_ami_pools_without_any_device_plugin() {
+    let all = |s: &NodeStrategy| {
+        check_node_strategy(s, &CTX)
+            .into_iter()
+            .map(|v| v.code)
+            .collect::<Vec<_>>()
+    };
+    let k = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+    // No gpu_operator: the AL2023 NVIDIA AMI's GPUs are never advertised.
+    assert_eq!(all(&strategy(vec![k.clone()], false)), [Code::EKSGPU132]);
+    let v = &check_node_strategy(&strategy(vec![k.clone()], false), &CTX)[0];
+    assert_eq!(v.path, vec![Step::Attr("pool"), Step::Index(0), Step::Attr("capacity")]);
+    assert_eq!(v.severity, crate::rules::Severity::Warning);
+    // With the operator, or a device manager of its own (Bottlerocket, HAMi, DRA), nothing.
+    assert_eq!(all(&strategy(vec![k.clone()], true)), Vec::<&str>::new());
+    let mut br = k.clone();
+    br.node_class.as_mut().unwrap().ami_alias = Some("bottlerocket@latest".into());
+    assert_eq!(all(&strategy(vec![br], false)), Vec::<&str>::new());
+    let hami = with_label(k.clone(), "gpu", "on");
+    assert!(!all(&strategy(vec![hami], false)).contains(&Code::EKSGPU132));
+    // Auto Mode ships its own plugin.
+    assert_eq!(
+        all(&strategy(vec![pool("a", Capacity::AutoMode, &["g6e.xlarge"])], false)),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn eksgpu130_karpenter_dra_needs_enable_dra() {
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.dra = true;
+    let mut s = strategy(vec![p], true);
+    s.kubernetes_version = Some("1.34".into());
+    let found: Vec<_> = check_node_strategy(&s, &CTX).into_iter().map(|v| v.code).collect();
+    assert_eq!(found, [Code::EKSGPU130]);
+    // Before 1.15 Karpenter has no DRA support at all: EKSGPU004 says so instead.
+    let old = Context {
+        karpenter_version: (1, 14),
+    };
+    let found: Vec<_> = check_node_strategy(&s, &old).into_iter().map(|v| v.code).collect();
+    assert_eq!(found, [Code::EKSGPU004]);
 }
