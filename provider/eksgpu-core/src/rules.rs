@@ -424,7 +424,7 @@ pub static RULES: &[Rule] = &[
         summary: "Tag the provider owns, or too many tags",
         trigger: "A pool's `tags` or the provider's `default_tags` set one of the provider's identifying tags (`app.kubernetes.io/managed-by` or a key under `eksgpu.terraform.io/`), or a node group or access entry would carry more than 50 tags.",
         fix: "Remove the key: the provider finds and imports its node groups and access entries by these tags, and sets them itself. Keep default, pool and identifying tags within EKS's 50.",
-        source: "this provider's identifying tags (docs/guides/iam.md); EKS API TagResource, at most 50 tags per resource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html)",
+        source: "this provider's identifying tags (https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/iam); EKS API TagResource, at most 50 tags per resource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html)",
     },
     Rule {
         code: Code::EKSGPU126,
