@@ -197,7 +197,10 @@ impl NodeGroup {
             fields.push("node_role_arn");
         }
         // EKS sets the disk size at creation only (CreateNodegroup diskSize; UpdateNodegroupConfig has none).
-        if self.disk_size.is_some() && live.disk_size.is_some() && self.disk_size != live.disk_size {
+        // A node group made without one has EKS's default, so setting it later replaces the node group too.
+        if let Some(want) = self.disk_size
+            && want != live.disk_size.unwrap_or(DEFAULT_DISK_SIZE_GIB)
+        {
             fields.push("disk_size");
         }
         (!fields.is_empty()).then_some(Replacement { fields })

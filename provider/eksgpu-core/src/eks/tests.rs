@@ -209,6 +209,13 @@ fn release_and_repair_change_in_place_and_disk_size_replaces() {
     assert_eq!(want.replacement(&live), None);
     live.disk_size = Some(100);
     assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
+    // Setting a size on a node group made with EKS's default (20 GiB) replaces it as well,
+    // so the plan warns; setting the default itself does not.
+    live.disk_size = None;
+    assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
+    let mut twenty = want.clone();
+    twenty.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
+    assert_eq!(twenty.replacement(&live), None);
 }
 
 #[test]

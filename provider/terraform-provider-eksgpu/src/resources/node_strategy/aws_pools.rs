@@ -165,8 +165,9 @@ impl AwsPools<'_> {
                     .touched(true)?;
                 touched = true;
             }
-            if !u.tags_add.is_empty() || !u.tags_remove.is_empty() {
-                let arn = live.arn.as_deref().unwrap_or_default();
+            if let Some(arn) = live.arn.as_deref()
+                && (!u.tags_add.is_empty() || !u.tags_remove.is_empty())
+            {
                 self.aws
                     .retag(arn, &u.tags_add, &u.tags_remove)
                     .await
