@@ -247,6 +247,10 @@ const EDGES: &[(&str, &str)] = &[
         "node_class {\n      role = \"R\"\n      metadata_options {\n        http_put_response_hop_limit = 65\n      }\n    }",
     ),
     (
+        "root volume without a size",
+        "node_class {\n      role = \"R\"\n      root_volume {\n        volume_type = \"gp3\"\n      }\n    }",
+    ),
+    (
         "limits, weight and expiry",
         "cpu_limit = \"1.5k\"\n    memory_limit = \"4Ti\"\n    weight = 100\n    expire_after = \"336h\"\n    node_class {\n      role = \"R\"\n      instance_store_policy = \"RAID0\"\n    }",
     ),

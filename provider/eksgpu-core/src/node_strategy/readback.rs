@@ -138,8 +138,15 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
             let ebs = &b["ebs"];
             let vt = ebs["volumeType"].as_str().map(str::to_owned);
             let prior_vt = p.root_volume.as_ref().and_then(|r| r.volume_type.clone());
+            let size = scalar_string(&ebs["volumeSize"]);
+            let prior_size = p.root_volume.as_ref().and_then(|r| r.size.clone());
             RootVolume {
-                size: scalar_string(&ebs["volumeSize"]),
+                // The default the provider renders for a root volume without a size is not drift.
+                size: if prior_size.is_none() && size.as_deref() == Some(render::KARPENTER_DEFAULT_VOLUME_SIZE) {
+                    None
+                } else {
+                    size
+                },
                 volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") {
                     None
                 } else {

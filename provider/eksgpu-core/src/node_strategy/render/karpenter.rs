@@ -11,6 +11,9 @@ use crate::model::{Budget, Capacity, NodeClass, NodeStrategy, Pool};
 
 /// Karpenter's AL2023 alias picks the NVIDIA variant of the AMI by instance type.
 pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
+/// Karpenter's root (AL2023) or data (Bottlerocket) volume size without `blockDeviceMappings`
+/// (karpenter-provider-aws v1.14.1 pkg/providers/amifamily, DefaultBlockDeviceMappings).
+pub const KARPENTER_DEFAULT_VOLUME_SIZE: &str = "20Gi";
 /// The discovery tag the EKS Karpenter guides put on subnets and security groups.
 pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
 
@@ -205,9 +208,15 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     node_class_placement(&mut spec, &nc, &strategy.cluster_name);
     if let Some(rv) = &nc.root_volume {
         let mut ebs = Map::new();
-        if let Some(s) = &rv.size {
-            ebs.insert("volumeSize".into(), s.clone().into());
-        }
+        // The CRD refuses an EBS mapping without `volumeSize` or `snapshotID` (CEL rule): without a
+        // size, the one Karpenter would have used without `blockDeviceMappings`.
+        ebs.insert(
+            "volumeSize".into(),
+            rv.size
+                .clone()
+                .unwrap_or_else(|| KARPENTER_DEFAULT_VOLUME_SIZE.to_owned())
+                .into(),
+        );
         ebs.insert(
             "volumeType".into(),
             rv.volume_type.clone().unwrap_or_else(|| "gp3".to_owned()).into(),

@@ -364,3 +364,19 @@ fn capacity_reservations_render_on_both_node_classes() {
         json!([{"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
     );
 }
+
+#[test]
+fn a_root_volume_without_a_size_keeps_karpenters_default_size() {
+    // The EC2NodeClass CRD refuses an EBS mapping without volumeSize or snapshotID.
+    let mut s = seed_strategy();
+    s.pools[0].node_class.as_mut().unwrap().root_volume = Some(RootVolume {
+        volume_type: Some("gp3".into()),
+        ..RootVolume::default()
+    });
+    let pool = s.pools[0].clone();
+    let m = pool_manifests(&s, &pool);
+    assert_eq!(m[0].body["spec"]["blockDeviceMappings"][0]["ebs"]["volumeSize"], "20Gi");
+    // And reads back as no size.
+    let read = crate::readback::read_back_pool(&s, &pool, &m[1].body, Some(&m[0].body));
+    assert_eq!(read.node_class, pool.node_class);
+}
