@@ -118,7 +118,7 @@ fn node_class_block() -> Block {
         "root_volume",
         Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode). With a `bottlerocket@…` alias it is Bottlerocket's data volume `/dev/xvdb` (kubelet, images, containers); the OS volume `/dev/xvda` keeps 4Gi.")
             .attribute(
-                Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`.")
+                Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`. Default on Karpenter `20Gi`, on Auto Mode `80Gi`; under `30Gi` a GPU pool warns (EKSGPU123).")
                     .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
             )
             .attribute(
