@@ -145,7 +145,11 @@ def front(app):
             answer = fault_response(start_response, fault, query_protocol=not op.startswith(("GET ", "POST ", "PUT ", "DELETE ")))
             if answer is not None:
                 return answer
-        served = eks_gaps.access_entries(environ, body) or eks_gaps.tags(environ, body)
+        served = eks_gaps.access_entries(environ, body)
+        if served is None:
+            served = eks_gaps.node_group_version(environ, body)
+        if served is None:
+            served = eks_gaps.tags(environ, body)
         if served is not None:
             status, headers, data = served
             start_response(status, headers + [("Content-Length", str(len(data)))])

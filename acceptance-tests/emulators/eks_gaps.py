@@ -9,25 +9,27 @@
   should show after a create, update or delete, or right away (POST /_eksgpu/status
   {"kind": "nodegroup"|"cluster", "name", "after_create"|"after_update"|"after_delete"|"now": [...]}),
   as real EKS goes CREATING -> ACTIVE, UPDATING -> ACTIVE, DELETING -> gone.
-- TagResource / UntagResource on node groups and access entries: moto tags
-  clusters only. Node group tags are changed in moto's own node group.
 - Fields moto drops or ignores, put back into Describe answers:
   computeConfig / storageConfig of the cluster (dropped), the VPC id of the
-  cluster's subnets (never computed), and a node group's updateConfig sent at
-  creation (ignored until an update).
+  cluster's subnets (never computed), and a node group's updateConfig and
+  nodeRepairConfig sent at creation (ignored until an update).
+- UpdateNodegroupVersion (moto has none): sets the node group's releaseVersion.
+- TagResource / UntagResource on node groups and access entries (moto tags
+  clusters only).
 """
 
 import json
 import re
 import threading
 import time
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote
 
 ACCOUNT = "123456789012"
 LOCK = threading.Lock()
 ACCESS_ENTRIES = {}  # cluster -> principal -> entry
 CLUSTER_EXTRAS = {}  # cluster -> {"computeConfig": ..., "storageConfig": ...}
 NODEGROUP_UPDATE_CONFIG = {}  # nodegroup -> updateConfig sent at creation
+NODEGROUP_REPAIR_CONFIG = {}  # nodegroup -> nodeRepairConfig sent at creation
 SEQUENCES = {}  # (kind, name) -> {"after_create": [...], ...}
 QUEUES = {}  # (kind, name) -> statuses still to show
 LAST_BODY = {}  # (kind, name) -> last successful Describe body, to show DELETING after moto deleted it
@@ -35,7 +37,7 @@ LAST_BODY = {}  # (kind, name) -> last successful Describe body, to show DELETIN
 
 def reset():
     with LOCK:
-        for d in (ACCESS_ENTRIES, CLUSTER_EXTRAS, NODEGROUP_UPDATE_CONFIG, SEQUENCES, QUEUES, LAST_BODY):
+        for d in (ACCESS_ENTRIES, CLUSTER_EXTRAS, NODEGROUP_UPDATE_CONFIG, NODEGROUP_REPAIR_CONFIG, SEQUENCES, QUEUES, LAST_BODY):
             d.clear()
 
 
@@ -111,40 +113,63 @@ def access_entries(environ, body):
     return None
 
 
-def tags(environ, body):
-    """TagResource / UntagResource for node groups and access entries; None
-    for other resources (moto serves cluster tags itself)."""
-    from urllib.parse import parse_qs
-
+def node_group_version(environ, body):
+    """Serves UpdateNodegroupVersion on moto's node group; None when the request is not one."""
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    m = re.fullmatch(r"/clusters/([^/]+)/node-groups/([^/]+)/update-version", path)
+    if not m or method != "POST":
+        return None
     from moto.eks.models import eks_backends
 
+    cluster, name = m.group(1), m.group(2)
+    backend = eks_backends[ACCOUNT][region_of(environ)]
+    ng = backend.clusters.get(cluster) and backend.clusters[cluster].nodegroups.get(name)
+    if not ng:
+        return not_found(f"No node group found for name: {name}.")
+    req = json.loads(body or b"{}")
+    if "releaseVersion" in req:
+        ng.release_version = req["releaseVersion"]
+    with LOCK:
+        key = ("nodegroup", name)
+        QUEUES[key] = list(SEQUENCES.get(key, {}).get("after_update", []))
+        LAST_BODY.pop(key, None)
+    update = {"id": f"{name}-version", "status": "InProgress", "type": "VersionUpdate", "params": [{"type": "ReleaseVersion", "value": req.get("releaseVersion", "")}], "createdAt": time.time(), "errors": []}
+    return json_answer("200 OK", {"update": update})
+
+
+def tags(environ, body):
+    """Serves TagResource / UntagResource on node groups and access entries; None otherwise (clusters go to moto)."""
     path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
     m = re.fullmatch(r"/tags/(.+)", path)
-    if not m:
+    if not m or method not in ("POST", "DELETE"):
         return None
     arn = unquote(m.group(1))
-    if ":nodegroup/" not in arn and ":access-entry/" not in arn:
+    target = None
+    if ":nodegroup/" in arn:
+        from moto.eks.models import eks_backends
+
+        for cluster in eks_backends[ACCOUNT][region_of(environ)].clusters.values():
+            for ng in cluster.nodegroups.values():
+                if ng.arn == arn:
+                    ng.tags = ng.tags or {}
+                    target = ng.tags
+    elif ":access-entry/" in arn:
+        with LOCK:
+            for entries in ACCESS_ENTRIES.values():
+                for entry in entries.values():
+                    if entry["accessEntryArn"] == arn:
+                        target = entry["tags"]
+    else:
         return None
+    if target is None:
+        return not_found(f"Resource was not found: {arn}")
     with LOCK:
-        found = None
-        if ":access-entry/" in arn:
-            found = next((e["tags"] for c in ACCESS_ENTRIES.values() for e in c.values() if e["accessEntryArn"] == arn), None)
-        else:
-            backend = eks_backends[ACCOUNT][region_of(environ)]
-            for cluster in backend.clusters.values():
-                for ng in cluster.nodegroups.values():
-                    if ng.arn == arn:
-                        found = ng.tags
-        if found is None:
-            return not_found("Resource was not found")
         if method == "POST":
-            found.update(json.loads(body or b"{}").get("tags", {}))
-        elif method == "DELETE":
-            for k in parse_qs(environ.get("QUERY_STRING", "")).get("tagKeys", []):
-                found.pop(k, None)
-        elif method == "GET":
-            return json_answer("200 OK", {"tags": dict(found)})
-        return json_answer("200 OK", {})
+            target.update(json.loads(body or b"{}").get("tags", {}))
+        else:
+            for key in parse_qs(environ.get("QUERY_STRING", "")).get("tagKeys", []):
+                target.pop(key, None)
+    return json_answer("200 OK", {})
 
 
 def remember_request(environ, body):
@@ -163,6 +188,8 @@ def remember_request(environ, body):
         m = re.fullmatch(r"/clusters/[^/]+/node-groups", path)
         if m and "updateConfig" in req:
             NODEGROUP_UPDATE_CONFIG[req.get("nodegroupName")] = req["updateConfig"]
+        if m and "nodeRepairConfig" in req:
+            NODEGROUP_REPAIR_CONFIG[req.get("nodegroupName")] = req["nodeRepairConfig"]
 
 
 def target(environ):
@@ -218,8 +245,11 @@ def patch(environ, request_body, status, headers, body):
             vpc = obj.setdefault("resourcesVpcConfig", {})
             if not vpc.get("vpcId") and vpc.get("subnetIds"):
                 vpc["vpcId"] = vpc_of(environ, vpc["subnetIds"][0])
-        elif "updateConfig" not in obj and name in NODEGROUP_UPDATE_CONFIG:
-            obj["updateConfig"] = NODEGROUP_UPDATE_CONFIG[name]
+        else:
+            if "updateConfig" not in obj and name in NODEGROUP_UPDATE_CONFIG:
+                obj["updateConfig"] = NODEGROUP_UPDATE_CONFIG[name]
+            if "nodeRepairConfig" not in obj and name in NODEGROUP_REPAIR_CONFIG:
+                obj["nodeRepairConfig"] = NODEGROUP_REPAIR_CONFIG[name]
     headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
     return status, headers, json.dumps(data).encode()
 

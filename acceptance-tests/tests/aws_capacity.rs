@@ -720,3 +720,141 @@ fn remote_networks_set_elsewhere_are_never_replaced_or_cleared_unless_adopted() 
         "{left}"
     );
 }
+
+/// Issue #14's node group settings: sent at creation, read back with an empty plan; a new
+/// release is an `UpdateNodegroupVersion`, node repair and the update percentage change in place.
+#[test]
+fn node_group_release_disk_repair_and_update_percentage() {
+    let pool = |release: &str, repair: bool| {
+        format!(
+            r#"
+  pool {{
+    name           = "training"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group {{
+      node_role_arn   = "{NODE_ROLE}"
+      subnet_ids      = data.eksgpu_cluster.gpu.subnet_ids
+      release_version = "{release}"
+      disk_size       = 200
+      scaling {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+      update {{
+        max_unavailable_percentage = 25
+      }}
+      node_repair_config {{
+        enabled = {repair}
+      }}
+    }}
+  }}"#
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool("1.34.0-20260701", true)));
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["releaseVersion"], "1.34.0-20260701", "{}: {ng}", tf.label);
+        assert_eq!(ng["diskSize"], 200);
+        assert_eq!(ng["updateConfig"]["maxUnavailablePercentage"], 25);
+        assert_eq!(ng["nodeRepairConfig"]["enabled"], true);
+        w.assert_empty_plan();
+
+        w.write("main.tf", &strategy(None, &pool("1.34.0-20260801", false)));
+        let changes = w.planned_changes();
+        assert!(
+            changes.contains(&"pool[0].managed_node_group[0].release_version".to_owned()),
+            "{changes:?}"
+        );
+        moto.clear_requests();
+        w.apply();
+        assert_eq!(moto.count("POST", "/node-groups/gpu-training/update-version"), 1);
+        assert_eq!(moto.count("POST", "/node-groups/gpu-training/update-config"), 1);
+        let creates = moto
+            .requests()
+            .into_iter()
+            .filter(|r| r["method"] == "POST" && r["path"] == "/clusters/gpu/node-groups")
+            .count();
+        assert_eq!(creates, 0, "no new node group");
+        assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0);
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["releaseVersion"], "1.34.0-20260801");
+        assert_eq!(ng["nodeRepairConfig"]["enabled"], false);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}
+
+/// The provider's `default_tags` and a pool's `tags` on the node group and the hybrid access
+/// entry: pool tags win, the next apply retags in place, and an outside edit is drift.
+#[test]
+fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
+    let main_tf = |team: &str| {
+        let pools = format!(
+            r#"
+  pool {{
+    name           = "training"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    tags           = {{ team = "{team}" }}
+    managed_node_group {{
+      node_role_arn = "{NODE_ROLE}"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
+      scaling {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+    }}
+  }}{}"#,
+            hybrid_pool(r#"["10.80.0.0/16"]"#)
+        );
+        strategy(None, &pools).replace(
+            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n}",
+            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n  default_tags {\n    tags = { cost-center = \"ml-platform\", team = \"infra\" }\n  }\n}",
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &main_tf("ml"));
+        w.apply();
+        let tags = &node_group(&moto, "gpu-training")["nodegroup"]["tags"];
+        assert_eq!(tags["cost-center"], "ml-platform", "{}: {tags}", tf.label);
+        assert_eq!(tags["team"], "ml", "pool tags override default tags");
+        assert_eq!(tags["eksgpu.terraform.io/pool"], "training");
+        let entry = &access_entry(&moto, HYBRID_ROLE)["accessEntry"]["tags"];
+        assert_eq!(entry["cost-center"], "ml-platform", "{entry}");
+        assert_eq!(entry["team"], "infra");
+        w.assert_empty_plan();
+
+        // A changed pool tag is retagged in place, no new node group.
+        w.write("main.tf", &main_tf("research"));
+        moto.clear_requests();
+        w.apply();
+        assert_eq!(moto.count("POST", "/tags/"), 1, "{:?}", moto.requests());
+        assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0);
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["tags"]["team"],
+            "research"
+        );
+        w.assert_empty_plan();
+
+        // A tag added outside Terraform is drift of the pool's `tags`; apply removes it.
+        let arn = node_group(&moto, "gpu-training")["nodegroup"]["nodegroupArn"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        moto.eks("POST", &format!("/tags/{arn}"), &json!({"tags": {"owner": "someone"}}));
+        assert_eq!(w.planned_changes(), ["pool[0].tags.owner"], "{}", tf.label);
+        w.apply();
+        assert!(
+            node_group(&moto, "gpu-training")["nodegroup"]["tags"]
+                .get("owner")
+                .is_none()
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -226,6 +226,50 @@ fn a10g_sharing_scenario() {
     }
 }
 
+#[test]
+fn efa_training_scenario() {
+    for out in apply_against_cluster("examples/scenarios/efa-training") {
+        let m = out["manifests"]["value"].as_str().unwrap();
+        assert!(m.contains("expireAfter: Never"), "{m}");
+        assert!(m.contains("schedule: 0 6 * * 1-5"), "{m}");
+        assert!(m.contains("instanceStorePolicy: RAID0"), "{m}");
+        assert!(m.contains("httpPutResponseHopLimit: 2"), "{m}");
+        assert_eq!(out["node_selector"]["value"]["karpenter.sh/nodepool"], "training");
+    }
+}
+
+#[test]
+fn capacity_block_scenario() {
+    for out in apply_against_cluster("examples/scenarios/capacity-block") {
+        let m = out["capacity_block_manifests"]["value"].as_str().unwrap();
+        assert!(m.contains("capacityReservationSelectorTerms"), "{m}");
+        assert!(m.contains("- reserved"), "{m}");
+        assert!(m.contains("weight: 100"), "{m}");
+        let r = out["inference_request"]["value"].as_str().unwrap();
+        // Default tags, overridden by the pool's, under the provider's own.
+        assert!(r.contains("cost-center: ml-platform"), "{r}");
+        assert!(r.contains("team: inference"), "{r}");
+        assert!(r.contains("nodeRepairConfig"), "{r}");
+    }
+}
+
+#[test]
+fn bottlerocket_scenario() {
+    for out in apply_against_cluster("examples/scenarios/bottlerocket") {
+        let m = out["karpenter_manifests"]["value"].as_str().unwrap();
+        assert!(m.contains("bottlerocket@latest"), "{m}");
+        assert!(m.contains("/dev/xvdb"), "{m}");
+        assert!(
+            m.contains("nvidia.com/gpu.deploy.device-plugin: 'false'")
+                || m.contains("nvidia.com/gpu.deploy.device-plugin: \"false\""),
+            "{m}"
+        );
+        let r = out["node_group_request"]["value"].as_str().unwrap();
+        assert!(r.contains("BOTTLEROCKET_x86_64_NVIDIA"), "{r}");
+        assert!(r.contains("diskSize: 150"), "{r}");
+    }
+}
+
 /// Provider-defined functions need Terraform 1.8: run under the current CLI only.
 fn apply_current(example: &str) -> Option<serde_json::Value> {
     let tf = terraform_versions().into_iter().find(|t| t.label == "current")?;

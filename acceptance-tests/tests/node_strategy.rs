@@ -422,3 +422,93 @@ fn wait_for_ready_fails_with_the_node_class_condition_message() {
         w.assert_empty_plan();
     }
 }
+
+/// Issue #14's NodePool and EC2NodeClass settings: applied as the CRDs accept them, read back
+/// with an empty plan, and an out-of-band edit of each is drift in its own attribute.
+#[test]
+fn node_pool_limits_budgets_and_imds_apply_and_drift() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let main_tf = format!(
+            r#"
+terraform {{
+  required_providers {{
+    eksgpu = {{ source = "eksgpu/eksgpu" }}
+  }}
+}}
+provider "eksgpu" {{
+  region = "us-west-2"
+{}}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "genai"
+  pool {{
+    name           = "training"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved", "on-demand"]
+    gpu_limit      = 64
+    cpu_limit      = "1536"
+    memory_limit   = "16384Gi"
+    weight         = 50
+    expire_after   = "Never"
+    disruption {{
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "30m"
+      budget {{
+        nodes    = "0"
+        schedule = "0 8 * * 1-5"
+        duration = "10h"
+        reasons  = ["Underutilized", "Empty"]
+      }}
+      budget {{
+        nodes = "10%"
+      }}
+    }}
+    node_class {{
+      role                  = "KarpenterNodeRole-gpu"
+      instance_store_policy = "RAID0"
+      capacity_reservation {{
+        id = "cr-0123456789abcdef0"
+      }}
+      capacity_reservation {{
+        tags     = {{ purpose = "training" }}
+        owner_id = "123456789012"
+      }}
+      metadata_options {{
+        http_put_response_hop_limit = 2
+      }}
+    }}
+  }}
+}}
+"#,
+            kube.provider_block()
+        );
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        w.apply();
+        let np = kube.get(NODE_POOL, "training").expect("NodePool applied");
+        assert_eq!(
+            np["spec"]["limits"],
+            json!({"nvidia.com/gpu": 64, "cpu": "1536", "memory": "16384Gi"}),
+            "{}",
+            tf.label
+        );
+        assert_eq!(np["spec"]["weight"], 50);
+        assert_eq!(np["spec"]["template"]["spec"]["expireAfter"], "Never");
+        assert_eq!(np["spec"]["disruption"]["budgets"][0]["schedule"], "0 8 * * 1-5");
+        let nc = kube.get(EC2_NODE_CLASS, "training").unwrap();
+        assert_eq!(nc["spec"]["metadataOptions"]["httpTokens"], "required");
+        assert_eq!(nc["spec"]["metadataOptions"]["httpPutResponseHopLimit"], 2);
+        assert_eq!(nc["spec"]["instanceStorePolicy"], "RAID0");
+        assert_eq!(
+            nc["spec"]["capacityReservationSelectorTerms"],
+            json!([{"id": "cr-0123456789abcdef0"}, {"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
+        );
+        w.assert_empty_plan();
+
+        kube.edit(NODE_POOL, "training", json!({"spec": {"weight": 10}}), "kubectl-edit");
+        assert_eq!(w.planned_changes(), ["pool[0].weight"], "{}", tf.label);
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -62,6 +62,9 @@ provider "eksgpu" {
     host        = "https://127.0.0.1:6443"
     config_path = "/tmp/kubeconfig"
   }
+  default_tags {
+    tags = { "eksgpu.terraform.io/strategy" = "mine", "aws:owner" = "me" }
+  }
 }
 data "eksgpu_gpu_catalog" "all" {}
 "#;
@@ -86,6 +89,11 @@ data "eksgpu_gpu_catalog" "all" {}
         );
         assert!(
             err.contains("Endpoint not used") && err.contains(r#"iam = "https://iam.local""#),
+            "{err}"
+        );
+        // The provider's identifying tags are its own (EKSGPU125); aws: keys are AWS's.
+        assert!(
+            err.contains("EKSGPU125") && err.contains("Invalid default tag") && err.contains("aws:owner"),
             "{err}"
         );
     }

@@ -25,6 +25,9 @@ const EXAMPLES: &[&str] = &[
     "examples/scenarios/mng-dra",
     "examples/scenarios/onprem-burst",
     "examples/scenarios/three-kind-cluster",
+    "examples/scenarios/efa-training",
+    "examples/scenarios/capacity-block",
+    "examples/scenarios/bottlerocket",
 ];
 
 /// Rejections the real server gives today, as `label: Kind name: message
@@ -215,6 +218,42 @@ const EDGES: &[(&str, &str)] = &[
         "disruption {\n      consolidation_policy = \"WhenEmpty\"\n      consolidate_after = \"5 minutes\"\n    }\n    node_class {\n      role = \"R\"\n    }",
     ),
     ("upper-case pool name", ""),
+    (
+        "budget schedule without a duration",
+        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"@daily\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+    ),
+    (
+        "budget of 101%",
+        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"101%\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+    ),
+    (
+        "budget duration in seconds",
+        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"0 9 * * *\"\n        duration = \"90s\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+    ),
+    (
+        "budget with a descriptor and 0s suffix",
+        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"@daily\"\n        duration = \"1h30m0s\"\n        reasons = [\"Drifted\"]\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+    ),
+    (
+        "reservation id with tags",
+        "capacity_types = [\"reserved\"]\n    node_class {\n      role = \"R\"\n      capacity_reservation {\n        id = \"cr-0123456789abcdef0\"\n        tags = { a = \"b\" }\n      }\n    }",
+    ),
+    (
+        "reservation by tags and owner",
+        "capacity_types = [\"reserved\"]\n    node_class {\n      role = \"R\"\n      capacity_reservation {\n        tags = { purpose = \"*\" }\n        owner_id = \"123456789012\"\n      }\n    }",
+    ),
+    (
+        "hop limit 65",
+        "node_class {\n      role = \"R\"\n      metadata_options {\n        http_put_response_hop_limit = 65\n      }\n    }",
+    ),
+    (
+        "root volume without a size",
+        "node_class {\n      role = \"R\"\n      root_volume {\n        volume_type = \"gp3\"\n      }\n    }",
+    ),
+    (
+        "limits, weight and expiry",
+        "cpu_limit = \"1.5k\"\n    memory_limit = \"4Ti\"\n    weight = 100\n    expire_after = \"336h\"\n    node_class {\n      role = \"R\"\n      instance_store_policy = \"RAID0\"\n    }",
+    ),
 ];
 
 #[test]

@@ -309,6 +309,88 @@ const CASES: &[(&str, bool, &str)] = &[
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
     node_class { role = "r" }"#,
     ),
+    (
+        "EKSGPU123",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "20Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU125",
+        true,
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    tags = { "eksgpu.terraform.io/strategy" = "other" }
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU126",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    efa = true
+    zones = ["us-west-2a"]
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU127",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    efa = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU128",
+        false,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      capacity_reservation { id = "cr-0123456789abcdef0" }
+    }"#,
+    ),
+    (
+        "EKSGPU129",
+        true,
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved"]
+    node_class {
+      role = "r"
+      capacity_reservation {
+        id   = "cr-0123456789abcdef0"
+        tags = { purpose = "training" }
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU124",
+        true,
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      metadata_options { http_put_response_hop_limit = 2 }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {
@@ -458,6 +540,16 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     namespace  = "batch"
   }"#,
     ),
+    (
+        "EKSGPU131",
+        false,
+        r#"instance_type = "g5.2xlarge"
+  strategy = "dra"
+  dra {
+    namespace = "inference"
+    sharing   = "mps"
+  }"#,
+    ),
 ];
 
 #[test]
@@ -495,4 +587,60 @@ fn every_rule_has_an_acceptance_case() {
         .filter(|code| !all.contains(&format!("\"{code}\"")))
         .collect();
     assert!(missing.is_empty(), "rules without an acceptance case: {missing:?}");
+}
+
+/// Rules whose case needs a configuration of its own: EKSGPU132 a strategy without
+/// `gpu_operator` (the shared configuration always has one), EKSGPU130 Karpenter 1.15.
+#[test]
+fn warnings_that_need_their_own_configuration() {
+    let cases = [
+        (
+            "EKSGPU132",
+            "",
+            r#"pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+        (
+            "EKSGPU130",
+            "karpenter_version = \"1.15\"",
+            r#"kubernetes_version = "1.34"
+  gpu_operator {}
+  pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    dra            = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+    ];
+    for tf in terraform_versions() {
+        for (code, provider, body) in cases {
+            let main_tf = format!(
+                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
+                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n  {provider}\n}}\n\
+                 resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  {body}\n}}\n"
+            );
+            let w = Workdir::new(&tf, &main_tf);
+            w.init();
+            let (exit, r) = w.plan_code(&[]);
+            let out = r.combined();
+            assert!(
+                out.contains(code) && out.contains("Warning: "),
+                "{} {code}: {out}",
+                tf.label
+            );
+            assert_eq!(exit, 2, "{} {code}: {out}", tf.label);
+        }
+    }
 }

@@ -214,3 +214,92 @@ resource "eksgpu_burst_scaler" "b" {
         ],
     );
 }
+
+/// Issue #14's inputs: NodePool limits, weight, expiry and budgets; EC2NodeClass IMDS and
+/// capacity reservations; node group release, disk and tags.
+#[test]
+fn node_pool_node_class_and_node_group_settings_are_checked_at_plan() {
+    fails_at(
+        &strategy(
+            "settings",
+            r#"    cpu_limit    = "1000 cores"
+    weight       = 0
+    expire_after = "30d"
+    tags         = { "aws:owner" = "x" }
+    disruption {
+      consolidate_after = "5m"
+      budget {
+        nodes    = "110%"
+        schedule = "every day"
+        duration = "90s"
+        reasons  = ["Expired"]
+      }
+    }
+    node_class {
+      role                  = "R"
+      instance_store_policy = "RAID1"
+      metadata_options {
+        http_tokens                 = "disabled"
+        http_put_response_hop_limit = 65
+      }
+      capacity_reservation {
+        id       = "cr_123"
+        owner_id = "1234"
+      }
+    }"#,
+        ),
+        &[
+            ("pool[0].cpu_limit", "1000 cores"),
+            ("pool[0].weight", "NodePool `weight`"),
+            ("pool[0].expire_after", "30d"),
+            (r#"pool[0].tags["aws:owner"]"#, "aws:"),
+            ("pool[0].disruption[0].budget[0].nodes", "110%"),
+            ("pool[0].disruption[0].budget[0].schedule", "every day"),
+            ("pool[0].disruption[0].budget[0].duration", "90s"),
+            ("pool[0].disruption[0].budget[0].reasons[0]", "Expired"),
+            ("pool[0].node_class[0].instance_store_policy", "RAID1"),
+            ("pool[0].node_class[0].metadata_options[0].http_tokens", "disabled"),
+            (
+                "pool[0].node_class[0].metadata_options[0].http_put_response_hop_limit",
+                "65",
+            ),
+            ("pool[0].node_class[0].capacity_reservation[0].id", "cr_123"),
+            ("pool[0].node_class[0].capacity_reservation[0].owner_id", "1234"),
+        ],
+    );
+    fails_at(
+        r#"
+resource "eksgpu_node_strategy" "mng" {
+  cluster_name = "gpu"
+  name         = "mng"
+  pool {
+    name           = "gpu"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group {
+      node_role_arn   = "arn:aws:iam::123456789012:role/n"
+      subnet_ids      = ["subnet-1"]
+      release_version = "latest"
+      disk_size       = 0
+      scaling {
+        min     = 0
+        max     = 1
+        desired = 0
+      }
+      update {
+        max_unavailable_percentage = 101
+      }
+    }
+  }
+}
+"#,
+        &[
+            ("pool[0].managed_node_group[0].release_version", "latest"),
+            ("pool[0].managed_node_group[0].disk_size", "diskSize"),
+            (
+                "pool[0].managed_node_group[0].update[0].max_unavailable_percentage",
+                "101",
+            ),
+        ],
+    );
+}

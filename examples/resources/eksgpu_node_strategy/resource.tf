@@ -78,6 +78,11 @@ resource "eksgpu_node_strategy" "genai" {
 
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
+
+      # Room for GPU container images, 10-30 GB each (EKSGPU123).
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 
@@ -129,6 +134,7 @@ resource "eksgpu_node_strategy" "standard" {
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
 
       # desired is the size at creation; autoscaler changes are not drift.
       scaling {

@@ -93,6 +93,7 @@ resource "eksgpu_node_strategy" "a10g" {
     managed_node_group {
       node_role_arn = local.node_group.node_role_arn
       subnet_ids    = local.node_group.subnet_ids
+      disk_size     = 200
 
       scaling {
         min     = 1
@@ -112,6 +113,7 @@ resource "eksgpu_node_strategy" "a10g" {
     managed_node_group {
       node_role_arn = local.node_group.node_role_arn
       subnet_ids    = local.node_group.subnet_ids
+      disk_size     = 200
 
       scaling {
         min     = 1
@@ -130,6 +132,7 @@ resource "eksgpu_node_strategy" "a10g" {
     managed_node_group {
       node_role_arn = local.node_group.node_role_arn
       subnet_ids    = local.node_group.subnet_ids
+      disk_size     = 200
 
       scaling {
         min     = 1

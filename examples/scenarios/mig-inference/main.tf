@@ -56,6 +56,7 @@ resource "eksgpu_node_strategy" "inference" {
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
 
       scaling {
         min     = 1

@@ -51,6 +51,7 @@ resource "eksgpu_node_strategy" "dra" {
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
 
       scaling {
         min     = 1
@@ -73,6 +74,11 @@ resource "eksgpu_node_strategy" "dra" {
 
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
+
+      # Room for GPU container images, 10-30 GB each (EKSGPU123).
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 }

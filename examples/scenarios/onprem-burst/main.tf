@@ -38,6 +38,11 @@ resource "eksgpu_node_strategy" "burst" {
 
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
+
+      # Room for GPU container images, 10-30 GB each (EKSGPU123).
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 

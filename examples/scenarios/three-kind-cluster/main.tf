@@ -71,6 +71,11 @@ resource "eksgpu_node_strategy" "platform" {
 
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
+
+      # Room for GPU container images, 10-30 GB each (EKSGPU123).
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 
@@ -95,6 +100,11 @@ resource "eksgpu_node_strategy" "platform" {
 
     node_class {
       role = "KarpenterNodeRole-gpu-cluster"
+
+      # Room for GPU container images, 10-30 GB each (EKSGPU123).
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 

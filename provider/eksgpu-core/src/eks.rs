@@ -13,7 +13,8 @@ pub use status::{ClusterStatus, NodeGroupStatus};
 use serde_json::{Value, json};
 
 pub use node_group::{
-    NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, node_group_name, read_back_node_group,
+    DEFAULT_DISK_SIZE_GIB, NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, node_group_name,
+    read_back_node_group,
 };
 
 use crate::kinds::labels;
@@ -33,9 +34,18 @@ pub mod tags {
     pub const REMOTE_NETWORKS: &str = "eksgpu.terraform.io/remote-networks";
 }
 
-/// The identifying tags of pool number `index` of a strategy.
+/// Whether a tag key is one of the provider's identifying tags (`app.kubernetes.io/managed-by`,
+/// `eksgpu.terraform.io/…`), which users cannot set (EKSGPU125).
+pub fn is_provider_tag(key: &str) -> bool {
+    key == tags::MANAGED_BY || key.starts_with("eksgpu.terraform.io/")
+}
+
+/// The tags of pool number `index` of a strategy: the provider's `default_tags`, the pool's
+/// `tags` over them, and the identifying tags over both.
 pub fn pool_tags(strategy: &NodeStrategy, index: usize, pool: &Pool) -> BTreeMap<String, String> {
-    let mut t = BTreeMap::from([
+    let mut t = strategy.default_tags.clone();
+    t.extend(pool.tags.clone());
+    t.extend([
         (tags::MANAGED_BY.to_owned(), tags::MANAGED_BY_VALUE.to_owned()),
         (tags::STRATEGY.to_owned(), strategy.name.clone()),
         (tags::CLUSTER.to_owned(), strategy.cluster_name.clone()),
@@ -53,6 +63,19 @@ pub fn pool_tags(strategy: &NodeStrategy, index: usize, pool: &Pool) -> BTreeMap
         );
     }
     t
+}
+
+/// The pool's own `tags` among a live object's: not the provider's identifying tags, nor a
+/// default tag with its default value, unless the prior pool set that key itself.
+pub fn user_tags(
+    strategy: &NodeStrategy,
+    prior: &BTreeMap<String, String>,
+    live: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    live.iter()
+        .filter(|(k, v)| prior.contains_key(*k) || !(is_provider_tag(k) || strategy.default_tags.get(*k) == Some(*v)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// The `gpu_operator` settings recorded in a tag by [`pool_tags`].

@@ -66,6 +66,21 @@ impl Taint {
 pub struct Disruption {
     pub consolidation_policy: Option<String>,
     pub consolidate_after: Option<String>,
+    /// `disruption.budgets`; empty leaves Karpenter's default (`[{nodes: 10%}]`).
+    pub budgets: Vec<Budget>,
+}
+
+/// A NodePool disruption budget (karpenter.sh/v1 NodePool `spec.disruption.budgets[]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// A node count (`0`, `2`) or a percentage (`10%`).
+    pub nodes: String,
+    /// Cron schedule when the budget starts being active; set together with `duration`.
+    pub schedule: Option<String>,
+    /// How long it stays active after each schedule hit (`8h`, `30m`).
+    pub duration: Option<String>,
+    /// `Underutilized`, `Empty`, `Drifted`; empty means every reason.
+    pub reasons: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -84,6 +99,28 @@ pub struct Kubelet {
     pub eviction_hard: BTreeMap<String, String>,
 }
 
+/// EC2NodeClass `metadataOptions` (instance metadata service of the nodes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataOptions {
+    /// `required` (IMDSv2 only, rendered when unset) or `optional`.
+    pub http_tokens: Option<String>,
+    /// 1–64; 2 lets pods without host networking reach IMDS through the extra hop.
+    pub http_put_response_hop_limit: Option<i64>,
+}
+
+/// One `capacityReservationSelectorTerms` term: a reservation by `id`, or by `tags` (and owner)
+/// or `instance_match_criteria` (EC2NodeClass and Auto Mode NodeClass).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CapacityReservationTerm {
+    /// `cr-…`; exclusive with the other fields.
+    pub id: Option<String>,
+    pub tags: BTreeMap<String, String>,
+    /// 12-digit account ID owning the reservation (shared reservations).
+    pub owner_id: Option<String>,
+    /// `open` or `targeted`.
+    pub instance_match_criteria: Option<String>,
+}
+
 /// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeClass {
@@ -94,6 +131,13 @@ pub struct NodeClass {
     pub root_volume: Option<RootVolume>,
     pub kubelet: Option<Kubelet>,
     pub tags: BTreeMap<String, String>,
+    /// EC2NodeClass `metadataOptions`; Karpenter only.
+    pub metadata_options: Option<MetadataOptions>,
+    /// EC2NodeClass `instanceStorePolicy` (`RAID0`); Karpenter only.
+    pub instance_store_policy: Option<String>,
+    /// `capacityReservationSelectorTerms`: the On-Demand Capacity Reservations and Capacity
+    /// Blocks for ML that `reserved` capacity launches into.
+    pub capacity_reservations: Vec<CapacityReservationTerm>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +149,14 @@ pub struct Pool {
     pub capacity_types: Vec<String>,
     pub zones: Vec<String>,
     pub gpu_limit: Option<i64>,
+    /// NodePool `limits.cpu` (a quantity).
+    pub cpu_limit: Option<String>,
+    /// NodePool `limits.memory` (a quantity).
+    pub memory_limit: Option<String>,
+    /// NodePool `weight` (1–100): higher weights are tried first.
+    pub weight: Option<i64>,
+    /// NodePool `template.spec.expireAfter` (a Karpenter duration or `Never`).
+    pub expire_after: Option<String>,
     /// Labels the user asked for, before the provider adds its own.
     pub labels: BTreeMap<String, String>,
     /// Add `nvidia.com/gpu=true:NoSchedule` unless a taint on `nvidia.com/gpu` is given (default true).
@@ -112,11 +164,15 @@ pub struct Pool {
     pub taints: Vec<Taint>,
     pub disruption: Option<Disruption>,
     pub dra: bool,
+    /// The pool runs multi-node training over EFA (pods request `vpc.amazonaws.com/efa`).
+    pub efa: bool,
     pub node_class: Option<NodeClass>,
     /// For `managed_node_group` pools.
     pub managed_node_group: Option<ManagedNodeGroup>,
     /// For `hybrid` pools.
     pub hybrid: Option<Hybrid>,
+    /// User tags on the pool's AWS objects (node group, access entry), over the provider's `default_tags`.
+    pub tags: BTreeMap<String, String>,
 }
 
 impl Pool {
@@ -130,14 +186,20 @@ impl Pool {
             capacity_types: Vec::new(),
             zones: Vec::new(),
             gpu_limit: None,
+            cpu_limit: None,
+            memory_limit: None,
+            weight: None,
+            expire_after: None,
             labels: BTreeMap::new(),
             gpu_taint: false,
             taints: Vec::new(),
             disruption: None,
             dra: false,
+            efa: false,
             node_class: None,
             managed_node_group: None,
             hybrid: None,
+            tags: BTreeMap::new(),
         }
     }
 }
@@ -181,6 +243,14 @@ pub struct ManagedNodeGroup {
     pub scaling: Scaling,
     /// `updateConfig.maxUnavailable`.
     pub max_unavailable: Option<i64>,
+    /// `updateConfig.maxUnavailablePercentage` (exclusive with `max_unavailable`).
+    pub max_unavailable_percentage: Option<i64>,
+    /// `releaseVersion`: the AMI release; `None` lets EKS pick the latest at creation.
+    pub release_version: Option<String>,
+    /// `diskSize` in GiB (no launch template): EKS's default is 20.
+    pub disk_size: Option<i64>,
+    /// `nodeRepairConfig.enabled`.
+    pub node_repair: Option<bool>,
 }
 
 /// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).
@@ -207,4 +277,7 @@ pub struct NodeStrategy {
     pub kubernetes_version: Option<String>,
     pub gpu_operator: Option<GpuOperator>,
     pub pools: Vec<Pool>,
+    /// The provider's `default_tags`, on every AWS object the strategy creates (not part of the
+    /// resource's own values: the provider configuration sets them).
+    pub default_tags: BTreeMap<String, String>,
 }

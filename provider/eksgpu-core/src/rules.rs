@@ -11,7 +11,9 @@ pub use code::Code;
 pub use crate::node_strategy::rules::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
-pub use aws_side::{check_against_cluster, check_cluster, cluster_overlaps, remote_network_problems};
+pub use aws_side::{
+    check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
+};
 
 /// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
@@ -116,9 +118,9 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU005,
         severity: Severity::Error,
         summary: "Disruption setting not valid for Karpenter v1",
-        trigger: "`consolidation_policy` is not a Karpenter v1 value (`WhenUnderutilized` is the v1beta1 name; `Balanced` needs Karpenter 1.14), or `consolidate_after` is not a duration such as `5m` or `Never`.",
-        fix: "Use `WhenEmpty` or `WhenEmptyOrUnderutilized` (or `Balanced` on Karpenter 1.14+), and a duration like `30s`, `5m`, `1h` or `Never`.",
-        source: "karpenter.sh/v1 NodePool CRD v1.14.1",
+        trigger: "`consolidation_policy` is not a Karpenter v1 value (`WhenUnderutilized` is the v1beta1 name; `Balanced` needs Karpenter 1.14), `consolidate_after` or `expire_after` is not a duration such as `5m` or `Never`, or a disruption `budget` has a `schedule` without a `duration` or the reverse.",
+        fix: "Use `WhenEmpty` or `WhenEmptyOrUnderutilized` (or `Balanced` on Karpenter 1.14+), a duration like `30s`, `5m`, `1h` or `Never`, and give a budget both `schedule` and `duration` (or neither, for an always-active budget).",
+        source: "karpenter.sh/v1 NodePool CRD v1.14.1, spec.disruption and its budgets CEL rule (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml)",
     },
     Rule {
         code: Code::EKSGPU006,
@@ -340,7 +342,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU115,
         severity: Severity::Error,
         summary: "Setting for another capacity kind",
-        trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit` or `zones` on an AWS-side pool, `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
+        trigger: "A pool misses the block its capacity kind needs (`managed_node_group`, `hybrid`) or `instance_types`, or has settings its kind ignores: `node_class`, `disruption`, `gpu_limit`, `cpu_limit`, `memory_limit`, `weight`, `expire_after` or `zones` on an AWS-side pool, `tags` on a `karpenter` or `auto_mode` pool (use `node_class.tags`), `instance_types` on a hybrid pool, or a `managed_node_group`/`hybrid` block on another kind.",
         fix: "Give each pool the settings of its capacity kind only; a node group's zones follow its `subnet_ids`.",
         source: "interface: eksgpu_node_strategy pool attributes",
     },
@@ -356,9 +358,9 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU117,
         severity: Severity::Error,
         summary: "Node group or hybrid setting not valid for EKS",
-        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, or `max_unavailable` outside 1–100; or a node role is not an IAM role ARN.",
+        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` (`capacity-block` needs a launch template this provider does not manage) or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, `max_unavailable` or `max_unavailable_percentage` outside 1–100 or both set; or a node role is not an IAM role ARN.",
         fix: "Fix the value as the detail says; EKS would reject the request at apply.",
-        source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)",
+        source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS user guide, Capacity Blocks for ML with managed node groups (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)",
     },
     Rule {
         code: Code::EKSGPU118,
@@ -372,8 +374,8 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU119,
         severity: Severity::Error,
         summary: "Reserved capacity without a reservation to select",
-        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only: Karpenter launches reserved capacity only into the capacity reservations its node class selects, which this provider does not render yet.",
-        fix: "Add `on-demand` (or `spot`) to `capacity_types`, or manage the EC2NodeClass's `capacityReservationSelectorTerms` outside this provider.",
+        trigger: "A `karpenter` or `auto_mode` pool has `capacity_types = [\"reserved\"]` only and its `node_class` selects no capacity reservation: Karpenter launches reserved capacity only into the reservations its node class selects.",
+        fix: "Select the On-Demand Capacity Reservations or Capacity Blocks for ML with `node_class { capacity_reservation { id = \"cr-…\" } }` (or by `tags`), or add `on-demand` (or `spot`) to `capacity_types`.",
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 `capacityReservationSelectorTerms`; Karpenter docs v1.14, capacity reservations (https://karpenter.sh/v1.14/concepts/nodeclasses/)",
     },
     Rule {
@@ -399,6 +401,86 @@ pub static RULES: &[Rule] = &[
         trigger: "A `karpenter` pool (or a sharing pool with `capacity = \"karpenter\"`) serves MIG under the `mixed` strategy (`nvidia.com/mig-<profile>` resources) or HAMi (`nvidia.com/gpumem`, `nvidia.com/gpucores`, split `nvidia.com/gpu`).",
         fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
+    },
+    Rule {
+        code: Code::EKSGPU123,
+        severity: Severity::Warning,
+        summary: "GPU pool with a small image volume",
+        trigger: "A `karpenter` pool keeps Karpenter's default 20Gi root volume (the data volume `/dev/xvdb` on Bottlerocket) or sets `node_class.root_volume.size` under 30Gi without `instance_store_policy = \"RAID0\"`, an `auto_mode` pool sets its ephemeral storage under 30Gi, or a `managed_node_group` pool keeps EKS's default 20 GiB disk or sets `disk_size` under 30.",
+        fix: "Inference images are 10–30 GB and a pull needs room for compressed and unpacked layers: set `node_class { root_volume { size = \"200Gi\" } }` or `managed_node_group { disk_size = 200 }` (100+), or on Karpenter put images on the instance store with `instance_store_policy = \"RAID0\"` on types that have NVMe disks.",
+        source: "karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go and bottlerocket.go, DefaultBlockDeviceMappings 20Gi (https://github.com/aws/karpenter-provider-aws/tree/v1.14.1/pkg/providers/amifamily); EKS API CreateNodegroup `diskSize`, default 20 GiB (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS best practices, AI/ML compute, reduce container image sizes and pull time (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
+    },
+    Rule {
+        code: Code::EKSGPU124,
+        severity: Severity::Error,
+        summary: "EC2NodeClass setting on an Auto Mode pool",
+        trigger: "An `auto_mode` pool's `node_class` sets `metadata_options` or `instance_store_policy`, which only Karpenter's EC2NodeClass has.",
+        fix: "Remove the setting: Auto Mode manages instance metadata (IMDSv2) and local storage of its nodes itself. Use a `karpenter` pool where you need them.",
+        source: "EKS user guide, Create a Node Class for Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): no metadataOptions or instanceStorePolicy; karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1 (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
+    },
+    Rule {
+        code: Code::EKSGPU125,
+        severity: Severity::Error,
+        summary: "Tag the provider owns, or too many tags",
+        trigger: "A pool's `tags` or the provider's `default_tags` set one of the provider's identifying tags (`app.kubernetes.io/managed-by` or a key under `eksgpu.terraform.io/`), or a node group or access entry would carry more than 50 tags.",
+        fix: "Remove the key: the provider finds and imports its node groups and access entries by these tags, and sets them itself. Keep default, pool and identifying tags within EKS's 50.",
+        source: "this provider's identifying tags (https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/iam); EKS API TagResource, at most 50 tags per resource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html)",
+    },
+    Rule {
+        code: Code::EKSGPU126,
+        severity: Severity::Error,
+        summary: "EFA where the pool cannot have it",
+        trigger: "A pool with `efa = true` lists an instance type without EFA interfaces (the catalog's `efa`), or is a `managed_node_group` pool (EFA interfaces need a launch template, which this provider does not manage) or a `hybrid` pool.",
+        fix: "Use EFA-capable types (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, and g-types with EFA; see `data.eksgpu_gpu_catalog`) on a `karpenter` or `auto_mode` pool, whose nodes get EFA interfaces for pods requesting `vpc.amazonaws.com/efa`; install the EFA device plugin. For a node group, manage a launch template with EFA network interfaces outside this provider.",
+        source: "EKS user guide, Manage EFA devices on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html); EC2 user guide, EFA supported instance types (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types); Karpenter v1.14.1 instance-type reference (vpc.amazonaws.com/efa per type, provider/eksgpu-core/data/gpu_instances.csv)",
+    },
+    Rule {
+        code: Code::EKSGPU127,
+        severity: Severity::Warning,
+        summary: "EFA pool not confined to one Availability Zone",
+        trigger: "A `karpenter` or `auto_mode` pool with `efa = true` sets no `zones`, or more than one.",
+        fix: "EFA traffic does not cross Availability Zones (and training wants the nodes close): set `zones` to the one zone with your capacity, e.g. where a Capacity Block or reservation is.",
+        source: "EC2 user guide, EFA limitations: EFA traffic cannot cross Availability Zones (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits)",
+    },
+    Rule {
+        code: Code::EKSGPU128,
+        severity: Severity::Warning,
+        summary: "Capacity reservations selected but not allowed",
+        trigger: "A `karpenter` or `auto_mode` pool's `node_class` selects capacity reservations (`capacity_reservation`) but `capacity_types` does not include `reserved`.",
+        fix: "Add `reserved` to `capacity_types` (e.g. `[\"reserved\", \"on-demand\"]` to fall back to on-demand, and a higher `weight` than other pools), or drop the selection: Karpenter launches into reservations only for the `reserved` capacity type.",
+        source: "Karpenter docs v1.14, NodeClasses: capacityReservationSelectorTerms and the reserved capacity type (https://karpenter.sh/v1.14/concepts/nodeclasses/); kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go (CapacityTypeReserved)",
+    },
+    Rule {
+        code: Code::EKSGPU129,
+        severity: Severity::Error,
+        summary: "Capacity reservation selector term not valid",
+        trigger: "A `node_class.capacity_reservation` term sets `id` together with `tags`, `owner_id` or `instance_match_criteria`, or sets none of `id`, `tags` and `instance_match_criteria`.",
+        fix: "Select one reservation by `id = \"cr-…\"` alone, or several by `tags` (with `owner_id` for shared ones) or `instance_match_criteria`.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1, capacityReservationSelectorTerms CEL rules (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
+    },
+    Rule {
+        code: Code::EKSGPU130,
+        severity: Severity::Warning,
+        summary: "Karpenter's DRA support is switched off by default",
+        trigger: "A `karpenter` pool serves DRA claims (`dra = true`) on Karpenter 1.15 or later.",
+        fix: "Karpenter's DRA provisioning is alpha: set `settings.enableDRA` in Karpenter's Helm values, or pods with ResourceClaims stay pending. GPU time-slicing through DRA also needs Kubernetes 1.36.",
+        source: "Karpenter docs, Utilizing GPUs and EFAs with Dynamic Resource Allocation (https://karpenter.sh/docs/tasks/dra/): Alpha, settings.enableDRA; Kubernetes 1.34+, GPU time-slicing 1.36+",
+    },
+    Rule {
+        code: Code::EKSGPU131,
+        severity: Severity::Warning,
+        summary: "DRA sharing needs a DRA driver feature gate",
+        trigger: "A DRA sharing pool shares GPUs with `time_slicing` (the claim's `GpuConfig` sets time-slicing settings) or `mps`.",
+        fix: "Enable the NVIDIA DRA driver's feature gate in its Helm values (`featureGates: {TimeSlicingSettings: true}` for time-slicing, `{MPSSupport: true}` for MPS; MPSSupport cannot be on with DynamicMIG): both are alpha and off by default, and the driver refuses the claim's config without them.",
+        source: "NVIDIA k8s-dra-driver-gpu v0.4.0 pkg/featuregates/featuregates.go (TimeSlicingSettings, MPSSupport: alpha, default false) and api/nvidia.com/resource/v1beta1/validate.go (https://github.com/NVIDIA/k8s-dra-driver-gpu/tree/v0.4.0)",
+    },
+    Rule {
+        code: Code::EKSGPU132,
+        severity: Severity::Warning,
+        summary: "NVIDIA nodes without a device plugin",
+        trigger: "A `karpenter` or `managed_node_group` pool runs the EKS AL2023 (or AL2) NVIDIA AMI, is not a DRA or HAMi pool, and the strategy has no `gpu_operator` block.",
+        fix: "The EKS NVIDIA AMIs carry the driver and container toolkit but no device plugin, so `nvidia.com/gpu` is never advertised: add `gpu_operator {}` and install the GPU Operator with `gpu_operator_values_yaml`, or install the NVIDIA device plugin yourself (then ignore this warning). Bottlerocket and Auto Mode ship their own plugin.",
+        source: "EKS user guide, Amazon EKS optimized accelerated AMIs: install the NVIDIA device plugin for Kubernetes (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); NVIDIA k8s-device-plugin v0.20.0 README",
     },
     Rule {
         code: Code::EKSGPU140,

@@ -23,12 +23,13 @@ mod scaler;
 mod upstream_regexes;
 
 pub use eks::{
-    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, eks_cluster_name, eks_label_key, eks_label_value,
-    eks_taint_key, eks_taint_value, iam_role_name, node_group_name, node_group_name_for,
+    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, aws_tag_key, aws_tag_value, eks_cluster_name,
+    eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_name, node_group_name,
+    node_group_name_for, node_group_release_version,
 };
 pub use karpenter::{
-    KARPENTER_AWS_WELL_KNOWN_LABELS, karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration,
-    karpenter_node_label_key,
+    KARPENTER_AWS_WELL_KNOWN_LABELS, budget_duration, budget_nodes, budget_schedule, karpenter_capacity_type,
+    karpenter_consolidation_policy, karpenter_duration, karpenter_node_label_key,
 };
 pub use labels::{
     annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
@@ -38,10 +39,11 @@ pub use names::{
     namespace_name, object_name, path_segment_name,
 };
 pub use node_class::{
-    EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, ebs_volume_type, eviction_signal, eviction_threshold,
-    karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
+    EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
+    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
 };
 pub use numbers::{int32, non_negative, positive};
+pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;
 pub use scaler::{cron_schedule, prometheus_address, time_zone};
 

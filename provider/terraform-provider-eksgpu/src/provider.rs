@@ -140,6 +140,15 @@ pub fn schema() -> Schema {
             ))
             .attribute(s("config_path", "Path to a kubeconfig file."))
             .attribute(s("config_context", "Context of the kubeconfig to use.")),
+        ))
+        .block(NestedBlock::optional_one(
+            "default_tags",
+            Block::new(
+                "Tags on every AWS object the provider creates (node groups, access entries), e.g. for cost attribution. \
+                 A pool's `tags` override them; the provider's identifying tags (`app.kubernetes.io/managed-by`, \
+                 `eksgpu.terraform.io/*`) cannot be set (EKSGPU125). A change retags the objects on the next apply.",
+            )
+            .attribute(Attribute::optional("tags", Type::map(Type::String), "Tag keys and values.")),
         )),
     )
 }

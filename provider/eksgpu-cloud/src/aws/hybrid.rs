@@ -14,7 +14,7 @@ pub struct AccessEntry {
     /// `HYBRID_LINUX`, `STANDARD`, ….
     pub kind: String,
     pub tags: BTreeMap<String, String>,
-    /// Live only: the entry's ARN (to tag it).
+    /// Live only: the entry's ARN (what `TagResource` takes).
     pub arn: Option<String>,
 }
 

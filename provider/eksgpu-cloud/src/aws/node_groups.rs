@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use aws_sdk_eks::types::{
-    AmiTypes, CapacityTypes, NodegroupScalingConfig, NodegroupUpdateConfig, Taint as EksTaint, TaintEffect,
-    UpdateLabelsPayload, UpdateTaintsPayload,
+    AmiTypes, CapacityTypes, NodeRepairConfig, NodegroupScalingConfig, NodegroupUpdateConfig, Taint as EksTaint,
+    TaintEffect, UpdateLabelsPayload, UpdateTaintsPayload,
 };
 use eksgpu_core::eks::{NodeGroup, NodeGroupUpdate, eks_effect, k8s_effect};
 use eksgpu_core::model::{Scaling, Taint};
@@ -34,16 +34,28 @@ fn scaling(s: Scaling) -> NodegroupScalingConfig {
         .build()
 }
 
-fn update_config(max_unavailable: i64) -> NodegroupUpdateConfig {
-    NodegroupUpdateConfig::builder()
-        .max_unavailable(i32::try_from(max_unavailable).unwrap_or(i32::MAX))
-        .build()
+/// `updateConfig`: a node count or a percentage (EKS takes one of them).
+fn update_config(max_unavailable: Option<i64>, percentage: Option<i64>) -> Option<NodegroupUpdateConfig> {
+    let n = |x: i64| i32::try_from(x).unwrap_or(i32::MAX);
+    match (max_unavailable, percentage) {
+        (Some(m), _) => Some(NodegroupUpdateConfig::builder().max_unavailable(n(m)).build()),
+        (None, Some(p)) => Some(
+            NodegroupUpdateConfig::builder()
+                .max_unavailable_percentage(n(p))
+                .build(),
+        ),
+        (None, None) => None,
+    }
+}
+
+fn node_repair(enabled: bool) -> NodeRepairConfig {
+    NodeRepairConfig::builder().enabled(enabled).build()
 }
 
 impl AwsClients {
     /// `eks:CreateNodegroup`.
     pub async fn create_node_group(&self, cluster: &str, ng: &NodeGroup) -> Result<(), AwsError> {
-        let mut req = self
+        let req = self
             .eks()
             .await
             .create_nodegroup()
@@ -57,10 +69,11 @@ impl AwsClients {
             .scaling_config(scaling(ng.scaling))
             .set_subnets(Some(ng.subnet_ids.clone()))
             .node_role(&ng.node_role_arn)
-            .set_tags(Some(ng.tags.clone().into_iter().collect()));
-        if let Some(n) = ng.max_unavailable {
-            req = req.update_config(update_config(n));
-        }
+            .set_tags(Some(ng.tags.clone().into_iter().collect()))
+            .set_update_config(update_config(ng.max_unavailable, ng.max_unavailable_percentage))
+            .set_release_version(ng.release_version.clone())
+            .set_disk_size(ng.disk_size.map(|d| i32::try_from(d).unwrap_or(i32::MAX)))
+            .set_node_repair_config(ng.node_repair.map(node_repair));
         req.send().await.map_err(|e| {
             let mut e = self.sdk_error("eks:CreateNodegroup", e);
             if e.is_access_denied() {
@@ -123,6 +136,13 @@ impl AwsClients {
                 desired: sc.and_then(|s| s.desired_size()).map_or(0, i64::from),
             },
             max_unavailable: n.update_config().and_then(|u| u.max_unavailable()).map(i64::from),
+            max_unavailable_percentage: n
+                .update_config()
+                .and_then(|u| u.max_unavailable_percentage())
+                .map(i64::from),
+            release_version: n.release_version().map(str::to_owned),
+            disk_size: n.disk_size().map(i64::from),
+            node_repair: n.node_repair_config().and_then(|r| r.enabled()),
             subnet_ids: n.subnets().to_vec(),
             node_role_arn: n.node_role().unwrap_or_default().to_owned(),
             tags: map(n.tags()),
@@ -179,13 +199,60 @@ impl AwsClients {
         if let Some(s) = u.scaling {
             req = req.scaling_config(scaling(s));
         }
-        if let Some(n) = u.max_unavailable {
-            req = req.update_config(update_config(n));
-        }
+        req = req
+            .set_update_config(update_config(u.max_unavailable, u.max_unavailable_percentage))
+            .set_node_repair_config(u.node_repair.map(node_repair));
         req.send()
             .await
             .map_err(|e| self.sdk_error("eks:UpdateNodegroupConfig", e))?;
         tracing::info!(cluster, nodegroup = name, "updated node group");
+        Ok(())
+    }
+
+    /// `eks:UpdateNodegroupVersion`: a rolling update of the nodes to another AMI release.
+    pub async fn update_node_group_version(&self, cluster: &str, name: &str, release: &str) -> Result<(), AwsError> {
+        self.eks()
+            .await
+            .update_nodegroup_version()
+            .cluster_name(cluster)
+            .nodegroup_name(name)
+            .release_version(release)
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("eks:UpdateNodegroupVersion", e))?;
+        tracing::info!(cluster, nodegroup = name, release, "updating node group release");
+        Ok(())
+    }
+
+    /// `eks:TagResource` and `eks:UntagResource` on a node group or access entry: brings its
+    /// tags from what it has to `add` set and `remove` gone (tags are not node group config).
+    pub async fn retag(
+        &self,
+        arn: &str,
+        add: &std::collections::BTreeMap<String, String>,
+        remove: &[String],
+    ) -> Result<(), AwsError> {
+        if !add.is_empty() {
+            self.eks()
+                .await
+                .tag_resource()
+                .resource_arn(arn)
+                .set_tags(Some(add.clone().into_iter().collect()))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("eks:TagResource", e))?;
+        }
+        if !remove.is_empty() {
+            self.eks()
+                .await
+                .untag_resource()
+                .resource_arn(arn)
+                .set_tag_keys(Some(remove.to_vec()))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("eks:UntagResource", e))?;
+        }
+        tracing::info!(arn, added = add.len(), removed = remove.len(), "retagged");
         Ok(())
     }
 
@@ -209,25 +276,6 @@ impl AwsClients {
                 if e.is_not_found() { Ok(()) } else { Err(e) }
             }
         }
-    }
-
-    /// `eks:TagResource`: sets `tags` on a node group or access entry (by ARN),
-    /// leaving its other tags as they are.
-    pub async fn tag_resource(
-        &self,
-        arn: &str,
-        tags: &std::collections::BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        self.eks()
-            .await
-            .tag_resource()
-            .resource_arn(arn)
-            .set_tags(Some(tags.clone().into_iter().collect()))
-            .send()
-            .await
-            .map_err(|e| self.sdk_error("eks:TagResource", e))?;
-        tracing::info!(resource = arn, "tagged");
-        Ok(())
     }
 
     /// `eks:ListNodegroups`: every node group name of the cluster.

@@ -26,16 +26,27 @@ pub struct NodeGroup {
     pub taints: Vec<Taint>,
     pub scaling: Scaling,
     pub max_unavailable: Option<i64>,
+    pub max_unavailable_percentage: Option<i64>,
+    /// `None`: EKS picks (create), or not reported (live).
+    pub release_version: Option<String>,
+    /// GiB; `None`: EKS's default (create), or not reported (live).
+    pub disk_size: Option<i64>,
+    /// `nodeRepairConfig.enabled`; `None`: not sent (create), or not reported (live).
+    pub node_repair: Option<bool>,
     pub subnet_ids: Vec<String>,
     pub node_role_arn: String,
     pub tags: BTreeMap<String, String>,
-    /// Live only: the node group's ARN (to tag it).
+    /// Live only: the node group's ARN (what `TagResource` takes).
     pub arn: Option<String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
     pub status: Option<super::NodeGroupStatus>,
     /// Live only: what EKS reports wrong with the node group.
     pub health_issues: Vec<String>,
 }
+
+/// EKS's disk size of a node group without a launch template, GiB (EKS API CreateNodegroup
+/// `diskSize`: 20 GiB for Linux and Bottlerocket).
+pub const DEFAULT_DISK_SIZE_GIB: i64 = 20;
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
 /// and container toolkit (EKS user guide, accelerated AMIs).
@@ -76,6 +87,10 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         taints: effective_taints(pool),
         scaling: m.scaling,
         max_unavailable: m.max_unavailable,
+        max_unavailable_percentage: m.max_unavailable_percentage,
+        release_version: m.release_version.clone(),
+        disk_size: m.disk_size,
+        node_repair: m.node_repair,
         subnet_ids: m.subnet_ids.clone(),
         node_role_arn: m.node_role_arn.clone(),
         tags: pool_tags(strategy, index, pool),
@@ -101,6 +116,25 @@ pub struct NodeGroupUpdate {
     pub taints_remove: Vec<Taint>,
     pub scaling: Option<Scaling>,
     pub max_unavailable: Option<i64>,
+    pub max_unavailable_percentage: Option<i64>,
+    pub node_repair: Option<bool>,
+    /// An `UpdateNodegroupVersion` to this release, apart from the config update.
+    pub release_version: Option<String>,
+    /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
+    pub tags_add: BTreeMap<String, String>,
+    pub tags_remove: Vec<String>,
+}
+
+impl NodeGroupUpdate {
+    /// Whether an `UpdateNodegroupConfig` is needed (a release change alone is an `UpdateNodegroupVersion`).
+    pub fn changes_config(&self) -> bool {
+        NodeGroupUpdate {
+            release_version: None,
+            tags_add: BTreeMap::new(),
+            tags_remove: Vec::new(),
+            ..self.clone()
+        } != NodeGroupUpdate::default()
+    }
 }
 
 impl NodeGroup {
@@ -129,6 +163,17 @@ impl NodeGroup {
         });
         if let Some(n) = self.max_unavailable {
             body["updateConfig"] = json!({"maxUnavailable": n});
+        } else if let Some(p) = self.max_unavailable_percentage {
+            body["updateConfig"] = json!({"maxUnavailablePercentage": p});
+        }
+        if let Some(v) = &self.release_version {
+            body["releaseVersion"] = json!(v);
+        }
+        if let Some(d) = self.disk_size {
+            body["diskSize"] = json!(d);
+        }
+        if let Some(r) = self.node_repair {
+            body["nodeRepairConfig"] = json!({"enabled": r});
         }
         json!({ "CreateNodegroup": body })
     }
@@ -150,6 +195,13 @@ impl NodeGroup {
         }
         if self.node_role_arn != live.node_role_arn {
             fields.push("node_role_arn");
+        }
+        // EKS sets the disk size at creation only (CreateNodegroup diskSize; UpdateNodegroupConfig has none).
+        // A node group made without one has EKS's default, so setting it later replaces the node group too.
+        if let Some(want) = self.disk_size
+            && want != live.disk_size.unwrap_or(DEFAULT_DISK_SIZE_GIB)
+        {
+            fields.push("disk_size");
         }
         (!fields.is_empty()).then_some(Replacement { fields })
     }
@@ -196,6 +248,34 @@ impl NodeGroup {
         if self.max_unavailable.is_some() && self.max_unavailable != live.max_unavailable {
             u.max_unavailable = self.max_unavailable;
         }
+        if self.max_unavailable_percentage.is_some()
+            && self.max_unavailable_percentage != live.max_unavailable_percentage
+        {
+            u.max_unavailable_percentage = self.max_unavailable_percentage;
+        }
+        // A node group created without repair reports none or `false`: either is "off".
+        if let Some(want) = self.node_repair
+            && want != live.node_repair.unwrap_or(false)
+        {
+            u.node_repair = Some(want);
+        }
+        // UpdateNodegroupVersion moves the nodes to another AMI release in place (rolling update).
+        if self.release_version.is_some() && self.release_version != live.release_version {
+            u.release_version = self.release_version.clone();
+        }
+        // Every tag of the node group is the provider's to set, as refresh reports them.
+        u.tags_add = self
+            .tags
+            .iter()
+            .filter(|(k, v)| live.tags.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        u.tags_remove = live
+            .tags
+            .keys()
+            .filter(|k| !self.tags.contains_key(*k))
+            .cloned()
+            .collect();
         (u != NodeGroupUpdate::default()).then_some(u)
     }
 }
@@ -234,6 +314,20 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
             ..live.scaling
         },
         max_unavailable: live.max_unavailable,
+        max_unavailable_percentage: live.max_unavailable_percentage,
+        // What EKS chose is not drift unless the pool asked for a release.
+        release_version: prior_mng
+            .as_ref()
+            .and_then(|m| m.release_version.as_ref())
+            .and(live.release_version.clone()),
+        disk_size: match prior_mng.as_ref().and_then(|m| m.disk_size) {
+            None if live.disk_size.is_none_or(|d| d == DEFAULT_DISK_SIZE_GIB) => None,
+            _ => live.disk_size,
+        },
+        node_repair: match prior_mng.as_ref().and_then(|m| m.node_repair) {
+            None if !live.node_repair.unwrap_or(false) => None,
+            _ => Some(live.node_repair.unwrap_or(false)),
+        },
     });
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
     // label), which an import's prior does not know yet.
@@ -243,5 +337,6 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         ..prior.clone()
     };
     pool.labels = user_labels(strategy, &basis, live.labels.clone());
+    pool.tags = super::user_tags(strategy, &prior.tags, &live.tags);
     pool
 }

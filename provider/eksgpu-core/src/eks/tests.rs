@@ -11,11 +11,17 @@ fn mng_pool() -> Pool {
         capacity_types: vec!["spot".into()],
         zones: vec![],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
         gpu_taint: true,
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: None,
         managed_node_group: Some(ManagedNodeGroup {
             node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
@@ -27,6 +33,10 @@ fn mng_pool() -> Pool {
                 desired: 1,
             },
             max_unavailable: Some(1),
+            max_unavailable_percentage: None,
+            release_version: None,
+            disk_size: None,
+            node_repair: None,
         }),
         hybrid: None,
     }
@@ -43,6 +53,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -145,6 +156,126 @@ fn read_back_keeps_prior_desired_and_spelling_and_reports_owned_drift() {
     assert!(imported.gpu_taint);
     assert!(imported.taints.is_empty());
     assert_eq!(imported.managed_node_group.unwrap().scaling.desired, 3);
+}
+
+/// Issue #14's node group settings: release, disk, node repair, update percentage.
+fn tuned_mng_pool() -> Pool {
+    let mut p = mng_pool();
+    let m = p.managed_node_group.as_mut().unwrap();
+    m.max_unavailable = None;
+    m.max_unavailable_percentage = Some(25);
+    m.release_version = Some("1.34.0-20260801".into());
+    m.disk_size = Some(200);
+    m.node_repair = Some(true);
+    p
+}
+
+#[test]
+fn release_disk_repair_and_percentage_render_in_create_nodegroup() {
+    let s = strategy(vec![tuned_mng_pool()]);
+    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    let body = &ng.create_request("gpu-prod")["CreateNodegroup"];
+    assert_eq!(
+        body["updateConfig"],
+        serde_json::json!({"maxUnavailablePercentage": 25})
+    );
+    assert_eq!(body["releaseVersion"], "1.34.0-20260801");
+    assert_eq!(body["diskSize"], 200);
+    assert_eq!(body["nodeRepairConfig"], serde_json::json!({"enabled": true}));
+    // Unset, none is sent: EKS's defaults apply.
+    let plain = strategy(vec![mng_pool()]);
+    let body = &node_group(&plain, 0, &plain.pools[0])
+        .unwrap()
+        .create_request("gpu-prod")["CreateNodegroup"];
+    for k in ["releaseVersion", "diskSize", "nodeRepairConfig"] {
+        assert!(body.get(k).is_none(), "{k}");
+    }
+}
+
+#[test]
+fn release_and_repair_change_in_place_and_disk_size_replaces() {
+    let s = strategy(vec![tuned_mng_pool()]);
+    let want = node_group(&s, 0, &s.pools[0]).unwrap();
+    let mut live = want.clone();
+    live.release_version = Some("1.34.0-20260701".into());
+    let u = want.update(&live).unwrap();
+    assert_eq!(u.release_version.as_deref(), Some("1.34.0-20260801"));
+    assert!(!u.changes_config(), "a release alone is UpdateNodegroupVersion");
+    live.node_repair = None;
+    live.max_unavailable_percentage = Some(10);
+    let u = want.update(&live).unwrap();
+    assert_eq!((u.node_repair, u.max_unavailable_percentage), (Some(true), Some(25)));
+    assert!(u.changes_config());
+    assert_eq!(want.replacement(&live), None);
+    live.disk_size = Some(100);
+    assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
+    // Setting a size on a node group made with EKS's default (20 GiB) replaces it as well,
+    // so the plan warns; setting the default itself does not.
+    live.disk_size = None;
+    assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
+    let mut twenty = want.clone();
+    twenty.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
+    assert_eq!(twenty.replacement(&live), None);
+}
+
+#[test]
+fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
+    let s = strategy(vec![mng_pool()]);
+    let prior = &s.pools[0];
+    let mut live = node_group(&s, 0, prior).unwrap();
+    // EKS's choices for a pool that set none of them.
+    live.release_version = Some("1.34.0-20260801".into());
+    live.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
+    live.node_repair = Some(false);
+    assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
+
+    let s = strategy(vec![tuned_mng_pool()]);
+    let prior = &s.pools[0];
+    let mut live = node_group(&s, 0, prior).unwrap();
+    assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
+    live.node_repair = Some(false);
+    live.release_version = Some("1.34.0-20260701".into());
+    let read = read_back_node_group(&s, prior, &live, false)
+        .managed_node_group
+        .unwrap();
+    assert_eq!(read.node_repair, Some(false));
+    assert_eq!(read.release_version.as_deref(), Some("1.34.0-20260701"));
+}
+
+#[test]
+fn default_tags_then_pool_tags_then_the_providers_own() {
+    let mut s = strategy(vec![mng_pool()]);
+    s.default_tags = BTreeMap::from([
+        ("cost-center".into(), "ml-platform".into()),
+        ("team".into(), "infra".into()),
+        // A default cannot take over an identifying tag: the provider's wins (EKSGPU125 refuses it too).
+        (tags::POOL.into(), "x".into()),
+    ]);
+    s.pools[0].tags = BTreeMap::from([("team".into(), "ml".into())]);
+    let t = pool_tags(&s, 0, &s.pools[0]);
+    assert_eq!(t["cost-center"], "ml-platform");
+    assert_eq!(t["team"], "ml", "pool tags override default tags");
+    assert_eq!(t[tags::POOL], "training");
+    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    assert_eq!(
+        ng.create_request("gpu-prod")["CreateNodegroup"]["tags"]["cost-center"],
+        "ml-platform"
+    );
+    // Read back: defaults and identifying tags are not the pool's; an edited tag is drift.
+    let mut live = ng.clone();
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &live, false), s.pools[0]);
+    live.tags.insert("team".into(), "web".into());
+    live.tags.insert("owner".into(), "someone".into());
+    let read = read_back_node_group(&s, &s.pools[0], &live, false);
+    assert_eq!(
+        read.tags,
+        BTreeMap::from([("owner".into(), "someone".into()), ("team".into(), "web".into())])
+    );
+    // The update puts them back with TagResource / UntagResource, not a config update.
+    let u = ng.update(&live).unwrap();
+    assert_eq!(u.tags_add, BTreeMap::from([("team".into(), "ml".into())]));
+    assert_eq!(u.tags_remove, vec!["owner".to_owned()]);
+    assert!(!u.changes_config());
 }
 
 #[test]

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::kinds;
-use crate::model::{Capacity, Disruption, Kubelet, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
+use crate::model::{
+    Budget, Capacity, CapacityReservationTerm, Disruption, Kubelet, MetadataOptions, NodeClass, NodeStrategy, Pool,
+    RootVolume, Taint,
+};
 use crate::render::{self, effective_labels};
 
 /// The pool as its live NodePool (and node class, if any) say, both already
@@ -41,6 +44,10 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     };
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
     pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
+    pool.cpu_limit = scalar_string(&spec["limits"]["cpu"]);
+    pool.memory_limit = scalar_string(&spec["limits"]["memory"]);
+    pool.weight = spec["weight"].as_i64();
+    pool.expire_after = template["spec"]["expireAfter"].as_str().map(str::to_owned);
 
     let live_labels = string_map(&template["metadata"]["labels"]);
 
@@ -68,6 +75,17 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
             } else {
                 after
             },
+            budgets: d["budgets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| Budget {
+                    nodes: scalar_string(&b["nodes"]).unwrap_or_default(),
+                    schedule: b["schedule"].as_str().map(str::to_owned),
+                    duration: b["duration"].as_str().map(str::to_owned),
+                    reasons: strings(&b["reasons"]),
+                })
+                .collect(),
         }
     });
 
@@ -120,8 +138,15 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
             let ebs = &b["ebs"];
             let vt = ebs["volumeType"].as_str().map(str::to_owned);
             let prior_vt = p.root_volume.as_ref().and_then(|r| r.volume_type.clone());
+            let size = scalar_string(&ebs["volumeSize"]);
+            let prior_size = p.root_volume.as_ref().and_then(|r| r.size.clone());
             RootVolume {
-                size: scalar_string(&ebs["volumeSize"]),
+                // The default the provider renders for a root volume without a size is not drift.
+                size: if prior_size.is_none() && size.as_deref() == Some(render::KARPENTER_DEFAULT_VOLUME_SIZE) {
+                    None
+                } else {
+                    size
+                },
                 volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") {
                     None
                 } else {
@@ -152,6 +177,20 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
         root_volume: root,
         kubelet,
         tags: string_map(&spec["tags"]),
+        metadata_options: spec.get("metadataOptions").filter(|m| m.is_object()).map(|m| {
+            let tokens = m["httpTokens"].as_str().map(str::to_owned);
+            let prior_tokens = p.metadata_options.as_ref().and_then(|o| o.http_tokens.clone());
+            MetadataOptions {
+                http_tokens: if prior_tokens.is_none() && tokens.as_deref() == Some("required") {
+                    None
+                } else {
+                    tokens
+                },
+                http_put_response_hop_limit: m["httpPutResponseHopLimit"].as_i64(),
+            }
+        }),
+        instance_store_policy: spec["instanceStorePolicy"].as_str().map(str::to_owned),
+        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
     }
 }
 
@@ -177,7 +216,24 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
         }),
         kubelet: None,
         tags: string_map(&spec["tags"]),
+        metadata_options: None,
+        instance_store_policy: None,
+        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
     }
+}
+
+fn capacity_reservations(terms: &Value) -> Vec<CapacityReservationTerm> {
+    terms
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| CapacityReservationTerm {
+            id: t["id"].as_str().map(str::to_owned),
+            tags: string_map(&t["tags"]),
+            owner_id: t["ownerID"].as_str().map(str::to_owned),
+            instance_match_criteria: t["instanceMatchCriteria"].as_str().map(str::to_owned),
+        })
+        .collect()
 }
 
 /// Selector tags; the discovery-tag default reads back as "not set".

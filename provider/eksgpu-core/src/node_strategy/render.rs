@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
-pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG};
+pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
 
 use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};

@@ -3,6 +3,8 @@
 
 mod node_class;
 
+pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
+
 use crate::catalog::{self, MigLayout};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
@@ -189,6 +191,33 @@ fn check_pool(
                 format!("{a:?} is not a Karpenter duration."),
             ));
         }
+        // The budgets' CEL rule: `self.all(x, has(x.schedule) == has(x.duration))`.
+        for (j, b) in d.budgets.iter().enumerate() {
+            let (missing, given) = match (&b.schedule, &b.duration) {
+                (Some(_), None) => ("duration", "schedule"),
+                (None, Some(_)) => ("schedule", "duration"),
+                _ => continue,
+            };
+            out.push(Violation::new(
+                Code::EKSGPU005,
+                at(&[
+                    Step::Attr("disruption"),
+                    Step::Attr("budget"),
+                    Step::Index(j),
+                    Step::Attr(missing),
+                ]),
+                format!("Budget {j} has a `{given}` but no `{missing}`; Karpenter needs both or neither."),
+            ));
+        }
+    }
+    if let Some(e) = &pool.expire_after
+        && !is_karpenter_duration(e)
+    {
+        out.push(Violation::new(
+            Code::EKSGPU005,
+            at(&[Step::Attr("expire_after")]),
+            format!("{e:?} is not a Karpenter duration."),
+        ));
     }
 
     // EKSGPU006 / 103 / 104: node classes.
@@ -379,6 +408,36 @@ fn check_pool(
         }
     }
 
+    // EKSGPU130: Karpenter provisions for DRA claims only with its alpha DRA support switched on.
+    if pool.dra && pool.capacity == Capacity::Karpenter && ctx.karpenter_version >= DRA_MINIMUM_KARPENTER {
+        out.push(Violation::new(
+            Code::EKSGPU130,
+            at(&[Step::Attr("dra")]),
+            format!(
+                "Karpenter {}.{} provisions nodes for DRA claims only with settings.enableDRA (alpha).",
+                ctx.karpenter_version.0, ctx.karpenter_version.1
+            ),
+        ));
+    }
+
+    // EKSGPU132: an AL2023 (or AL2) NVIDIA node has the driver but no device plugin: without the
+    // GPU Operator (or another device manager) its GPUs are never advertised.
+    if s.gpu_operator.is_none() && !pool.dra && !hami && !pool.bottlerocket() && runs_eks_nvidia_ami(pool) {
+        out.push(Violation::new(
+            Code::EKSGPU132,
+            at(&[Step::Attr("capacity")]),
+            format!(
+                "Pool {:?} runs the EKS NVIDIA AMI, which has no device plugin, and the strategy has no gpu_operator.",
+                pool.name
+            ),
+        ));
+    }
+
+    // EKSGPU126 / 127: EFA for multi-node training.
+    if pool.efa {
+        check_efa(pool, at, out);
+    }
+
     // EKSGPU014: GPU pool without a taint.
     let has_repelling_taint = pool
         .taints
@@ -390,6 +449,79 @@ fn check_pool(
             at(&[Step::Attr("gpu_taint")]),
             format!("Pool {:?} has no NoSchedule or NoExecute taint.", pool.name),
         ));
+    }
+}
+
+/// Whether the pool's nodes boot an EKS AL2023 or AL2 NVIDIA AMI: the driver and container
+/// toolkit, but no Kubernetes device plugin (EKS user guide, NVIDIA GPU AMIs).
+fn runs_eks_nvidia_ami(pool: &Pool) -> bool {
+    match pool.capacity {
+        Capacity::Karpenter => pool
+            .node_class
+            .as_ref()
+            .and_then(|nc| nc.ami_alias.as_deref())
+            .is_none_or(|a| matches!(a.split('@').next(), Some("al2023" | "al2"))),
+        Capacity::ManagedNodeGroup => pool
+            .managed_node_group
+            .as_ref()
+            .and_then(|m| m.ami_type.as_deref())
+            .is_none_or(|t| t.starts_with("AL2023_") || t == "AL2_x86_64_GPU"),
+        Capacity::AutoMode | Capacity::Hybrid => false,
+    }
+}
+
+/// EKSGPU126: EFA needs EFA-capable types and capacity that attaches EFA interfaces;
+/// EKSGPU127: EFA traffic stays in one Availability Zone, so the pool's nodes should too.
+fn check_efa(pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
+    for (j, name) in pool.instance_types.iter().enumerate() {
+        if let Some(t) = catalog::instance_type(name)
+            && t.efa_interfaces == Some(0)
+        {
+            out.push(Violation::new(
+                Code::EKSGPU126,
+                at(&[Step::Attr("instance_types"), Step::Index(j)]),
+                format!("{name} has no EFA interface."),
+            ));
+        }
+    }
+    match pool.capacity {
+        // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request
+        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS).
+        Capacity::Karpenter | Capacity::AutoMode => {
+            if pool.zones.len() != 1 {
+                out.push(Violation::new(
+                    Code::EKSGPU127,
+                    at(&[Step::Attr("zones")]),
+                    format!(
+                        "EFA pool {:?} may launch nodes in {}.",
+                        pool.name,
+                        if pool.zones.is_empty() {
+                            "any Availability Zone".to_owned()
+                        } else {
+                            format!("{} Availability Zones", pool.zones.len())
+                        }
+                    ),
+                ));
+            }
+        }
+        // A node group attaches EFA interfaces only through a launch template's network
+        // interfaces (EKS user guide, Manage EFA devices), which this provider does not manage.
+        Capacity::ManagedNodeGroup => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Node group pool {:?} would come up without EFA interfaces: they need a launch template.",
+                pool.name
+            ),
+        )),
+        Capacity::Hybrid => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Hybrid pool {:?} runs on-premises machines, which have no EFA.",
+                pool.name
+            ),
+        )),
     }
 }
 

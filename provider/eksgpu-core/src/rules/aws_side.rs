@@ -10,6 +10,9 @@ use crate::eks::cidr::Cidr;
 use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
 use crate::rules::Code;
 
+/// Tags per EKS resource (EKS API TagResource: at most 50).
+const MAX_EKS_TAGS: usize = 50;
+
 /// EKS caps each remote network list at 15 CIDRs (a quota that cannot be raised; EKS user guide, Hybrid Nodes networking).
 const MAX_REMOTE_CIDRS: usize = 15;
 
@@ -80,6 +83,25 @@ fn indices(s: &NodeStrategy, c: Capacity) -> Vec<usize> {
         .collect()
 }
 
+/// EKSGPU125 on the provider's `default_tags { tags }`: no identifying tag of the provider.
+pub fn check_default_tags(tags: &std::collections::BTreeMap<String, String>) -> Vec<Violation> {
+    tags.keys()
+        .filter(|k| crate::eks::is_provider_tag(k))
+        .map(|k| {
+            Violation::new(
+                Code::EKSGPU125,
+                vec![
+                    Step::Attr("default_tags"),
+                    Step::Index(0),
+                    Step::Attr("tags"),
+                    Step::Key(k.clone()),
+                ],
+                format!("{k:?} is one of the provider's identifying tags."),
+            )
+        })
+        .collect()
+}
+
 /// Per-pool checks of the settings that belong to one capacity kind.
 pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
     let kind = pool.capacity;
@@ -101,8 +123,42 @@ pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
         if pool.gpu_limit.is_some() {
             misplaced("gpu_limit", out);
         }
+        // NodePool-only settings (karpenter.sh/v1 NodePool spec.limits, weight, template.spec.expireAfter).
+        if pool.cpu_limit.is_some() {
+            misplaced("cpu_limit", out);
+        }
+        if pool.memory_limit.is_some() {
+            misplaced("memory_limit", out);
+        }
+        if pool.weight.is_some() {
+            misplaced("weight", out);
+        }
+        if pool.expire_after.is_some() {
+            misplaced("expire_after", out);
+        }
         if !pool.zones.is_empty() {
             misplaced("zones", out);
+        }
+    } else if !pool.tags.is_empty() {
+        // Karpenter tags what it launches from the node class: `node_class.tags`.
+        misplaced("tags", out);
+    }
+    // EKSGPU125: the provider's identifying tags are its own; EKS takes at most 50 tags.
+    for key in pool.tags.keys().filter(|k| crate::eks::is_provider_tag(k)) {
+        out.push(Violation::new(
+            Code::EKSGPU125,
+            at(&[Step::Attr("tags"), Step::Key(key.clone())]),
+            format!("{key:?} is one of the provider's identifying tags."),
+        ));
+    }
+    if !in_cluster {
+        let total = crate::eks::pool_tags(s, 0, pool).len();
+        if total > MAX_EKS_TAGS {
+            out.push(Violation::new(
+                Code::EKSGPU125,
+                at(&[Step::Attr("tags")]),
+                format!("Pool {:?} would carry {total} tags (default, pool and the provider's own); EKS takes at most {MAX_EKS_TAGS}.", pool.name),
+            ));
         }
     }
     if kind != Capacity::ManagedNodeGroup && pool.managed_node_group.is_some() {
@@ -168,7 +224,19 @@ fn check_managed_node_group(
         p
     };
     for (j, c) in pool.capacity_types.iter().enumerate() {
-        if c != "on-demand" && c != "spot" {
+        if c == "capacity-block" || c == "reserved" {
+            // EKS API CreateNodegroup capacityType CAPACITY_BLOCK targets a Capacity Block through
+            // the launch template's capacity reservation (EKS user guide, Capacity Blocks for ML).
+            out.push(Violation::new(
+                Code::EKSGPU117,
+                at(&[Step::Attr("capacity_types"), Step::Index(j)]),
+                format!(
+                    "{c:?}: a node group runs on a Capacity Block (CAPACITY_BLOCK) only through a launch template \
+                     that targets the reservation, which this provider does not manage. Serve the Capacity Block \
+                     from a karpenter pool with capacity_types = [\"reserved\"] and node_class.capacity_reservation."
+                ),
+            ));
+        } else if c != "on-demand" && c != "spot" {
             out.push(Violation::new(
                 Code::EKSGPU117,
                 at(&[Step::Attr("capacity_types"), Step::Index(j)]),
@@ -216,6 +284,37 @@ fn check_managed_node_group(
             mng(&[Step::Attr("update"), Step::Attr("max_unavailable")]),
             format!("{n} is outside 1–100."),
         ));
+    }
+    // NodegroupUpdateConfig takes maxUnavailable or maxUnavailablePercentage, not both.
+    if let Some(p) = m.max_unavailable_percentage {
+        let path = mng(&[Step::Attr("update"), Step::Attr("max_unavailable_percentage")]);
+        if m.max_unavailable.is_some() {
+            out.push(Violation::new(
+                Code::EKSGPU117,
+                path,
+                "`max_unavailable` and `max_unavailable_percentage` are both set; EKS takes one of them.".into(),
+            ));
+        } else if !(1..=100).contains(&p) {
+            out.push(Violation::new(Code::EKSGPU117, path, format!("{p} is outside 1–100.")));
+        }
+    }
+    // EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.
+    match m.disk_size {
+        Some(d) if (d as f64) < crate::node_strategy::rules::MIN_GPU_IMAGE_VOLUME_GIB => out.push(Violation::new(
+            Code::EKSGPU123,
+            mng(&[Step::Attr("disk_size")]),
+            format!("Node group pool {:?} has a {d} GiB disk.", pool.name),
+        )),
+        None => out.push(Violation::new(
+            Code::EKSGPU123,
+            mng(&[]),
+            format!(
+                "Node group pool {:?} keeps EKS's default {} GiB disk (no `disk_size`).",
+                pool.name,
+                crate::eks::DEFAULT_DISK_SIZE_GIB
+            ),
+        )),
+        Some(_) => {}
     }
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(

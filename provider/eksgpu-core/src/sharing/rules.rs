@@ -154,6 +154,19 @@ pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
                 "count must be at least 1.".into(),
             ));
         }
+        // The NVIDIA DRA driver validates a GpuConfig's sharing strategy against its feature gates.
+        let gate = match d.sharing.as_str() {
+            "time_slicing" => Some("TimeSlicingSettings"),
+            "mps" => Some("MPSSupport"),
+            _ => None,
+        };
+        if let Some(gate) = gate {
+            out.push(v(
+                Code::EKSGPU131,
+                vec![Step::Attr("dra"), Step::Attr("sharing")],
+                format!("sharing = {:?} needs the DRA driver's {gate} feature gate.", d.sharing),
+            ));
+        }
         if !["exclusive", "time_slicing", "mps"].contains(&d.sharing.as_str()) {
             out.push(v(
                 Code::EKSGPU108,

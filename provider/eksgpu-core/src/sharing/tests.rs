@@ -160,8 +160,30 @@ fn dra_time_slicing_claim() {
         memory_mib: 1000,
         namespace: Some("other".into()),
     }];
-    assert_eq!(codes(&p), [Code::EKSGPU110]);
+    // Time-slicing through the DRA driver needs its TimeSlicingSettings gate (EKSGPU131, a warning).
+    assert_eq!(codes(&p), [Code::EKSGPU131, Code::EKSGPU110]);
     p.workloads[0].namespace = Some("inference".into());
+    assert_eq!(codes(&p), [Code::EKSGPU131]);
+}
+
+#[test]
+fn eksgpu131_dra_sharing_names_the_driver_feature_gate() {
+    let mut p = pool(Strategy::Dra);
+    let dra = |sharing: &str| Dra {
+        namespace: "inference".into(),
+        claim_name: "shared-gpu".into(),
+        device_class: "gpu.nvidia.com".into(),
+        count: 1,
+        sharing: sharing.into(),
+        create_namespace: false,
+    };
+    p.dra = Some(dra("mps"));
+    let v = check_sharing_pool(&p);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].code, Code::EKSGPU131);
+    assert_eq!(v[0].severity, crate::rules::Severity::Warning);
+    assert!(v[0].detail.contains("MPSSupport"), "{}", v[0].detail);
+    p.dra = Some(dra("exclusive"));
     assert_eq!(codes(&p), Vec::<&str>::new());
 }
 

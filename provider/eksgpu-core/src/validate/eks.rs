@@ -262,3 +262,100 @@ mod tests {
         assert!(eks_taint_value("a b").is_err());
     }
 }
+
+/// A node group AMI release (`releaseVersion`): `<major>.<minor>.<patch>-<build>`, as EKS
+/// publishes them for AL2023 (`1.34.0-20260801`, the Kubernetes version and a date) and
+/// Bottlerocket (`1.42.0-4f5d8ea2`, the OS version and a commit).
+pub fn node_group_release_version(s: &str) -> Validation {
+    let ok = s.split_once('-').is_some_and(|(version, build)| {
+        let parts: Vec<&str> = version.split('.').collect();
+        parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && !build.is_empty()
+            && build.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            format!("{s:?} is not an EKS AMI release version."),
+            "MAJOR.MINOR.PATCH-BUILD such as 1.34.0-20260801 (AL2023) or 1.42.0-4f5d8ea2 (Bottlerocket), as listed in \
+             the AMI release notes",
+            "EKS API CreateNodegroup releaseVersion (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); \
+             awslabs/amazon-eks-ami and bottlerocket-os/bottlerocket release tags",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod release_version_tests {
+    use super::node_group_release_version as v;
+
+    #[test]
+    fn al2023_and_bottlerocket_releases() {
+        for ok in ["1.34.0-20260801", "1.31.2-20241213", "1.42.0-4f5d8ea2"] {
+            assert!(v(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "latest",
+            "1.34",
+            "1.34.0",
+            "1.34.0-",
+            "v1.34.0-20260801",
+            "1.34.0-2026 0801",
+            "1.34.x-1",
+        ] {
+            assert!(v(bad).is_err(), "{bad}");
+        }
+    }
+}
+
+const AWS_TAGS: &str = "EKS API TagResource (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html): \
+     keys 1-128 characters, values at most 256, the aws: prefix reserved";
+
+/// A tag key EKS accepts on a node group or access entry.
+pub fn aws_tag_key(key: &str) -> Validation {
+    let why = if key.is_empty() || key.chars().count() > 128 {
+        "it must be 1 to 128 characters"
+    } else if key.to_ascii_lowercase().starts_with("aws:") {
+        "the aws: prefix is reserved for AWS"
+    } else {
+        return Ok(());
+    };
+    Err(ValidationError::new(
+        format!("{key:?} is not a tag key EKS accepts: {why}."),
+        "1 to 128 characters, not starting with aws:",
+        AWS_TAGS,
+    ))
+}
+
+/// A tag value EKS accepts.
+pub fn aws_tag_value(value: &str) -> Validation {
+    if value.chars().count() <= 256 {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            "A tag value is longer than 256 characters.",
+            "at most 256 characters",
+            AWS_TAGS,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod aws_tag_tests {
+    use super::{aws_tag_key, aws_tag_value};
+
+    #[test]
+    fn eks_tag_limits() {
+        assert!(aws_tag_key("cost-center").is_ok());
+        assert!(aws_tag_key("").is_err());
+        assert!(aws_tag_key("aws:createdBy").is_err());
+        assert!(aws_tag_key(&"k".repeat(129)).is_err());
+        assert!(aws_tag_value("").is_ok());
+        assert!(aws_tag_value(&"v".repeat(257)).is_err());
+    }
+}

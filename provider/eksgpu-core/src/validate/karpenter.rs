@@ -190,5 +190,76 @@ pub fn karpenter_duration(s: &str) -> Validation {
     }
 }
 
+const BUDGETS: &str = "aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml \
+     (spec.disruption.budgets[]), kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go (Budget; the schedule is \
+     parsed with robfig/cron v3 ParseStandard after a TZ=UTC prefix)";
+
+/// A budget's `nodes`: a count or a percentage up to 100% (pattern `^((100|[0-9]{1,2})%|[0-9]+)$`).
+pub fn budget_nodes(s: &str) -> Validation {
+    let ok = match s.strip_suffix('%') {
+        Some(p) => p == "100" || (!p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit())),
+        None => !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            format!("{s:?} is not a budget's node count."),
+            "a whole number of nodes such as 0 or 2, or a percentage from 0% to 100% such as 10%",
+            BUDGETS,
+        ))
+    }
+}
+
+/// A budget's `duration`: hours and minutes only, as cron has no seconds
+/// (pattern `^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`).
+pub fn budget_duration(s: &str) -> Validation {
+    let body = s.strip_suffix("0s").filter(|b| !b.is_empty()).unwrap_or(s);
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let ok = match body.split_once('h') {
+        Some((h, "")) => digits(h),
+        Some((h, m)) => digits(h) && m.strip_suffix('m').is_some_and(digits),
+        None => body.strip_suffix('m').is_some_and(digits),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            format!("{s:?} is not a budget duration."),
+            "hours and minutes such as 30m, 8h or 1h30m (no seconds: the schedule is cron)",
+            BUDGETS,
+        ))
+    }
+}
+
+/// A budget's `schedule`: a cron descriptor such as `@daily`, or five cron fields, in UTC.
+pub fn budget_schedule(s: &str) -> Validation {
+    const DESCRIPTORS: [&str; 7] = [
+        "@annually",
+        "@yearly",
+        "@monthly",
+        "@weekly",
+        "@daily",
+        "@midnight",
+        "@hourly",
+    ];
+    if DESCRIPTORS.contains(&s) {
+        return Ok(());
+    }
+    let why = if s.trim_start().starts_with("TZ=") || s.trim_start().starts_with("CRON_TZ=") {
+        Err("time zones are not supported: schedules are UTC".to_owned())
+    } else {
+        super::scaler::five_fields(s)
+    };
+    why.map_err(|why| {
+        ValidationError::new(
+            format!("{s:?} is not a budget schedule: {why}."),
+            "five cron fields (minute hour day-of-month month day-of-week, UTC) such as \"0 9 * * 1-5\", or @daily, \
+             @weekly, @monthly, @yearly, @annually, @midnight, @hourly",
+            BUDGETS,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -254,3 +254,61 @@ pub fn selector_tag(key: &str, value: &str) -> Validation {
 
 #[cfg(test)]
 mod tests;
+
+/// A capacity reservation ID (EC2NodeClass `capacityReservationSelectorTerms[].id`, pattern `^cr-[0-9a-z]+$`).
+pub fn capacity_reservation_id(s: &str) -> Validation {
+    let ok = s
+        .strip_prefix("cr-")
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+    if ok {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            format!("{s:?} is not a capacity reservation ID."),
+            "cr- followed by lower-case letters and digits, e.g. cr-0123456789abcdef0",
+            EC2NODECLASS_CRD,
+        ))
+    }
+}
+
+/// An AWS account ID (`ownerID`, pattern `^[0-9]{12}$`).
+pub fn aws_account_id(s: &str) -> Validation {
+    if s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            format!("{s:?} is not an AWS account ID."),
+            "12 digits",
+            EC2NODECLASS_CRD,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod reservation_tests {
+    use super::{aws_account_id, capacity_reservation_id};
+    use crate::validate::{crd_node, vendored_crd};
+
+    #[test]
+    fn reservation_ids_and_owners_match_the_crd_patterns() {
+        let crd = vendored_crd("karpenter.k8s.aws_ec2nodeclasses.yaml");
+        let at = "/properties/spec/properties/capacityReservationSelectorTerms/items/properties";
+        let re =
+            |f: &str| regex::Regex::new(crd_node(&crd, &format!("{at}/{f}"))["pattern"].as_str().unwrap()).unwrap();
+        let (id, owner) = (re("id"), re("ownerID"));
+        for s in [
+            "cr-0123456789abcdef0",
+            "cr-",
+            "cr-ABC",
+            "cr-a b",
+            "xr-123",
+            "",
+            "cr-abc1",
+        ] {
+            assert_eq!(capacity_reservation_id(s).is_ok(), id.is_match(s), "{s:?}");
+        }
+        for s in ["123456789012", "12345678901", "1234567890123", "12345678901a", ""] {
+            assert_eq!(aws_account_id(s).is_ok(), owner.is_match(s), "{s:?}");
+        }
+    }
+}

@@ -128,17 +128,23 @@ pub fn cron_schedule(s: &str) -> Validation {
     if trimmed.starts_with("TZ=") || trimmed.starts_with("CRON_TZ=") {
         return err("set the zone with timezone, not a TZ= prefix".into());
     }
+    five_fields(s).or_else(err)
+}
+
+/// The five fields of a standard cron line (robfig/cron v3.0.1 `ParseStandard` without
+/// descriptors), or why they are not.
+pub(crate) fn five_fields(s: &str) -> Result<(), String> {
     let fields: Vec<&str> = s.split_whitespace().collect();
     if fields.len() != 5 {
-        return err(format!("it has {} fields, not 5", fields.len()));
+        return Err(format!("it has {} fields, not 5", fields.len()));
     }
     for (value, f) in fields.iter().zip(FIELDS.iter()) {
         for item in value.split(',') {
             if item.is_empty() {
-                return err(format!("the {} field {value:?} has an empty list item", f.name));
+                return Err(format!("the {} field {value:?} has an empty list item", f.name));
             }
             if let Err(why) = check_item(item, f) {
-                return err(format!("the {} field {value:?}: {why}", f.name));
+                return Err(format!("the {} field {value:?}: {why}", f.name));
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Reading and checking the provider block.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct Configured {
     pub kubernetes: Option<KubernetesSettings>,
     pub karpenter_version: KarpenterVersion,
     pub field_manager: String,
+    /// `default_tags { tags }`: on every AWS object the provider creates (node groups, access entries).
+    pub default_tags: BTreeMap<String, String>,
 }
 
 fn string(v: &Value, name: &str) -> Option<String> {
@@ -64,7 +67,39 @@ fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     Some(v.get(name)).filter(|b| matches!(b, Value::Object(_)))
 }
 
+/// The `tags` of the `default_tags` block (a list of at most one); unknown or absent: none.
+fn default_tags(config: &Value) -> BTreeMap<String, String> {
+    match eksgpu_framework::path::one(config.get("default_tags")).get("tags") {
+        Value::Map(m) => m
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+            .collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// `default_tags`: tags EKS accepts, none of the provider's identifying tags (EKSGPU125).
+fn validate_default_tags(config: &Value, diags: &mut Diagnostics) {
+    let tags = default_tags(config);
+    let at = |k: &str| {
+        AttributePath::attr("default_tags")
+            .index(0)
+            .attribute("tags")
+            .key(k.to_owned())
+    };
+    for (k, v) in &tags {
+        let checked = eksgpu_core::validate::aws_tag_key(k).and_then(|()| eksgpu_core::validate::aws_tag_value(v));
+        if let Err(e) = checked {
+            diags.error_at(at(k), "Invalid default tag", e.to_string());
+        }
+    }
+    for v in eksgpu_core::rules::check_default_tags(&tags) {
+        diags.push(crate::diagnostics::violation(&v));
+    }
+}
+
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
+    validate_default_tags(config, diags);
     if let Some(s) = config.get("karpenter_version").as_str()
         && KarpenterVersion::parse(s.trim()).map_or(true, |v| v.major < 1)
     {
@@ -252,6 +287,7 @@ pub(super) fn parse(config: &Value) -> Configured {
             .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION).ok())
             .unwrap_or(KarpenterVersion::new(1, 14)),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
+        default_tags: default_tags(config),
     }
 }
 
@@ -366,5 +402,44 @@ mod tests {
         let k = c.kubernetes.unwrap();
         assert!(!format!("{k:?}").contains("s3cr3t"));
         assert_eq!(k.token.unwrap().expose(), "s3cr3t");
+    }
+}
+
+#[cfg(test)]
+mod default_tags_tests {
+    use super::*;
+
+    fn with_tags(tags: Vec<(&str, &str)>) -> Value {
+        let tags = Value::Map(tags.into_iter().map(|(k, v)| (k.to_owned(), Value::from(v))).collect());
+        Value::object(vec![(
+            "default_tags",
+            Value::List(vec![Value::object(vec![("tags", tags)])]),
+        )])
+    }
+
+    #[test]
+    fn default_tags_are_read_and_the_providers_own_are_refused() {
+        let config = with_tags(vec![("cost-center", "ml"), ("team", "gpu")]);
+        let mut d = Diagnostics::new();
+        validate(&config, &mut d);
+        assert!(!d.has_errors());
+        assert_eq!(default_tags(&config).len(), 2);
+        assert!(default_tags(&Value::object(vec![("default_tags", Value::List(vec![]))])).is_empty());
+
+        let mut d = Diagnostics::new();
+        validate(
+            &with_tags(vec![("eksgpu.terraform.io/pool", "x"), ("aws:owner", "y")]),
+            &mut d,
+        );
+        let found: Vec<_> = d
+            .iter()
+            .map(|d| (d.summary.clone(), d.path.clone().map(|p| p.to_string())))
+            .collect();
+        assert!(
+            found.iter().any(|(s, p)| s.starts_with("EKSGPU125")
+                && p.as_deref() == Some("default_tags[0].tags[\"eksgpu.terraform.io/pool\"]")),
+            "{found:?}"
+        );
+        assert!(found.iter().any(|(s, _)| s == "Invalid default tag"), "{found:?}");
     }
 }

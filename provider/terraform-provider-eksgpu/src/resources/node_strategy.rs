@@ -40,6 +40,14 @@ impl NodeStrategyResource {
         Self { state }
     }
 
+    /// The provider's `default_tags` (empty before it is configured).
+    fn default_tags(&self) -> std::collections::BTreeMap<String, String> {
+        self.state
+            .configured()
+            .map(|c| c.default_tags.clone())
+            .unwrap_or_default()
+    }
+
     /// The Karpenter release validation may assume (the provider's `karpenter_version`).
     fn karpenter_version(&self) -> (u32, u32) {
         self.state
@@ -95,7 +103,7 @@ impl ManagedResource for NodeStrategyResource {
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {
-        plan::modify(p, self.karpenter_version(), diags);
+        plan::modify(p, self.karpenter_version(), &self.default_tags(), diags);
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
@@ -122,14 +130,17 @@ impl ManagedResource for NodeStrategyResource {
 
     async fn read(&self, ctx: &Context, state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let s = reported(model::strategy, state, diags)?;
+        let mut s = reported(model::strategy, state, diags)?;
+        s.default_tags = c.default_tags.clone();
         let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
         let mut gone = Vec::new();
         for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
             match work.read_pool(&s, i, pool, diags).await {
-                Some(Some(live)) => {
+                Some(Some(mut live)) => {
+                    // The provider's default tags are not the pool's own.
+                    live.tags = eksgpu_core::eks::user_tags(&s, &pool.tags, &live.tags);
                     let mut v = read_back(&live, pv);
                     // What was read back, as YAML too: a drifted pool's manifests say what is live.
                     if live != *pool {
@@ -179,6 +190,7 @@ impl ManagedResource for NodeStrategyResource {
             kubernetes_version: None,
             gpu_operator: None,
             pools: Vec::new(),
+            default_tags: c.default_tags.clone(),
         };
         let mut work = Work::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
@@ -255,13 +267,17 @@ impl ManagedResource for NodeStrategyResource {
 
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
-        if version >= 1 {
+        // Before version 2 pools had no `efa`, which now defaults to false.
+        if version >= 2 {
             return state;
         }
         let mut state = state;
         eksgpu_framework::plan::each_element(&mut state, "pool", |_, p| {
-            if p.get("labels").is_null() {
+            if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
+            }
+            if p.get("efa").is_null() {
+                path::set(p, "efa", Value::Bool(false));
             }
         });
         state
@@ -281,6 +297,7 @@ impl NodeStrategyResource {
     ) -> Option<Value> {
         let c = configured(&self.state, diags)?;
         let mut planned = reported(model::strategy, planned_state, diags)?;
+        planned.default_tags = c.default_tags.clone();
         let force = planned_state.get("force_conflicts").as_bool() == Some(true);
         let cluster_name = planned.cluster_name.clone();
         let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
@@ -428,6 +445,7 @@ mod tests {
         assert_eq!(s.gpu_operator.unwrap().mig_strategy, "mixed");
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
+        assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())

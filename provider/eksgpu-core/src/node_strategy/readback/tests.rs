@@ -18,6 +18,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -29,14 +30,21 @@ fn karpenter_pool() -> Pool {
         capacity_types: vec![],
         zones: vec![],
         gpu_limit: Some(32),
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
         gpu_taint: true,
         taints: vec![],
         disruption: Some(Disruption {
             consolidation_policy: Some("WhenEmpty".into()),
             consolidate_after: None,
+            budgets: Vec::new(),
         }),
         dra: false,
+        efa: false,
         node_class: Some(NodeClass {
             role: Some("NodeRole".into()),
             ..NodeClass::default()
@@ -62,8 +70,12 @@ fn auto_pool() -> Pool {
 fn served(manifest: &Value) -> Value {
     let mut v = manifest.clone();
     if v["kind"] == "NodePool" {
-        v["spec"]["template"]["spec"]["expireAfter"] = json!("720h");
-        v["spec"]["disruption"]["budgets"] = json!([{"nodes": "10%"}]);
+        if v["spec"]["template"]["spec"].get("expireAfter").is_none() {
+            v["spec"]["template"]["spec"]["expireAfter"] = json!("720h");
+        }
+        if v["spec"]["disruption"].get("budgets").is_none() {
+            v["spec"]["disruption"]["budgets"] = json!([{"nodes": "10%"}]);
+        }
         if v["spec"]["disruption"].get("consolidationPolicy").is_none() {
             v["spec"]["disruption"]["consolidationPolicy"] = json!("WhenEmptyOrUnderutilized");
             v["spec"]["disruption"]["consolidateAfter"] = json!("0s");
@@ -92,6 +104,78 @@ fn unchanged_objects_read_back_as_the_prior_pool() {
             pool.name
         );
     }
+}
+
+/// A pool with every NodePool setting of issue #14: limits, weight, expiry and budgets.
+fn tuned_pool() -> Pool {
+    let mut p = karpenter_pool();
+    p.cpu_limit = Some("1000".into());
+    p.memory_limit = Some("4000Gi".into());
+    p.weight = Some(50);
+    p.expire_after = Some("336h".into());
+    let nc = p.node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: None,
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
+    nc.capacity_reservations = vec![crate::model::CapacityReservationTerm {
+        id: Some("cr-0123456789abcdef0".into()),
+        ..Default::default()
+    }];
+    p.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenEmpty".into()),
+        consolidate_after: Some("10m".into()),
+        budgets: vec![
+            crate::model::Budget {
+                nodes: "0".into(),
+                schedule: Some("0 9 * * 1-5".into()),
+                duration: Some("8h".into()),
+                reasons: vec!["Underutilized".into(), "Empty".into()],
+            },
+            crate::model::Budget {
+                nodes: "10%".into(),
+                schedule: None,
+                duration: None,
+                reasons: vec![],
+            },
+        ],
+    });
+    p
+}
+
+#[test]
+fn node_pool_settings_read_back_and_their_edits_are_drift() {
+    let pool = tuned_pool();
+    let s = strategy(vec![pool.clone()]);
+    let m = pool_manifests(&s, &pool);
+    let nc = project(&m[0].body, &served(&m[0].body));
+    let live = served(&m[1].body);
+    assert_eq!(read_back_pool(&s, &pool, &project(&m[1].body, &live), Some(&nc)), pool);
+
+    let mut edited = live.clone();
+    edited["spec"]["weight"] = json!(10);
+    edited["spec"]["limits"]["memory"] = json!("8000Gi");
+    edited["spec"]["template"]["spec"]["expireAfter"] = json!("Never");
+    edited["spec"]["disruption"]["budgets"][0]["nodes"] = json!("1");
+    let read = read_back_pool(&s, &pool, &project(&m[1].body, &edited), Some(&nc));
+    assert_eq!(read.weight, Some(10));
+    assert_eq!(read.memory_limit.as_deref(), Some("8000Gi"));
+    assert_eq!(read.expire_after.as_deref(), Some("Never"));
+    assert_eq!(read.disruption.unwrap().budgets[0].nodes, "1");
+
+    // IMDS: the rendered `required` reads back as unset; a live `optional` is drift.
+    let mut live_nc = served(&m[0].body);
+    live_nc["spec"]["metadataOptions"]["httpTokens"] = json!("optional");
+    let read = read_back_pool(
+        &s,
+        &pool,
+        &project(&m[1].body, &live),
+        Some(&project(&m[0].body, &live_nc)),
+    );
+    let mo = read.node_class.unwrap().metadata_options.unwrap();
+    assert_eq!(mo.http_tokens.as_deref(), Some("optional"));
+    assert_eq!(mo.http_put_response_hop_limit, Some(2));
 }
 
 #[test]

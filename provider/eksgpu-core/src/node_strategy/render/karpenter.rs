@@ -7,10 +7,13 @@ use serde_json::{Map, Value, json};
 
 use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
 use crate::kinds;
-use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
+use crate::model::{Budget, Capacity, NodeClass, NodeStrategy, Pool};
 
 /// Karpenter's AL2023 alias picks the NVIDIA variant of the AMI by instance type.
 pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
+/// Karpenter's root (AL2023) or data (Bottlerocket) volume size without `blockDeviceMappings`
+/// (karpenter-provider-aws v1.14.1 pkg/providers/amifamily, DefaultBlockDeviceMappings).
+pub const KARPENTER_DEFAULT_VOLUME_SIZE: &str = "20Gi";
 /// The discovery tag the EKS Karpenter guides put on subnets and security groups.
 pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
 
@@ -46,6 +49,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
     template_spec.insert("requirements".into(), Value::Array(requirements));
+    // `expireAfter` (pattern `^(([0-9]+(s|m|h))+|Never)$`, default 720h) is on the template in v1.
+    if let Some(e) = &pool.expire_after {
+        template_spec.insert("expireAfter".into(), e.clone().into());
+    }
     let taints = effective_taints(pool);
     if !taints.is_empty() {
         let taints = taints
@@ -82,10 +89,27 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             "consolidateAfter".into(),
             d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into(),
         );
+        if !d.budgets.is_empty() {
+            m.insert("budgets".into(), d.budgets.iter().map(budget).collect());
+        }
         spec.insert("disruption".into(), Value::Object(m));
     }
+    let mut limits = Map::new();
     if let Some(limit) = pool.gpu_limit {
-        spec.insert("limits".into(), json!({"nvidia.com/gpu": limit}));
+        limits.insert("nvidia.com/gpu".into(), limit.into());
+    }
+    // Quantities are int-or-string in the CRD; strings keep the user's spelling (`4000Gi`).
+    if let Some(cpu) = &pool.cpu_limit {
+        limits.insert("cpu".into(), cpu.clone().into());
+    }
+    if let Some(memory) = &pool.memory_limit {
+        limits.insert("memory".into(), memory.clone().into());
+    }
+    if !limits.is_empty() {
+        spec.insert("limits".into(), Value::Object(limits));
+    }
+    if let Some(w) = pool.weight {
+        spec.insert("weight".into(), w.into());
     }
     let mut meta = metadata(strategy, &pool.name);
     let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
@@ -107,6 +131,23 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
+/// One `disruption.budgets[]` item: `nodes` is a string (`"0"`, `"10%"`, CRD pattern
+/// `^((100|[0-9]{1,2})%|[0-9]+)$`); `schedule` and `duration` come together (CEL rule).
+fn budget(b: &Budget) -> Value {
+    let mut m = Map::new();
+    m.insert("nodes".into(), b.nodes.clone().into());
+    if let Some(s) = &b.schedule {
+        m.insert("schedule".into(), s.clone().into());
+    }
+    if let Some(d) = &b.duration {
+        m.insert("duration".into(), d.clone().into());
+    }
+    if !b.reasons.is_empty() {
+        m.insert("reasons".into(), json!(b.reasons));
+    }
+    Value::Object(m)
+}
+
 fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {
     let tags = if tags.is_empty() {
         json!({ DISCOVERY_TAG: cluster })
@@ -119,6 +160,31 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
 /// Role and subnet / security-group selection: the same on Karpenter's
 /// EC2NodeClass and Auto Mode's NodeClass.
 fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
+    // Reservations `reserved` capacity may use: ODCRs and Capacity Blocks for ML (EC2NodeClass
+    // v1.14.1 `capacityReservationSelectorTerms`; the Auto Mode NodeClass has the same field).
+    if !nc.capacity_reservations.is_empty() {
+        let terms = nc
+            .capacity_reservations
+            .iter()
+            .map(|t| {
+                let mut m = Map::new();
+                if let Some(id) = &t.id {
+                    m.insert("id".into(), id.clone().into());
+                }
+                if !t.tags.is_empty() {
+                    m.insert("tags".into(), string_map(&t.tags));
+                }
+                if let Some(o) = &t.owner_id {
+                    m.insert("ownerID".into(), o.clone().into());
+                }
+                if let Some(c) = &t.instance_match_criteria {
+                    m.insert("instanceMatchCriteria".into(), c.clone().into());
+                }
+                Value::Object(m)
+            })
+            .collect();
+        spec.insert("capacityReservationSelectorTerms".into(), Value::Array(terms));
+    }
     if let Some(role) = &nc.role {
         spec.insert("role".into(), role.clone().into());
     }
@@ -142,9 +208,15 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     node_class_placement(&mut spec, &nc, &strategy.cluster_name);
     if let Some(rv) = &nc.root_volume {
         let mut ebs = Map::new();
-        if let Some(s) = &rv.size {
-            ebs.insert("volumeSize".into(), s.clone().into());
-        }
+        // The CRD refuses an EBS mapping without `volumeSize` or `snapshotID` (CEL rule): without a
+        // size, the one Karpenter would have used without `blockDeviceMappings`.
+        ebs.insert(
+            "volumeSize".into(),
+            rv.size
+                .clone()
+                .unwrap_or_else(|| KARPENTER_DEFAULT_VOLUME_SIZE.to_owned())
+                .into(),
+        );
         ebs.insert(
             "volumeType".into(),
             rv.volume_type.clone().unwrap_or_else(|| "gp3".to_owned()).into(),
@@ -177,6 +249,25 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
     if !nc.tags.is_empty() {
         spec.insert("tags".into(), string_map(&nc.tags));
+    }
+    // IMDS of the nodes (EC2NodeClass `metadataOptions`, v1.14.1 CRD: httpTokens required|optional,
+    // httpPutResponseHopLimit 1–64). Written only when asked for; IMDSv2 stays required unless the
+    // user says otherwise.
+    if let Some(mo) = &nc.metadata_options {
+        let mut m = Map::new();
+        m.insert(
+            "httpTokens".into(),
+            mo.http_tokens.clone().unwrap_or_else(|| "required".to_owned()).into(),
+        );
+        if let Some(h) = mo.http_put_response_hop_limit {
+            m.insert("httpPutResponseHopLimit".into(), h.into());
+        }
+        spec.insert("metadataOptions".into(), Value::Object(m));
+    }
+    // `RAID0` puts the instance-store NVMe disks in one array for kubelet and containerd
+    // (EC2NodeClass `instanceStorePolicy`, enum [RAID0]).
+    if let Some(p) = &nc.instance_store_policy {
+        spec.insert("instanceStorePolicy".into(), p.clone().into());
     }
     Manifest {
         kind: kinds::EC2_NODE_CLASS,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Taint};
 use crate::yaml::{to_yaml, to_yaml_stream};
+use serde_json::json;
 
 fn golden(name: &str, actual: &str) {
     // The running test's package directory (see acceptance-tests' repo_root for why not env!).
@@ -35,6 +36,11 @@ fn seed_strategy() -> NodeStrategy {
         capacity_types: vec!["on-demand".into()],
         zones: vec![],
         gpu_limit: Some(32),
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::from([
             ("node-type".into(), "gpu-inference".into()),
             ("gpu-operator".into(), "enabled".into()),
@@ -44,8 +50,10 @@ fn seed_strategy() -> NodeStrategy {
         disruption: Some(Disruption {
             consolidation_policy: Some("WhenEmpty".into()),
             consolidate_after: Some("5m".into()),
+            budgets: Vec::new(),
         }),
         dra: false,
+        efa: false,
         node_class: Some(NodeClass {
             ami_alias: Some("al2023@latest".into()),
             role: Some("KarpenterNodeRole-gpu".into()),
@@ -72,6 +80,11 @@ fn seed_strategy() -> NodeStrategy {
         capacity_types: vec!["spot".into(), "on-demand".into()],
         zones: vec!["us-east-2a".into()],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![Taint {
@@ -81,6 +94,7 @@ fn seed_strategy() -> NodeStrategy {
         }],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: None,
         managed_node_group: None,
         hybrid: None,
@@ -95,6 +109,7 @@ fn seed_strategy() -> NodeStrategy {
             service_monitor: true,
         }),
         pools: vec![inference, auto],
+        default_tags: BTreeMap::new(),
     }
 }
 
@@ -252,9 +267,116 @@ fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
             desired: 0,
         },
         max_unavailable: None,
+        max_unavailable_percentage: None,
+        release_version: None,
+        disk_size: None,
+        node_repair: None,
     });
     assert!(s.pools[0].bottlerocket());
     assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");
     s.pools[0].managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NVIDIA".into());
     assert!(!effective_labels(&s, &s.pools[0]).contains_key(DEPLOY_DEVICE_PLUGIN));
+}
+
+#[test]
+fn node_pool_limits_weight_expiry_and_budgets_render_in_v1_fields() {
+    let mut s = seed_strategy();
+    let p = &mut s.pools[0];
+    p.cpu_limit = Some("1000".into());
+    p.memory_limit = Some("4000Gi".into());
+    p.weight = Some(50);
+    p.expire_after = Some("Never".into());
+    p.disruption.as_mut().unwrap().budgets = vec![crate::model::Budget {
+        nodes: "0".into(),
+        schedule: Some("0 9 * * 1-5".into()),
+        duration: Some("8h".into()),
+        reasons: vec!["Drifted".into()],
+    }];
+    let pool = s.pools[0].clone();
+    let np = pool_manifests(&s, &pool).pop().unwrap().body;
+    assert_eq!(
+        np["spec"]["limits"],
+        json!({"nvidia.com/gpu": 32, "cpu": "1000", "memory": "4000Gi"})
+    );
+    assert_eq!(np["spec"]["weight"], 50);
+    assert_eq!(np["spec"]["template"]["spec"]["expireAfter"], "Never");
+    assert_eq!(
+        np["spec"]["disruption"]["budgets"],
+        json!([{"nodes": "0", "schedule": "0 9 * * 1-5", "duration": "8h", "reasons": ["Drifted"]}])
+    );
+    // Unset, none of them is rendered: Karpenter's defaults (720h, one 10% budget) stay the server's.
+    let plain = seed_strategy();
+    let np = pool_manifests(&plain, &plain.pools[0]).pop().unwrap().body;
+    assert!(np["spec"].get("weight").is_none());
+    assert!(np["spec"]["template"]["spec"].get("expireAfter").is_none());
+    assert!(np["spec"]["disruption"].get("budgets").is_none());
+    assert_eq!(np["spec"]["limits"], json!({"nvidia.com/gpu": 32}));
+}
+
+#[test]
+fn imds_and_instance_store_render_on_the_ec2_node_class() {
+    let mut s = seed_strategy();
+    let nc = s.pools[0].node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: None,
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
+    let pool = s.pools[0].clone();
+    let ec2nc = &pool_manifests(&s, &pool)[0].body;
+    // IMDSv2 stays required unless asked otherwise; the hop limit lets pods reach IMDS.
+    assert_eq!(
+        ec2nc["spec"]["metadataOptions"],
+        json!({"httpTokens": "required", "httpPutResponseHopLimit": 2})
+    );
+    assert_eq!(ec2nc["spec"]["instanceStorePolicy"], "RAID0");
+    let plain = seed_strategy();
+    let ec2nc = &pool_manifests(&plain, &plain.pools[0])[0].body;
+    assert!(ec2nc["spec"].get("metadataOptions").is_none());
+    assert!(ec2nc["spec"].get("instanceStorePolicy").is_none());
+}
+
+#[test]
+fn capacity_reservations_render_on_both_node_classes() {
+    let mut s = seed_strategy();
+    let term = crate::model::CapacityReservationTerm {
+        id: Some("cr-0123456789abcdef0".into()),
+        ..Default::default()
+    };
+    s.pools[0].node_class.as_mut().unwrap().capacity_reservations = vec![term.clone()];
+    let pool = s.pools[0].clone();
+    assert_eq!(
+        pool_manifests(&s, &pool)[0].body["spec"]["capacityReservationSelectorTerms"],
+        json!([{"id": "cr-0123456789abcdef0"}])
+    );
+    let mut auto = s.pools[1].clone();
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        capacity_reservations: vec![crate::model::CapacityReservationTerm {
+            tags: BTreeMap::from([("purpose".into(), "training".into())]),
+            owner_id: Some("123456789012".into()),
+            ..Default::default()
+        }],
+        ..NodeClass::default()
+    });
+    assert_eq!(
+        pool_manifests(&s, &auto)[0].body["spec"]["capacityReservationSelectorTerms"],
+        json!([{"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
+    );
+}
+
+#[test]
+fn a_root_volume_without_a_size_keeps_karpenters_default_size() {
+    // The EC2NodeClass CRD refuses an EBS mapping without volumeSize or snapshotID.
+    let mut s = seed_strategy();
+    s.pools[0].node_class.as_mut().unwrap().root_volume = Some(RootVolume {
+        volume_type: Some("gp3".into()),
+        ..RootVolume::default()
+    });
+    let pool = s.pools[0].clone();
+    let m = pool_manifests(&s, &pool);
+    assert_eq!(m[0].body["spec"]["blockDeviceMappings"][0]["ebs"]["volumeSize"], "20Gi");
+    // And reads back as no size.
+    let read = crate::readback::read_back_pool(&s, &pool, &m[1].body, Some(&m[0].body));
+    assert_eq!(read.node_class, pool.node_class);
 }

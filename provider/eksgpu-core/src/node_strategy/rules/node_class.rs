@@ -41,18 +41,59 @@ pub(super) fn check_pool(
         ));
     }
 
-    // EKSGPU119: `reserved` launches only into capacity reservations the EC2NodeClass selects
-    // (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+); this provider does not
-    // render that selection yet, so a pool of reserved capacity alone never launches a node.
+    // EKSGPU119: `reserved` launches only into capacity reservations the node class selects
+    // (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+): a pool of reserved
+    // capacity alone, selecting none, never launches a node.
+    let reservations = pool
+        .node_class
+        .as_ref()
+        .map_or(&[][..], |nc| &nc.capacity_reservations[..]);
     if pool.capacity.is_in_cluster()
         && !pool.capacity_types.is_empty()
         && pool.capacity_types.iter().all(|c| c == "reserved")
+        && reservations.is_empty()
     {
         out.push(Violation::new(
             Code::EKSGPU119,
             at(&[Step::Attr("capacity_types")]),
             format!("Pool {:?} allows only reserved capacity.", pool.name),
         ));
+    }
+
+    // EKSGPU128: reservations selected, but the NodePool does not allow `reserved` capacity, so
+    // Karpenter never launches into them (karpenter.sh/capacity-type requirement).
+    if pool.capacity.is_in_cluster() && !reservations.is_empty() && !pool.capacity_types.iter().any(|c| c == "reserved")
+    {
+        out.push(Violation::new(
+            Code::EKSGPU128,
+            at(&[Step::Attr("capacity_types")]),
+            format!(
+                "Pool {:?} selects capacity reservations but does not allow reserved capacity.",
+                pool.name
+            ),
+        ));
+    }
+    // EKSGPU129: each selector term as the CRD's CEL rules accept it.
+    for (j, t) in reservations.iter().enumerate() {
+        let path = at(&[
+            Step::Attr("node_class"),
+            Step::Attr("capacity_reservation"),
+            Step::Index(j),
+        ]);
+        let others = !t.tags.is_empty() || t.owner_id.is_some() || t.instance_match_criteria.is_some();
+        if t.id.is_some() && others {
+            out.push(Violation::new(
+                Code::EKSGPU129,
+                path,
+                format!("Term {j} sets `id` with other fields; `id` selects one reservation alone."),
+            ));
+        } else if t.id.is_none() && t.tags.is_empty() && t.instance_match_criteria.is_none() {
+            out.push(Violation::new(
+                Code::EKSGPU129,
+                path,
+                format!("Term {j} selects nothing: set `id`, `tags` or `instance_match_criteria`."),
+            ));
+        }
     }
 
     // EKSGPU122: resources Karpenter cannot predict on dynamic capacity.
@@ -82,6 +123,40 @@ pub(super) fn check_pool(
         ));
     }
 
+    // EKSGPU123: a GPU pool whose image volume cannot hold inference images.
+    if pool.capacity.is_in_cluster()
+        && let Some(detail) = small_image_volume(pool)
+    {
+        let path = if pool.node_class.as_ref().is_some_and(|nc| nc.root_volume.is_some()) {
+            at(&[Step::Attr("node_class"), Step::Attr("root_volume"), Step::Attr("size")])
+        } else if pool.node_class.is_some() {
+            nc_path("root_volume")
+        } else {
+            at(&[Step::Attr("node_class")])
+        };
+        out.push(Violation::new(Code::EKSGPU123, path, detail));
+    }
+
+    // EKSGPU124: EC2NodeClass settings the Auto Mode NodeClass does not have.
+    if pool.capacity == Capacity::AutoMode
+        && let Some(nc) = &pool.node_class
+    {
+        if nc.metadata_options.is_some() {
+            out.push(Violation::new(
+                Code::EKSGPU124,
+                nc_path("metadata_options"),
+                "This pool has capacity = \"auto_mode\".".into(),
+            ));
+        }
+        if nc.instance_store_policy.is_some() {
+            out.push(Violation::new(
+                Code::EKSGPU124,
+                nc_path("instance_store_policy"),
+                "This pool has capacity = \"auto_mode\".".into(),
+            ));
+        }
+    }
+
     // EKSGPU121: Bottlerocket's own device plugin takes its sharing settings from
     // `settings.kubelet-device-plugins.nvidia` (bottlerocket.dev v1.54), never from the
     // operator's ConfigMap: the label would select nothing.
@@ -92,6 +167,67 @@ pub(super) fn check_pool(
             format!("Pool {:?} runs Bottlerocket.", pool.name),
         ));
     }
+}
+
+/// Inference images are 10–30 GB, and pulling one needs room for the compressed layers and the
+/// unpacked ones: below this, a GPU node fills its image disk (EKS best practices, AI/ML compute:
+/// container image sizes).
+pub const MIN_GPU_IMAGE_VOLUME_GIB: f64 = 30.0;
+
+/// Karpenter's default root (AL2023 `/dev/xvda`) or data (Bottlerocket `/dev/xvdb`) volume
+/// without `blockDeviceMappings` (karpenter-provider-aws v1.14.1 pkg/providers/amifamily
+/// al2023.go and bottlerocket.go, DefaultBlockDeviceMappings: 20Gi).
+pub(crate) const KARPENTER_DEFAULT_VOLUME_GIB: f64 = 20.0;
+
+/// A volume size in GiB (`200Gi`, `100G`, `1Ti`), or `None` if it is not a size.
+pub(crate) fn volume_gib(s: &str) -> Option<f64> {
+    let (positive, number, suffix) = crate::validate::quantity_parts(s).ok()?;
+    let n: f64 = number.parse().ok()?;
+    let bytes = match suffix {
+        "" => 1.0,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        _ => return None,
+    };
+    positive.then(|| n * bytes / 1024f64.powi(3))
+}
+
+/// EKSGPU123: where the pool's container images land, and whether it is big enough. `None`
+/// when it is: an explicit size of 30 GiB or more, Auto Mode's 80Gi default, or
+/// instance-store RAID0 (images then go to the NVMe array).
+pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
+    let nc = pool.node_class.as_ref();
+    let size = nc
+        .and_then(|nc| nc.root_volume.as_ref())
+        .and_then(|r| r.size.as_deref());
+    let gib = match size {
+        Some(s) => volume_gib(s)?,
+        None if pool.capacity == Capacity::Karpenter => KARPENTER_DEFAULT_VOLUME_GIB,
+        None => return None,
+    };
+    if gib >= MIN_GPU_IMAGE_VOLUME_GIB {
+        return None;
+    }
+    if pool.capacity == Capacity::Karpenter && nc.and_then(|nc| nc.instance_store_policy.as_deref()) == Some("RAID0") {
+        return None;
+    }
+    let volume = if pool.bottlerocket() {
+        "data volume (/dev/xvdb)"
+    } else {
+        "root volume"
+    };
+    Some(match size {
+        Some(s) => format!("Pool {:?} has a {s} {volume}.", pool.name),
+        None => format!("Pool {:?} keeps Karpenter's default 20Gi {volume}.", pool.name),
+    })
 }
 
 /// EKSGPU118: `family@version`, a family with NVIDIA variants, and AL2 only where EKS has AMIs.

@@ -10,6 +10,15 @@ const CTX: Context = Context {
     karpenter_version: (1, 15),
 };
 
+/// The violations, without the two warnings most fixtures would raise and that have their own
+/// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
+fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate::rules::Violation> {
+    crate::rules::check_node_strategy(s, ctx)
+        .into_iter()
+        .filter(|v| v.code != Code::EKSGPU132 && v.code != Code::EKSGPU130)
+        .collect()
+}
+
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
     Pool {
         name: name.into(),
@@ -18,13 +27,24 @@ fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
         capacity_types: vec![],
         zones: vec![],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
             role: Some("KarpenterNodeRole".into()),
+            // Room for inference images (EKSGPU123).
+            root_volume: Some(crate::model::RootVolume {
+                size: Some("200Gi".into()),
+                ..Default::default()
+            }),
             ..NodeClass::default()
         }),
         managed_node_group: None,
@@ -43,11 +63,12 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
             service_monitor: false,
         }),
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
 fn codes(s: &NodeStrategy) -> Vec<Code> {
-    check_node_strategy(s, &CTX).into_iter().map(|v| v.code).collect()
+    check(s, &CTX).into_iter().map(|v| v.code).collect()
 }
 
 fn with_label(mut p: Pool, k: &str, v: &str) -> Pool {
@@ -78,7 +99,7 @@ fn eksgpu001_mig_on_auto_mode() {
         false,
     );
     assert_eq!(codes(&s), [Code::EKSGPU001]);
-    let v = &check_node_strategy(&s, &CTX)[0];
+    let v = &check(&s, &CTX)[0];
     assert_eq!(
         v.path,
         vec![
@@ -136,22 +157,77 @@ fn eksgpu005_disruption() {
     p.disruption = Some(Disruption {
         consolidation_policy: Some("WhenUnderutilized".into()),
         consolidate_after: Some("5m".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU005]);
     p.disruption = Some(Disruption {
         consolidation_policy: Some("Balanced".into()),
         consolidate_after: Some("1h30m".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
     let old = Context {
         karpenter_version: (1, 9),
     };
-    assert_eq!(check_node_strategy(&strategy(vec![p.clone()], false), &old).len(), 1);
+    assert_eq!(check(&strategy(vec![p.clone()], false), &old).len(), 1);
     p.disruption = Some(Disruption {
         consolidation_policy: None,
         consolidate_after: Some("5 minutes".into()),
+        budgets: Vec::new(),
     });
     assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
+}
+
+#[test]
+fn eksgpu005_budget_schedule_needs_a_duration_and_expiry_is_a_duration() {
+    let budget = |schedule: Option<&str>, duration: Option<&str>| crate::model::Budget {
+        nodes: "0".into(),
+        schedule: schedule.map(Into::into),
+        duration: duration.map(Into::into),
+        reasons: vec![],
+    };
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.expire_after = Some("Never".into());
+    p.disruption = Some(Disruption {
+        consolidation_policy: None,
+        consolidate_after: None,
+        budgets: vec![budget(Some("0 9 * * 1-5"), Some("8h")), budget(None, None)],
+    });
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    p.disruption.as_mut().unwrap().budgets = vec![budget(None, None), budget(Some("@daily"), None)];
+    let s = strategy(vec![p.clone()], false);
+    assert_eq!(codes(&s), [Code::EKSGPU005]);
+    assert_eq!(
+        check(&s, &CTX)[0].path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("disruption"),
+            Step::Attr("budget"),
+            Step::Index(1),
+            Step::Attr("duration")
+        ]
+    );
+    p.disruption = None;
+    p.expire_after = Some("30d".into());
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
+}
+
+#[test]
+fn eksgpu115_node_pool_settings_on_a_node_group() {
+    let mut p = pool("g", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
+    p.cpu_limit = Some("100".into());
+    p.weight = Some(10);
+    let found = check(&strategy(vec![p], false), &CTX);
+    let attrs: Vec<_> = found
+        .iter()
+        .filter(|v| v.code == Code::EKSGPU115)
+        .filter_map(|v| match v.path.get(2) {
+            Some(Step::Attr(a)) => Some(*a),
+            _ => None,
+        })
+        .collect();
+    assert!(attrs.contains(&"cpu_limit") && attrs.contains(&"weight"), "{found:?}");
 }
 
 #[test]
@@ -180,7 +256,7 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
 #[test]
 fn eksgpu009_observed_auto_mode_failures_warn() {
     let s = strategy(vec![pool("a", Capacity::AutoMode, &["p5en.48xlarge"])], false);
-    let v = check_node_strategy(&s, &CTX);
+    let v = check(&s, &CTX);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU009]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert_eq!(
@@ -233,6 +309,10 @@ fn eksgpu011_and_102_device_plugin_sharing() {
             desired: 0,
         },
         max_unavailable: None,
+        max_unavailable_percentage: None,
+        release_version: None,
+        disk_size: Some(200),
+        node_repair: None,
     });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }
@@ -279,7 +359,7 @@ fn eksgpu016_101_instance_types() {
         false,
     );
     assert_eq!(codes(&s), [Code::EKSGPU016, Code::EKSGPU016, Code::EKSGPU101]);
-    let v = check_node_strategy(&s, &CTX);
+    let v = check(&s, &CTX);
     assert_eq!(
         v[0].path,
         vec![
@@ -328,7 +408,8 @@ fn eksgpu017_two_device_managers() {
 fn eksgpu104_105_106_basics() {
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.node_class = None;
-    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104]);
+    // Without a node class, the default 20Gi root volume warns too (EKSGPU123).
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104, Code::EKSGPU123]);
     let s = strategy(
         vec![
             pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
@@ -368,16 +449,16 @@ fn eksgpu004_dra_support_matrix() {
         karpenter_version: (1, 14),
     };
     assert_eq!(
-        check_node_strategy(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
+        check(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU004]
     );
     let new = Context {
         karpenter_version: (1, 15),
     };
-    assert!(check_node_strategy(&s, &new).is_empty());
+    assert!(check(&s, &new).is_empty());
     s.kubernetes_version = Some("1.33".into());
     assert_eq!(
-        check_node_strategy(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
+        check(&s, &new).iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU004]
     );
     let mut a = pool("a", Capacity::AutoMode, &["p5.48xlarge"]);
@@ -464,14 +545,14 @@ fn eksgpu122_resources_karpenter_cannot_predict() {
         MIG_CONFIG,
         "all-1g.10gb",
     );
-    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &CTX);
+    let v = check(&strategy(vec![mig.clone()], true), &CTX);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU122]);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert!(v[0].detail.contains("NodeOverlay"), "{}", v[0].detail);
     let old = Context {
         karpenter_version: (1, 6),
     };
-    let v = check_node_strategy(&strategy(vec![mig.clone()], true), &old);
+    let v = check(&strategy(vec![mig.clone()], true), &old);
     assert!(v[0].detail.contains("has no NodeOverlay"), "{}", v[0].detail);
     // all-disabled, or the single strategy (nvidia.com/gpu), are fine.
     let off = with_label(
@@ -492,13 +573,195 @@ fn eksgpu106_reserved_capacity_needs_karpenter_1_3() {
     let old = Context {
         karpenter_version: (1, 2),
     };
-    let found = check_node_strategy(&strategy(vec![p.clone()], false), &old);
+    let found = check(&strategy(vec![p.clone()], false), &old);
     assert!(found.iter().any(|v| v.code == Code::EKSGPU106), "{found:?}");
     let new = Context {
         karpenter_version: (1, 6),
     };
-    let found = check_node_strategy(&strategy(vec![p], false), &new);
+    let found = check(&strategy(vec![p], false), &new);
     assert!(found.iter().all(|v| v.code != Code::EKSGPU106), "{found:?}");
+}
+
+#[test]
+fn eksgpu123_gpu_pools_need_room_for_inference_images() {
+    let sized = |size: Option<&str>| {
+        let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+        p.node_class.as_mut().unwrap().root_volume = size.map(|s| crate::model::RootVolume {
+            size: Some(s.into()),
+            ..Default::default()
+        });
+        p
+    };
+    // Karpenter's default 20Gi, and explicit sizes under 30Gi, warn; 30Gi and up do not.
+    for (size, warns) in [
+        (None, true),
+        (Some("20Gi"), true),
+        (Some("29Gi"), true),
+        (Some("30Gi"), false),
+        (Some("200Gi"), false),
+        (Some("1Ti"), false),
+    ] {
+        let found = check(&strategy(vec![sized(size)], false), &CTX);
+        assert_eq!(found.iter().any(|v| v.code == Code::EKSGPU123), warns, "{size:?}");
+        if let Some(v) = found.first() {
+            assert_eq!(v.severity, crate::rules::Severity::Warning);
+        }
+    }
+    let v = &check(&strategy(vec![sized(Some("20Gi"))], false), &CTX)[0];
+    assert_eq!(
+        v.path,
+        vec![
+            Step::Attr("pool"),
+            Step::Index(0),
+            Step::Attr("node_class"),
+            Step::Attr("root_volume"),
+            Step::Attr("size")
+        ]
+    );
+    // Instance-store RAID0 holds the images instead.
+    let mut raid = sized(None);
+    raid.node_class.as_mut().unwrap().instance_store_policy = Some("RAID0".into());
+    assert_eq!(codes(&strategy(vec![raid], false)), Vec::<&str>::new());
+    // Bottlerocket: the warning is about its data volume.
+    let mut br = sized(None);
+    br.node_class.as_mut().unwrap().ami_alias = Some("bottlerocket@latest".into());
+    assert!(check(&strategy(vec![br], false), &CTX)[0].detail.contains("/dev/xvdb"));
+    // Auto Mode's default is 80Gi; only a small explicit size warns.
+    let mut auto = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    assert_eq!(codes(&strategy(vec![auto.clone()], false)), Vec::<&str>::new());
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        root_volume: Some(crate::model::RootVolume {
+            size: Some("20Gi".into()),
+            ..Default::default()
+        }),
+        ..NodeClass::default()
+    });
+    assert_eq!(codes(&strategy(vec![auto], false)), [Code::EKSGPU123]);
+}
+
+#[test]
+fn eksgpu124_ec2_node_class_settings_on_auto_mode() {
+    let mut auto = pool("a", Capacity::AutoMode, &["g6e.xlarge"]);
+    auto.node_class = Some(NodeClass {
+        role: Some("AutoNodeRole".into()),
+        metadata_options: Some(crate::model::MetadataOptions {
+            http_tokens: None,
+            http_put_response_hop_limit: Some(2),
+        }),
+        instance_store_policy: Some("RAID0".into()),
+        ..NodeClass::default()
+    });
+    let found = check(&strategy(vec![auto], false), &CTX);
+    assert_eq!(
+        found.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU124, Code::EKSGPU124]
+    );
+    assert_eq!(found[0].path[3], Step::Attr("metadata_options"));
+    // On Karpenter they are EC2NodeClass fields.
+    let mut k = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    let nc = k.node_class.as_mut().unwrap();
+    nc.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: Some("required".into()),
+        http_put_response_hop_limit: Some(2),
+    });
+    nc.instance_store_policy = Some("RAID0".into());
+    assert_eq!(codes(&strategy(vec![k], false)), Vec::<&str>::new());
+}
+
+#[test]
+fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
+    let mut p = pool("train", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.efa = true;
+    p.zones = vec!["us-west-2a".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // A type without EFA (g6e.xlarge has none in the catalog).
+    p.instance_types.push("g6e.xlarge".into());
+    let found = check(&strategy(vec![p.clone()], false), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU126]);
+    assert_eq!(found[0].path[3], Step::Index(1));
+    // Any zone: a warning.
+    p.instance_types.pop();
+    p.zones.clear();
+    let found = check(&strategy(vec![p], false), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU127]);
+    assert_eq!(found[0].severity, crate::rules::Severity::Warning);
+    // Node groups get no EFA interfaces without a launch template.
+    let mut m = pool("ng", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
+    m.efa = true;
+    assert!(codes(&strategy(vec![m], false)).contains(&Code::EKSGPU126));
+}
+
+#[test]
+fn eksgpu119_128_129_capacity_reservations() {
+    let term = |id: Option<&str>, tags: &[(&str, &str)]| crate::model::CapacityReservationTerm {
+        id: id.map(Into::into),
+        tags: tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        ..Default::default()
+    };
+    let mut p = pool("cb", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.capacity_types = vec!["reserved".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU119]);
+    // Selecting the Capacity Block makes a reserved-only pool launch.
+    p.node_class.as_mut().unwrap().capacity_reservations = vec![term(Some("cr-0123456789abcdef0"), &[])];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), Vec::<&str>::new());
+    // Selected but `reserved` not allowed: a warning.
+    p.capacity_types = vec!["on-demand".into()];
+    assert_eq!(codes(&strategy(vec![p.clone()], false)), [Code::EKSGPU128]);
+    // Terms the CRD's CEL rules refuse.
+    p.capacity_types = vec!["reserved".into(), "on-demand".into()];
+    p.node_class.as_mut().unwrap().capacity_reservations =
+        vec![term(Some("cr-0123456789abcdef0"), &[("team", "ml")]), term(None, &[])];
+    let found = check(&strategy(vec![p], false), &CTX);
+    assert_eq!(
+        found.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU129, Code::EKSGPU129]
+    );
+    assert_eq!(found[1].path[4], Step::Index(1));
+}
+
+#[test]
+fn eksgpu132_nvidia_ami_pools_without_any_device_plugin() {
+    let all = |s: &NodeStrategy| {
+        check_node_strategy(s, &CTX)
+            .into_iter()
+            .map(|v| v.code)
+            .collect::<Vec<_>>()
+    };
+    let k = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
+    // No gpu_operator: the AL2023 NVIDIA AMI's GPUs are never advertised.
+    assert_eq!(all(&strategy(vec![k.clone()], false)), [Code::EKSGPU132]);
+    let v = &check_node_strategy(&strategy(vec![k.clone()], false), &CTX)[0];
+    assert_eq!(v.path, vec![Step::Attr("pool"), Step::Index(0), Step::Attr("capacity")]);
+    assert_eq!(v.severity, crate::rules::Severity::Warning);
+    // With the operator, or a device manager of its own (Bottlerocket, HAMi, DRA), nothing.
+    assert_eq!(all(&strategy(vec![k.clone()], true)), Vec::<&str>::new());
+    let mut br = k.clone();
+    br.node_class.as_mut().unwrap().ami_alias = Some("bottlerocket@latest".into());
+    assert_eq!(all(&strategy(vec![br], false)), Vec::<&str>::new());
+    let hami = with_label(k.clone(), "gpu", "on");
+    assert!(!all(&strategy(vec![hami], false)).contains(&Code::EKSGPU132));
+    // Auto Mode ships its own plugin.
+    assert_eq!(
+        all(&strategy(vec![pool("a", Capacity::AutoMode, &["g6e.xlarge"])], false)),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn eksgpu130_karpenter_dra_needs_enable_dra() {
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.dra = true;
+    let mut s = strategy(vec![p], true);
+    s.kubernetes_version = Some("1.34".into());
+    let found: Vec<_> = check_node_strategy(&s, &CTX).into_iter().map(|v| v.code).collect();
+    assert_eq!(found, [Code::EKSGPU130]);
+    // Before 1.15 Karpenter has no DRA support at all: EKSGPU004 says so instead.
+    let old = Context {
+        karpenter_version: (1, 14),
+    };
+    let found: Vec<_> = check_node_strategy(&s, &old).into_iter().map(|v| v.code).collect();
+    assert_eq!(found, [Code::EKSGPU004]);
 }
 
 #[test]

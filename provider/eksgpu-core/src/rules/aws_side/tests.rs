@@ -4,9 +4,18 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::eks::AutoModeFlags;
 use crate::model::{ManagedNodeGroup, Scaling};
-use crate::rules::{NodeStrategyContext, check_node_strategy};
+use crate::rules::NodeStrategyContext;
 
 const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+
+/// The violations, without the two warnings most fixtures would raise and that have their own
+/// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
+fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate::rules::Violation> {
+    crate::rules::check_node_strategy(s, ctx)
+        .into_iter()
+        .filter(|v| v.code != Code::EKSGPU132 && v.code != Code::EKSGPU130)
+        .collect()
+}
 
 fn pool(capacity: Capacity) -> Pool {
     Pool {
@@ -20,13 +29,24 @@ fn pool(capacity: Capacity) -> Pool {
         capacity_types: vec![],
         zones: vec![],
         gpu_limit: None,
+        cpu_limit: None,
+        memory_limit: None,
+        weight: None,
+        expire_after: None,
+        tags: BTreeMap::new(),
         labels: BTreeMap::new(),
         gpu_taint: true,
         taints: vec![],
         disruption: None,
         dra: false,
+        efa: false,
         node_class: (capacity == Capacity::Karpenter).then(|| crate::model::NodeClass {
             role: Some("KarpenterNodeRole".into()),
+            // Room for inference images (EKSGPU123).
+            root_volume: Some(crate::model::RootVolume {
+                size: Some("200Gi".into()),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         managed_node_group: (capacity == Capacity::ManagedNodeGroup).then(|| ManagedNodeGroup {
@@ -39,6 +59,10 @@ fn pool(capacity: Capacity) -> Pool {
                 desired: 0,
             },
             max_unavailable: None,
+            max_unavailable_percentage: None,
+            release_version: None,
+            disk_size: Some(200),
+            node_repair: None,
         }),
         hybrid: (capacity == Capacity::Hybrid).then(|| Hybrid {
             remote_node_networks: vec!["10.80.0.0/16".into()],
@@ -55,11 +79,12 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         kubernetes_version: Some("1.34".into()),
         gpu_operator: None,
         pools,
+        default_tags: BTreeMap::new(),
     }
 }
 
 fn codes(s: &NodeStrategy) -> Vec<Code> {
-    check_node_strategy(
+    check(
         s,
         &NodeStrategyContext {
             karpenter_version: (1, 14),
@@ -91,7 +116,7 @@ fn eksgpu007_remote_networks_offline() {
         "nope".into(),
     ];
     h.remote_pod_networks = vec!["192.168.0.0/33".into()];
-    let v = check_node_strategy(
+    let v = check(
         &strategy(vec![p]),
         &NodeStrategyContext {
             karpenter_version: (1, 14),
@@ -143,7 +168,7 @@ fn eksgpu007_against_the_cluster_vpc_and_service_cidrs() {
 #[test]
 fn eksgpu008_auto_mode_next_to_managed_node_groups() {
     let s = strategy(vec![pool(Capacity::AutoMode), pool(Capacity::ManagedNodeGroup)]);
-    let v = check_node_strategy(
+    let v = check(
         &s,
         &NodeStrategyContext {
             karpenter_version: (1, 14),
@@ -262,4 +287,73 @@ fn eksgpu117_node_group_values() {
     m.scaling.desired = 5;
     m.max_unavailable = Some(0);
     assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 6]);
+}
+
+#[test]
+fn eksgpu117_one_update_setting_and_eksgpu123_node_group_disks() {
+    let found = |p: &Pool| {
+        check(
+            &strategy(vec![p.clone()]),
+            &NodeStrategyContext {
+                karpenter_version: (1, 14),
+            },
+        )
+    };
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    let m = p.managed_node_group.as_mut().unwrap();
+    m.max_unavailable = Some(1);
+    m.max_unavailable_percentage = Some(20);
+    let v = found(&p);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
+    assert_eq!(v[0].path.last(), Some(&Step::Attr("max_unavailable_percentage")));
+
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    for (disk, warns) in [
+        (None, true),
+        (Some(20), true),
+        (Some(29), true),
+        (Some(30), false),
+        (Some(500), false),
+    ] {
+        p.managed_node_group.as_mut().unwrap().disk_size = disk;
+        let v = found(&p);
+        assert_eq!(v.iter().any(|v| v.code == Code::EKSGPU123), warns, "{disk:?}");
+    }
+}
+
+#[test]
+fn eksgpu125_identifying_tags_and_eksgpu115_tags_on_in_cluster_pools() {
+    let ctx = NodeStrategyContext {
+        karpenter_version: (1, 14),
+    };
+    let mut p = pool(Capacity::ManagedNodeGroup);
+    p.tags = BTreeMap::from([
+        ("cost-center".into(), "ml".into()),
+        ("eksgpu.terraform.io/strategy".into(), "other".into()),
+    ]);
+    let v = check(&strategy(vec![p.clone()]), &ctx);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU125]);
+    assert_eq!(
+        v[0].path.last(),
+        Some(&Step::Key("eksgpu.terraform.io/strategy".into()))
+    );
+    p.tags = (0..45).map(|i| (format!("k{i}"), "v".into())).collect();
+    assert_eq!(codes(&strategy(vec![p])), [Code::EKSGPU125]);
+    let mut k = pool(Capacity::Karpenter);
+    k.tags = BTreeMap::from([("cost-center".into(), "ml".into())]);
+    assert_eq!(codes(&strategy(vec![k])), [Code::EKSGPU115]);
+}
+
+#[test]
+fn eksgpu117_capacity_blocks_need_a_launch_template_on_node_groups() {
+    let mut m = pool(Capacity::ManagedNodeGroup);
+    m.capacity_types = vec!["capacity-block".into()];
+    let v = check(
+        &strategy(vec![m]),
+        &NodeStrategyContext {
+            karpenter_version: (1, 14),
+        },
+    );
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
+    assert!(v[0].detail.contains("launch template"), "{}", v[0].detail);
 }

@@ -168,3 +168,47 @@ fn durations_match_the_crd_pattern() {
         }
     }
 }
+
+#[test]
+fn budget_nodes_and_durations_match_the_crd_patterns() {
+    let crd = vendored_crd("karpenter.sh_nodepools.yaml");
+    let budget = "/properties/spec/properties/disruption/properties/budgets/items/properties";
+    let re = |field: &str| {
+        Regex::new(
+            crd_node(&crd, &format!("{budget}/{field}"))["pattern"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    let nodes = re("nodes");
+    for s in [
+        "0", "2", "10", "1000", "0%", "10%", "99%", "100%", "101%", "1000%", "%", "", "-1", "5 ", "10.5%", "a",
+    ] {
+        assert_eq!(budget_nodes(s).is_ok(), nodes.is_match(s), "{s:?}");
+    }
+    let duration = re("duration");
+    for s in [
+        "30m", "8h", "1h30m", "1h30m0s", "8h0s", "0s", "30s", "1h30", "h", "m", "", "1.5h", "1m1h", "10h5m0s", "5m0s0s",
+    ] {
+        assert_eq!(budget_duration(s).is_ok(), duration.is_match(s), "{s:?}");
+    }
+}
+
+#[test]
+fn budget_schedules_are_cron_lines_in_utc() {
+    for s in ["0 9 * * 1-5", "@daily", "@hourly", "*/15 * * * *", "0 0 1 jan *"] {
+        assert!(budget_schedule(s).is_ok(), "{s:?}");
+    }
+    for s in [
+        "",
+        "@every 5m",
+        "0 9 * *",
+        "61 * * * *",
+        "TZ=Europe/Paris 0 9 * * *",
+        "0 9 * * * *",
+    ] {
+        let e = budget_schedule(s).unwrap_err();
+        assert!(e.source.contains("karpenter"), "{e}");
+    }
+}

@@ -161,21 +161,37 @@ impl AwsPools<'_> {
             self.delete_node_group(&want.name).await.touched(true)?;
             return self.create_node_group(want).await;
         }
-        // The tags say who owns it: a rename, a new pool index or an adoption rewrites them first.
-        let tags = changed_tags(&want.tags, &live.tags);
-        let mut touched = false;
-        if let (false, Some(arn)) = (tags.is_empty(), &live.arn) {
-            self.aws.tag_resource(arn, &tags).await.touched(false)?;
-            touched = true;
-        }
         if let Some(u) = want.update(&live) {
-            self.aws
-                .update_node_group(self.cluster, &want.name, &u)
-                .await
-                .touched(touched)?;
-            self.wait_node_group(&want.name, self.timeouts.update, false)
-                .await
-                .touched(true)?;
+            // EKS runs one update of a node group at a time: the config first, then the release.
+            let mut touched = false;
+            if u.changes_config() {
+                self.aws
+                    .update_node_group(self.cluster, &want.name, &u)
+                    .await
+                    .touched(false)?;
+                touched = true;
+                self.wait_node_group(&want.name, self.timeouts.update, false)
+                    .await
+                    .touched(true)?;
+            }
+            if let Some(release) = &u.release_version {
+                self.aws
+                    .update_node_group_version(self.cluster, &want.name, release)
+                    .await
+                    .touched(touched)?;
+                self.wait_node_group(&want.name, self.timeouts.update, false)
+                    .await
+                    .touched(true)?;
+                touched = true;
+            }
+            if let Some(arn) = live.arn.as_deref()
+                && (!u.tags_add.is_empty() || !u.tags_remove.is_empty())
+            {
+                self.aws
+                    .retag(arn, &u.tags_add, &u.tags_remove)
+                    .await
+                    .touched(touched)?;
+            }
         }
         Ok(())
     }
@@ -261,7 +277,7 @@ impl AwsPools<'_> {
             && let Some(arn) = &facts.arn
         {
             let tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
-            self.aws.tag_resource(arn, &tag).await.touched(touched)?;
+            self.aws.retag(arn, &tag, &[]).await.touched(touched)?;
             touched = true;
         }
         match self
@@ -274,7 +290,7 @@ impl AwsPools<'_> {
                 let entry = AccessEntry {
                     principal_arn: h.node_role_arn.clone(),
                     kind: HYBRID_ACCESS_ENTRY_TYPE.to_owned(),
-                    tags: entry_tags.clone(),
+                    tags: entry_tags,
                     arn: None,
                 };
                 self.aws
@@ -295,9 +311,22 @@ impl AwsPools<'_> {
             // unless the pool adopts it: then it is tagged as the strategy's own.
             Some(e) if !adopt && !me.owns(&Owner::of_tags(&e.tags)) => {}
             Some(e) => {
-                let tags = changed_tags(&entry_tags, &e.tags);
-                if let (false, Some(arn)) = (tags.is_empty(), &e.arn) {
-                    self.aws.tag_resource(arn, &tags).await.touched(touched)?;
+                // Tags changed (default or pool tags): TagResource / UntagResource on the entry.
+                let add: std::collections::BTreeMap<String, String> = entry_tags
+                    .iter()
+                    .filter(|(k, v)| e.tags.get(*k) != Some(*v))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let remove: Vec<String> = e
+                    .tags
+                    .keys()
+                    .filter(|k| !entry_tags.contains_key(*k))
+                    .cloned()
+                    .collect();
+                if let Some(arn) = e.arn.as_deref()
+                    && (!add.is_empty() || !remove.is_empty())
+                {
+                    self.aws.retag(arn, &add, &remove).await.touched(touched)?;
                     touched = true;
                 }
             }
@@ -350,6 +379,15 @@ impl AwsPools<'_> {
             return Ok(None);
         }
         let mut pool = prior.clone();
+        // Without the identifying tags; the caller also leaves out the provider's default tags.
+        if let Some(e) = &entry {
+            pool.tags = e
+                .tags
+                .iter()
+                .filter(|(k, _)| prior.tags.contains_key(*k) || !eks::is_provider_tag(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+        }
         pool.hybrid = Some(Hybrid {
             remote_node_networks: facts.remote_node_networks.clone(),
             remote_pod_networks: facts.remote_pod_networks.clone(),
@@ -423,17 +461,6 @@ fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
             name: owner.clone(),
         })
     })
-}
-
-/// The tags of `want` that `live` lacks or has with another value.
-fn changed_tags(
-    want: &std::collections::BTreeMap<String, String>,
-    live: &std::collections::BTreeMap<String, String>,
-) -> std::collections::BTreeMap<String, String> {
-    want.iter()
-        .filter(|(k, v)| live.get(*k) != Some(v))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
 }
 
 fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {

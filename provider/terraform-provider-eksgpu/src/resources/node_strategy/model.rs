@@ -4,8 +4,8 @@
 //! null (the framework keeps the spelling state had when reading back).
 
 use eksgpu_core::model::{
-    Capacity, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, NodeStrategy, Pool, RootVolume,
-    Scaling, Taint,
+    Budget, Capacity, CapacityReservationTerm, Disruption, GpuOperator, Hybrid, Kubelet, ManagedNodeGroup,
+    MetadataOptions, NodeClass, NodeStrategy, Pool, RootVolume, Scaling, Taint,
 };
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::Value;
@@ -23,6 +23,10 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
         capacity_types: o.get("capacity_types")?,
         zones: o.get("zones")?,
         gpu_limit: o.get("gpu_limit")?,
+        cpu_limit: o.get("cpu_limit")?,
+        memory_limit: o.get("memory_limit")?,
+        weight: o.get("weight")?,
+        expire_after: o.get("expire_after")?,
         labels: o.get("labels")?,
         gpu_taint: o.get::<Option<bool>>("gpu_taint")?.unwrap_or(true),
         taints: o.blocks("taint", |t| {
@@ -39,10 +43,19 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                 Ok::<_, ModelError>(Disruption {
                     consolidation_policy: d.get("consolidation_policy")?,
                     consolidate_after: d.get("consolidate_after")?,
+                    budgets: d.blocks("budget", |b| {
+                        Ok(Budget {
+                            nodes: b.get("nodes")?,
+                            schedule: b.get("schedule")?,
+                            duration: b.get("duration")?,
+                            reasons: b.get("reasons")?,
+                        })
+                    })?,
                 })
             })
             .transpose()?,
         dra: o.get::<Option<bool>>("dra")?.unwrap_or(false),
+        efa: o.get::<Option<bool>>("efa")?.unwrap_or(false),
         node_class: o.block("node_class")?.map(|nc| node_class(&nc)).transpose()?,
         managed_node_group: o
             .block("managed_node_group")?
@@ -63,6 +76,16 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                         Some(u) => u.get("max_unavailable")?,
                         None => None,
                     },
+                    max_unavailable_percentage: match m.block("update")? {
+                        Some(u) => u.get("max_unavailable_percentage")?,
+                        None => None,
+                    },
+                    release_version: m.get("release_version")?,
+                    disk_size: m.get("disk_size")?,
+                    node_repair: match m.block("node_repair_config")? {
+                        Some(r) => Some(r.get("enabled")?),
+                        None => None,
+                    },
                 })
             })
             .transpose()?,
@@ -76,6 +99,7 @@ pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
                 })
             })
             .transpose()?,
+        tags: o.get("tags")?,
     })
 }
 
@@ -107,6 +131,24 @@ fn node_class(nc: &Obj<'_>) -> Result<NodeClass, ModelError> {
             })
             .transpose()?,
         tags: nc.get("tags")?,
+        metadata_options: nc
+            .block("metadata_options")?
+            .map(|m| {
+                Ok::<_, ModelError>(MetadataOptions {
+                    http_tokens: m.get("http_tokens")?,
+                    http_put_response_hop_limit: m.get("http_put_response_hop_limit")?,
+                })
+            })
+            .transpose()?,
+        instance_store_policy: nc.get("instance_store_policy")?,
+        capacity_reservations: nc.blocks("capacity_reservation", |t| {
+            Ok(CapacityReservationTerm {
+                id: t.get("id")?,
+                tags: t.get("tags")?,
+                owner_id: t.get("owner_id")?,
+                instance_match_criteria: t.get("instance_match_criteria")?,
+            })
+        })?,
     })
 }
 
@@ -141,6 +183,8 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         gpu_operator: gpu_operator(o.raw("gpu_operator"))
             .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("gpu_operator".into())))?,
         pools: o.blocks("pool", |p| pool(&p))?,
+        // Provider configuration, not the resource's: the caller sets them.
+        default_tags: Default::default(),
     })
 }
 
@@ -161,12 +205,18 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
         .set("capacity_types", opt_list(&p.capacity_types))
         .set("zones", opt_list(&p.zones))
         .set("gpu_limit", p.gpu_limit)
+        .set("cpu_limit", p.cpu_limit.clone())
+        .set("memory_limit", p.memory_limit.clone())
+        .set("weight", p.weight)
+        .set("expire_after", p.expire_after.clone())
         // `labels` defaults to `{}`: always a map in state, so `labels = {}` and no labels plan alike.
         .set("labels", p.labels.clone())
         .set("gpu_taint", p.gpu_taint)
         .set("dra", p.dra)
         // Not part of the model: a setting of the apply, read from the plan; unset reads as `false`.
         .raw("adopt", Value::Null)
+        .set("efa", p.efa)
+        .set("tags", opt_map(&p.tags))
         .raw(
             "taint",
             Value::List(
@@ -188,6 +238,22 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
                 ObjBuilder::new()
                     .set("consolidation_policy", d.consolidation_policy.clone())
                     .set("consolidate_after", d.consolidate_after.clone())
+                    .raw(
+                        "budget",
+                        Value::List(
+                            d.budgets
+                                .iter()
+                                .map(|b| {
+                                    ObjBuilder::new()
+                                        .set("nodes", b.nodes.clone())
+                                        .set("schedule", b.schedule.clone())
+                                        .set("duration", b.duration.clone())
+                                        .set("reasons", opt_list(&b.reasons))
+                                        .build()
+                                })
+                                .collect(),
+                        ),
+                    )
                     .build()
             }),
         )
@@ -209,10 +275,20 @@ pub(crate) fn write_pool(p: &Pool) -> Value {
                                 .build(),
                         ),
                     )
+                    .set("release_version", m.release_version.clone())
+                    .set("disk_size", m.disk_size)
+                    .one(
+                        "node_repair_config",
+                        m.node_repair.map(|e| ObjBuilder::new().set("enabled", e).build()),
+                    )
                     .one(
                         "update",
-                        m.max_unavailable
-                            .map(|n| ObjBuilder::new().set("max_unavailable", n).build()),
+                        (m.max_unavailable.is_some() || m.max_unavailable_percentage.is_some()).then(|| {
+                            ObjBuilder::new()
+                                .set("max_unavailable", m.max_unavailable)
+                                .set("max_unavailable_percentage", m.max_unavailable_percentage)
+                                .build()
+                        }),
                     )
                     .build()
             }),
@@ -240,6 +316,32 @@ fn write_node_class(nc: &NodeClass) -> Value {
             opt_map(&nc.security_group_selector_tags),
         )
         .set("tags", opt_map(&nc.tags))
+        .set("instance_store_policy", nc.instance_store_policy.clone())
+        .raw(
+            "capacity_reservation",
+            Value::List(
+                nc.capacity_reservations
+                    .iter()
+                    .map(|t| {
+                        ObjBuilder::new()
+                            .set("id", t.id.clone())
+                            .set("tags", opt_map(&t.tags))
+                            .set("owner_id", t.owner_id.clone())
+                            .set("instance_match_criteria", t.instance_match_criteria.clone())
+                            .build()
+                    })
+                    .collect(),
+            ),
+        )
+        .one(
+            "metadata_options",
+            nc.metadata_options.as_ref().map(|m| {
+                ObjBuilder::new()
+                    .set("http_tokens", m.http_tokens.clone())
+                    .set("http_put_response_hop_limit", m.http_put_response_hop_limit)
+                    .build()
+            }),
+        )
         .one(
             "root_volume",
             nc.root_volume.as_ref().map(|r| {

@@ -111,6 +111,7 @@ fn known(planned: &Value) -> Option<Known> {
         kubernetes_version: o.get("kubernetes_version").ok().flatten(),
         gpu_operator: model::gpu_operator(o.raw("gpu_operator")).ok().flatten(),
         pools: pools.iter().map(|(_, p)| p.clone()).collect(),
+        default_tags: Default::default(),
     };
     Some(Known {
         header_known: cluster_known && name_known && operator_known,
@@ -123,7 +124,12 @@ fn known(planned: &Value) -> Option<Known> {
 }
 
 /// Fills computed values from known inputs and reports the rules on what is known.
-pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+pub(super) fn modify(
+    plan: &mut Plan<'_>,
+    karpenter_version: (u32, u32),
+    default_tags: &std::collections::BTreeMap<String, String>,
+    diags: &mut Diagnostics,
+) {
     plan_id(&mut plan.planned, &["cluster_name", "name"]);
     if plan.config.get("kubernetes_version").is_null() {
         // Read from the cluster at apply, unless the cluster already told us.
@@ -136,9 +142,11 @@ pub(super) fn modify(plan: &mut Plan<'_>, karpenter_version: (u32, u32), diags: 
         };
         path::set(&mut plan.planned, "kubernetes_version", v);
     }
-    let Some(k) = known(&plan.planned) else {
+    let Some(mut k) = known(&plan.planned) else {
         return;
     };
+    // The provider's default tags go on every AWS object, so on the requests plans show.
+    k.strategy.default_tags = default_tags.clone();
     let s = &k.strategy;
     for (i, pool) in &k.pools {
         let pool_known = !k.partial.touches_unknown(&pool_at(*i));

@@ -52,11 +52,73 @@ fn node_class_block() -> Block {
             .validate(checks::keys("Tag keys Karpenter lets a node class set.", validate::node_class_tag_key))
             .validate(checks::each("Tag values.", validate::node_class_tag_value)),
     )
+    .attribute(
+        Attribute::optional(
+            "instance_store_policy",
+            Type::String,
+            "`RAID0`: the instance-store NVMe disks (p4d, p5, g6e, …) become one array for kubelet, images and containers, \
+             so large images do not need a large root volume. Karpenter only (EKSGPU124).",
+        )
+        // EC2NodeClass spec.instanceStorePolicy: enum [RAID0] (karpenter-provider-aws v1.14.1 CRD).
+        .validate(validators::one_of(&["RAID0"])),
+    )
+    .block(
+        NestedBlock::list(
+            "capacity_reservation",
+            Block::new(
+                "A term of `capacityReservationSelectorTerms`: On-Demand Capacity Reservations or Capacity Blocks for ML \
+                 that `reserved` capacity launches into (Karpenter 1.3+, Auto Mode). Select one by `id` alone, or several by \
+                 `tags` (and `owner_id`) or `instance_match_criteria` (EKSGPU129); allow `reserved` in `capacity_types` \
+                 (EKSGPU119, EKSGPU128).",
+            )
+            .attribute(
+                Attribute::optional("id", Type::String, "Reservation ID, `cr-…`.")
+                    .validate(checks::string("A capacity reservation ID.", validate::capacity_reservation_id)),
+            )
+            .attribute(
+                tags("tags", "Tags selecting reservations (`*` matches any value).")
+                    .validate(validators::keys("Non-empty tag keys.", |k| if k.is_empty() { non_empty("tag key") } else { Ok(()) }))
+                    .validate(validators::each(validators::string("Non-empty tag values.", |v| {
+                        if v.is_empty() { non_empty("tag value") } else { Ok(()) }
+                    }))),
+            )
+            .attribute(
+                Attribute::optional("owner_id", Type::String, "12-digit account ID owning shared reservations.")
+                    .validate(checks::string("An AWS account ID.", validate::aws_account_id)),
+            )
+            .attribute(
+                Attribute::optional("instance_match_criteria", Type::String, "`open` or `targeted`.")
+                    .validate(validators::one_of(&["open", "targeted"])),
+            ),
+        )
+        // EC2NodeClass spec.capacityReservationSelectorTerms: maxItems 30 (v1.14.1 CRD).
+        .max_items(30),
+    )
+    .block(NestedBlock::optional_one(
+        "metadata_options",
+        Block::new(
+            "Instance metadata (IMDS) of the nodes: EC2NodeClass `metadataOptions`. Without this block Karpenter's default \
+             applies (IMDSv2 required, hop limit 1, so pods without host networking cannot reach IMDS). Karpenter only (EKSGPU124).",
+        )
+        .attribute(
+            Attribute::optional("http_tokens", Type::String, "`required` (IMDSv2 only) or `optional`. Default `required`.")
+                .validate(validators::one_of(&["required", "optional"])),
+        )
+        .attribute(
+            Attribute::optional(
+                "http_put_response_hop_limit",
+                Type::Number,
+                "IMDS PUT response hop limit, 1–64. Set `2` when pods (e.g. ones using the node role or IMDS for the region) must reach IMDS. Default Karpenter's `1`.",
+            )
+            // EC2NodeClass metadataOptions.httpPutResponseHopLimit: minimum 1, maximum 64.
+            .validate(validators::integer(1, 64, "EC2NodeClass `metadataOptions.httpPutResponseHopLimit`")),
+        ),
+    ))
     .block(NestedBlock::optional_one(
         "root_volume",
         Block::new("Root volume (`blockDeviceMappings` on Karpenter, `ephemeralStorage` on Auto Mode). With a `bottlerocket@…` alias it is Bottlerocket's data volume `/dev/xvdb` (kubelet, images, containers); the OS volume `/dev/xvda` keeps 4Gi.")
             .attribute(
-                Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`.")
+                Attribute::optional("size", Type::String, "Size as a Kubernetes quantity, e.g. `200Gi`. Default on Karpenter `20Gi`, on Auto Mode `80Gi`; under `30Gi` a GPU pool warns (EKSGPU123).")
                     .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
             )
             .attribute(
@@ -131,6 +193,31 @@ fn pool_block() -> Block {
                 .validate(validators::integer(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")),
         )
         .attribute(
+            Attribute::optional("cpu_limit", Type::String, "Most CPU the pool may hold: NodePool `limits.cpu`, a quantity such as `1000` or `1500m`.")
+                .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
+        )
+        .attribute(
+            Attribute::optional("memory_limit", Type::String, "Most memory the pool may hold: NodePool `limits.memory`, a quantity such as `4000Gi`.")
+                .validate(checks::string("A Kubernetes quantity.", validate::quantity)),
+        )
+        .attribute(
+            Attribute::optional(
+                "weight",
+                Type::Number,
+                "NodePool `weight`: pools of higher weight are tried first (e.g. reserved or Capacity Block pools before on-demand). Default: none (0).",
+            )
+            // karpenter.sh/v1 NodePool spec.weight: int32, minimum 1, maximum 100 (v1.14.1 CRD).
+            .validate(validators::int32(1, 100, "NodePool `weight`")),
+        )
+        .attribute(
+            Attribute::optional(
+                "expire_after",
+                Type::String,
+                "NodePool `template.spec.expireAfter`: how long a node lives before Karpenter replaces it, e.g. `336h`, or `Never`. Default Karpenter's `720h`.",
+            )
+            .validate(checks::string("A Karpenter duration or `Never`.", validate::karpenter_duration)),
+        )
+        .attribute(
             Attribute::optional(
                 "labels",
                 Type::map(Type::String),
@@ -168,6 +255,29 @@ fn pool_block() -> Block {
                 "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
             )
             .default(false),
+        )
+        .attribute(
+            Attribute::optional(
+                "efa",
+                Type::Bool,
+                "The pool runs multi-node training over EFA: its instance types must have EFA interfaces (EKSGPU126) and its \
+                 nodes should stay in one zone (EKSGPU127). Karpenter and Auto Mode attach EFA interfaces to nodes launched \
+                 for pods that request `vpc.amazonaws.com/efa` (install the EFA device plugin); node groups need a launch \
+                 template this provider does not manage. Not read back by `terraform import`. Default `false`.",
+            )
+            .default(false),
+        )
+        .attribute(
+            Attribute::optional(
+                "tags",
+                Type::map(Type::String),
+                "Tags on the pool's AWS objects (the node group of a `managed_node_group` pool, the access entry of a \
+                 `hybrid` pool), over the provider's `default_tags`. The provider's identifying tags \
+                 (`app.kubernetes.io/managed-by`, `eksgpu.terraform.io/*`) cannot be set (EKSGPU125). In-cluster pools \
+                 tag what Karpenter launches with `node_class.tags` (EKSGPU115).",
+            )
+            .validate(checks::keys("EKS tag keys.", validate::aws_tag_key))
+            .validate(checks::each("EKS tag values.", validate::aws_tag_value)),
         )
         .attribute(Attribute::computed(
             "node_selector",
@@ -215,11 +325,65 @@ fn pool_block() -> Block {
                 .attribute(
                     Attribute::optional("consolidate_after", Type::String, "Duration such as `5m`, or `Never`. Default `0s`.")
                         .validate(checks::string("A Karpenter duration or `Never`.", validate::karpenter_duration)),
+                )
+                .block(
+                    NestedBlock::list("budget", budget_block())
+                        // karpenter.sh/v1 NodePool spec.disruption.budgets: maxItems 50.
+                        .max_items(50),
                 ),
         ))
         .block(NestedBlock::optional_one("node_class", node_class_block()))
         .block(NestedBlock::optional_one("managed_node_group", managed_node_group_block()))
         .block(NestedBlock::optional_one("hybrid", hybrid_block()))
+}
+
+/// One NodePool disruption budget (karpenter.sh/v1 `spec.disruption.budgets[]`, v1.14.1 CRD).
+fn budget_block() -> Block {
+    Block::new(
+        "A disruption budget: at most `nodes` of the pool's nodes are disrupted at once, always or in a cron window. \
+         Without any, Karpenter's default of one `10%` budget applies. Training pools often set `nodes = \"0\"` in \
+         working hours.",
+    )
+    .attribute(
+        Attribute::required(
+            "nodes",
+            Type::String,
+            "Node count (`\"0\"`, `\"2\"`) or percentage (`\"10%\"`).",
+        )
+        .validate(checks::string(
+            "A node count or a percentage up to 100%.",
+            validate::budget_nodes,
+        )),
+    )
+    .attribute(
+        Attribute::optional(
+            "schedule",
+            Type::String,
+            "Cron schedule (UTC) when the budget becomes active, e.g. `0 9 * * 1-5` or `@daily`. Set with `duration`.",
+        )
+        .validate(checks::string("A cron schedule.", validate::budget_schedule)),
+    )
+    .attribute(
+        Attribute::optional(
+            "duration",
+            Type::String,
+            "How long the budget stays active after each schedule hit, e.g. `8h` or `1h30m`. Set with `schedule`.",
+        )
+        .validate(checks::string("Hours and minutes.", validate::budget_duration)),
+    )
+    .attribute(
+        Attribute::optional(
+            "reasons",
+            Type::list(Type::String),
+            "Disruption reasons the budget limits: `Underutilized`, `Empty`, `Drifted`. Default: all.",
+        )
+        .validate(validators::each(validators::one_of(&[
+            "Underutilized",
+            "Empty",
+            "Drifted",
+        ])))
+        .validate(validators::distinct()),
+    )
 }
 
 fn managed_node_group_block() -> Block {
@@ -238,6 +402,30 @@ fn managed_node_group_block() -> Block {
         "ami_type",
         Type::String,
         "EKS AMI type. Default `AL2023_x86_64_NVIDIA`, or `AL2023_ARM_64_NVIDIA` for arm64 GPUs (EKSGPU013).",
+    ))
+    .attribute(
+        Attribute::optional(
+            "release_version",
+            Type::String,
+            "AMI release of the nodes, e.g. `1.34.0-20260801` (AL2023) or `1.42.0-4f5d8ea2` (Bottlerocket). Default: the \
+             latest at creation, then kept (not drift). A change rolls the nodes to it in place (`UpdateNodegroupVersion`).",
+        )
+        .validate(checks::string("An EKS AMI release version.", validate::node_group_release_version)),
+    )
+    .attribute(
+        Attribute::optional(
+            "disk_size",
+            Type::Number,
+            "Root disk of each node in GiB (the node group has no launch template). Default EKS's 20 GiB, which inference \
+             images outgrow (EKSGPU123). A change replaces the node group.",
+        )
+        // EKS API CreateNodegroup diskSize (Integer, GiB); EBS gp2/gp3 volumes hold at most 16384 GiB.
+        .validate(validators::integer(1, 16_384, "node group `diskSize`, GiB")),
+    )
+    .block(NestedBlock::optional_one(
+        "node_repair_config",
+        Block::new("EKS node auto repair: EKS replaces or reboots nodes it finds unhealthy, GPU failures included (`nodeRepairConfig`).")
+            .attribute(Attribute::required("enabled", Type::Bool, "Turn node auto repair on or off.")),
     ))
     .block(NestedBlock::optional_one(
         "scaling",
@@ -258,9 +446,18 @@ fn managed_node_group_block() -> Block {
         "update",
         Block::new("How node updates roll.")
             .attribute(
-                Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100).")
+                Attribute::optional("max_unavailable", Type::Number, "Most nodes updated at once (1–100). Not with `max_unavailable_percentage` (EKSGPU117).")
                     // EKS API NodegroupUpdateConfig.maxUnavailable: 1–100.
                     .validate(validators::integer(1, 100, "node group `updateConfig.maxUnavailable`")),
+            )
+            .attribute(
+                Attribute::optional(
+                    "max_unavailable_percentage",
+                    Type::Number,
+                    "Most nodes updated at once, as a percentage of the node group (1–100). Not with `max_unavailable` (EKSGPU117).",
+                )
+                // EKS API NodegroupUpdateConfig.maxUnavailablePercentage: 1–100.
+                .validate(validators::integer(1, 100, "node group `updateConfig.maxUnavailablePercentage`")),
             ),
     ))
 }
@@ -329,9 +526,10 @@ fn non_empty(what: &'static str) -> Result<(), String> {
 }
 
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
+/// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 pub fn schema() -> Schema {
     let mut schema = schema_v();
-    schema.version = 1;
+    schema.version = 2;
     schema
 }
 

@@ -1,7 +1,8 @@
 use std::collections::BTreeMap;
 
 use eksgpu_core::model::{
-    Capacity, Disruption, Hybrid, Kubelet, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling, Taint,
+    Budget, Capacity, CapacityReservationTerm, Disruption, Hybrid, Kubelet, ManagedNodeGroup, MetadataOptions,
+    NodeClass, Pool, RootVolume, Scaling, Taint,
 };
 use proptest::prelude::*;
 
@@ -32,25 +33,90 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
             proptest::option::of(any::<bool>()),
         )),
         proptest::option::of((proptest::option::of(1..250i64), map())),
+        (
+            proptest::option::of((
+                proptest::option::of(prop_oneof![Just("required".to_owned()), Just("optional".to_owned())]),
+                proptest::option::of(1..=64i64),
+            )),
+            proptest::option::of(Just("RAID0".to_owned())),
+            proptest::collection::vec(
+                (
+                    proptest::option::of("cr-[0-9a-f]{17}"),
+                    map(),
+                    proptest::option::of("[0-9]{12}"),
+                    proptest::option::of(prop_oneof![Just("open".to_owned()), Just("targeted".to_owned())]),
+                )
+                    .prop_map(|(id, tags, owner_id, instance_match_criteria)| {
+                        CapacityReservationTerm {
+                            id,
+                            tags,
+                            owner_id,
+                            instance_match_criteria,
+                        }
+                    }),
+                0..3,
+            ),
+        ),
     )
-        .prop_map(|(ami_alias, role, (s, g, tags), rv, kubelet)| NodeClass {
-            ami_alias,
-            role,
-            subnet_selector_tags: s,
-            security_group_selector_tags: g,
-            root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
-                size,
-                volume_type,
-                iops,
-                throughput,
-                encrypted,
-            }),
-            kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
-                max_pods,
-                eviction_hard,
-            }),
-            tags,
+        .prop_map(
+            |(ami_alias, role, (s, g, tags), rv, kubelet, (imds, instance_store_policy, capacity_reservations))| {
+                NodeClass {
+                    ami_alias,
+                    role,
+                    subnet_selector_tags: s,
+                    security_group_selector_tags: g,
+                    root_volume: rv.map(|(size, volume_type, iops, throughput, encrypted)| RootVolume {
+                        size,
+                        volume_type,
+                        iops,
+                        throughput,
+                        encrypted,
+                    }),
+                    kubelet: kubelet.map(|(max_pods, eviction_hard)| Kubelet {
+                        max_pods,
+                        eviction_hard,
+                    }),
+                    tags,
+                    metadata_options: imds.map(|(http_tokens, http_put_response_hop_limit)| MetadataOptions {
+                        http_tokens,
+                        http_put_response_hop_limit,
+                    }),
+                    instance_store_policy,
+                    capacity_reservations,
+                }
+            },
+        )
+}
+
+fn budget() -> impl Strategy<Value = Budget> {
+    (
+        prop_oneof![Just("0".to_owned()), Just("10%".to_owned())],
+        proptest::option::of((Just("0 9 * * 1-5".to_owned()), Just("8h".to_owned()))),
+        proptest::collection::vec(
+            prop_oneof![
+                Just("Underutilized".to_owned()),
+                Just("Empty".to_owned()),
+                Just("Drifted".to_owned())
+            ],
+            0..2,
+        ),
+    )
+        .prop_map(|(nodes, window, reasons)| Budget {
+            nodes,
+            schedule: window.as_ref().map(|w| w.0.clone()),
+            duration: window.map(|w| w.1),
+            reasons,
         })
+}
+
+/// The NodePool settings of issue #14: `cpu_limit`, `memory_limit`, `weight`, `expire_after`.
+fn node_pool_settings() -> impl Strategy<Value = (Option<String>, Option<String>, Option<i64>, Option<String>)> {
+    (
+        proptest::option::of("[1-9][0-9]{0,3}"),
+        proptest::option::of("[1-9][0-9]{0,3}Gi"),
+        proptest::option::of(1..=100i64),
+        proptest::option::of(prop_oneof![Just("336h".to_owned()), Just("Never".to_owned())]),
+    )
 }
 
 fn pool() -> impl Strategy<Value = Pool> {
@@ -71,7 +137,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             proptest::option::of(0..100_000i64),
             map(),
         ),
-        (any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), node_pool_settings(), map(), any::<bool>()),
         proptest::collection::vec(
             (
                 "[a-z./]{1,10}",
@@ -89,10 +155,12 @@ fn pool() -> impl Strategy<Value = Pool> {
             (
                 proptest::option::of(Just("WhenEmpty".to_owned())),
                 proptest::option::of(Just("5m".to_owned())),
+                proptest::collection::vec(budget(), 0..3),
             )
-                .prop_map(|(consolidation_policy, consolidate_after)| Disruption {
+                .prop_map(|(consolidation_policy, consolidate_after, budgets)| Disruption {
                     consolidation_policy,
                     consolidate_after,
+                    budgets,
                 }),
         ),
         proptest::option::of(node_class()),
@@ -104,16 +172,36 @@ fn pool() -> impl Strategy<Value = Pool> {
                 0..5i64,
                 5..10i64,
                 proptest::option::of(1..100i64),
+                (
+                    proptest::option::of(1..100i64),
+                    proptest::option::of("1\\.3[0-9]\\.[0-9]-2026[0-9]{4}"),
+                    proptest::option::of(20..1000i64),
+                    proptest::option::of(any::<bool>()),
+                ),
             )
-                .prop_map(|(node_role_arn, subnet_ids, ami_type, min, max, max_unavailable)| {
-                    ManagedNodeGroup {
+                .prop_map(
+                    |(
                         node_role_arn,
                         subnet_ids,
                         ami_type,
-                        scaling: Scaling { min, max, desired: min },
+                        min,
+                        max,
                         max_unavailable,
-                    }
-                }),
+                        (max_unavailable_percentage, release_version, disk_size, node_repair),
+                    )| {
+                        ManagedNodeGroup {
+                            node_role_arn,
+                            subnet_ids,
+                            ami_type,
+                            scaling: Scaling { min, max, desired: min },
+                            max_unavailable,
+                            max_unavailable_percentage,
+                            release_version,
+                            disk_size,
+                            node_repair,
+                        }
+                    },
+                ),
         ),
         proptest::option::of(
             (
@@ -132,7 +220,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             |(
                 (name, capacity),
                 (instance_types, capacity_types, zones, gpu_limit, labels),
-                (gpu_taint, dra),
+                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after), tags, efa),
                 taints,
                 disruption,
                 node_class,
@@ -145,14 +233,20 @@ fn pool() -> impl Strategy<Value = Pool> {
                 capacity_types,
                 zones,
                 gpu_limit,
+                cpu_limit,
+                memory_limit,
+                weight,
+                expire_after,
                 labels,
                 gpu_taint,
                 taints,
                 disruption,
                 dra,
+                efa,
                 node_class,
                 managed_node_group,
                 hybrid,
+                tags,
             },
         )
 }

@@ -1,0 +1,71 @@
+# Bottlerocket GPU nodes, on Karpenter and on a managed node group. Bottlerocket's
+# NVIDIA variants ship their own device plugin, so the GPU Operator's plugin is
+# kept off these nodes (the provider adds the label), device-plugin sharing is
+# refused (EKSGPU121), and the root volume size goes to Bottlerocket's data
+# volume /dev/xvdb, where images live (the OS volume /dev/xvda keeps 4Gi).
+
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+provider "eksgpu" {
+  region = "us-west-2"
+}
+
+data "eksgpu_cluster" "gpu" {
+  name = "gpu-cluster"
+}
+
+resource "eksgpu_node_strategy" "bottlerocket" {
+  cluster_name = data.eksgpu_cluster.gpu.name
+  name         = "bottlerocket"
+
+  # DCGM metrics and the node feature discovery from the operator; no driver or plugin.
+  gpu_operator {}
+
+  pool {
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge", "g6e.2xlarge"]
+
+    node_class {
+      role      = "KarpenterNodeRole-gpu-cluster"
+      ami_alias = "bottlerocket@latest"
+
+      root_volume {
+        size = "150Gi"
+      }
+    }
+  }
+
+  pool {
+    name           = "static"
+    capacity       = "managed_node_group"
+    instance_types = ["g6e.12xlarge"]
+
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
+      disk_size     = 150
+
+      scaling {
+        min     = 1
+        max     = 2
+        desired = 1
+      }
+    }
+  }
+}
+
+output "karpenter_manifests" {
+  value = eksgpu_node_strategy.bottlerocket.pool[0].manifests_yaml
+}
+
+output "node_group_request" {
+  value = eksgpu_node_strategy.bottlerocket.pool[1].manifests_yaml
+}

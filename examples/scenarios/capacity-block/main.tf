@@ -1,0 +1,123 @@
+# A Capacity Block for ML (a reservation of p5.48xlarge for fixed dates) used
+# first, with on-demand capacity as the fallback, and the cost-attribution tags
+# every AWS object of the provider carries.
+#
+# Karpenter launches `reserved` capacity only into the reservations its node
+# class selects (EKSGPU119); the higher weight makes it try the Capacity Block
+# first. A node group can run on a Capacity Block only through a launch
+# template, which this provider does not manage (EKSGPU117): serve it from
+# Karpenter.
+
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+provider "eksgpu" {
+  region = "us-west-2"
+
+  default_tags {
+    tags = {
+      cost-center = "ml-platform"
+      team        = "training"
+    }
+  }
+}
+
+data "eksgpu_cluster" "gpu" {
+  name = "gpu-cluster"
+}
+
+variable "capacity_block_id" {
+  type    = string
+  default = "cr-0123456789abcdef0"
+}
+
+resource "eksgpu_node_strategy" "reserved" {
+  cluster_name = data.eksgpu_cluster.gpu.name
+  name         = "capacity-block"
+
+  gpu_operator {}
+
+  # The Capacity Block: tried first.
+  pool {
+    name           = "capacity-block"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["reserved"]
+    zones          = ["us-west-2a"]
+    weight         = 100
+    gpu_limit      = 16
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+
+      capacity_reservation {
+        id = var.capacity_block_id
+      }
+
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
+
+  # On-demand H100s when the block is full or over.
+  pool {
+    name           = "on-demand"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    weight         = 10
+    gpu_limit      = 16
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
+
+  # Static inference next to it: tags and node repair on the node group.
+  pool {
+    name           = "inference"
+    capacity       = "managed_node_group"
+    instance_types = ["g6e.12xlarge"]
+
+    tags = {
+      team = "inference"
+    }
+
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      disk_size     = 200
+
+      scaling {
+        min     = 1
+        max     = 4
+        desired = 1
+      }
+
+      update {
+        max_unavailable_percentage = 25
+      }
+
+      node_repair_config {
+        enabled = true
+      }
+    }
+  }
+}
+
+output "capacity_block_manifests" {
+  value = eksgpu_node_strategy.reserved.pool[0].manifests_yaml
+}
+
+output "inference_request" {
+  value = eksgpu_node_strategy.reserved.pool[2].manifests_yaml
+}
