@@ -11,6 +11,7 @@ mod in_cluster;
 mod model;
 mod plan;
 mod schema;
+mod sides;
 mod timeouts;
 mod work;
 
@@ -22,10 +23,11 @@ use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::{render, yaml};
 use eksgpu_framework::model::reported;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, normalize, path};
-use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Schema, Value};
+use eksgpu_tfplugin::{Context, Diagnostic, Diagnostics, Schema, Value};
 
+use self::sides::Applied;
 use self::timeouts::Timeouts;
-use self::work::{Applied, Work};
+use self::work::Work;
 use super::configured;
 use crate::provider::ProviderState;
 
@@ -196,18 +198,17 @@ impl ManagedResource for NodeStrategyResource {
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
-        let mut kube_diags = Diagnostics::default();
-        let (kube_pools, kube_operator) = work.import_in_cluster(&s, &mut kube_diags).await.unwrap_or_default();
-        let mut aws_diags = Diagnostics::default();
-        let (aws_pools, aws_operator) = match work.aws.import(&s).await {
-            Ok(found) => found,
-            Err(e) => {
-                aws_diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
-                (Vec::new(), None)
+        let mut found: Vec<(usize, Pool)> = Vec::new();
+        let mut operator = None;
+        let mut sides = Vec::new();
+        for (side, result, side_diags) in work.find(&s).await {
+            if let Some((pools, op)) = result {
+                found.extend(pools);
+                operator = operator.or(op);
             }
-        };
-        let mut found: Vec<(usize, Pool)> = kube_pools.into_iter().chain(aws_pools).collect();
-        for (side, side_diags) in [("in-cluster", kube_diags), ("AWS-side", aws_diags)] {
+            sides.push((side, side_diags));
+        }
+        for (side, side_diags) in sides {
             if found.is_empty() {
                 diags.extend(side_diags);
             } else if side_diags.has_errors() {
@@ -237,7 +238,7 @@ impl ManagedResource for NodeStrategyResource {
             return None;
         }
         found.sort_by_key(|(i, _)| *i);
-        s.gpu_operator = kube_operator.or(aws_operator);
+        s.gpu_operator = operator;
         s.pools = found.into_iter().map(|(_, p)| p).collect();
         let version = work.kubernetes_version(&s, diags).await?;
         let pools = s
@@ -303,9 +304,9 @@ impl NodeStrategyResource {
         let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
         let prior = model::strategy(prior_state).ok();
         let prior_values = prior_state.get("pool").elements().to_vec();
-        work.prior_name = prior.as_ref().map(|p| p.name.clone());
+        work.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
-            work.ready = Some(crate::resources::readiness::timeout_of(planned_state));
+            work.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
         }
 
         let mut new_state = planned_state.clone();

@@ -1,15 +1,17 @@
-//! The AWS-side pools of a node strategy: managed node groups and Hybrid
-//! Nodes, through the EKS API. Long operations wait with backoff up to the
-//! strategy's timeouts and stop when Terraform asks the provider to stop.
+//! The AWS side of the seam: managed node groups and Hybrid Nodes, through
+//! the EKS API. Long operations wait with backoff up to the strategy's
+//! timeouts and stop when Terraform asks the provider to stop.
 
+use async_trait::async_trait;
 use eksgpu_cloud::AwsClients;
 use eksgpu_cloud::aws::AccessEntry;
 use eksgpu_cloud::aws::wait::{self, Backoff, Poll, WaitError};
 use eksgpu_core::eks::{self, ClusterFacts, ClusterStatus, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, NodeGroupStatus, tags};
 use eksgpu_core::model::{Capacity, GpuOperator, Hybrid, NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Claimant, Owner};
-use eksgpu_tfplugin::{AttributePath, Context, Diagnostic};
+use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 
+use super::sides::{Applied, Found, Job, PoolSide};
 use super::timeouts::Timeouts;
 use crate::diagnostics;
 
@@ -114,7 +116,7 @@ impl AwsPools<'_> {
     /// EKS can, otherwise by deleting and creating it again. A node group whose
     /// creation failed is created again. One that is not the strategy's own
     /// (its tags name another owner, or none) is left untouched unless adopted.
-    pub async fn apply_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
+    async fn apply_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
         let live = self
             .aws
             .describe_node_group(self.cluster, &want.name)
@@ -199,7 +201,7 @@ impl AwsPools<'_> {
     /// Deletes the strategy's own node group and waits until it is gone; one
     /// already gone is fine. `Ok(Some(owner))`: it belongs to someone else now
     /// and was left in place.
-    pub async fn delete_own_node_group(&self, name: &str, me: &Claimant<'_>) -> Result<Option<Owner>, Failure> {
+    async fn delete_own_node_group(&self, name: &str, me: &Claimant<'_>) -> Result<Option<Owner>, Failure> {
         let Some(live) = self.aws.describe_node_group(self.cluster, name).await? else {
             return Ok(None);
         };
@@ -221,7 +223,7 @@ impl AwsPools<'_> {
     }
 
     /// Deletes a node group and waits until it is gone; one already gone is fine.
-    pub async fn delete_node_group(&self, name: &str) -> Result<(), Failure> {
+    async fn delete_node_group(&self, name: &str) -> Result<(), Failure> {
         self.aws.delete_node_group(self.cluster, name).await?;
         self.wait_node_group(name, self.timeouts.delete, true).await
     }
@@ -229,7 +231,7 @@ impl AwsPools<'_> {
     /// Sets the cluster's remote networks and the nodes' access entry.
     /// `prior_role`: the role of the pool's previous version, whose entry goes
     /// when the role changes; `checked`: the cluster as this apply read it.
-    pub async fn apply_hybrid(
+    async fn apply_hybrid(
         &self,
         h: &Hybrid,
         entry_tags: std::collections::BTreeMap<String, String>,
@@ -349,7 +351,7 @@ impl AwsPools<'_> {
 
     /// Removes the remote networks (unless `keep_networks`, when another hybrid
     /// pool of the strategy now sets them) and the role's access entry.
-    pub async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
+    async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
         if !keep_networks {
             let facts = self.aws.describe_cluster(self.cluster).await?;
             // Networks someone else set (the pool only used them) stay.
@@ -365,7 +367,7 @@ impl AwsPools<'_> {
 
     /// The hybrid pool as the cluster says, or `None` when neither its networks
     /// nor its access entry exist any more. Uses this run's `DescribeCluster`.
-    pub async fn read_hybrid(&self, prior: &Pool) -> Result<Option<Pool>, Failure> {
+    async fn read_hybrid(&self, prior: &Pool) -> Result<Option<Pool>, Failure> {
         let Some(h) = &prior.hybrid else {
             return Ok(Some(prior.clone()));
         };
@@ -409,7 +411,7 @@ impl AwsPools<'_> {
 
     /// The AWS-side pools of strategy `s` found by their tags (import), with
     /// their recorded index, and the `gpu_operator` settings recorded there.
-    pub async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
+    async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
         let mut found = Vec::new();
         let mut operator = None;
         for name in self.aws.list_node_groups(self.cluster).await? {
@@ -461,6 +463,139 @@ fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
             name: owner.clone(),
         })
     })
+}
+
+#[async_trait]
+impl PoolSide for AwsPools<'_> {
+    async fn apply(
+        &mut self,
+        job: &Job<'_>,
+        i: usize,
+        pool: &Pool,
+        prior: Option<&Pool>,
+        adopt: bool,
+        diags: &mut Diagnostics,
+    ) -> Applied {
+        let path = AttributePath::attr("pool").index(i);
+        let (what, result) = match pool.capacity {
+            Capacity::ManagedNodeGroup => {
+                let Some(want) = eks::node_group(job.s, i, pool) else {
+                    return Applied::Done;
+                };
+                let what = format!("applying node group {}", want.name);
+                (what, self.apply_node_group(&want, &job.me, adopt).await)
+            }
+            Capacity::Hybrid => {
+                let Some(h) = &pool.hybrid else {
+                    return Applied::Done;
+                };
+                let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
+                let tags = eks::pool_tags(job.s, i, pool);
+                let result = self.apply_hybrid(h, tags, prior_role, job.facts, &job.me, adopt).await;
+                ("applying the hybrid pool".to_owned(), result)
+            }
+            _ => return Applied::Done,
+        };
+        match result {
+            Ok(()) => Applied::Done,
+            Err(f) => {
+                diags.push(f.failure.diagnostic(&what, path));
+                Applied::Failed { touched: f.touched }
+            }
+        }
+    }
+
+    async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
+        let path = AttributePath::attr("pool").index(i);
+        if pool.capacity == Capacity::Hybrid {
+            return match self.read_hybrid(pool).await {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    diags.push(e.diagnostic("reading the hybrid pool", path));
+                    None
+                }
+            };
+        }
+        let name = eks::node_group_name(job.s, pool);
+        match self.aws.describe_node_group(self.cluster, &name).await {
+            // A node group whose creation failed, or that is being deleted, will not
+            // serve the pool: report it gone so the plan creates it again.
+            Ok(Some(ng)) if ng.status.as_ref().is_some_and(NodeGroupStatus::will_not_serve) => {
+                tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
+                Some(None)
+            }
+            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.s, pool, &ng, false))),
+            Err(e) => {
+                diags.push(diagnostics::aws_failed(&e, path));
+                None
+            }
+        }
+    }
+
+    async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
+        // A hybrid pool the strategy keeps still sets the cluster's remote networks.
+        let keep_networks = job
+            .planned
+            .is_some_and(|s| s.pools.iter().any(|p| p.capacity == Capacity::Hybrid));
+        let mut remaining = Vec::new();
+        for pool in pools {
+            let result = match (pool.capacity, &pool.hybrid) {
+                (Capacity::ManagedNodeGroup, _) => {
+                    let name = eks::node_group_name(job.s, pool);
+                    match self.delete_own_node_group(&name, &job.me).await {
+                        Ok(Some(owner)) => {
+                            diags.push(Diagnostic::warning(
+                                format!("Node group {name} left in place"),
+                                format!(
+                                    "Node group {name} now belongs to {owner}, not to strategy {:?}, so it was \
+                                     not deleted; the strategy no longer tracks it.",
+                                    job.me.name
+                                ),
+                            ));
+                            Ok(())
+                        }
+                        Ok(None) => Ok(()),
+                        Err(e) => Err((e, format!("deleting node group {name}"))),
+                    }
+                }
+                (Capacity::Hybrid, Some(h)) => self
+                    .delete_hybrid(h, keep_networks, &job.me)
+                    .await
+                    .map_err(|e| (e, "deleting the hybrid pool".to_owned())),
+                _ => Ok(()),
+            };
+            if let Err((e, what)) = result {
+                diags.push(e.diagnostic(&what, AttributePath::attr("pool")));
+                remaining.push(pool.name.clone());
+            }
+        }
+        remaining
+    }
+
+    async fn abandon(&mut self, job: &Job<'_>, pools: &[&Pool], _diags: &mut Diagnostics) -> Vec<String> {
+        // Slow to make again: kept, tagged, for the next apply to take over.
+        pools
+            .iter()
+            .filter_map(|p| match p.capacity {
+                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(job.s, p))),
+                Capacity::Hybrid => p
+                    .hybrid
+                    .as_ref()
+                    .map(|h| format!("the access entry of {}", h.node_role_arn)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
+        match self.import(job.s).await {
+            Ok(found) => Some(found),
+            Err(e) => {
+                diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
+                None
+            }
+        }
+    }
 }
 
 fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {

@@ -1,26 +1,213 @@
-//! Karpenter and Auto Mode pools in the cluster: NodePools and node classes
-//! applied only where the strategy owns them (or adopts them), read back
-//! through the provider's field manager, and deleted NodePools first, only
-//! when still the strategy's own.
+//! The in-cluster side of the seam: Karpenter and Auto Mode pools as
+//! NodePools and node classes, applied only where the strategy owns them (or
+//! adopts them), read back through the provider's field manager, and deleted
+//! NodePools first, only when still the strategy's own. The cluster is
+//! connected to on first use.
 
+use std::sync::Arc;
+
+use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
 use eksgpu_core::fields::{self, project_ours};
-use eksgpu_core::kinds;
+use eksgpu_core::kinds::{self, labels};
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_core::readback;
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 
+use super::plan::manifests;
+use super::sides::{Applied, Found, Job, PoolSide};
 use crate::diagnostics;
-use crate::resources::cancellable;
 use crate::resources::readiness::{self, Awaited, NotReady};
+use crate::resources::{cancellable, connect};
+
+/// The pools the cluster serves, and the connection to it (made on first use).
+pub(super) struct InCluster<'a> {
+    pub cluster_name: &'a str,
+    conn: Option<Arc<dyn Cluster>>,
+}
+
+impl<'a> InCluster<'a> {
+    pub(super) fn new(cluster_name: &'a str) -> Self {
+        InCluster {
+            cluster_name,
+            conn: None,
+        }
+    }
+
+    /// The cluster's API, connected to on first use.
+    pub(super) async fn connection(
+        &mut self,
+        c: &crate::provider::Configured,
+        diags: &mut Diagnostics,
+    ) -> Option<Arc<dyn Cluster>> {
+        if self.conn.is_none() {
+            self.conn = connect(c, self.cluster_name, diags).await;
+        }
+        self.conn.clone()
+    }
+
+    /// Objects the prior version of a kept pool had and the new one does not
+    /// (e.g. an Auto Mode NodeClass no longer declared); returns the pools whose objects remain.
+    pub(super) async fn delete_stale(
+        &mut self,
+        job: &Job<'_>,
+        prior: &NodeStrategy,
+        planned: &NodeStrategy,
+        diags: &mut Diagnostics,
+    ) -> Vec<String> {
+        let wanted: Vec<(&str, String)> = manifests(planned)
+            .iter()
+            .map(|m| (m.kind.kind, m.name.clone()))
+            .collect();
+        let stale: Vec<Manifest> = prior
+            .pools
+            .iter()
+            .filter(|p| {
+                planned
+                    .pools
+                    .iter()
+                    .any(|q| q.name == p.name && q.capacity == p.capacity)
+            })
+            .flat_map(|p| render::pool_manifests(prior, p))
+            .filter(|m| !wanted.contains(&(m.kind.kind, m.name.clone())))
+            .collect();
+        if stale.is_empty() {
+            return Vec::new();
+        }
+        match self.connection(job.c, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &stale, diags).await,
+            None => stale.into_iter().map(|m| m.name).collect(),
+        }
+    }
+}
+
+#[async_trait]
+impl PoolSide for InCluster<'_> {
+    async fn apply(
+        &mut self,
+        job: &Job<'_>,
+        i: usize,
+        pool: &Pool,
+        _prior: Option<&Pool>,
+        adopt: bool,
+        diags: &mut Diagnostics,
+    ) -> Applied {
+        let path = AttributePath::attr("pool").index(i);
+        let Some(cluster) = self.connection(job.c, diags).await else {
+            return Applied::Failed { touched: false };
+        };
+        let objects = render::pool_manifests(job.s, pool);
+        let writer = Writer {
+            ctx: job.ctx,
+            cluster: cluster.as_ref(),
+            opts: ApplyOptions {
+                field_manager: &job.c.field_manager,
+                force: job.force,
+            },
+            me: &job.me,
+            adopt,
+        };
+        if apply_pool_objects(&writer, &objects, &path, diags).await.is_err() {
+            // What this apply created was deleted again; what existed is as the prior state says.
+            return Applied::Failed { touched: false };
+        }
+        let Some(timeout) = job.ready else {
+            return Applied::Done;
+        };
+        match wait_pool_ready(job.ctx, cluster.as_ref(), pool, &objects, timeout).await {
+            Ok(()) => Applied::Done,
+            Err(d) => {
+                diags.push(d.at(path));
+                // Applied, not Ready: the objects are in state as planned.
+                Applied::Failed { touched: true }
+            }
+        }
+    }
+
+    async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
+        let cluster = self.connection(job.c, diags).await?;
+        match read_in_cluster_pool(job.ctx, cluster.as_ref(), &job.c.field_manager, job.s, pool, diags).await {
+            Ok(p) => Some(p),
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    &format!("reading pool {}", pool.name),
+                    AttributePath::attr("pool").index(i),
+                ));
+                None
+            }
+        }
+    }
+
+    async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
+        let objects: Vec<Manifest> = pools.iter().flat_map(|p| render::pool_manifests(job.s, p)).collect();
+        if objects.is_empty() {
+            return Vec::new();
+        }
+        match self.connection(job.c, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &objects, diags).await,
+            None => pools.iter().map(|p| p.name.clone()).collect(),
+        }
+    }
+
+    async fn abandon(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
+        // Cheap to make again: deleted, so nothing is left that no state knows.
+        self.delete(job, pools, diags).await;
+        Vec::new()
+    }
+
+    /// NodePools (and node classes) labelled as the strategy's. A cluster
+    /// without Karpenter's kinds has none.
+    async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
+        let s = job.s;
+        let cluster = self.connection(job.c, diags).await?;
+        let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
+        let node_pools =
+            match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
+                Ok(l) => l,
+                Err(KubeError::KindNotInstalled { .. }) => Vec::new(),
+                Err(e) => {
+                    diags.push(diagnostics::kube_failed(&e, "listing NodePools", AttributePath::root()));
+                    return None;
+                }
+            };
+        let operator = node_pools.iter().find_map(readback::gpu_operator_annotation);
+        let strategy = NodeStrategy {
+            gpu_operator: operator.clone(),
+            ..s.clone()
+        };
+        let owned = |o: &serde_json::Value| project_ours(o, &job.c.field_manager, None);
+        let mut out = Vec::new();
+        for np in &node_pools {
+            let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+            let (index, dra) = readback::pool_annotation(np).unwrap_or((usize::MAX, false));
+            let node_class = match fetch_node_class(job.ctx, cluster.as_ref(), np).await {
+                Ok(nc) => nc.map(|nc| owned(&nc)),
+                Err(e) => {
+                    diags.push(diagnostics::kube_failed(
+                        &e,
+                        "reading node classes",
+                        AttributePath::root(),
+                    ));
+                    return None;
+                }
+            };
+            out.push((
+                index,
+                readback::import_pool(&strategy, &pool_name, dra, &owned(np), node_class.as_ref()),
+            ));
+        }
+        Some((out, operator))
+    }
+}
 
 /// Reads one in-cluster pool back: `None` when its NodePool is gone. A field
 /// the strategy writes that another manager now owns whole, or an object
 /// another owner took over, is told in a warning: the plan says what the
 /// next apply will meet.
-pub(super) async fn read_in_cluster_pool(
+async fn read_in_cluster_pool(
     ctx: &Context,
     cluster: &dyn Cluster,
     manager: &str,
@@ -54,7 +241,7 @@ pub(super) async fn read_in_cluster_pool(
 
 /// Waits until each of the pool's objects (node class first) reports `Ready`;
 /// the error names the object and carries its controller's condition message.
-pub(super) async fn wait_pool_ready(
+async fn wait_pool_ready(
     ctx: &Context,
     cluster: &dyn Cluster,
     pool: &Pool,
@@ -145,7 +332,7 @@ fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeSt
     }
 }
 
-pub(super) async fn fetch_node_class(
+async fn fetch_node_class(
     ctx: &Context,
     cluster: &dyn Cluster,
     node_pool: &serde_json::Value,
@@ -167,7 +354,7 @@ pub(super) async fn fetch_node_class(
 /// only after checking that the strategy owns it or the pool adopts it. On a
 /// failure the objects this call created are deleted again, so none is left
 /// that no state knows; the diagnostic is pushed and `Err` returned.
-pub(super) async fn apply_pool_objects(
+async fn apply_pool_objects(
     w: &Writer<'_>,
     objects: &[Manifest],
     path: &AttributePath,
@@ -200,12 +387,12 @@ pub(super) async fn apply_pool_objects(
 
 /// Who writes a pool's objects, where, and whether the pool adopts what it finds.
 #[derive(Clone, Copy)]
-pub(super) struct Writer<'a> {
-    pub ctx: &'a Context,
-    pub cluster: &'a dyn Cluster,
-    pub opts: ApplyOptions<'a>,
-    pub me: &'a Claimant<'a>,
-    pub adopt: bool,
+struct Writer<'a> {
+    ctx: &'a Context,
+    cluster: &'a dyn Cluster,
+    opts: ApplyOptions<'a>,
+    me: &'a Claimant<'a>,
+    adopt: bool,
 }
 
 async fn apply_owned<'m>(
@@ -255,7 +442,7 @@ async fn apply_owned<'m>(
 /// Deletes objects, node pools first, each only while it is still the
 /// strategy's own (one another owner took over is left, with a warning);
 /// returns the names of objects that remain because a delete failed.
-pub(super) async fn delete_objects(
+async fn delete_objects(
     ctx: &Context,
     cluster: &dyn Cluster,
     me: &Claimant<'_>,
