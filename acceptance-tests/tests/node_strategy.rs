@@ -508,7 +508,12 @@ resource "eksgpu_node_strategy" "s" {{
         w.assert_empty_plan();
 
         kube.edit(NODE_POOL, "training", json!({"spec": {"weight": 10}}), "kubectl-edit");
-        assert_eq!(w.planned_changes(), ["pool[0].weight"], "{}", tf.label);
+        assert_eq!(
+            w.planned_changes(),
+            ["pool[0].manifests_yaml", "pool[0].weight"],
+            "{}",
+            tf.label
+        );
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
