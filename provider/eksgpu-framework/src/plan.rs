@@ -1,6 +1,8 @@
 //! The planning engine: from Terraform's proposed new state to the planned
 //! state, driven by what the schema declares.
 
+use std::collections::BTreeMap;
+
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::schema::{Block, Mode, Nesting};
 use eksgpu_tfplugin::{AttributePath, Value};
@@ -32,7 +34,7 @@ impl Plan<'_> {
 pub fn plan<'a>(block: &Block, prior: &'a Value, config: &'a Value, proposed: Value) -> Plan<'a> {
     let mut planned = proposed;
     defaults(block, &mut planned, config);
-    let changed = prior.is_null() || strip_computed(block, prior) != strip_computed(block, &planned);
+    let changed = prior.is_null() || !same_inputs(block, prior, &planned);
     if changed {
         unknown_computed(block, &mut planned, prior);
     }
@@ -106,6 +108,40 @@ pub(crate) fn strip_computed(block: &Block, v: &Value) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// Whether `a` and `b` agree on everything but computed-only attributes:
+/// `strip_computed(a) == strip_computed(b)`, without copying either (a
+/// state's rendered outputs are most of its size).
+pub(crate) fn same_inputs(block: &Block, a: &Value, b: &Value) -> bool {
+    let (Value::Object(x), Value::Object(y)) = (a, b) else {
+        return a == b;
+    };
+    let computed = |k: &str| {
+        block
+            .attributes
+            .iter()
+            .any(|at| at.mode == Mode::Computed && at.name == k)
+    };
+    let inputs = |m: &BTreeMap<String, Value>| m.keys().filter(|k| !computed(k)).count();
+    if inputs(x) != inputs(y) {
+        return false;
+    }
+    x.iter().filter(|(k, _)| !computed(k)).all(|(k, xv)| {
+        let Some(yv) = y.get(k) else {
+            return false;
+        };
+        match block.find_block(k) {
+            Some(nb) => match (xv, yv) {
+                (Value::List(p), Value::List(q)) | (Value::Set(p), Value::Set(q)) => {
+                    p.len() == q.len() && p.iter().zip(q).all(|(e, f)| same_inputs(&nb.block, e, f))
+                }
+                (Value::List(_) | Value::Set(_), _) | (_, Value::List(_) | Value::Set(_)) => false,
+                _ => same_inputs(&nb.block, xv, yv),
+            },
+            None => xv == yv,
+        }
+    })
 }
 
 /// Marks computed-only attributes unknown ("known after apply"), keeping the

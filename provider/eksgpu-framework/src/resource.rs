@@ -55,11 +55,9 @@ pub trait ManagedResource: Send + Sync + 'static {
     /// The state of an existing object named by the parts of a parsed import ID.
     async fn import(&self, ctx: &Context, format: usize, parts: &[&str], diags: &mut Diagnostics) -> Option<Value>;
 
-    /// Reshapes stored state JSON before it is decoded; by default, blocks that
-    /// became blocks-of-at-most-one are wrapped in lists.
-    fn upgrade_json(&self, _version: i64, json: &mut serde_json::Value) {
-        crate::upgrade::blocks_as_lists(&self.schema().block, json);
-    }
+    /// Reshapes stored state JSON before it is decoded, after the framework
+    /// has wrapped blocks that became blocks-of-at-most-one in lists.
+    fn upgrade_json(&self, _version: i64, _json: &mut serde_json::Value) {}
 
     /// Upgrades stored state (decoded with the current schema's type) from `version`.
     fn upgrade(&self, _version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
@@ -207,6 +205,9 @@ impl<R: ManagedResource> Resource for Framework<R> {
     }
 
     fn upgrade_json(&self, version: i64, state: &mut serde_json::Value) {
+        // With the schema built once, not per stored state (a resource's
+        // `schema()` builds it anew, validators and descriptions included).
+        crate::upgrade::blocks_as_lists(&self.1.block, state);
         self.0.upgrade_json(version, state);
     }
 }

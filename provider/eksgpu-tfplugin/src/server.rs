@@ -311,15 +311,16 @@ impl pb::provider_server::Provider for ProviderService {
         match self.resource(&req.type_name) {
             Ok(e) => {
                 let raw = req.raw_state.unwrap_or_default();
-                let json = match serde_json::from_slice::<serde_json::Value>(&raw.json) {
+                // Parsed once: reshaped in place and decoded from the parsed form.
+                let decoded = match serde_json::from_slice::<serde_json::Value>(&raw.json) {
                     Ok(mut j) => {
                         e.imp.upgrade_json(req.version, &mut j);
-                        serde_json::to_vec(&j).unwrap_or(raw.json)
+                        crate::value::decode_json_value(&j, &e.ty)
                     }
                     // Left to the decoder, which says what is wrong with it.
-                    Err(_) => raw.json,
+                    Err(_) => crate::value::decode_json(&raw.json, &e.ty),
                 };
-                match crate::value::decode_json(&json, &e.ty) {
+                match decoded {
                     Ok(state) => {
                         let state = e.imp.upgrade(req.version, state, &mut diags);
                         upgraded = encode(&state, &e.ty, "upgraded state", &mut diags);

@@ -7,7 +7,7 @@ mod number;
 
 use std::collections::BTreeMap;
 
-pub use json::decode_json;
+pub use json::{decode_json, decode_json_value};
 pub use msgpack::{decode_msgpack, encode_msgpack};
 pub use number::Number;
 

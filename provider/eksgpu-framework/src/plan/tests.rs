@@ -124,3 +124,70 @@ fn forces_replacement_is_honoured_for_attributes_and_blocks() {
     let p = plan(&schema(), &Value::Null, &empty, state("d", vec![]));
     assert!(p.requires_replace.is_empty());
 }
+
+mod same_inputs_property {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn pick(options: Vec<Value>) -> impl Strategy<Value = Value> {
+        proptest::sample::select(options)
+    }
+
+    fn pool_value() -> impl Strategy<Value = Value> {
+        (
+            pick(vec!["a".into(), "b".into()]),
+            pick(vec![Value::Null, true.into(), false.into()]),
+            pick(vec![
+                Value::Null,
+                Value::Unknown,
+                Value::Map([("k".to_owned(), Value::from("v"))].into()),
+            ]),
+        )
+            .prop_map(|(n, t, s)| pool(n.as_str().unwrap_or("a"), t, s))
+    }
+
+    /// Values of `schema()`'s shape over small domains, so equal inputs are common.
+    fn value() -> impl Strategy<Value = Value> {
+        let strings = || pick(vec![Value::Null, Value::Unknown, "x".into()]);
+        (
+            strings(),
+            strings(),
+            pick(vec!["c".into(), "d".into()]),
+            pick(vec![Value::Null, true.into()]),
+            prop_oneof![
+                proptest::collection::vec(pool_value(), 0..3).prop_map(Value::List),
+                proptest::collection::vec(pool_value(), 0..2).prop_map(Value::Set),
+                Just(Value::Unknown),
+                Just(Value::Null),
+            ],
+            pick(vec![
+                Value::Null,
+                Value::object([("n", Value::Null)]),
+                Value::object([("n", Value::from(1))]),
+            ]),
+        )
+            .prop_map(|(id, digest, cluster, force, pools, claim)| {
+                Value::object([
+                    ("id", id),
+                    ("digest", digest),
+                    ("cluster_name", cluster),
+                    ("force", force),
+                    ("pool", pools),
+                    ("claim", claim),
+                ])
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn same_inputs_is_equality_without_computed_values(a in value(), b in value()) {
+            let block = schema();
+            prop_assert_eq!(
+                same_inputs(&block, &a, &b),
+                strip_computed(&block, &a) == strip_computed(&block, &b)
+            );
+            prop_assert!(same_inputs(&block, &a, &a.clone()));
+        }
+    }
+}

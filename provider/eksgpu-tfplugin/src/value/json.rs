@@ -14,23 +14,31 @@ pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
         path: AttributePath::root(),
         reason: format!("invalid JSON: {e}"),
     })?;
-    let mut path = Vec::new();
-    convert(&json, ty, &mut path)
+    decode_json_value(&json, ty)
 }
 
-fn convert(json: &serde_json::Value, ty: &Type, path: &mut Vec<Step>) -> Result<Value, DecodeError> {
+/// [`decode_json`] of JSON already parsed (state reshaped before decoding
+/// need not be written out and parsed again).
+pub fn decode_json_value(json: &serde_json::Value, ty: &Type) -> Result<Value, DecodeError> {
+    let mut path = Vec::new();
+    convert(json, ty, &mut path)
+}
+
+fn convert<'t>(json: &serde_json::Value, ty: &'t Type, path: &mut Vec<Step>) -> Result<Value, DecodeError> {
     use serde_json::Value as J;
     let err = |path: &Vec<Step>, found: &str| DecodeError {
         path: AttributePath::from_steps(path.clone()),
         reason: format!("expected {}, got JSON {found}", ty.friendly_name()),
     };
-    let seq = |items: &Vec<J>, elem: &dyn Fn(usize) -> Type, path: &mut Vec<Step>| {
+    // Element types are borrowed: a list of blocks would otherwise copy the
+    // block's whole object type for every element.
+    let seq = |items: &Vec<J>, elem: &dyn Fn(usize) -> &'t Type, path: &mut Vec<Step>| {
         items
             .iter()
             .enumerate()
             .map(|(i, item)| {
                 path.push(Step::Index(i64::try_from(i).unwrap_or(i64::MAX)));
-                let v = convert(item, &elem(i), path);
+                let v = convert(item, elem(i), path);
                 path.pop();
                 v
             })
@@ -49,10 +57,10 @@ fn convert(json: &serde_json::Value, ty: &Type, path: &mut Vec<Step>) -> Result<
         (J::String(s), Type::Number) => {
             Value::Number(Number::parse(s).ok_or_else(|| err(path, "string that is not a number"))?)
         }
-        (J::Array(items), Type::List(e)) => Value::List(seq(items, &|_| (**e).clone(), path)?),
-        (J::Array(items), Type::Set(e)) => Value::Set(seq(items, &|_| (**e).clone(), path)?),
+        (J::Array(items), Type::List(e)) => Value::List(seq(items, &|_| &**e, path)?),
+        (J::Array(items), Type::Set(e)) => Value::Set(seq(items, &|_| &**e, path)?),
         (J::Array(items), Type::Tuple(elems)) if items.len() == elems.len() => {
-            Value::Tuple(seq(items, &|i| elems[i].clone(), path)?)
+            Value::Tuple(seq(items, &|i| &elems[i], path)?)
         }
         (J::Object(m), Type::Map(e)) => {
             let mut out = BTreeMap::new();

@@ -5,6 +5,7 @@
 //! cost neither a panic nor a large allocation: lengths are checked against
 //! the bytes actually left before anything is reserved, and nesting is bounded.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rmp::Marker;
@@ -15,6 +16,29 @@ use crate::types::Type;
 
 /// Deeper than any schema this provider declares; bounds recursion on bad input.
 const MAX_DEPTH: usize = 64;
+
+/// A step of the path to the value being read or written. Attribute names
+/// borrow from the type: the path is needed only for an error, and copying
+/// every name on the way was a large part of the codec's cost.
+#[derive(Clone)]
+enum Crumb<'t> {
+    Attribute(&'t str),
+    Key(Cow<'t, str>),
+    Index(usize),
+}
+
+fn attribute_path(crumbs: &[Crumb<'_>]) -> AttributePath {
+    AttributePath::from_steps(
+        crumbs
+            .iter()
+            .map(|c| match c {
+                Crumb::Attribute(a) => Step::Attribute((*a).to_owned()),
+                Crumb::Key(k) => Step::Key(k.clone().into_owned()),
+                Crumb::Index(i) => Step::Index(i64::try_from(*i).unwrap_or(i64::MAX)),
+            })
+            .collect(),
+    )
+}
 
 /// Decodes msgpack bytes as a value of type `ty`. Any extension type is an
 /// unknown (Terraform < 1.6 sends ext 0, newer ones may send refined ext 12).
@@ -30,15 +54,15 @@ pub fn decode_msgpack(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
     Ok(value)
 }
 
-struct Reader<'a> {
+struct Reader<'a, 't> {
     buf: &'a [u8],
-    path: Vec<Step>,
+    path: Vec<Crumb<'t>>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a, 't> Reader<'a, 't> {
     fn error(&self, reason: impl Into<String>) -> DecodeError {
         DecodeError {
-            path: AttributePath::from_steps(self.path.clone()),
+            path: attribute_path(&self.path),
             reason: reason.into(),
         }
     }
@@ -61,7 +85,7 @@ impl<'a> Reader<'a> {
         usize::try_from(len).map_err(|_| self.error("length does not fit in memory"))
     }
 
-    fn value(&mut self, ty: &Type) -> Result<Value, DecodeError> {
+    fn value(&mut self, ty: &'t Type) -> Result<Value, DecodeError> {
         if self.path.len() > MAX_DEPTH {
             return Err(self.error("value nested too deeply"));
         }
@@ -106,12 +130,23 @@ impl<'a> Reader<'a> {
                 }
                 Ok(Value::Tuple(values))
             }
-            Type::Map(elem) => self.map(marker, ty, |_| Some(elem)).map(Value::Map),
+            Type::Map(elem) => self
+                .map(marker, ty, |k| Some((Crumb::Key(Cow::Owned(k.to_owned())), &**elem)))
+                .map(Value::Map),
             Type::Object(attrs) => {
-                let mut m = self.map(marker, ty, |k| attrs.get(k))?;
-                // Terraform always sends every attribute; fill gaps leniently.
-                for name in attrs.keys() {
-                    m.entry(name.clone()).or_insert(Value::Null);
+                let mut m = self.map(marker, ty, |k| {
+                    attrs
+                        .get_key_value(k)
+                        .map(|(name, t)| (Crumb::Attribute(name.as_str()), t))
+                })?;
+                // Terraform always sends every attribute; fill gaps leniently
+                // (a name is copied only for an attribute that is missing).
+                if m.len() < attrs.len() {
+                    for name in attrs.keys() {
+                        if !m.contains_key(name) {
+                            m.insert(name.clone(), Value::Null);
+                        }
+                    }
                 }
                 Ok(Value::Object(m))
             }
@@ -174,7 +209,7 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    fn sequence<'t>(
+    fn sequence(
         &mut self,
         marker: Marker,
         ty: &Type,
@@ -189,7 +224,7 @@ impl<'a> Reader<'a> {
         // Every element takes at least one byte: never reserve more than is left.
         let mut out = Vec::with_capacity(len.min(self.buf.len()));
         for i in 0..len {
-            self.path.push(Step::Index(i64::try_from(i).unwrap_or(i64::MAX)));
+            self.path.push(Crumb::Index(i));
             let v = self.value(elem(i))?;
             self.path.pop();
             out.push(v);
@@ -197,11 +232,11 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    fn map<'t>(
+    fn map(
         &mut self,
         marker: Marker,
         ty: &Type,
-        elem: impl Fn(&str) -> Option<&'t Type>,
+        elem: impl Fn(&str) -> Option<(Crumb<'t>, &'t Type)>,
     ) -> Result<BTreeMap<String, Value>, DecodeError> {
         let len = match marker {
             Marker::FixMap(n) => usize::from(n),
@@ -213,13 +248,8 @@ impl<'a> Reader<'a> {
         for _ in 0..len {
             let key_marker = Marker::from_u8(self.take(1)?[0]);
             let key = self.string(key_marker)?;
-            let Some(elem_ty) = elem(&key) else {
+            let Some((step, elem_ty)) = elem(&key) else {
                 return Err(self.error(format!("unsupported attribute {key:?}")));
-            };
-            let step = if matches!(ty, Type::Object(_)) {
-                Step::Attribute(key.clone())
-            } else {
-                Step::Key(key.clone())
             };
             self.path.push(step);
             let v = self.value(elem_ty)?;
@@ -230,6 +260,9 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Written for an absent attribute: a static, as the path borrows from what is written.
+static NULL: Value = Value::Null;
+
 /// Encodes `value` as msgpack of type `ty`: objects get exactly the type's
 /// attributes (absent ones as nil), as go-cty's decoder insists.
 pub fn encode_msgpack(value: &Value, ty: &Type) -> Result<Vec<u8>, EncodeError> {
@@ -239,14 +272,14 @@ pub fn encode_msgpack(value: &Value, ty: &Type) -> Result<Vec<u8>, EncodeError> 
     Ok(out)
 }
 
-fn write(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &mut Vec<Step>) -> Result<(), EncodeError> {
-    let mismatch = |path: &Vec<Step>| EncodeError {
-        path: AttributePath::from_steps(path.clone()),
+fn write<'t>(out: &mut Vec<u8>, value: &'t Value, ty: &'t Type, path: &mut Vec<Crumb<'t>>) -> Result<(), EncodeError> {
+    let mismatch = |path: &Vec<Crumb<'t>>| EncodeError {
+        path: attribute_path(path),
         expected: ty.friendly_name(),
         found: value.kind(),
     };
     // Writes into a Vec cannot fail; the io::Result is an artefact of rmp's API.
-    let len32 = |n: usize, path: &Vec<Step>| u32::try_from(n).map_err(|_| mismatch(path));
+    let len32 = |n: usize, path: &Vec<Crumb<'t>>| u32::try_from(n).map_err(|_| mismatch(path));
     match (value, ty) {
         (Value::Null, _) => out.push(0xc0),
         // fixext1 type 0, payload 0: the plain unknown every Terraform version reads.
@@ -269,7 +302,7 @@ fn write(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &mut Vec<Step>) -> R
         (Value::List(items), Type::List(elem)) | (Value::Set(items), Type::Set(elem)) => {
             let _ = rmp::encode::write_array_len(out, len32(items.len(), path)?);
             for (i, item) in items.iter().enumerate() {
-                path.push(Step::Index(i64::try_from(i).unwrap_or(i64::MAX)));
+                path.push(Crumb::Index(i));
                 write(out, item, elem, path)?;
                 path.pop();
             }
@@ -277,7 +310,7 @@ fn write(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &mut Vec<Step>) -> R
         (Value::Tuple(items), Type::Tuple(elems)) if items.len() == elems.len() => {
             let _ = rmp::encode::write_array_len(out, len32(items.len(), path)?);
             for (i, (item, elem)) in items.iter().zip(elems).enumerate() {
-                path.push(Step::Index(i64::try_from(i).unwrap_or(i64::MAX)));
+                path.push(Crumb::Index(i));
                 write(out, item, elem, path)?;
                 path.pop();
             }
@@ -286,16 +319,16 @@ fn write(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &mut Vec<Step>) -> R
             let _ = rmp::encode::write_map_len(out, len32(m.len(), path)?);
             for (k, v) in m {
                 let _ = rmp::encode::write_str(out, k);
-                path.push(Step::Key(k.clone()));
+                path.push(Crumb::Key(Cow::Borrowed(k)));
                 write(out, v, elem, path)?;
                 path.pop();
             }
         }
         (Value::Object(m), Type::Object(attrs)) => {
             if let Some(extra) = m.keys().find(|k| !attrs.contains_key(*k)) {
-                path.push(Step::Attribute(extra.clone()));
+                path.push(Crumb::Attribute(extra));
                 let err = EncodeError {
-                    path: AttributePath::from_steps(path.clone()),
+                    path: attribute_path(path),
                     expected: "no such attribute".into(),
                     found: m.get(extra).map_or("null", Value::kind),
                 };
@@ -304,8 +337,8 @@ fn write(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &mut Vec<Step>) -> R
             let _ = rmp::encode::write_map_len(out, len32(attrs.len(), path)?);
             for (name, attr_ty) in attrs {
                 let _ = rmp::encode::write_str(out, name);
-                path.push(Step::Attribute(name.clone()));
-                write(out, m.get(name).unwrap_or(&Value::Null), attr_ty, path)?;
+                path.push(Crumb::Attribute(name));
+                write(out, m.get(name).unwrap_or(&NULL), attr_ty, path)?;
                 path.pop();
             }
         }

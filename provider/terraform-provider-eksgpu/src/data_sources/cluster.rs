@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use eksgpu_core::eks::ClusterFacts;
 use eksgpu_core::rules;
 use eksgpu_framework::ManagedDataSource;
-use eksgpu_framework::model::{Obj, reported};
+use eksgpu_framework::model::{ModelError, Obj, reported};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Type, Value};
 
@@ -88,6 +88,27 @@ pub fn schema() -> Schema {
     )
 }
 
+/// What the configuration asks for: the cluster's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Query {
+    name: String,
+}
+
+fn query(config: &Value) -> Result<Query, ModelError> {
+    let o = Obj::new(config)?;
+    Ok(Query { name: o.get("name")? })
+}
+
+/// The configuration of `q` (computed attributes left out: they read as null),
+/// the inverse of [`query`]. Only the round-trip test writes a query: the
+/// provider receives configurations, it never sends one.
+#[cfg(test)]
+fn write_query(q: &Query) -> Value {
+    eksgpu_framework::model::ObjBuilder::new()
+        .set("name", q.name.clone())
+        .build()
+}
+
 fn value(f: &ClusterFacts) -> Value {
     let s = |x: &Option<String>| x.as_deref().map_or(Value::Null, Value::from);
     let list = |xs: &[String]| Value::List(xs.iter().map(|x| Value::from(x.as_str())).collect());
@@ -122,7 +143,7 @@ impl ManagedDataSource for Cluster {
     }
 
     async fn read(&self, ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let name: String = reported(|v| Obj::new(v)?.get("name"), config, diags)?;
+        let Query { name } = reported(query, config, diags)?;
         let Some(c) = self.state.configured() else {
             diags.push(diagnostics::not_configured());
             return None;
@@ -154,5 +175,20 @@ impl ManagedDataSource for Cluster {
             return None;
         }
         Some(value(&facts))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn read_of_write_is_the_same_query(name in "[a-zA-Z][a-zA-Z0-9_-]{0,99}") {
+            let q = Query { name };
+            prop_assert_eq!(query(&write_query(&q)).unwrap(), q);
+        }
     }
 }

@@ -94,14 +94,43 @@ pub fn schema() -> Schema {
     )
 }
 
-/// The filter of a configuration (validated: a whole, non-negative memory).
-fn filter(config: &Value) -> Result<Filter, ModelError> {
+/// What the configuration asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Query {
+    filter: Filter,
+    /// Ask EC2 for the figures (null reads as `false`).
+    refresh_from_ec2: bool,
+}
+
+/// The query of a configuration (validated: a whole, non-negative memory).
+fn query(config: &Value) -> Result<Query, ModelError> {
     let o = Obj::new(config)?;
-    Ok(Filter {
-        gpu_model: o.get("gpu_model")?,
-        mig_capable: o.get("mig_capable")?,
-        min_gpu_memory_mib: o.get::<Option<u32>>("min_gpu_memory_mib")?.map(u64::from),
+    Ok(Query {
+        filter: Filter {
+            gpu_model: o.get("gpu_model")?,
+            mig_capable: o.get("mig_capable")?,
+            min_gpu_memory_mib: o.get::<Option<u32>>("min_gpu_memory_mib")?.map(u64::from),
+        },
+        refresh_from_ec2: o.get::<Option<bool>>("refresh_from_ec2")?.unwrap_or(false),
     })
+}
+
+/// The configuration of `q` (the computed `instance_types` left out: it reads
+/// as null), the inverse of [`query`]. Only the round-trip test writes a
+/// query: the provider receives configurations, it never sends one.
+#[cfg(test)]
+fn write_query(q: &Query) -> Value {
+    use eksgpu_framework::model::ObjBuilder;
+    let memory = q
+        .filter
+        .min_gpu_memory_mib
+        .map(|m| Value::Number(Number::Int(i64::try_from(m).unwrap_or(i64::MAX))));
+    ObjBuilder::new()
+        .set("gpu_model", q.filter.gpu_model.clone())
+        .set("mig_capable", q.filter.mig_capable)
+        .set("min_gpu_memory_mib", memory)
+        .set("refresh_from_ec2", q.refresh_from_ec2)
+        .build()
 }
 
 /// A GPU model the catalog lacks, unless EC2 is asked (it may know newer ones).
@@ -170,11 +199,14 @@ impl ManagedDataSource for GpuCatalog {
 
     async fn read(&self, ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         check_model(config, diags);
-        let f = reported(filter, config, diags)?;
+        let Query {
+            filter: f,
+            refresh_from_ec2,
+        } = reported(query, config, diags)?;
         if diags.has_errors() {
             return None;
         }
-        let live = if config.get("refresh_from_ec2").as_bool() == Some(true) {
+        let live = if refresh_from_ec2 {
             let Some(configured) = self.state.configured() else {
                 diags.push(diagnostics::not_configured());
                 return None;
@@ -210,6 +242,7 @@ impl ManagedDataSource for GpuCatalog {
 #[cfg(test)]
 mod tests {
     use eksgpu_tfplugin::DataSource;
+    use proptest::prelude::*;
 
     use super::*;
 
@@ -283,6 +316,30 @@ mod tests {
             &mut d,
         );
         assert!(d.is_empty());
+    }
+
+    fn queries() -> impl Strategy<Value = Query> {
+        (
+            proptest::option::of("[A-Za-z0-9 ]{0,8}"),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(0..=u64::from(u32::MAX)),
+            any::<bool>(),
+        )
+            .prop_map(|(gpu_model, mig_capable, min_gpu_memory_mib, refresh_from_ec2)| Query {
+                filter: Filter {
+                    gpu_model,
+                    mig_capable,
+                    min_gpu_memory_mib,
+                },
+                refresh_from_ec2,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn read_of_write_is_the_same_query(q in queries()) {
+            prop_assert_eq!(query(&write_query(&q)).unwrap(), q);
+        }
     }
 
     #[test]

@@ -164,6 +164,25 @@ fn request(config: &Value) -> Result<Request, ModelError> {
     })
 }
 
+/// The configuration of `r` (computed attributes left out: they read as
+/// null), the inverse of [`request`]. Only the round-trip test writes a
+/// request: the provider receives configurations, it never sends one.
+#[cfg(test)]
+fn write_request(r: &Request) -> Value {
+    use eksgpu_framework::model::ObjBuilder;
+    ObjBuilder::new()
+        .set("model_params_b", r.model_params_b)
+        .set("precision", r.precision.as_str())
+        .set("replicas", r.replicas)
+        .set("needs_mig", r.needs_mig)
+        .set("needs_dra", r.needs_dra)
+        .set("on_prem", r.on_prem)
+        .set("spot_ok", r.spot_ok)
+        .set("multi_node_nvlink", r.multi_node_nvlink)
+        .set("price_per_hour", r.price_per_hour.clone())
+        .build()
+}
+
 fn value(config: &Value, r: &Recommendation) -> Value {
     let mut out = match config {
         Value::Object(m) => m.clone(),
@@ -240,6 +259,56 @@ impl ManagedDataSource for RecommendationDataSource {
                 );
                 None
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn requests() -> impl Strategy<Value = Request> {
+        (
+            (
+                0.001..100_000.0f64,
+                prop_oneof![
+                    Just(Precision::Fp16),
+                    Just(Precision::Bf16),
+                    Just(Precision::Fp8),
+                    Just(Precision::Int4)
+                ],
+                1..=100_000u32,
+            ),
+            proptest::array::uniform5(any::<bool>()),
+            proptest::collection::btree_map("[a-z0-9]{1,4}\\.[a-z0-9]{1,8}", 0.0..1_000_000.0f64, 0..3),
+        )
+            .prop_map(
+                |(
+                    (model_params_b, precision, replicas),
+                    [needs_mig, needs_dra, on_prem, spot_ok, multi_node_nvlink],
+                    price_per_hour,
+                )| {
+                    Request {
+                        model_params_b,
+                        precision,
+                        replicas,
+                        needs_mig,
+                        needs_dra,
+                        on_prem,
+                        spot_ok,
+                        multi_node_nvlink,
+                        price_per_hour,
+                    }
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn read_of_write_is_the_same_request(r in requests()) {
+            prop_assert_eq!(request(&write_request(&r)).unwrap(), r);
         }
     }
 }
