@@ -253,6 +253,8 @@ fn a_node_pool_made_outside_terraform_is_refused_until_adopted() {
         assert_eq!(labels(&np)["team"], "ml", "a label the strategy does not set stays");
         assert_eq!(limit(&kube, "gpu"), 4);
         w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(kube.get(NODE_POOL, "gpu").is_none());
     }
 }
 
@@ -466,6 +468,9 @@ fn node_pools_and_node_classes_are_adopted_and_handed_back() {
         "other"
     );
     assert_eq!(limit(&kube, "gpu"), 8);
+    other.ok(&["destroy", "-auto-approve", "-no-color"]);
+    assert!(kube.get(NODE_POOL, "gpu").is_none());
+    assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none());
 }
 
 /// Inserting a pool in the middle or reordering pools: the plan says by name

@@ -90,7 +90,11 @@ struct Judge {
 }
 
 impl Judge {
+    /// A judge on an empty server: an emulator starting in front of the real
+    /// server deletes every custom object, so nothing an earlier test left (and
+    /// another field manager owns) turns a dry run into a conflict.
     fn new(kubeconfig: &str) -> Judge {
+        drop(eksgpu_acceptance_tests::kube::KubeTarget::start());
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

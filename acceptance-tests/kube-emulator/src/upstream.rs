@@ -173,10 +173,9 @@ impl Upstream {
         Ok(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
     }
 
-    /// The control endpoint's out-of-band edit (`group`, `plural`, `namespace`,
-    /// `name`, `patch`, `manager`) of a custom object, made on the real server
-    /// as a merge patch.
-    pub async fn edit(&self, p: &Value) -> Result<Resp, String> {
+    /// The real server's path of the custom object a control request names
+    /// (`group`, `plural`, `namespace`, `name`).
+    async fn object_path(&self, p: &Value) -> Result<String, String> {
         let s = |k: &str| p[k].as_str().unwrap_or_default();
         let Some(kind) = self
             .served()
@@ -190,14 +189,21 @@ impl Upstream {
             .as_str()
             .map(|n| format!("namespaces/{n}/"))
             .unwrap_or_default();
-        let manager = p["manager"].as_str().unwrap_or("kubectl-edit");
-        let path = format!(
-            "/apis/{}/{}/{ns}{}/{}?fieldManager={manager}",
+        Ok(format!(
+            "/apis/{}/{}/{ns}{}/{}",
             kind.group,
             kind.version,
             kind.plural,
             s("name")
-        );
+        ))
+    }
+
+    /// The control endpoint's out-of-band edit (`group`, `plural`, `namespace`,
+    /// `name`, `patch`, `manager`) of a custom object, made on the real server
+    /// as a merge patch.
+    pub async fn edit(&self, p: &Value) -> Result<Resp, String> {
+        let manager = p["manager"].as_str().unwrap_or("kubectl-edit");
+        let path = format!("{}?fieldManager={manager}", self.object_path(p).await?);
         let body = Bytes::from(p["patch"].to_string());
         self.send(&Method::PATCH, &path, "application/merge-patch+json", body)
             .await
@@ -206,25 +212,9 @@ impl Upstream {
     /// The control endpoint's status write (`group`, `plural`, `namespace`,
     /// `name`, `status`), made on the real server through the status subresource.
     pub async fn set_status(&self, p: &Value) -> Result<Resp, String> {
-        let s = |k: &str| p[k].as_str().unwrap_or_default();
-        let Some(kind) = self
-            .served()
-            .await?
-            .into_iter()
-            .find(|x| x.group == s("group") && x.plural == s("plural"))
-        else {
-            return Err(format!("{}.{} is not served", s("plural"), s("group")));
-        };
-        let ns = p["namespace"]
-            .as_str()
-            .map(|n| format!("namespaces/{n}/"))
-            .unwrap_or_default();
         let path = format!(
-            "/apis/{}/{}/{ns}{}/{}/status?fieldManager=eksgpu-test-controller",
-            kind.group,
-            kind.version,
-            kind.plural,
-            s("name")
+            "{}/status?fieldManager=eksgpu-test-controller",
+            self.object_path(p).await?
         );
         let body = Bytes::from(json!({"status": p["status"]}).to_string());
         self.send(&Method::PATCH, &path, "application/merge-patch+json", body)
