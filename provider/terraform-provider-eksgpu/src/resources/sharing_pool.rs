@@ -120,11 +120,7 @@ async fn check_owned(
             continue;
         }
         let owner = Owner::of_object(&live);
-        let ours = match &owner {
-            Owner::SharingPool { cluster, name } => *cluster == p.cluster_name && *name == p.name,
-            _ => false,
-        };
-        if !ours {
+        if owner != Owner::of_object(&m.body) {
             return Err(format!(
                 "ResourceClaim {ns}/{} already exists and belongs to {owner}; this pool leaves it untouched. Set \
                  `dra {{ claim_name }}` to another name, or delete that claim if nothing uses it.",
@@ -172,12 +168,8 @@ async fn remove(
             )
             .await
             .map_err(|e| (e, what.clone()))?;
-            let ours = live.as_ref().is_some_and(|o| {
-                matches!(Owner::of_object(o), Owner::SharingPool { .. } | Owner::ProviderUnknown)
-                    && o["metadata"]["labels"].get(sharing::SHARING_POOL_LABEL)
-                        == m.body["metadata"]["labels"].get(sharing::SHARING_POOL_LABEL)
-            });
-            if !ours {
+            // Ours when it names the owner the pool renders into it.
+            if live.is_none_or(|o| Owner::of_object(&o) != Owner::of_object(&m.body)) {
                 continue;
             }
             cancellable(

@@ -216,11 +216,8 @@ pub(super) fn modify(
 fn explain_moves(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
     let names = |s: &NodeStrategy| s.pools.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
     let (before, after) = (names(prior), names(planned));
-    let common_before: Vec<&String> = before.iter().filter(|n| after.contains(n)).collect();
-    let common_after: Vec<&String> = after.iter().filter(|n| before.contains(n)).collect();
-    let shifted =
-        before.len() != after.len() && before.iter().zip(&after).any(|(a, b)| a != b) || common_before != common_after;
-    if !shifted {
+    // Pools appended or removed at the end diff by position as they are.
+    if after.starts_with(&before) || before.starts_with(&after) {
         return;
     }
     let mut added = Vec::new();
