@@ -1,6 +1,7 @@
 //! The node strategy as the domain sees it: plain data, built by the provider
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
+pub mod inputs;
 pub mod readback;
 pub mod render;
 pub mod rules;
@@ -14,6 +15,16 @@ pub enum Capacity {
     Karpenter,
     ManagedNodeGroup,
     Hybrid,
+}
+
+/// The HCL spelling of every capacity kind.
+pub const CAPACITY_KINDS: &[&str] = &["auto_mode", "karpenter", "managed_node_group", "hybrid"];
+
+/// Only so a pool can be read into a blank one; `capacity` is required.
+impl Default for Capacity {
+    fn default() -> Self {
+        Capacity::Karpenter
+    }
 }
 
 impl Capacity {
@@ -37,13 +48,17 @@ impl Capacity {
         Capacity::ALL.into_iter().find(|c| c.as_str() == s)
     }
 
+    pub fn is_aws_api(self) -> bool {
+        !self.is_in_cluster()
+    }
+
     /// Capacity whose nodes Karpenter (or Auto Mode's managed Karpenter) provisions.
     pub fn is_in_cluster(self) -> bool {
         matches!(self, Capacity::AutoMode | Capacity::Karpenter)
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Taint {
     pub key: String,
     pub value: Option<String>,
@@ -62,7 +77,7 @@ impl Taint {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Disruption {
     pub consolidation_policy: Option<String>,
     pub consolidate_after: Option<String>,
@@ -71,7 +86,7 @@ pub struct Disruption {
 }
 
 /// A NodePool disruption budget (karpenter.sh/v1 NodePool `spec.disruption.budgets[]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Budget {
     /// A node count (`0`, `2`) or a percentage (`10%`).
     pub nodes: String,
@@ -175,6 +190,12 @@ pub struct Pool {
     pub tags: BTreeMap<String, String>,
 }
 
+impl Default for Pool {
+    fn default() -> Self {
+        Pool::named("", Capacity::Karpenter)
+    }
+}
+
 impl Pool {
     /// A pool with only a name and a capacity kind, everything else empty or
     /// off: what is known of a pool found in a cluster before reading it back.
@@ -225,7 +246,7 @@ impl Pool {
 }
 
 /// `scalingConfig` of a node group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Scaling {
     pub min: i64,
     pub max: i64,
@@ -234,27 +255,39 @@ pub struct Scaling {
 }
 
 /// An EKS managed node group (EKS API CreateNodegroup).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ManagedNodeGroup {
     pub node_role_arn: String,
     pub subnet_ids: Vec<String>,
     /// EKS `amiType`; `None` picks the AL2023 NVIDIA AMI for the pool's architecture.
     pub ami_type: Option<String>,
     pub scaling: Scaling,
-    /// `updateConfig.maxUnavailable`.
-    pub max_unavailable: Option<i64>,
-    /// `updateConfig.maxUnavailablePercentage` (exclusive with `max_unavailable`).
-    pub max_unavailable_percentage: Option<i64>,
+    /// `updateConfig`.
+    pub update: Option<UpdateConfig>,
     /// `releaseVersion`: the AMI release; `None` lets EKS pick the latest at creation.
     pub release_version: Option<String>,
     /// `diskSize` in GiB (no launch template): EKS's default is 20.
     pub disk_size: Option<i64>,
-    /// `nodeRepairConfig.enabled`.
-    pub node_repair: Option<bool>,
+    /// `nodeRepairConfig`.
+    pub node_repair_config: Option<NodeRepairConfig>,
+}
+
+/// `updateConfig` of a node group: how many nodes an update takes down at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UpdateConfig {
+    pub max_unavailable: Option<i64>,
+    /// Exclusive with `max_unavailable` (EKSGPU117).
+    pub max_unavailable_percentage: Option<i64>,
+}
+
+/// `nodeRepairConfig` of a node group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeRepairConfig {
+    pub enabled: bool,
 }
 
 /// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Hybrid {
     pub remote_node_networks: Vec<String>,
     pub remote_pod_networks: Vec<String>,

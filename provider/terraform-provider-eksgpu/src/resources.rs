@@ -2,6 +2,7 @@
 
 pub mod burst_scaler;
 mod checks;
+mod inputs;
 pub mod node_strategy;
 mod readiness;
 pub mod sharing_pool;
@@ -22,7 +23,7 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
 }
 
 /// The capacity kinds, as users write them.
-pub(crate) const CAPACITY_KINDS: &[&str] = &["auto_mode", "karpenter", "managed_node_group", "hybrid"];
+pub(crate) use eksgpu_core::model::CAPACITY_KINDS;
 
 /// The errors among rule findings, as diagnostics: what stops an apply.
 pub(crate) fn errors_only(found: Vec<eksgpu_core::rules::Violation>) -> Diagnostics {

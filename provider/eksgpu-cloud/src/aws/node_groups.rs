@@ -8,7 +8,7 @@ use aws_sdk_eks::types::{
     TaintEffect, UpdateLabelsPayload, UpdateTaintsPayload,
 };
 use eksgpu_core::eks::{NodeGroup, NodeGroupUpdate, eks_effect, k8s_effect};
-use eksgpu_core::model::{Scaling, Taint};
+use eksgpu_core::model::{ManagedNodeGroup, Scaling, Taint, UpdateConfig};
 
 use super::{AwsClients, AwsError};
 
@@ -35,9 +35,10 @@ fn scaling(s: Scaling) -> NodegroupScalingConfig {
 }
 
 /// `updateConfig`: a node count or a percentage (EKS takes one of them).
-fn update_config(max_unavailable: Option<i64>, percentage: Option<i64>) -> Option<NodegroupUpdateConfig> {
+fn update_config(u: Option<UpdateConfig>) -> Option<NodegroupUpdateConfig> {
     let n = |x: i64| i32::try_from(x).unwrap_or(i32::MAX);
-    match (max_unavailable, percentage) {
+    let u = u?;
+    match (u.max_unavailable, u.max_unavailable_percentage) {
         (Some(m), _) => Some(NodegroupUpdateConfig::builder().max_unavailable(n(m)).build()),
         (None, Some(p)) => Some(
             NodegroupUpdateConfig::builder()
@@ -45,6 +46,14 @@ fn update_config(max_unavailable: Option<i64>, percentage: Option<i64>) -> Optio
                 .build(),
         ),
         (None, None) => None,
+    }
+}
+
+/// `updateConfig` as EKS reports it.
+fn update_config_of(u: &NodegroupUpdateConfig) -> UpdateConfig {
+    UpdateConfig {
+        max_unavailable: u.max_unavailable().map(i64::from),
+        max_unavailable_percentage: u.max_unavailable_percentage().map(i64::from),
     }
 }
 
@@ -66,20 +75,20 @@ impl AwsClients {
             .set_instance_types(Some(ng.instance_types.clone()))
             .set_labels(Some(ng.labels.clone().into_iter().collect()))
             .set_taints(Some(ng.taints.iter().map(to_eks).collect()))
-            .scaling_config(scaling(ng.scaling))
-            .set_subnets(Some(ng.subnet_ids.clone()))
-            .node_role(&ng.node_role_arn)
+            .scaling_config(scaling(ng.config.scaling))
+            .set_subnets(Some(ng.config.subnet_ids.clone()))
+            .node_role(&ng.config.node_role_arn)
             .set_tags(Some(ng.tags.clone().into_iter().collect()))
-            .set_update_config(update_config(ng.max_unavailable, ng.max_unavailable_percentage))
-            .set_release_version(ng.release_version.clone())
-            .set_disk_size(ng.disk_size.map(|d| i32::try_from(d).unwrap_or(i32::MAX)))
-            .set_node_repair_config(ng.node_repair.map(node_repair));
+            .set_update_config(update_config(ng.config.update))
+            .set_release_version(ng.config.release_version.clone())
+            .set_disk_size(ng.config.disk_size.map(|d| i32::try_from(d).unwrap_or(i32::MAX)))
+            .set_node_repair_config(ng.config.node_repair_config.map(|r| node_repair(r.enabled)));
         req.send().await.map_err(|e| {
             let mut e = self.sdk_error("eks:CreateNodegroup", e);
             if e.is_access_denied() {
                 e.message.push_str(&format!(
                     " (creating a node group also needs {PASS_ROLE} on {})",
-                    ng.node_role_arn
+                    ng.config.node_role_arn
                 ));
             }
             e
@@ -130,21 +139,23 @@ impl AwsClients {
                     }
                 })
                 .collect(),
-            scaling: Scaling {
-                min: sc.and_then(|s| s.min_size()).map_or(0, i64::from),
-                max: sc.and_then(|s| s.max_size()).map_or(0, i64::from),
-                desired: sc.and_then(|s| s.desired_size()).map_or(0, i64::from),
+            config: ManagedNodeGroup {
+                node_role_arn: n.node_role().unwrap_or_default().to_owned(),
+                subnet_ids: n.subnets().to_vec(),
+                ami_type: n.ami_type().map(|a| a.as_str().to_owned()),
+                scaling: Scaling {
+                    min: sc.and_then(|s| s.min_size()).map_or(0, i64::from),
+                    max: sc.and_then(|s| s.max_size()).map_or(0, i64::from),
+                    desired: sc.and_then(|s| s.desired_size()).map_or(0, i64::from),
+                },
+                update: n.update_config().map(update_config_of),
+                release_version: n.release_version().map(str::to_owned),
+                disk_size: n.disk_size().map(i64::from),
+                node_repair_config: n
+                    .node_repair_config()
+                    .and_then(|r| r.enabled())
+                    .map(|enabled| eksgpu_core::model::NodeRepairConfig { enabled }),
             },
-            max_unavailable: n.update_config().and_then(|u| u.max_unavailable()).map(i64::from),
-            max_unavailable_percentage: n
-                .update_config()
-                .and_then(|u| u.max_unavailable_percentage())
-                .map(i64::from),
-            release_version: n.release_version().map(str::to_owned),
-            disk_size: n.disk_size().map(i64::from),
-            node_repair: n.node_repair_config().and_then(|r| r.enabled()),
-            subnet_ids: n.subnets().to_vec(),
-            node_role_arn: n.node_role().unwrap_or_default().to_owned(),
             tags: map(n.tags()),
             arn: n.nodegroup_arn().map(str::to_owned),
             status: n.status().map(|s| eksgpu_core::eks::NodeGroupStatus::parse(s.as_str())),
@@ -200,7 +211,7 @@ impl AwsClients {
             req = req.scaling_config(scaling(s));
         }
         req = req
-            .set_update_config(update_config(u.max_unavailable, u.max_unavailable_percentage))
+            .set_update_config(update_config(u.update))
             .set_node_repair_config(u.node_repair.map(node_repair));
         req.send()
             .await

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::{eks_effect, pool_tags};
 use crate::catalog::{self, Arch};
-use crate::model::{Capacity, NodeStrategy, Pool, Scaling, Taint};
+use crate::model::{Capacity, ManagedNodeGroup, NodeRepairConfig, NodeStrategy, Pool, Scaling, Taint, UpdateConfig};
+use crate::node_strategy::inputs::{self, Object};
 use crate::readback::{split_gpu_taint, user_labels};
 use crate::render::{effective_labels, effective_taints};
 
@@ -17,6 +18,7 @@ use crate::render::{effective_labels, effective_taints};
 pub struct NodeGroup {
     /// `<cluster>-<pool>`.
     pub name: String,
+    /// The pool's `ami_type`, or the default for its instance types.
     pub ami_type: String,
     /// `ON_DEMAND` or `SPOT`.
     pub capacity_type: String,
@@ -24,17 +26,10 @@ pub struct NodeGroup {
     pub labels: BTreeMap<String, String>,
     /// Kubernetes spelling; the adapter maps effects to the EKS API's.
     pub taints: Vec<Taint>,
-    pub scaling: Scaling,
-    pub max_unavailable: Option<i64>,
-    pub max_unavailable_percentage: Option<i64>,
-    /// `None`: EKS picks (create), or not reported (live).
-    pub release_version: Option<String>,
-    /// GiB; `None`: EKS's default (create), or not reported (live).
-    pub disk_size: Option<i64>,
-    /// `nodeRepairConfig.enabled`; `None`: not sent (create), or not reported (live).
-    pub node_repair: Option<bool>,
-    pub subnet_ids: Vec<String>,
-    pub node_role_arn: String,
+    /// The pool's `managed_node_group` settings as declared (`crate::node_strategy::inputs`):
+    /// role, subnets, scaling, update, release, disk, repair. Live: what EKS reports (`None`
+    /// where it reports nothing).
+    pub config: ManagedNodeGroup,
     pub tags: BTreeMap<String, String>,
     /// Live only: the node group's ARN (what `TagResource` takes).
     pub arn: Option<String>,
@@ -43,6 +38,29 @@ pub struct NodeGroup {
     /// Live only: what EKS reports wrong with the node group.
     pub health_issues: Vec<String>,
 }
+
+/// The order of a `CreateNodegroup` request's keys in plans made before its inputs were
+/// declared; `manifests_yaml` keeps it, so states written then plan no change.
+static CREATE_ORDER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    let keys = [
+        "clusterName",
+        "nodegroupName",
+        "amiType",
+        "capacityType",
+        "instanceTypes",
+        "labels",
+        "taints",
+        "scalingConfig",
+        "subnets",
+        "nodeRole",
+        "tags",
+        "updateConfig",
+        "releaseVersion",
+        "diskSize",
+        "nodeRepairConfig",
+    ];
+    Value::Object(keys.iter().map(|k| ((*k).to_owned(), Value::Null)).collect())
+});
 
 /// EKS's disk size of a node group without a launch template, GiB (EKS API CreateNodegroup
 /// `diskSize`: 20 GiB for Linux and Bottlerocket).
@@ -85,14 +103,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         instance_types: pool.instance_types.clone(),
         labels: effective_labels(strategy, pool),
         taints: effective_taints(pool),
-        scaling: m.scaling,
-        max_unavailable: m.max_unavailable,
-        max_unavailable_percentage: m.max_unavailable_percentage,
-        release_version: m.release_version.clone(),
-        disk_size: m.disk_size,
-        node_repair: m.node_repair,
-        subnet_ids: m.subnet_ids.clone(),
-        node_role_arn: m.node_role_arn.clone(),
+        config: m.clone(),
         tags: pool_tags(strategy, index, pool),
         arn: None,
         status: None,
@@ -115,8 +126,7 @@ pub struct NodeGroupUpdate {
     pub taints_add: Vec<Taint>,
     pub taints_remove: Vec<Taint>,
     pub scaling: Option<Scaling>,
-    pub max_unavailable: Option<i64>,
-    pub max_unavailable_percentage: Option<i64>,
+    pub update: Option<UpdateConfig>,
     pub node_repair: Option<bool>,
     /// An `UpdateNodegroupVersion` to this release, apart from the config update.
     pub release_version: Option<String>,
@@ -138,7 +148,8 @@ impl NodeGroupUpdate {
 }
 
 impl NodeGroup {
-    /// The `CreateNodegroup` request, as plans show it.
+    /// The `CreateNodegroup` request, as plans show it: the pool-level fields here, the
+    /// `managed_node_group` block as declared.
     pub fn create_request(&self, cluster: &str) -> Value {
         let mut body = json!({
             "clusterName": cluster,
@@ -152,29 +163,10 @@ impl NodeGroup {
                 "value": t.value,
                 "effect": eks_effect(&t.effect).unwrap_or(&t.effect),
             })).collect::<Vec<_>>(),
-            "scalingConfig": {
-                "minSize": self.scaling.min,
-                "maxSize": self.scaling.max,
-                "desiredSize": self.scaling.desired,
-            },
-            "subnets": self.subnet_ids,
-            "nodeRole": self.node_role_arn,
             "tags": self.tags,
         });
-        if let Some(n) = self.max_unavailable {
-            body["updateConfig"] = json!({"maxUnavailable": n});
-        } else if let Some(p) = self.max_unavailable_percentage {
-            body["updateConfig"] = json!({"maxUnavailablePercentage": p});
-        }
-        if let Some(v) = &self.release_version {
-            body["releaseVersion"] = json!(v);
-        }
-        if let Some(d) = self.disk_size {
-            body["diskSize"] = json!(d);
-        }
-        if let Some(r) = self.node_repair {
-            body["nodeRepairConfig"] = json!({"enabled": r});
-        }
+        inputs::render_all(inputs::MANAGED_NODE_GROUP, &self.config, Object::NodeGroup, &mut body);
+        inputs::order_like(&mut body, &CREATE_ORDER);
         json!({ "CreateNodegroup": body })
     }
 
@@ -190,16 +182,16 @@ impl NodeGroup {
         if self.instance_types != live.instance_types {
             fields.push("instance_types");
         }
-        if self.subnet_ids != live.subnet_ids {
+        if self.config.subnet_ids != live.config.subnet_ids {
             fields.push("subnet_ids");
         }
-        if self.node_role_arn != live.node_role_arn {
+        if self.config.node_role_arn != live.config.node_role_arn {
             fields.push("node_role_arn");
         }
         // EKS sets the disk size at creation only (CreateNodegroup diskSize; UpdateNodegroupConfig has none).
         // A node group made without one has EKS's default, so setting it later replaces the node group too.
-        if let Some(want) = self.disk_size
-            && want != live.disk_size.unwrap_or(DEFAULT_DISK_SIZE_GIB)
+        if let Some(want) = self.config.disk_size
+            && want != live.config.disk_size.unwrap_or(DEFAULT_DISK_SIZE_GIB)
         {
             fields.push("disk_size");
         }
@@ -236,32 +228,30 @@ impl NodeGroup {
                 .collect(),
             ..NodeGroupUpdate::default()
         };
-        if (self.scaling.min, self.scaling.max) != (live.scaling.min, live.scaling.max) {
+        let (want, was) = (&self.config, &live.config);
+        if (want.scaling.min, want.scaling.max) != (was.scaling.min, was.scaling.max) {
             u.scaling = Some(Scaling {
-                desired: live
+                desired: was
                     .scaling
                     .desired
-                    .clamp(self.scaling.min, self.scaling.max.max(self.scaling.min)),
-                ..self.scaling
+                    .clamp(want.scaling.min, want.scaling.max.max(want.scaling.min)),
+                ..want.scaling
             });
         }
-        if self.max_unavailable.is_some() && self.max_unavailable != live.max_unavailable {
-            u.max_unavailable = self.max_unavailable;
-        }
-        if self.max_unavailable_percentage.is_some()
-            && self.max_unavailable_percentage != live.max_unavailable_percentage
-        {
-            u.max_unavailable_percentage = self.max_unavailable_percentage;
+        // `updateConfig` is sent whole (one of its fields); an unset block leaves EKS's.
+        if want.update.is_some() && want.update != was.update {
+            u.update = want.update;
         }
         // A node group created without repair reports none or `false`: either is "off".
-        if let Some(want) = self.node_repair
-            && want != live.node_repair.unwrap_or(false)
+        let enabled = |r: Option<NodeRepairConfig>| r.map(|r| r.enabled);
+        if let Some(on) = enabled(want.node_repair_config)
+            && on != enabled(was.node_repair_config).unwrap_or(false)
         {
-            u.node_repair = Some(want);
+            u.node_repair = Some(on);
         }
         // UpdateNodegroupVersion moves the nodes to another AMI release in place (rolling update).
-        if self.release_version.is_some() && self.release_version != live.release_version {
-            u.release_version = self.release_version.clone();
+        if want.release_version.is_some() && want.release_version != was.release_version {
+            u.release_version = want.release_version.clone();
         }
         // Every tag of the node group is the provider's to set, as refresh reports them.
         u.tags_add = self
@@ -285,9 +275,13 @@ impl NodeGroup {
 /// and the desired size is the prior one: autoscalers change it, which is not
 /// drift. On import (`import = true`) the live desired size is taken.
 pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGroup, import: bool) -> Pool {
-    let mut pool = prior.clone();
+    let live_request = live.create_request("")["CreateNodegroup"].clone();
+    // From a blank pool, as `readback::read_back_pool` does: declared inputs from where they
+    // render, the name and what no object carries from `prior`.
+    let mut pool = Pool::default();
+    inputs::read_back_all(inputs::POOL, Object::NodeGroup, &live_request, Some(prior), &mut pool);
     pool.capacity = Capacity::ManagedNodeGroup;
-    pool.instance_types = live.instance_types.clone();
+    pool.dra = live.tags.get(super::tags::DRA).map_or(prior.dra, |d| d == "true");
     pool.capacity_types = match live.capacity_type.as_str() {
         "SPOT" => vec!["spot".to_owned()],
         _ if prior.capacity_types.is_empty() => Vec::new(),
@@ -297,38 +291,27 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;
 
-    let prior_mng = prior.managed_node_group.clone();
-    let ami_type = match prior_mng.as_ref().and_then(|m| m.ami_type.clone()) {
+    let prior_mng = prior.managed_node_group.as_ref();
+    // The declared inputs read back above from the request the live node group amounts to,
+    // with EKS's defaults reading as unset; what is not a projection follows.
+    let mut m = pool.managed_node_group.take().unwrap_or_default();
+    m.ami_type = match prior_mng.and_then(|m| m.ami_type.clone()) {
         None if live.ami_type == default_ami_type(&pool) => None,
         _ => Some(live.ami_type.clone()),
     };
-    pool.managed_node_group = Some(crate::model::ManagedNodeGroup {
-        node_role_arn: live.node_role_arn.clone(),
-        subnet_ids: live.subnet_ids.clone(),
-        ami_type,
-        scaling: Scaling {
-            desired: match &prior_mng {
-                Some(m) if !import => m.scaling.desired,
-                _ => live.scaling.desired,
-            },
-            ..live.scaling
-        },
-        max_unavailable: live.max_unavailable,
-        max_unavailable_percentage: live.max_unavailable_percentage,
-        // What EKS chose is not drift unless the pool asked for a release.
-        release_version: prior_mng
-            .as_ref()
-            .and_then(|m| m.release_version.as_ref())
-            .and(live.release_version.clone()),
-        disk_size: match prior_mng.as_ref().and_then(|m| m.disk_size) {
-            None if live.disk_size.is_none_or(|d| d == DEFAULT_DISK_SIZE_GIB) => None,
-            _ => live.disk_size,
-        },
-        node_repair: match prior_mng.as_ref().and_then(|m| m.node_repair) {
-            None if !live.node_repair.unwrap_or(false) => None,
-            _ => Some(live.node_repair.unwrap_or(false)),
-        },
-    });
+    // Autoscalers own the live desired size: not drift, except on import.
+    if let Some(prior) = prior_mng.filter(|_| !import) {
+        m.scaling.desired = prior.scaling.desired;
+    }
+    // What EKS chose is not drift unless the pool asked for a release.
+    if prior_mng.is_none_or(|p| p.release_version.is_none()) {
+        m.release_version = None;
+    }
+    // Repair off, as EKS reports a node group made without it, is the pool's "unset".
+    if prior_mng.is_none_or(|p| p.node_repair_config.is_none()) && m.node_repair_config.is_none_or(|r| !r.enabled) {
+        m.node_repair_config = None;
+    }
+    pool.managed_node_group = Some(m);
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
     // label), which an import's prior does not know yet.
     let basis = Pool {

@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::model::{Capacity, GpuOperator, Hybrid, ManagedNodeGroup, NodeStrategy, Pool, Scaling, Taint};
+#[allow(unused_imports)]
+use crate::model::{NodeRepairConfig, UpdateConfig};
 
 fn mng_pool() -> Pool {
     Pool {
@@ -32,11 +34,13 @@ fn mng_pool() -> Pool {
                 max: 4,
                 desired: 1,
             },
-            max_unavailable: Some(1),
-            max_unavailable_percentage: None,
+            update: Some(UpdateConfig {
+                max_unavailable: Some(1),
+                max_unavailable_percentage: None,
+            }),
             release_version: None,
             disk_size: None,
-            node_repair: None,
+            node_repair_config: None,
         }),
         hybrid: None,
     }
@@ -103,7 +107,7 @@ fn in_place_update_covers_labels_taints_scaling_and_keeps_live_desired() {
         value: None,
         effect: "NoExecute".into(),
     });
-    live.scaling = Scaling {
+    live.config.scaling = Scaling {
         min: 1,
         max: 2,
         desired: 2,
@@ -136,7 +140,7 @@ fn read_back_keeps_prior_desired_and_spelling_and_reports_owned_drift() {
     let s = strategy(vec![mng_pool()]);
     let prior = &s.pools[0];
     let mut live = node_group(&s, 0, prior).unwrap();
-    live.scaling.desired = 3; // an autoscaler scaled out
+    live.config.scaling.desired = 3; // an autoscaler scaled out
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
 
     live.labels.insert("team".into(), "web".into());
@@ -162,11 +166,13 @@ fn read_back_keeps_prior_desired_and_spelling_and_reports_owned_drift() {
 fn tuned_mng_pool() -> Pool {
     let mut p = mng_pool();
     let m = p.managed_node_group.as_mut().unwrap();
-    m.max_unavailable = None;
-    m.max_unavailable_percentage = Some(25);
+    m.update = Some(UpdateConfig {
+        max_unavailable: None,
+        max_unavailable_percentage: Some(25),
+    });
     m.release_version = Some("1.34.0-20260801".into());
     m.disk_size = Some(200);
-    m.node_repair = Some(true);
+    m.node_repair_config = Some(NodeRepairConfig { enabled: true });
     p
 }
 
@@ -197,24 +203,30 @@ fn release_and_repair_change_in_place_and_disk_size_replaces() {
     let s = strategy(vec![tuned_mng_pool()]);
     let want = node_group(&s, 0, &s.pools[0]).unwrap();
     let mut live = want.clone();
-    live.release_version = Some("1.34.0-20260701".into());
+    live.config.release_version = Some("1.34.0-20260701".into());
     let u = want.update(&live).unwrap();
     assert_eq!(u.release_version.as_deref(), Some("1.34.0-20260801"));
     assert!(!u.changes_config(), "a release alone is UpdateNodegroupVersion");
-    live.node_repair = None;
-    live.max_unavailable_percentage = Some(10);
+    live.config.node_repair_config = None;
+    live.config.update = Some(UpdateConfig {
+        max_unavailable: None,
+        max_unavailable_percentage: Some(10),
+    });
     let u = want.update(&live).unwrap();
-    assert_eq!((u.node_repair, u.max_unavailable_percentage), (Some(true), Some(25)));
+    assert_eq!(
+        (u.node_repair, u.update.and_then(|u| u.max_unavailable_percentage)),
+        (Some(true), Some(25))
+    );
     assert!(u.changes_config());
     assert_eq!(want.replacement(&live), None);
-    live.disk_size = Some(100);
+    live.config.disk_size = Some(100);
     assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
     // Setting a size on a node group made with EKS's default (20 GiB) replaces it as well,
     // so the plan warns; setting the default itself does not.
-    live.disk_size = None;
+    live.config.disk_size = None;
     assert_eq!(want.replacement(&live).unwrap().fields, vec!["disk_size"]);
     let mut twenty = want.clone();
-    twenty.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
+    twenty.config.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
     assert_eq!(twenty.replacement(&live), None);
 }
 
@@ -224,21 +236,21 @@ fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
     let prior = &s.pools[0];
     let mut live = node_group(&s, 0, prior).unwrap();
     // EKS's choices for a pool that set none of them.
-    live.release_version = Some("1.34.0-20260801".into());
-    live.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
-    live.node_repair = Some(false);
+    live.config.release_version = Some("1.34.0-20260801".into());
+    live.config.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
+    live.config.node_repair_config = Some(NodeRepairConfig { enabled: false });
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
 
     let s = strategy(vec![tuned_mng_pool()]);
     let prior = &s.pools[0];
     let mut live = node_group(&s, 0, prior).unwrap();
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
-    live.node_repair = Some(false);
-    live.release_version = Some("1.34.0-20260701".into());
+    live.config.node_repair_config = Some(NodeRepairConfig { enabled: false });
+    live.config.release_version = Some("1.34.0-20260701".into());
     let read = read_back_node_group(&s, prior, &live, false)
         .managed_node_group
         .unwrap();
-    assert_eq!(read.node_repair, Some(false));
+    assert_eq!(read.node_repair_config, Some(NodeRepairConfig { enabled: false }));
     assert_eq!(read.release_version.as_deref(), Some("1.34.0-20260701"));
 }
 

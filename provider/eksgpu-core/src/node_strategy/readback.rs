@@ -8,25 +8,26 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::kinds;
-use crate::model::{
-    Budget, Capacity, CapacityReservationTerm, Disruption, Kubelet, MetadataOptions, NodeClass, NodeStrategy, Pool,
-    RootVolume, Taint,
-};
+use crate::model::{Capacity, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
+use crate::node_strategy::inputs::{self, Object};
 use crate::render::{self, effective_labels};
 
 /// The pool as its live NodePool (and node class, if any) say, both already
-/// projected to the provider's fields.
+/// projected to the provider's fields. It starts from a blank pool: every declared input reads
+/// back from where it renders (`inputs`), the rest from the hand-rendered fields below, and only
+/// the name and what no object carries come from `prior`.
 pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, node_class: Option<&Value>) -> Pool {
-    let mut pool = prior.clone();
+    let mut pool = Pool::default();
+    inputs::read_back_all(inputs::POOL, Object::NodePool, node_pool, Some(prior), &mut pool);
     let spec = &node_pool["spec"];
     let template = &spec["template"];
-    if let Some(group) = template["spec"]["nodeClassRef"]["group"].as_str() {
-        pool.capacity = if group == kinds::AUTO_MODE_NODE_CLASS.group {
-            Capacity::AutoMode
-        } else {
-            Capacity::Karpenter
-        };
-    }
+    pool.capacity = match template["spec"]["nodeClassRef"]["group"].as_str() {
+        Some(group) if group == kinds::AUTO_MODE_NODE_CLASS.group => Capacity::AutoMode,
+        Some(_) => Capacity::Karpenter,
+        None => prior.capacity,
+    };
+    // What the pool annotation records, or (without one) what the prior said.
+    pool.dra = pool_annotation(node_pool).map_or(prior.dra, |(_, dra)| dra);
 
     let requirement = |key: &str| -> Option<Vec<String>> {
         template["spec"]["requirements"]
@@ -43,11 +44,6 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         capacity_types
     };
     pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
-    pool.gpu_limit = quantity(&spec["limits"]["nvidia.com/gpu"]);
-    pool.cpu_limit = scalar_string(&spec["limits"]["cpu"]);
-    pool.memory_limit = scalar_string(&spec["limits"]["memory"]);
-    pool.weight = spec["weight"].as_i64();
-    pool.expire_after = template["spec"]["expireAfter"].as_str().map(str::to_owned);
 
     let live_labels = string_map(&template["metadata"]["labels"]);
 
@@ -64,30 +60,6 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     let (taints, gpu_taint) = split_gpu_taint(prior, taints);
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;
-
-    pool.disruption = spec.get("disruption").filter(|d| d.is_object()).map(|d| {
-        let after = d["consolidateAfter"].as_str().map(str::to_owned);
-        let prior_after = prior.disruption.as_ref().and_then(|p| p.consolidate_after.clone());
-        Disruption {
-            consolidation_policy: d["consolidationPolicy"].as_str().map(str::to_owned),
-            consolidate_after: if prior_after.is_none() && after.as_deref() == Some("0s") {
-                None
-            } else {
-                after
-            },
-            budgets: d["budgets"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|b| Budget {
-                    nodes: scalar_string(&b["nodes"]).unwrap_or_default(),
-                    schedule: b["schedule"].as_str().map(str::to_owned),
-                    duration: b["duration"].as_str().map(str::to_owned),
-                    reasons: strings(&b["reasons"]),
-                })
-                .collect(),
-        }
-    });
 
     pool.node_class = match pool.capacity {
         Capacity::Karpenter => node_class.map(|nc| ec2_node_class(strategy, prior, nc)),
@@ -128,112 +100,76 @@ pub fn import_pool(
 fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeClass {
     let p = prior.node_class.clone().unwrap_or_default();
     let spec = &live["spec"];
+    let mut nc = NodeClass::default();
+    inputs::read_back_all(inputs::NODE_CLASS, Object::Ec2NodeClass, spec, Some(&p), &mut nc);
     let alias = spec["amiSelectorTerms"][0]["alias"].as_str().map(str::to_owned);
-    let root = spec["blockDeviceMappings"]
+    nc.ami_alias = if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) {
+        None
+    } else {
+        alias
+    };
+    selectors(strategy, &p, spec, &mut nc);
+    nc.root_volume = spec["blockDeviceMappings"]
         .as_array()
         .into_iter()
         .flatten()
         .find(|b| b["rootVolume"] == true)
         .map(|b| {
             let ebs = &b["ebs"];
-            let vt = ebs["volumeType"].as_str().map(str::to_owned);
-            let prior_vt = p.root_volume.as_ref().and_then(|r| r.volume_type.clone());
-            let size = scalar_string(&ebs["volumeSize"]);
-            let prior_size = p.root_volume.as_ref().and_then(|r| r.size.clone());
+            let prior = p.root_volume.clone().unwrap_or_default();
+            // The defaults the provider renders for a root volume (size, type) are not drift.
+            let unless_default = |v: Option<String>, prior: &Option<String>, default: &str| {
+                if prior.is_none() && v.as_deref() == Some(default) {
+                    None
+                } else {
+                    v
+                }
+            };
             RootVolume {
-                // The default the provider renders for a root volume without a size is not drift.
-                size: if prior_size.is_none() && size.as_deref() == Some(render::KARPENTER_DEFAULT_VOLUME_SIZE) {
-                    None
-                } else {
-                    size
-                },
-                volume_type: if prior_vt.is_none() && vt.as_deref() == Some("gp3") {
-                    None
-                } else {
-                    vt
-                },
+                size: unless_default(
+                    scalar_string(&ebs["volumeSize"]),
+                    &prior.size,
+                    render::KARPENTER_DEFAULT_VOLUME_SIZE,
+                ),
+                volume_type: unless_default(ebs["volumeType"].as_str().map(str::to_owned), &prior.volume_type, "gp3"),
                 iops: ebs["iops"].as_i64(),
                 throughput: ebs["throughput"].as_i64(),
                 encrypted: ebs["encrypted"].as_bool(),
             }
         });
-    let kubelet = spec.get("kubelet").filter(|k| k.is_object()).map(|k| Kubelet {
-        max_pods: k["maxPods"].as_i64(),
-        eviction_hard: string_map(&k["evictionHard"]),
-    });
-    NodeClass {
-        ami_alias: if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) {
-            None
-        } else {
-            alias
-        },
-        role: spec["role"].as_str().map(str::to_owned),
-        subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
-        security_group_selector_tags: selector_tags(
-            strategy,
-            &p.security_group_selector_tags,
-            &spec["securityGroupSelectorTerms"],
-        ),
-        root_volume: root,
-        kubelet,
-        tags: string_map(&spec["tags"]),
-        metadata_options: spec.get("metadataOptions").filter(|m| m.is_object()).map(|m| {
-            let tokens = m["httpTokens"].as_str().map(str::to_owned);
-            let prior_tokens = p.metadata_options.as_ref().and_then(|o| o.http_tokens.clone());
-            MetadataOptions {
-                http_tokens: if prior_tokens.is_none() && tokens.as_deref() == Some("required") {
-                    None
-                } else {
-                    tokens
-                },
-                http_put_response_hop_limit: m["httpPutResponseHopLimit"].as_i64(),
-            }
-        }),
-        instance_store_policy: spec["instanceStorePolicy"].as_str().map(str::to_owned),
-        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
-    }
+    nc
 }
 
 fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeClass {
     let p = prior.node_class.clone().unwrap_or_default();
     let spec = &live["spec"];
-    let storage = spec.get("ephemeralStorage").filter(|s| s.is_object());
-    NodeClass {
-        ami_alias: None,
-        role: spec["role"].as_str().map(str::to_owned),
-        subnet_selector_tags: selector_tags(strategy, &p.subnet_selector_tags, &spec["subnetSelectorTerms"]),
-        security_group_selector_tags: selector_tags(
-            strategy,
-            &p.security_group_selector_tags,
-            &spec["securityGroupSelectorTerms"],
-        ),
-        root_volume: storage.map(|s| RootVolume {
+    let mut nc = NodeClass::default();
+    inputs::read_back_all(inputs::NODE_CLASS, Object::AutoModeNodeClass, spec, Some(&p), &mut nc);
+    selectors(strategy, &p, spec, &mut nc);
+    nc.root_volume = match spec.get("ephemeralStorage").filter(|s| s.is_object()) {
+        Some(s) => Some(RootVolume {
             size: scalar_string(&s["size"]),
             volume_type: None,
             iops: s["iops"].as_i64(),
             throughput: s["throughput"].as_i64(),
             encrypted: None,
         }),
-        kubelet: None,
-        tags: string_map(&spec["tags"]),
-        metadata_options: None,
-        instance_store_policy: None,
-        capacity_reservations: capacity_reservations(&spec["capacityReservationSelectorTerms"]),
-    }
+        // An empty `root_volume {}` renders nothing (Auto Mode's defaults apply): not drift.
+        None => p
+            .root_volume
+            .filter(|r| r.size.is_none() && r.iops.is_none() && r.throughput.is_none()),
+    };
+    nc
 }
 
-fn capacity_reservations(terms: &Value) -> Vec<CapacityReservationTerm> {
-    terms
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| CapacityReservationTerm {
-            id: t["id"].as_str().map(str::to_owned),
-            tags: string_map(&t["tags"]),
-            owner_id: t["ownerID"].as_str().map(str::to_owned),
-            instance_match_criteria: t["instanceMatchCriteria"].as_str().map(str::to_owned),
-        })
-        .collect()
+/// Subnet and security-group selector tags (hand-rendered with the discovery-tag default).
+fn selectors(strategy: &NodeStrategy, prior: &NodeClass, spec: &Value, nc: &mut NodeClass) {
+    nc.subnet_selector_tags = selector_tags(strategy, &prior.subnet_selector_tags, &spec["subnetSelectorTerms"]);
+    nc.security_group_selector_tags = selector_tags(
+        strategy,
+        &prior.security_group_selector_tags,
+        &spec["securityGroupSelectorTerms"],
+    );
 }
 
 /// Selector tags; the discovery-tag default reads back as "not set".
@@ -267,15 +203,6 @@ fn scalar_string(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-/// An integer resource quantity, written as a number or a plain decimal string.
-fn quantity(v: &Value) -> Option<i64> {
-    match v {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.parse().ok(),
         _ => None,
     }
 }

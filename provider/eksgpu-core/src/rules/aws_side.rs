@@ -276,27 +276,8 @@ fn check_managed_node_group(
             ),
         ));
     }
-    if let Some(n) = m.max_unavailable
-        && !(1..=100).contains(&n)
-    {
-        out.push(Violation::new(
-            Code::EKSGPU117,
-            mng(&[Step::Attr("update"), Step::Attr("max_unavailable")]),
-            format!("{n} is outside 1–100."),
-        ));
-    }
-    // NodegroupUpdateConfig takes maxUnavailable or maxUnavailablePercentage, not both.
-    if let Some(p) = m.max_unavailable_percentage {
-        let path = mng(&[Step::Attr("update"), Step::Attr("max_unavailable_percentage")]);
-        if m.max_unavailable.is_some() {
-            out.push(Violation::new(
-                Code::EKSGPU117,
-                path,
-                "`max_unavailable` and `max_unavailable_percentage` are both set; EKS takes one of them.".into(),
-            ));
-        } else if !(1..=100).contains(&p) {
-            out.push(Violation::new(Code::EKSGPU117, path, format!("{p} is outside 1–100.")));
-        }
+    if let Some(u) = &m.update {
+        crate::node_strategy::inputs::check_update(u, &mng(&[Step::Attr("update")]), out);
     }
     // EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.
     match m.disk_size {

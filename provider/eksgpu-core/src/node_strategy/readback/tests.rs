@@ -4,6 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::fields::FieldSet;
+use crate::model::Disruption;
 use crate::model::GpuOperator;
 use crate::render::pool_manifests;
 

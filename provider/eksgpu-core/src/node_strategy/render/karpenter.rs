@@ -5,9 +5,12 @@
 
 use serde_json::{Map, Value, json};
 
+use std::sync::LazyLock;
+
 use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
 use crate::kinds;
-use crate::model::{Budget, Capacity, NodeClass, NodeStrategy, Pool};
+use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
+use crate::node_strategy::inputs::{self, Object};
 
 /// Karpenter's AL2023 alias picks the NVIDIA variant of the AMI by instance type.
 pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
@@ -16,6 +19,30 @@ pub const DEFAULT_AMI_ALIAS: &str = "al2023@latest";
 pub const KARPENTER_DEFAULT_VOLUME_SIZE: &str = "20Gi";
 /// The discovery tag the EKS Karpenter guides put on subnets and security groups.
 pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
+
+/// The key order of objects rendered before their inputs were declared: `manifests_yaml` keeps
+/// it, so states written then plan no change (keys it does not name follow in declaration order).
+static NODE_POOL_ORDER: LazyLock<Value> = LazyLock::new(|| {
+    json!({"spec": {
+        "template": {"metadata": null, "spec": {"nodeClassRef": null, "requirements": null, "expireAfter": null, "taints": null}},
+        "disruption": {"consolidationPolicy": null, "consolidateAfter": null, "budgets": null},
+        "limits": {"nvidia.com/gpu": null, "cpu": null, "memory": null},
+        "weight": null,
+    }})
+});
+static EC2_NODE_CLASS_ORDER: LazyLock<Value> = LazyLock::new(|| {
+    json!({
+        "amiSelectorTerms": null, "capacityReservationSelectorTerms": null, "role": null, "subnetSelectorTerms": null,
+        "securityGroupSelectorTerms": null, "blockDeviceMappings": null, "kubelet": null, "tags": null,
+        "metadataOptions": null, "instanceStorePolicy": null,
+    })
+});
+static AUTO_MODE_NODE_CLASS_ORDER: LazyLock<Value> = LazyLock::new(|| {
+    json!({
+        "capacityReservationSelectorTerms": null, "role": null, "subnetSelectorTerms": null,
+        "securityGroupSelectorTerms": null, "ephemeralStorage": null, "tags": null,
+    })
+});
 
 pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let node_class_ref = match pool.capacity {
@@ -49,10 +76,15 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
     template_spec.insert("requirements".into(), Value::Array(requirements));
-    // `expireAfter` (pattern `^(([0-9]+(s|m|h))+|Never)$`, default 720h) is on the template in v1.
-    if let Some(e) = &pool.expire_after {
-        template_spec.insert("expireAfter".into(), e.clone().into());
+    let mut template = Map::new();
+    let labels = effective_labels(strategy, pool);
+    if !labels.is_empty() {
+        template.insert("metadata".into(), json!({"labels": string_map(&labels)}));
     }
+    template.insert("spec".into(), Value::Object(template_spec));
+    let mut body = json!({"spec": {"template": Value::Object(template)}});
+    // Limits, weight, expiry and disruption, as declared (node_strategy::inputs).
+    inputs::render_all(inputs::POOL, pool, Object::NodePool, &mut body);
     let taints = effective_taints(pool);
     if !taints.is_empty() {
         let taints = taints
@@ -67,50 +99,13 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
                 Value::Object(m)
             })
             .collect();
-        template_spec.insert("taints".into(), Value::Array(taints));
+        inputs::set_path(&mut body, &["spec", "template", "spec", "taints"], Value::Array(taints));
     }
-
-    let mut template = Map::new();
-    let labels = effective_labels(strategy, pool);
-    if !labels.is_empty() {
-        template.insert("metadata".into(), json!({"labels": string_map(&labels)}));
-    }
-    template.insert("spec".into(), Value::Object(template_spec));
-
-    let mut spec = Map::new();
-    spec.insert("template".into(), Value::Object(template));
-    if let Some(d) = &pool.disruption {
-        let mut m = Map::new();
-        if let Some(p) = &d.consolidation_policy {
-            m.insert("consolidationPolicy".into(), p.clone().into());
-        }
-        // consolidateAfter is required whenever disruption is written (Karpenter v1 CRD).
-        m.insert(
-            "consolidateAfter".into(),
-            d.consolidate_after.clone().unwrap_or_else(|| "0s".to_owned()).into(),
-        );
-        if !d.budgets.is_empty() {
-            m.insert("budgets".into(), d.budgets.iter().map(budget).collect());
-        }
-        spec.insert("disruption".into(), Value::Object(m));
-    }
-    let mut limits = Map::new();
-    if let Some(limit) = pool.gpu_limit {
-        limits.insert("nvidia.com/gpu".into(), limit.into());
-    }
-    // Quantities are int-or-string in the CRD; strings keep the user's spelling (`4000Gi`).
-    if let Some(cpu) = &pool.cpu_limit {
-        limits.insert("cpu".into(), cpu.clone().into());
-    }
-    if let Some(memory) = &pool.memory_limit {
-        limits.insert("memory".into(), memory.clone().into());
-    }
-    if !limits.is_empty() {
-        spec.insert("limits".into(), Value::Object(limits));
-    }
-    if let Some(w) = pool.weight {
-        spec.insert("weight".into(), w.into());
-    }
+    inputs::order_like(&mut body, &NODE_POOL_ORDER);
+    let spec = match body["spec"].take() {
+        Value::Object(spec) => spec,
+        _ => Map::new(),
+    };
     let mut meta = metadata(strategy, &pool.name);
     let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
     let mut annotations = Map::new();
@@ -131,23 +126,6 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
-/// One `disruption.budgets[]` item: `nodes` is a string (`"0"`, `"10%"`, CRD pattern
-/// `^((100|[0-9]{1,2})%|[0-9]+)$`); `schedule` and `duration` come together (CEL rule).
-fn budget(b: &Budget) -> Value {
-    let mut m = Map::new();
-    m.insert("nodes".into(), b.nodes.clone().into());
-    if let Some(s) = &b.schedule {
-        m.insert("schedule".into(), s.clone().into());
-    }
-    if let Some(d) = &b.duration {
-        m.insert("duration".into(), d.clone().into());
-    }
-    if !b.reasons.is_empty() {
-        m.insert("reasons".into(), json!(b.reasons));
-    }
-    Value::Object(m)
-}
-
 fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {
     let tags = if tags.is_empty() {
         json!({ DISCOVERY_TAG: cluster })
@@ -159,35 +137,9 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
 
 /// Role and subnet / security-group selection: the same on Karpenter's
 /// EC2NodeClass and Auto Mode's NodeClass.
+/// Subnet and security-group selection: the same on Karpenter's EC2NodeClass and Auto Mode's
+/// NodeClass (the discovery tag unless the pool selects its own).
 fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
-    // Reservations `reserved` capacity may use: ODCRs and Capacity Blocks for ML (EC2NodeClass
-    // v1.14.1 `capacityReservationSelectorTerms`; the Auto Mode NodeClass has the same field).
-    if !nc.capacity_reservations.is_empty() {
-        let terms = nc
-            .capacity_reservations
-            .iter()
-            .map(|t| {
-                let mut m = Map::new();
-                if let Some(id) = &t.id {
-                    m.insert("id".into(), id.clone().into());
-                }
-                if !t.tags.is_empty() {
-                    m.insert("tags".into(), string_map(&t.tags));
-                }
-                if let Some(o) = &t.owner_id {
-                    m.insert("ownerID".into(), o.clone().into());
-                }
-                if let Some(c) = &t.instance_match_criteria {
-                    m.insert("instanceMatchCriteria".into(), c.clone().into());
-                }
-                Value::Object(m)
-            })
-            .collect();
-        spec.insert("capacityReservationSelectorTerms".into(), Value::Array(terms));
-    }
-    if let Some(role) = &nc.role {
-        spec.insert("role".into(), role.clone().into());
-    }
     spec.insert(
         "subnetSelectorTerms".into(),
         selector_terms(&nc.subnet_selector_tags, cluster),
@@ -235,49 +187,15 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             block_device_mappings(pool, ebs, rv.encrypted),
         );
     }
-    if let Some(k) = &nc.kubelet {
-        let mut m = Map::new();
-        if let Some(p) = k.max_pods {
-            m.insert("maxPods".into(), p.into());
-        }
-        if !k.eviction_hard.is_empty() {
-            m.insert("evictionHard".into(), string_map(&k.eviction_hard));
-        }
-        if !m.is_empty() {
-            spec.insert("kubelet".into(), Value::Object(m));
-        }
-    }
-    if !nc.tags.is_empty() {
-        spec.insert("tags".into(), string_map(&nc.tags));
-    }
-    // IMDS of the nodes (EC2NodeClass `metadataOptions`, v1.14.1 CRD: httpTokens required|optional,
-    // httpPutResponseHopLimit 1–64). Written only when asked for; IMDSv2 stays required unless the
-    // user says otherwise.
-    if let Some(mo) = &nc.metadata_options {
-        let mut m = Map::new();
-        m.insert(
-            "httpTokens".into(),
-            mo.http_tokens.clone().unwrap_or_else(|| "required".to_owned()).into(),
-        );
-        if let Some(h) = mo.http_put_response_hop_limit {
-            m.insert("httpPutResponseHopLimit".into(), h.into());
-        }
-        spec.insert("metadataOptions".into(), Value::Object(m));
-    }
-    // `RAID0` puts the instance-store NVMe disks in one array for kubelet and containerd
-    // (EC2NodeClass `instanceStorePolicy`, enum [RAID0]).
-    if let Some(p) = &nc.instance_store_policy {
-        spec.insert("instanceStorePolicy".into(), p.clone().into());
-    }
+    // Role, tags, reservations, kubelet, IMDS and the instance store, as declared.
+    let mut spec = Value::Object(spec);
+    inputs::render_all(inputs::NODE_CLASS, &nc, Object::Ec2NodeClass, &mut spec);
+    inputs::order_like(&mut spec, &EC2_NODE_CLASS_ORDER);
     Manifest {
         kind: kinds::EC2_NODE_CLASS,
         name: pool.name.clone(),
         namespace: None,
-        body: object(
-            kinds::EC2_NODE_CLASS,
-            metadata(strategy, &pool.name),
-            Value::Object(spec),
-        ),
+        body: object(kinds::EC2_NODE_CLASS, metadata(strategy, &pool.name), spec),
     }
 }
 
@@ -319,18 +237,14 @@ pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Mani
             spec.insert("ephemeralStorage".into(), Value::Object(m));
         }
     }
-    if !nc.tags.is_empty() {
-        spec.insert("tags".into(), string_map(&nc.tags));
-    }
+    let mut spec = Value::Object(spec);
+    inputs::render_all(inputs::NODE_CLASS, &nc, Object::AutoModeNodeClass, &mut spec);
+    inputs::order_like(&mut spec, &AUTO_MODE_NODE_CLASS_ORDER);
     Manifest {
         kind: kinds::AUTO_MODE_NODE_CLASS,
         name: pool.name.clone(),
         namespace: None,
-        body: object(
-            kinds::AUTO_MODE_NODE_CLASS,
-            metadata(strategy, &pool.name),
-            Value::Object(spec),
-        ),
+        body: object(kinds::AUTO_MODE_NODE_CLASS, metadata(strategy, &pool.name), spec),
     }
 }
 

@@ -266,11 +266,10 @@ fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
             max: 1,
             desired: 0,
         },
-        max_unavailable: None,
-        max_unavailable_percentage: None,
+        update: None,
         release_version: None,
         disk_size: None,
-        node_repair: None,
+        node_repair_config: None,
     });
     assert!(s.pools[0].bottlerocket());
     assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");

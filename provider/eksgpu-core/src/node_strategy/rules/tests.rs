@@ -308,11 +308,10 @@ fn eksgpu011_and_102_device_plugin_sharing() {
             max: 1,
             desired: 0,
         },
-        max_unavailable: None,
-        max_unavailable_percentage: None,
+        update: None,
         release_version: None,
         disk_size: Some(200),
-        node_repair: None,
+        node_repair_config: None,
     });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::eks::AutoModeFlags;
 use crate::model::{ManagedNodeGroup, Scaling};
+#[allow(unused_imports)]
+use crate::model::{NodeRepairConfig, UpdateConfig};
 use crate::rules::NodeStrategyContext;
 
 const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
@@ -58,11 +60,10 @@ fn pool(capacity: Capacity) -> Pool {
                 max: 2,
                 desired: 0,
             },
-            max_unavailable: None,
-            max_unavailable_percentage: None,
+            update: None,
             release_version: None,
             disk_size: Some(200),
-            node_repair: None,
+            node_repair_config: None,
         }),
         hybrid: (capacity == Capacity::Hybrid).then(|| Hybrid {
             remote_node_networks: vec!["10.80.0.0/16".into()],
@@ -285,7 +286,10 @@ fn eksgpu117_node_group_values() {
     m.node_role_arn = "gpu-nodes".into();
     m.subnet_ids.clear();
     m.scaling.desired = 5;
-    m.max_unavailable = Some(0);
+    m.update = Some(UpdateConfig {
+        max_unavailable: Some(0),
+        max_unavailable_percentage: None,
+    });
     assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 6]);
 }
 
@@ -301,8 +305,10 @@ fn eksgpu117_one_update_setting_and_eksgpu123_node_group_disks() {
     };
     let mut p = pool(Capacity::ManagedNodeGroup);
     let m = p.managed_node_group.as_mut().unwrap();
-    m.max_unavailable = Some(1);
-    m.max_unavailable_percentage = Some(20);
+    m.update = Some(UpdateConfig {
+        max_unavailable: Some(1),
+        max_unavailable_percentage: Some(20),
+    });
     let v = found(&p);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
     assert_eq!(v[0].path.last(), Some(&Step::Attr("max_unavailable_percentage")));

@@ -7,6 +7,7 @@ use eksgpu_core::model::{
 use proptest::prelude::*;
 
 use super::*;
+use eksgpu_core::model::{NodeRepairConfig, UpdateConfig};
 
 fn name() -> impl Strategy<Value = String> {
     "[a-z][a-z0-9-]{0,10}"
@@ -194,11 +195,15 @@ fn pool() -> impl Strategy<Value = Pool> {
                             subnet_ids,
                             ami_type,
                             scaling: Scaling { min, max, desired: min },
-                            max_unavailable,
-                            max_unavailable_percentage,
+                            update: (max_unavailable.is_some() || max_unavailable_percentage.is_some()).then_some(
+                                UpdateConfig {
+                                    max_unavailable,
+                                    max_unavailable_percentage,
+                                },
+                            ),
                             release_version,
                             disk_size,
-                            node_repair,
+                            node_repair_config: node_repair.map(|enabled| NodeRepairConfig { enabled }),
                         }
                     },
                 ),

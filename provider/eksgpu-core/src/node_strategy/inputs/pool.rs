@@ -1,0 +1,364 @@
+//! The inputs of a `pool` block. Sources: karpenter.sh/v1 NodePool (kubernetes-sigs/karpenter
+//! v1.14.1 CRD `pkg/apis/crds/karpenter.sh_nodepools.yaml`), the EKS API reference
+//! (`CreateNodegroup`, `TagResource`).
+
+use super::engine::{Decl, Object::NodePool, at};
+use super::node_class::NODE_CLASS_BLOCK;
+use super::node_group::{HYBRID_BLOCK, MANAGED_NODE_GROUP_BLOCK};
+use super::{AWS_API, Attr, Check, IN_CLUSTER, List, Lit, One, ReadBack, Ty, attr, lens, setting};
+use crate::model::{Budget, Disruption, Pool, Taint};
+use crate::rules::Code;
+use crate::validate;
+
+const NAME: Attr<Pool> = attr(
+    "name",
+    Ty::String,
+    "Unique within the strategy; NodePools and node classes are named after it (a DNS label, EKSGPU105).",
+    lens!(Pool, name),
+)
+.required()
+.keep_prior();
+
+const CAPACITY: Attr<Pool> = attr(
+    "capacity",
+    Ty::String,
+    "Capacity kind: `auto_mode` or `karpenter` (in-cluster objects), `managed_node_group` or `hybrid` (EKS API).",
+    lens!(Pool, capacity),
+)
+.required()
+.checks(&[Check::OneOf(crate::node_strategy::CAPACITY_KINDS)])
+.custom();
+
+const INSTANCE_TYPES: Attr<Pool> = attr(
+    "instance_types",
+    Ty::StringList,
+    "EC2 instance types, validated against the GPU catalog (EKSGPU016). Required except on `hybrid` pools \
+     (on-prem machines), EKSGPU115. For a node group, changing them replaces the node group.",
+    lens!(Pool, instance_types),
+)
+// A NodePool requirement on `node.kubernetes.io/instance-type` (rendered by hand); EKS API
+// CreateNodegroup `instanceTypes`.
+.renders(&[at(crate::node_strategy::inputs::Object::NodeGroup, &["instanceTypes"])])
+.custom();
+
+const CAPACITY_TYPES: Attr<Pool> = attr(
+    "capacity_types",
+    Ty::StringList,
+    "`on-demand`, `spot`, `reserved` (Karpenter, Auto Mode). A managed node group takes one: `on-demand` \
+     (`ON_DEMAND`) or `spot` (`SPOT`). Default on-demand.",
+    lens!(Pool, capacity_types),
+)
+.custom();
+
+const ZONES: Attr<Pool> = attr(
+    "zones",
+    Ty::StringList,
+    "Availability zones. Default: any.",
+    lens!(Pool, zones),
+)
+.checks(&[
+    Check::Each("Availability zone names.", validate::availability_zone),
+    Check::Distinct,
+])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.custom();
+
+const GPU_LIMIT: Attr<Pool> = attr(
+    "gpu_limit",
+    Ty::Number,
+    "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`.",
+    lens!(Pool, gpu_limit),
+)
+// A resource quantity; whole GPUs, and a count no fleet reaches keeps arithmetic on it exact.
+.checks(&[Check::Int(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "limits", "nvidia.com/gpu"])]);
+
+const CPU_LIMIT: Attr<Pool> = attr(
+    "cpu_limit",
+    Ty::String,
+    "Most CPU the pool may hold: NodePool `limits.cpu`, a quantity such as `1000` or `1500m`.",
+    lens!(Pool, cpu_limit),
+)
+.checks(&[Check::Str("A Kubernetes quantity.", validate::quantity)])
+.only(IN_CLUSTER, Code::EKSGPU115)
+// Quantities are int-or-string in the CRD; strings keep the user's spelling (`4000Gi`).
+.renders(&[at(NodePool, &["spec", "limits", "cpu"])]);
+
+const MEMORY_LIMIT: Attr<Pool> = attr(
+    "memory_limit",
+    Ty::String,
+    "Most memory the pool may hold: NodePool `limits.memory`, a quantity such as `4000Gi`.",
+    lens!(Pool, memory_limit),
+)
+.checks(&[Check::Str("A Kubernetes quantity.", validate::quantity)])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "limits", "memory"])]);
+
+const WEIGHT: Attr<Pool> = attr(
+    "weight",
+    Ty::Number,
+    "NodePool `weight`: pools of higher weight are tried first (e.g. reserved or Capacity Block pools before on-demand). Default: none (0).",
+    lens!(Pool, weight),
+)
+// karpenter.sh/v1 NodePool spec.weight: int32, minimum 1, maximum 100 (v1.14.1 CRD).
+.checks(&[Check::Int32(1, 100, "NodePool `weight`")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "weight"])]);
+
+const EXPIRE_AFTER: Attr<Pool> = attr(
+    "expire_after",
+    Ty::String,
+    "NodePool `template.spec.expireAfter`: how long a node lives before Karpenter replaces it, e.g. `336h`, or `Never`. Default Karpenter's `720h`.",
+    lens!(Pool, expire_after),
+)
+// Pattern `^(([0-9]+(s|m|h))+|Never)$`, default 720h; on the template in v1.
+.checks(&[Check::Str("A Karpenter duration or `Never`.", validate::karpenter_duration)])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "template", "spec", "expireAfter"])]);
+
+const LABELS: Attr<Pool> = attr(
+    "labels",
+    Ty::StringMap,
+    "Node labels. Merge a sharing pool's `node_labels` here. The GPU stack's labels (`nvidia.com/mig.config`, \
+     `nvidia.com/device-plugin.config`, `gpu=on`, `nvidia.com/gpu.deploy.*`) are validated against the capacity kind. \
+     Default `{}`.",
+    lens!(Pool, labels),
+)
+.default(Lit::EmptyMap)
+.checks(&[
+    Check::Keys("Kubernetes label keys.", validate::label_key),
+    Check::Each("Kubernetes label values.", validate::label_value),
+])
+// Merged with the labels the GPU stack needs (render::effective_labels).
+.custom();
+
+const GPU_TAINT: Attr<Pool> = attr(
+    "gpu_taint",
+    Ty::Bool,
+    "Add the taint `nvidia.com/gpu=true:NoSchedule` unless a `taint` on `nvidia.com/gpu` is given. Default `true`.",
+    lens!(Pool, gpu_taint),
+)
+.default(Lit::Bool(true))
+.custom();
+
+const ADOPT: Attr<Pool> = attr(
+    "adopt",
+    Ty::Bool,
+    "Take over this pool's existing objects (NodePool and node class by the pool's name, node group \
+     `<cluster_name>-<name>`) although another strategy, another tool or nobody owns them: apply \
+     relabels them as this strategy's and takes over their fields. Without it, apply refuses to touch \
+     an object that is not the strategy's own and names its owner. Default `false` (unset: states \
+     written before it existed plan no change).",
+    // A setting of the apply, read from the plan; unset reads as `false`.
+    setting(),
+)
+.keep_prior();
+
+const DRA: Attr<Pool> = attr(
+    "dra",
+    Ty::Bool,
+    "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
+    lens!(Pool, dra),
+)
+.default(Lit::Bool(false))
+// Recorded in the NodePool's pool annotation and the node group's tags (read there).
+.custom();
+
+const EFA: Attr<Pool> = attr(
+    "efa",
+    Ty::Bool,
+    "The pool runs multi-node training over EFA: its instance types must have EFA interfaces (EKSGPU126) and its \
+     nodes should stay in one zone (EKSGPU127). Karpenter and Auto Mode attach EFA interfaces to nodes launched \
+     for pods that request `vpc.amazonaws.com/efa` (install the EFA device plugin); node groups need a launch \
+     template this provider does not manage. Not read back by `terraform import`. Default `false`.",
+    lens!(Pool, efa),
+)
+.default(Lit::Bool(false))
+// Rules read it; no object carries it.
+.keep_prior();
+
+const TAGS: Attr<Pool> = attr(
+    "tags",
+    Ty::StringMap,
+    "Tags on the pool's AWS objects (the node group of a `managed_node_group` pool, the access entry of a \
+     `hybrid` pool), over the provider's `default_tags`. The provider's identifying tags \
+     (`app.kubernetes.io/managed-by`, `eksgpu.terraform.io/*`) cannot be set (EKSGPU125). In-cluster pools \
+     tag what Karpenter launches with `node_class.tags` (EKSGPU115).",
+    lens!(Pool, tags),
+)
+.checks(&[
+    Check::Keys("EKS tag keys.", validate::aws_tag_key),
+    Check::Each("EKS tag values.", validate::aws_tag_value),
+])
+.only(AWS_API, Code::EKSGPU115)
+// Merged with `default_tags` and the provider's own (eks::pool_tags).
+.custom();
+
+const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
+    .required()
+    .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)]);
+
+const TAINT_VALUE: Attr<Taint> = attr(
+    "value",
+    Ty::String,
+    "Taint value (empty means none).",
+    super::Lens {
+        get: |t: &Taint| super::value::FieldValue::to_json(&t.value),
+        // An empty taint value is legal and means "no value" (Kubernetes core/v1 Taint).
+        set: |t: &mut Taint, v: &super::Json| {
+            t.value = super::value::FieldValue::from_json(v).map(|v: Option<String>| v.filter(|v| !v.is_empty()))?;
+            Ok(())
+        },
+    },
+)
+.checks(&[Check::Str(
+    "A taint value (a label value, may be empty).",
+    validate::taint_value,
+)]);
+
+const TAINT_EFFECT: Attr<Taint> = attr(
+    "effect",
+    Ty::String,
+    "`NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
+    lens!(Taint, effect),
+)
+.required()
+.checks(&[Check::Str("A taint effect.", validate::taint_effect)]);
+
+const TAINT: List<Pool, Taint> = List {
+    name: "taint",
+    doc: "A node taint, in Kubernetes spelling.",
+    kinds: super::Kinds::All,
+    min_items: None,
+    max_items: None,
+    // Merged with the default GPU taint (render::effective_taints).
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&TAINT_KEY, &TAINT_VALUE, &TAINT_EFFECT],
+    get: |p| &p.taints,
+    put: |p, t| p.taints = t,
+};
+
+const CONSOLIDATION_POLICY: Attr<Disruption> = attr(
+    "consolidation_policy",
+    Ty::String,
+    "`WhenEmpty`, `WhenEmptyOrUnderutilized`, or `Balanced` (Karpenter 1.14+). EKSGPU005.",
+    lens!(Disruption, consolidation_policy),
+)
+.renders(&[at(NodePool, &["consolidationPolicy"])]);
+
+const CONSOLIDATE_AFTER: Attr<Disruption> = attr(
+    "consolidate_after",
+    Ty::String,
+    "Duration such as `5m`, or `Never`. Default `0s`.",
+    lens!(Disruption, consolidate_after),
+)
+.checks(&[Check::Str(
+    "A Karpenter duration or `Never`.",
+    validate::karpenter_duration,
+)])
+// consolidateAfter is required whenever disruption is written (Karpenter v1 CRD).
+.renders(&[at(NodePool, &["consolidateAfter"])])
+.unset(Lit::Str("0s"));
+
+const BUDGET_NODES: Attr<Budget> = attr(
+    "nodes",
+    Ty::String,
+    "Node count (`\"0\"`, `\"2\"`) or percentage (`\"10%\"`).",
+    lens!(Budget, nodes),
+)
+.required()
+// A string in the CRD (`"0"`, `"10%"`, pattern `^((100|[0-9]{1,2})%|[0-9]+)$`).
+.checks(&[Check::Str(
+    "A node count or a percentage up to 100%.",
+    validate::budget_nodes,
+)])
+.renders(&[at(NodePool, &["nodes"])]);
+
+const BUDGET_SCHEDULE: Attr<Budget> = attr(
+    "schedule",
+    Ty::String,
+    "Cron schedule (UTC) when the budget becomes active, e.g. `0 9 * * 1-5` or `@daily`. Set with `duration`.",
+    lens!(Budget, schedule),
+)
+.checks(&[Check::Str("A cron schedule.", validate::budget_schedule)])
+// `schedule` and `duration` come together (CEL rule on budgets[]).
+.renders(&[at(NodePool, &["schedule"])]);
+
+const BUDGET_DURATION: Attr<Budget> = attr(
+    "duration",
+    Ty::String,
+    "How long the budget stays active after each schedule hit, e.g. `8h` or `1h30m`. Set with `schedule`.",
+    lens!(Budget, duration),
+)
+.checks(&[Check::Str("Hours and minutes.", validate::budget_duration)])
+.renders(&[at(NodePool, &["duration"])]);
+
+const BUDGET_REASONS: Attr<Budget> = attr(
+    "reasons",
+    Ty::StringList,
+    "Disruption reasons the budget limits: `Underutilized`, `Empty`, `Drifted`. Default: all.",
+    lens!(Budget, reasons),
+)
+.checks(&[
+    Check::EachOneOf(&["Underutilized", "Empty", "Drifted"]),
+    Check::Distinct,
+])
+.renders(&[at(NodePool, &["reasons"])]);
+
+/// One NodePool disruption budget (karpenter.sh/v1 `spec.disruption.budgets[]`, v1.14.1 CRD).
+const BUDGET: List<Disruption, Budget> = List {
+    name: "budget",
+    doc: "A disruption budget: at most `nodes` of the pool's nodes are disrupted at once, always or in a cron window. \
+          Without any, Karpenter's default of one `10%` budget applies. Training pools often set `nodes = \"0\"` in \
+          working hours.",
+    kinds: super::Kinds::All,
+    min_items: None,
+    // karpenter.sh/v1 NodePool spec.disruption.budgets: maxItems 50.
+    max_items: Some(50),
+    renders: &[at(NodePool, &["budgets"])],
+    read_back: ReadBack::Live,
+    children: &[&BUDGET_NODES, &BUDGET_SCHEDULE, &BUDGET_DURATION, &BUDGET_REASONS],
+    get: |d| &d.budgets,
+    put: |d, b| d.budgets = b,
+};
+
+const DISRUPTION: One<Pool, Disruption> = One {
+    name: "disruption",
+    doc: "Karpenter v1 disruption settings.",
+    kinds: super::Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
+    renders: &[at(NodePool, &["spec", "disruption"])],
+    read_back: ReadBack::Live,
+    children: &[&CONSOLIDATION_POLICY, &CONSOLIDATE_AFTER, &BUDGET],
+    get: |p| p.disruption.as_ref(),
+    put: |p, d| {
+        p.disruption = d;
+        Ok(())
+    },
+};
+
+/// The pool block's inputs, in schema order (attributes and blocks each keep their order).
+pub const POOL: &[&dyn Decl<Pool>] = &[
+    &NAME,
+    &CAPACITY,
+    &INSTANCE_TYPES,
+    &CAPACITY_TYPES,
+    &ZONES,
+    &GPU_LIMIT,
+    &CPU_LIMIT,
+    &MEMORY_LIMIT,
+    &WEIGHT,
+    &EXPIRE_AFTER,
+    &LABELS,
+    &GPU_TAINT,
+    &ADOPT,
+    &DRA,
+    &EFA,
+    &TAGS,
+    &TAINT,
+    &DISRUPTION,
+    &NODE_CLASS_BLOCK,
+    &MANAGED_NODE_GROUP_BLOCK,
+    &HYBRID_BLOCK,
+];

@@ -1,0 +1,388 @@
+//! Render and read back are inverses: a pool of any capacity kind, rendered to its objects
+//! (NodePool, EC2NodeClass or Auto Mode NodeClass, `CreateNodegroup`) and read back from them,
+//! is the pool again. An input that renders but does not read back comes back empty here.
+//! Configuration in and out through the declarations is an identity too.
+
+use std::collections::BTreeMap;
+
+use proptest::collection::{btree_map, vec};
+use proptest::option::of;
+use proptest::prelude::*;
+
+use super::*;
+use crate::eks;
+use crate::model::{
+    Budget, CapacityReservationTerm, Disruption, GpuOperator, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass,
+    NodeRepairConfig, NodeStrategy, Pool, RootVolume, Scaling, Taint, UpdateConfig,
+};
+use crate::readback::read_back_pool;
+use crate::render::pool_manifests;
+
+fn word() -> BoxedStrategy<String> {
+    "[a-z][a-z0-9]{0,6}".boxed()
+}
+
+fn tags() -> BoxedStrategy<BTreeMap<String, String>> {
+    btree_map(word(), word(), 0..3).boxed()
+}
+
+fn taint() -> BoxedStrategy<Taint> {
+    // `nvidia.com/gpu` is left to `gpu_taint`, which owns that key.
+    (
+        word(),
+        of(word()),
+        prop_oneof![Just("NoSchedule"), Just("NoExecute"), Just("PreferNoSchedule")],
+    )
+        .prop_map(|(key, value, effect)| Taint {
+            key: format!("example.com/{key}"),
+            value,
+            effect: effect.into(),
+        })
+        .boxed()
+}
+
+fn budget() -> BoxedStrategy<Budget> {
+    (
+        prop_oneof![Just("0"), Just("10%"), Just("2")],
+        of(Just(("0 9 * * 1-5".to_owned(), "8h".to_owned()))),
+        vec(prop_oneof![Just("Empty"), Just("Drifted")], 0..2),
+    )
+        .prop_map(|(nodes, window, reasons)| Budget {
+            nodes: nodes.into(),
+            schedule: window.as_ref().map(|w| w.0.clone()),
+            duration: window.map(|w| w.1),
+            reasons: reasons.into_iter().map(str::to_owned).collect(),
+        })
+        .boxed()
+}
+
+fn disruption() -> BoxedStrategy<Disruption> {
+    (
+        of(prop_oneof![Just("WhenEmpty"), Just("WhenEmptyOrUnderutilized")]),
+        of(prop_oneof![Just("0s"), Just("5m"), Just("Never")]),
+        vec(budget(), 0..3),
+    )
+        .prop_map(|(policy, after, budgets)| Disruption {
+            consolidation_policy: policy.map(str::to_owned),
+            consolidate_after: after.map(str::to_owned),
+            budgets,
+        })
+        .boxed()
+}
+
+fn reservation() -> BoxedStrategy<CapacityReservationTerm> {
+    prop_oneof![
+        Just(CapacityReservationTerm {
+            id: Some("cr-0123456789abcdef0".into()),
+            ..Default::default()
+        }),
+        (tags(), of(Just("123456789012".to_owned()))).prop_map(|(tags, owner_id)| CapacityReservationTerm {
+            tags,
+            owner_id,
+            ..Default::default()
+        }),
+        prop_oneof![Just("open"), Just("targeted")].prop_map(|c| CapacityReservationTerm {
+            instance_match_criteria: Some(c.into()),
+            ..Default::default()
+        }),
+    ]
+    .boxed()
+}
+
+fn root_volume(karpenter: bool) -> BoxedStrategy<RootVolume> {
+    (
+        of(prop_oneof![Just("20Gi"), Just("200Gi")]),
+        of(prop_oneof![Just("gp3"), Just("io2")]),
+        of(3000..16000i64),
+        of(125..1000i64),
+        of(any::<bool>()),
+    )
+        .prop_map(move |(size, volume_type, iops, throughput, encrypted)| RootVolume {
+            size: size.map(str::to_owned),
+            volume_type: volume_type.filter(|_| karpenter).map(str::to_owned),
+            iops,
+            throughput,
+            encrypted: encrypted.filter(|_| karpenter),
+        })
+        .boxed()
+}
+
+fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
+    (
+        (
+            of(prop_oneof![
+                Just("al2023@latest"),
+                Just("al2023@v20260801"),
+                Just("bottlerocket@latest")
+            ]),
+            of(word()),
+            tags(),
+            tags(),
+            tags(),
+        ),
+        (
+            of(Just("RAID0")),
+            vec(reservation(), 0..3),
+            of((of(prop_oneof![Just("required"), Just("optional")]), of(1..64i64))),
+            of(root_volume(karpenter)),
+            of((
+                of(0..200i64),
+                btree_map(Just("memory.available".to_owned()), Just("5%".to_owned()), 0..2),
+            )),
+        ),
+    )
+        .prop_map(
+            move |((alias, role, subnets, groups, tags), (store, reservations, imds, root, kubelet))| NodeClass {
+                ami_alias: alias.filter(|_| karpenter).map(str::to_owned),
+                role,
+                subnet_selector_tags: subnets,
+                security_group_selector_tags: groups,
+                tags,
+                instance_store_policy: store.filter(|_| karpenter).map(str::to_owned),
+                capacity_reservations: reservations,
+                metadata_options: imds.filter(|_| karpenter).map(|(t, h)| MetadataOptions {
+                    http_tokens: t.map(str::to_owned),
+                    http_put_response_hop_limit: h,
+                }),
+                root_volume: root,
+                kubelet: kubelet.filter(|_| karpenter).map(|(max_pods, eviction_hard)| Kubelet {
+                    max_pods,
+                    eviction_hard,
+                }),
+            },
+        )
+        .boxed()
+}
+
+/// The fields every kind takes, over a pool of `capacity`.
+fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
+    (
+        vec(
+            prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
+            1..3,
+        ),
+        btree_map(word().prop_map(|k| format!("team.example.com/{k}")), word(), 0..3),
+        any::<bool>(),
+        vec(taint(), 0..3),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(move |(types, labels, gpu_taint, taints, dra, efa)| {
+            let mut instance_types: Vec<String> = types.into_iter().map(str::to_owned).collect();
+            instance_types.dedup();
+            Pool {
+                instance_types,
+                labels,
+                gpu_taint,
+                taints,
+                dra,
+                efa,
+                ..Pool::named("inference", capacity)
+            }
+        })
+        .boxed()
+}
+
+fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
+    let karpenter = capacity == Capacity::Karpenter;
+    (
+        common(capacity),
+        (
+            vec(prop_oneof![Just("spot"), Just("reserved")], 0..2),
+            vec(prop_oneof![Just("us-west-2a"), Just("us-west-2b")], 0..2),
+            of(0..1000i64),
+            of(prop_oneof![Just("1000"), Just("1500m")]),
+            of(Just("4000Gi")),
+            of(1..100i64),
+            of(prop_oneof![Just("336h"), Just("Never")]),
+        ),
+        of(disruption()),
+        of(node_class(karpenter)),
+    )
+        .prop_map(
+            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc)| {
+                let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
+                capacity_types.dedup();
+                let mut zones: Vec<String> = zones.into_iter().map(str::to_owned).collect();
+                zones.dedup();
+                Pool {
+                    capacity_types,
+                    zones,
+                    gpu_limit: gpu,
+                    cpu_limit: cpu.map(str::to_owned),
+                    memory_limit: mem.map(str::to_owned),
+                    weight,
+                    expire_after: expire.map(str::to_owned),
+                    disruption,
+                    // A Karpenter pool always renders its EC2NodeClass.
+                    node_class: if karpenter { Some(nc.unwrap_or_default()) } else { nc },
+                    ..base
+                }
+            },
+        )
+        .boxed()
+}
+
+fn node_group_pool() -> BoxedStrategy<Pool> {
+    (
+        common(Capacity::ManagedNodeGroup),
+        prop_oneof![Just(vec![]), Just(vec!["spot"]), Just(vec!["on-demand"])],
+        tags(),
+        (
+            of(Just("AL2023_x86_64_NVIDIA")),
+            (0..3i64, 3..10i64),
+            of(prop_oneof![
+                (1..100i64).prop_map(|n| UpdateConfig {
+                    max_unavailable: Some(n),
+                    max_unavailable_percentage: None
+                }),
+                (1..100i64).prop_map(|p| UpdateConfig {
+                    max_unavailable: None,
+                    max_unavailable_percentage: Some(p)
+                }),
+            ]),
+            of(Just("1.34.0-20260801")),
+            of(20..500i64),
+            of(any::<bool>()),
+        ),
+    )
+        .prop_map(
+            |(base, ct, tags, (ami, (min, max), update, release, disk, repair))| Pool {
+                capacity_types: ct.into_iter().map(str::to_owned).collect(),
+                tags,
+                managed_node_group: Some(ManagedNodeGroup {
+                    node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+                    subnet_ids: vec!["subnet-1".into(), "subnet-2".into()],
+                    ami_type: ami.map(str::to_owned),
+                    scaling: Scaling { min, max, desired: min },
+                    update,
+                    release_version: release.map(str::to_owned),
+                    disk_size: disk,
+                    node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
+                }),
+                ..base
+            },
+        )
+        .boxed()
+}
+
+fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "gpu-prod".into(),
+        name: "genai".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: operator.then(|| GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
+        pools: vec![pool.clone()],
+        default_tags: BTreeMap::from([("env".into(), "prod".into())]),
+    }
+}
+
+fn any_pool() -> BoxedStrategy<Pool> {
+    prop_oneof![
+        in_cluster_pool(Capacity::Karpenter),
+        in_cluster_pool(Capacity::AutoMode),
+        node_group_pool(),
+    ]
+    .boxed()
+}
+
+/// Renders `pool` and reads it back from what was rendered.
+fn round_trip(s: &NodeStrategy, pool: &Pool) -> Pool {
+    match pool.capacity {
+        Capacity::ManagedNodeGroup => {
+            let ng = eks::node_group(s, 0, pool).expect("a complete node group pool");
+            eks::read_back_node_group(s, pool, &ng, false)
+        }
+        _ => {
+            let objects = pool_manifests(s, pool);
+            let node_pool = objects
+                .iter()
+                .find(|m| m.kind == crate::kinds::NODE_POOL)
+                .expect("a NodePool");
+            let node_class = objects.iter().find(|m| m.kind != crate::kinds::NODE_POOL);
+            read_back_pool(s, pool, &node_pool.body, node_class.map(|m| &m.body))
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn rendered_pools_read_back_as_themselves(pool in any_pool(), operator in any::<bool>()) {
+        let s = strategy(&pool, operator);
+        prop_assert_eq!(round_trip(&s, &pool), pool);
+    }
+
+    #[test]
+    fn configuration_round_trips_through_the_declarations(pool in any_pool()) {
+        let cfg = write_config(POOL, &pool);
+        let read: Pool = read_config(POOL, &cfg).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        prop_assert_eq!(read, pool);
+    }
+}
+
+#[test]
+fn a_missing_attribute_is_an_error_at_its_path() {
+    let pool = Pool::named("p", Capacity::Karpenter);
+    let mut cfg = write_config(POOL, &pool);
+    cfg.as_object_mut().map(|m| m.shift_remove("weight"));
+    let err = read_config::<Pool>(POOL, &cfg).expect_err("weight is missing");
+    assert_eq!(err.path, vec![crate::rules::Step::Attr("weight")]);
+}
+
+#[test]
+fn inputs_set_on_a_kind_that_does_not_take_them_are_refused_at_their_path() {
+    let mut pool = Pool::named("p", Capacity::ManagedNodeGroup);
+    pool.weight = Some(5);
+    pool.node_class = Some(NodeClass {
+        metadata_options: Some(MetadataOptions::default()),
+        ..Default::default()
+    });
+    let mut out = Vec::new();
+    misplaced(POOL, pool.capacity, &pool, &[], &mut out);
+    let paths: Vec<_> = out.iter().map(|v| (v.code, v.path.clone())).collect();
+    use crate::rules::Step::Attr;
+    assert_eq!(
+        paths,
+        vec![
+            (Code::EKSGPU115, vec![Attr("weight")]),
+            (Code::EKSGPU115, vec![Attr("node_class")])
+        ]
+    );
+    let mut auto = Pool::named("p", Capacity::AutoMode);
+    auto.node_class = pool.node_class.clone();
+    let mut out = Vec::new();
+    misplaced(POOL, auto.capacity, &auto, &[], &mut out);
+    assert_eq!(out[0].code, Code::EKSGPU124);
+    assert_eq!(out[0].path, vec![Attr("node_class"), Attr("metadata_options")]);
+}
+
+/// Every declared input says where it goes: a render target on some object, or that hand code
+/// renders it, or that no object carries it. A new input cannot be forgotten silently.
+#[test]
+fn every_input_renders_somewhere_or_says_why_not() {
+    let mut all = Vec::new();
+    for d in POOL {
+        d.walk("", &mut all);
+    }
+    // Inside a block rendered by hand, the hand code renders the children too.
+    let by_hand: Vec<String> = all
+        .iter()
+        .filter(|(_, _, _, read_back)| *read_back == ReadBack::Custom)
+        .map(|(path, ..)| format!("{path}."))
+        .collect();
+    // Blocks whose children carry the targets.
+    let containers = ["disruption", "managed_node_group"];
+    let undeclared: Vec<_> = all
+        .iter()
+        .filter(|(_, _, renders, read_back)| renders.is_empty() && *read_back == ReadBack::Live)
+        .map(|(path, ..)| path.clone())
+        .filter(|p| !containers.contains(&p.as_str()) && !by_hand.iter().any(|h| p.starts_with(h.as_str())))
+        .collect();
+    assert!(undeclared.is_empty(), "inputs with no render target: {undeclared:?}");
+}
