@@ -39,6 +39,10 @@ pub enum Step {
     Key(String),
 }
 
+/// Builds a violation's path from the steps below the object being checked
+/// (a pool, one of its blocks): `at(&[Step::Attr("zones")])`.
+pub(crate) type At<'a> = dyn Fn(&[Step]) -> Vec<Step> + 'a;
+
 /// A rule of the catalogue.
 #[derive(Debug)]
 pub struct Rule {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, Taint};
+use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
 const CTX: Context = Context {
     karpenter_version: (1, 15),
