@@ -4,6 +4,7 @@ use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::fixture;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, Taint};
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
@@ -20,36 +21,11 @@ fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate
         .collect()
 }
 
+/// A pool without a node group or hybrid block; a Karpenter pool has the node class it needs.
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
     Pool {
-        name: name.into(),
-        capacity,
-        instance_types: types.iter().map(|s| (*s).to_owned()).collect(),
-        capacity_types: vec![],
-        zones: vec![],
-        gpu_limit: None,
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
-        labels: BTreeMap::new(),
-        gpu_taint: true,
-        taints: vec![],
-        disruption: None,
-        dra: false,
-        efa: false,
-        node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
-            role: Some("KarpenterNodeRole".into()),
-            // Room for inference images (EKSGPU123).
-            root_volume: Some(crate::model::RootVolume {
-                size: Some("200Gi".into()),
-                ..Default::default()
-            }),
-            ..NodeClass::default()
-        }),
-        managed_node_group: None,
-        hybrid: None,
+        node_class: (capacity == Capacity::Karpenter).then(fixture::karpenter_node_class),
+        ..fixture::pool(name, capacity, types)
     }
 }
 
@@ -301,19 +277,12 @@ fn eksgpu011_and_102_device_plugin_sharing() {
         "ts-2",
     );
     m.managed_node_group = Some(crate::model::ManagedNodeGroup {
-        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
-        subnet_ids: vec!["subnet-1".into()],
-        ami_type: None,
         scaling: crate::model::Scaling {
             min: 0,
             max: 1,
             desired: 0,
         },
-        max_unavailable: None,
-        max_unavailable_percentage: None,
-        release_version: None,
-        disk_size: Some(200),
-        node_repair: None,
+        ..fixture::managed_node_group()
     });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }
