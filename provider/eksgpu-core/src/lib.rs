@@ -8,6 +8,8 @@ pub mod catalog;
 pub mod duration;
 pub mod eks;
 pub mod fields;
+#[cfg(test)]
+pub(crate) mod fixture;
 pub mod kinds;
 pub mod node_strategy;
 pub mod ownership;

@@ -1,14 +1,26 @@
-//! Checks of a burst scaler (offline).
+//! Checks of a burst scaler (offline). One function per rule code;
+//! `check_burst_scaler` calls them in the order they report.
 
 use super::BurstScaler;
 use crate::rules::{Code, Step, Violation};
 
 pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     let mut out = Vec::new();
-    let v = |code, path: Vec<Step>, detail: String| Violation::new(code, path, detail);
-    let attr = |a: &'static str| vec![Step::Attr(a)];
+    scaler_settings(b, &mut out);
+    keda_version(b, &mut out);
+    spot_interruption_handling(b, &mut out);
+    pre_warm_windows(b, &mut out);
+    out
+}
+
+fn attr(a: &'static str) -> Vec<Step> {
+    vec![Step::Attr(a)]
+}
+
+/// EKSGPU111: thresholds in order, replica bounds, intervals and a name KEDA can derive its HPA's from.
+fn scaler_settings(b: &BurstScaler, out: &mut Vec<Violation>) {
     if b.scale_in_threshold >= b.hold_threshold {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("scale_in_threshold"),
             format!(
@@ -18,21 +30,21 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
         ));
     }
     if b.scale_in_threshold < 0.0 || b.scale_out_threshold < 0.0 {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("scale_out_threshold"),
             "Thresholds are request counts, 0 or more.".into(),
         ));
     }
     if b.max_replicas < 1 {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("max_replicas"),
             format!("max_replicas is {}; it must be at least 1.", b.max_replicas),
         ));
     }
     if b.min_replicas < 0 || b.min_replicas > b.max_replicas {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("min_replicas"),
             format!(
@@ -42,7 +54,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
         ));
     }
     if b.polling_interval < 1 || b.cooldown_period < 0 {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("polling_interval"),
             "polling_interval must be at least 1 s and cooldown_period 0 s or more.".into(),
@@ -50,7 +62,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     }
     // KEDA admission: the generated HPA `keda-hpa-<name>` must be a valid name (≤ 63).
     if b.name.len() > 54 {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU111,
             attr("name"),
             format!(
@@ -59,40 +71,52 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
             ),
         ));
     }
+}
+
+/// EKSGPU112 (no `scalingModifiers` before KEDA 2.12) or EKSGPU113 (no fallback that holds
+/// the current size before 2.18).
+fn keda_version(b: &BurstScaler, out: &mut Vec<Violation>) {
     match b.keda_version {
-        v_ if v_ < (2, 12) => out.push(v(
+        v if v < (2, 12) => out.push(Violation::new(
             Code::EKSGPU112,
             attr("keda_version"),
-            format!("KEDA {}.{} has no scalingModifiers formula (added in 2.12).", v_.0, v_.1),
+            format!("KEDA {}.{} has no scalingModifiers formula (added in 2.12).", v.0, v.1),
         )),
-        v_ if v_ < (2, 18) => out.push(v(
+        v if v < (2, 18) => out.push(Violation::new(
             Code::EKSGPU113,
             attr("keda_version"),
             format!(
                 "KEDA {}.{} cannot hold the current size when Prometheus fails (fallback behavior: 2.17; on a Value metric: 2.18): the ScaledObject is rendered without a fallback.",
-                v_.0, v_.1
+                v.0, v.1
             ),
         )),
         _ => {}
     }
+}
+
+/// EKSGPU114: a Spot target without interruption handling.
+fn spot_interruption_handling(b: &BurstScaler, out: &mut Vec<Violation>) {
     if b.target_capacity_types.iter().any(|c| c == "spot") && !b.spot_interruption_handling {
-        out.push(v(
+        out.push(Violation::new(
             Code::EKSGPU114,
             attr("spot_interruption_handling"),
             "The target runs on Spot capacity and spot_interruption_handling is not set.".into(),
         ));
     }
+}
+
+/// EKSGPU111: each pre-warm window has a time zone and two different 5-field cron expressions.
+fn pre_warm_windows(b: &BurstScaler, out: &mut Vec<Violation>) {
     for (i, w) in b.pre_warm.iter().enumerate() {
         let five = |s: &str| s.split_whitespace().count() == 5;
         if !five(&w.start) || !five(&w.end) || w.start == w.end || w.timezone.is_empty() {
-            out.push(v(
+            out.push(Violation::new(
                 Code::EKSGPU111,
                 vec![Step::Attr("pre_warm"), Step::Index(i)],
                 "A pre-warm window needs a time zone and two different 5-field cron expressions.".into(),
             ));
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -1,34 +1,17 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::fixture;
 use crate::model::{Capacity, GpuOperator, Hybrid, ManagedNodeGroup, NodeStrategy, Pool, Scaling, Taint};
 #[allow(unused_imports)]
 use crate::model::{NodeRepairConfig, UpdateConfig};
 
+/// A Spot node group of 0–4 nodes (1 at creation) on EKS's default disk.
 fn mng_pool() -> Pool {
     Pool {
-        name: "training".into(),
-        capacity: Capacity::ManagedNodeGroup,
-        instance_types: vec!["p5.48xlarge".into()],
         capacity_types: vec!["spot".into()],
-        zones: vec![],
-        gpu_limit: None,
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
-        gpu_taint: true,
-        taints: vec![],
-        disruption: None,
-        dra: false,
-        efa: false,
-        node_class: None,
         managed_node_group: Some(ManagedNodeGroup {
-            node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
-            subnet_ids: vec!["subnet-1".into()],
-            ami_type: None,
             scaling: Scaling {
                 min: 0,
                 max: 4,
@@ -38,11 +21,10 @@ fn mng_pool() -> Pool {
                 max_unavailable: Some(1),
                 max_unavailable_percentage: None,
             }),
-            release_version: None,
             disk_size: None,
-            node_repair_config: None,
+            ..fixture::managed_node_group()
         }),
-        hybrid: None,
+        ..fixture::pool("training", Capacity::ManagedNodeGroup, &["p5.48xlarge"])
     }
 }
 
@@ -298,9 +280,9 @@ fn hybrid_requests_set_remote_networks_and_a_hybrid_access_entry() {
         instance_types: vec![],
         managed_node_group: None,
         hybrid: Some(Hybrid {
-            remote_node_networks: vec!["10.80.0.0/16".into()],
             remote_pod_networks: vec![],
             node_role_arn: "arn:aws:iam::123456789012:role/hybrid".into(),
+            ..fixture::hybrid()
         }),
         ..mng_pool()
     };

@@ -2,6 +2,7 @@
 //! and the billed-instance example.
 
 use super::*;
+use crate::catalog;
 use crate::rules::Code;
 
 fn req(params: f64) -> Request {

@@ -3,11 +3,11 @@
 //! decides is checked at plan; what needs the cluster (its VPC and service
 //! CIDRs, its Auto Mode flags) is checked at apply, before any change.
 
-use super::{Step, Violation};
+use super::{At, Step, Violation};
 use crate::catalog::{self, Arch};
 use crate::eks::ClusterFacts;
 use crate::eks::cidr::Cidr;
-use crate::model::{Capacity, Hybrid, NodeStrategy, Pool};
+use crate::model::{Capacity, Hybrid, ManagedNodeGroup, NodeStrategy, Pool};
 use crate::rules::Code;
 
 /// Tags per EKS resource (EKS API TagResource: at most 50).
@@ -102,48 +102,20 @@ pub fn check_default_tags(tags: &std::collections::BTreeMap<String, String>) -> 
         .collect()
 }
 
-/// Per-pool checks of the settings that belong to one capacity kind.
-pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> Vec<Step>, out: &mut Vec<Violation>) {
-    let kind = pool.capacity;
-    let misplaced = |attr: &'static str, out: &mut Vec<Violation>| {
-        out.push(Violation::new(
-            Code::EKSGPU115,
-            at(&[Step::Attr(attr)]),
-            format!("`{attr}` does not apply to a {} pool.", kind.as_str()),
-        ));
-    };
-    let in_cluster = kind.is_in_cluster();
-    if !in_cluster {
-        if pool.node_class.is_some() {
-            misplaced("node_class", out);
-        }
-        if pool.disruption.is_some() {
-            misplaced("disruption", out);
-        }
-        if pool.gpu_limit.is_some() {
-            misplaced("gpu_limit", out);
-        }
-        // NodePool-only settings (karpenter.sh/v1 NodePool spec.limits, weight, template.spec.expireAfter).
-        if pool.cpu_limit.is_some() {
-            misplaced("cpu_limit", out);
-        }
-        if pool.memory_limit.is_some() {
-            misplaced("memory_limit", out);
-        }
-        if pool.weight.is_some() {
-            misplaced("weight", out);
-        }
-        if pool.expire_after.is_some() {
-            misplaced("expire_after", out);
-        }
-        if !pool.zones.is_empty() {
-            misplaced("zones", out);
-        }
-    } else if !pool.tags.is_empty() {
-        // Karpenter tags what it launches from the node class: `node_class.tags`.
-        misplaced("tags", out);
+/// Per-pool checks of the settings that belong to one capacity kind (the settings a kind does
+/// not take are `node_strategy::rules::misplaced`'s).
+pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    provider_tags(s, pool, at, out);
+    instance_types_required(pool, at, out);
+    match pool.capacity {
+        Capacity::ManagedNodeGroup => check_managed_node_group(s, pool, at, out),
+        Capacity::Hybrid => check_hybrid(pool, at, out),
+        Capacity::AutoMode | Capacity::Karpenter => {}
     }
-    // EKSGPU125: the provider's identifying tags are its own; EKS takes at most 50 tags.
+}
+
+/// EKSGPU125: the provider's identifying tags are its own; EKS takes at most 50 tags.
+fn provider_tags(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     for key in pool.tags.keys().filter(|k| crate::eks::is_provider_tag(k)) {
         out.push(Violation::new(
             Code::EKSGPU125,
@@ -151,7 +123,7 @@ pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
             format!("{key:?} is one of the provider's identifying tags."),
         ));
     }
-    if !in_cluster {
+    if !pool.capacity.is_in_cluster() {
         let total = crate::eks::pool_tags(s, 0, pool).len();
         if total > MAX_EKS_TAGS {
             out.push(Violation::new(
@@ -161,55 +133,47 @@ pub(crate) fn check_pool(s: &NodeStrategy, pool: &Pool, at: &dyn Fn(&[Step]) -> 
             ));
         }
     }
-    if kind != Capacity::ManagedNodeGroup && pool.managed_node_group.is_some() {
-        misplaced("managed_node_group", out);
-    }
-    if kind != Capacity::Hybrid && pool.hybrid.is_some() {
-        misplaced("hybrid", out);
-    }
-    match kind {
-        Capacity::Hybrid if !pool.instance_types.is_empty() => misplaced("instance_types", out),
-        Capacity::Hybrid => {}
-        _ if pool.instance_types.is_empty() => out.push(Violation::new(
+}
+
+/// EKSGPU115: every pool but a hybrid one names its instance types.
+fn instance_types_required(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if pool.capacity != Capacity::Hybrid && pool.instance_types.is_empty() {
+        out.push(Violation::new(
             Code::EKSGPU115,
             at(&[Step::Attr("instance_types")]),
-            format!("A {} pool needs `instance_types`.", kind.as_str()),
-        )),
-        _ => {}
-    }
-    match kind {
-        Capacity::ManagedNodeGroup => check_managed_node_group(s, pool, at, out),
-        Capacity::Hybrid => match &pool.hybrid {
-            None => out.push(Violation::new(
-                Code::EKSGPU115,
-                at(&[Step::Attr("capacity")]),
-                "A hybrid pool needs a `hybrid` block (remote networks and the nodes' IAM role).".into(),
-            )),
-            Some(h) => {
-                if !is_role_arn(&h.node_role_arn) {
-                    out.push(Violation::new(
-                        Code::EKSGPU117,
-                        at(&[Step::Attr("hybrid"), Step::Attr("node_role_arn")]),
-                        format!("{:?} is not an IAM role ARN.", h.node_role_arn),
-                    ));
-                }
-                for (list, index, detail) in remote_network_problems(h) {
-                    let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
-                    path.extend(index.map(Step::Index));
-                    out.push(Violation::new(Code::EKSGPU007, path, detail));
-                }
-            }
-        },
-        Capacity::AutoMode | Capacity::Karpenter => {}
+            format!("A {} pool needs `instance_types`.", pool.capacity.as_str()),
+        ));
     }
 }
 
-fn check_managed_node_group(
-    s: &NodeStrategy,
-    pool: &Pool,
-    at: &dyn Fn(&[Step]) -> Vec<Step>,
-    out: &mut Vec<Violation>,
-) {
+/// EKSGPU115 (no `hybrid` block), EKSGPU117 (its role) and EKSGPU007 (its remote networks).
+fn check_hybrid(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    let Some(h) = &pool.hybrid else {
+        out.push(Violation::new(
+            Code::EKSGPU115,
+            at(&[Step::Attr("capacity")]),
+            "A hybrid pool needs a `hybrid` block (remote networks and the nodes' IAM role).".into(),
+        ));
+        return;
+    };
+    if !is_role_arn(&h.node_role_arn) {
+        out.push(Violation::new(
+            Code::EKSGPU117,
+            at(&[Step::Attr("hybrid"), Step::Attr("node_role_arn")]),
+            format!("{:?} is not an IAM role ARN.", h.node_role_arn),
+        ));
+    }
+    for (list, index, detail) in remote_network_problems(h) {
+        let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
+        path.extend(index.map(Step::Index));
+        out.push(Violation::new(Code::EKSGPU007, path, detail));
+    }
+}
+
+/// The checks of a `managed_node_group` pool, in the order they report: EKSGPU115 without its
+/// block, then EKSGPU117 (capacity types, the request's values), 123 (disk), 117 (instance
+/// types) and 013 (AMI type).
+fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let Some(m) = &pool.managed_node_group else {
         out.push(Violation::new(
             Code::EKSGPU115,
@@ -223,6 +187,26 @@ fn check_managed_node_group(
         p.extend_from_slice(rest);
         p
     };
+    node_group_capacity_types(pool, at, out);
+    node_group_request(m, &mng, out);
+    node_group_disk(pool, m, &mng, out);
+    if pool.instance_types.len() > 20 {
+        out.push(Violation::new(
+            Code::EKSGPU117,
+            at(&[Step::Attr("instance_types")]),
+            format!(
+                "{} instance types; a node group takes at most 20.",
+                pool.instance_types.len()
+            ),
+        ));
+    }
+    if let Some(ami) = &m.ami_type {
+        check_ami_type(s, pool, ami, &mng(&[Step::Attr("ami_type")]), out);
+    }
+}
+
+/// EKSGPU117: one capacity type a node group takes (EKS API CreateNodegroup `capacityType`).
+fn node_group_capacity_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     for (j, c) in pool.capacity_types.iter().enumerate() {
         if c == "capacity-block" || c == "reserved" {
             // EKS API CreateNodegroup capacityType CAPACITY_BLOCK targets a Capacity Block through
@@ -251,6 +235,10 @@ fn check_managed_node_group(
             "A node group has one capacity type; declare one pool per capacity type.".into(),
         ));
     }
+}
+
+/// EKSGPU117: the node group's role, subnets, scaling and update settings as EKS takes them.
+fn node_group_request(m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
     if !is_role_arn(&m.node_role_arn) {
         out.push(Violation::new(
             Code::EKSGPU117,
@@ -279,7 +267,10 @@ fn check_managed_node_group(
     if let Some(u) = &m.update {
         crate::node_strategy::inputs::check_update(u, &mng(&[Step::Attr("update")]), out);
     }
-    // EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.
+}
+
+/// EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.
+fn node_group_disk(pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
     match m.disk_size {
         Some(d) if (d as f64) < crate::node_strategy::rules::MIN_GPU_IMAGE_VOLUME_GIB => out.push(Violation::new(
             Code::EKSGPU123,
@@ -296,19 +287,6 @@ fn check_managed_node_group(
             ),
         )),
         Some(_) => {}
-    }
-    if pool.instance_types.len() > 20 {
-        out.push(Violation::new(
-            Code::EKSGPU117,
-            at(&[Step::Attr("instance_types")]),
-            format!(
-                "{} instance types; a node group takes at most 20.",
-                pool.instance_types.len()
-            ),
-        ));
-    }
-    if let Some(ami) = &m.ami_type {
-        check_ami_type(s, pool, ami, &mng(&[Step::Attr("ami_type")]), out);
     }
 }
 

@@ -6,9 +6,12 @@ use super::engine::{Decl, Object::NodePool, at};
 use super::node_class::NODE_CLASS_BLOCK;
 use super::node_group::{HYBRID_BLOCK, MANAGED_NODE_GROUP_BLOCK};
 use super::{AWS_API, Attr, Check, IN_CLUSTER, List, Lit, One, ReadBack, Ty, attr, lens, setting};
-use crate::model::{Budget, Disruption, Pool, Taint};
+use crate::model::{Budget, Capacity, Disruption, Pool, Taint};
 use crate::rules::Code;
 use crate::validate;
+
+/// The kinds whose nodes are EC2 instances.
+const EC2: &[Capacity] = &[Capacity::AutoMode, Capacity::Karpenter, Capacity::ManagedNodeGroup];
 
 const NAME: Attr<Pool> = attr(
     "name",
@@ -36,6 +39,8 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
      (on-prem machines), EKSGPU115. For a node group, changing them replaces the node group.",
     lens!(Pool, instance_types),
 )
+// Hybrid nodes are on-prem machines: no EC2 instance type (EKS Hybrid Nodes).
+.only(EC2, Code::EKSGPU115)
 // A NodePool requirement on `node.kubernetes.io/instance-type` (rendered by hand); EKS API
 // CreateNodegroup `instanceTypes`.
 .renders(&[at(crate::node_strategy::inputs::Object::NodeGroup, &["instanceTypes"])])

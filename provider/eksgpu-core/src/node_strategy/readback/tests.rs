@@ -4,6 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::fields::FieldSet;
+use crate::fixture;
 use crate::model::Disruption;
 use crate::model::GpuOperator;
 use crate::render::pool_manifests;
@@ -25,33 +26,18 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
 
 fn karpenter_pool() -> Pool {
     Pool {
-        name: "inference".into(),
-        capacity: Capacity::Karpenter,
-        instance_types: vec!["p5.48xlarge".into()],
-        capacity_types: vec![],
-        zones: vec![],
         gpu_limit: Some(32),
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
         labels: BTreeMap::from([("team".into(), "ml".into())]),
-        gpu_taint: true,
-        taints: vec![],
         disruption: Some(Disruption {
             consolidation_policy: Some("WhenEmpty".into()),
             consolidate_after: None,
             budgets: Vec::new(),
         }),
-        dra: false,
-        efa: false,
         node_class: Some(NodeClass {
             role: Some("NodeRole".into()),
             ..NodeClass::default()
         }),
-        managed_node_group: None,
-        hybrid: None,
+        ..fixture::pool("inference", Capacity::Karpenter, &["p5.48xlarge"])
     }
 }
 

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::fixture;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, RootVolume, Taint};
 use crate::yaml::{to_yaml, to_yaml_stream};
 use serde_json::json;
@@ -30,30 +31,17 @@ fn golden(name: &str, actual: &str) {
 /// A typical inference NodePool, written for Karpenter v1.
 fn seed_strategy() -> NodeStrategy {
     let inference = Pool {
-        name: "gpu-inference".into(),
-        capacity: Capacity::Karpenter,
-        instance_types: vec!["p5.48xlarge".into(), "g6e.12xlarge".into(), "g5.12xlarge".into()],
         capacity_types: vec!["on-demand".into()],
-        zones: vec![],
         gpu_limit: Some(32),
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
         labels: BTreeMap::from([
             ("node-type".into(), "gpu-inference".into()),
             ("gpu-operator".into(), "enabled".into()),
         ]),
-        gpu_taint: true,
-        taints: vec![],
         disruption: Some(Disruption {
             consolidation_policy: Some("WhenEmpty".into()),
             consolidate_after: Some("5m".into()),
             budgets: Vec::new(),
         }),
-        dra: false,
-        efa: false,
         node_class: Some(NodeClass {
             ami_alias: Some("al2023@latest".into()),
             role: Some("KarpenterNodeRole-gpu".into()),
@@ -70,34 +58,21 @@ fn seed_strategy() -> NodeStrategy {
             }),
             ..NodeClass::default()
         }),
-        managed_node_group: None,
-        hybrid: None,
+        ..fixture::pool(
+            "gpu-inference",
+            Capacity::Karpenter,
+            &["p5.48xlarge", "g6e.12xlarge", "g5.12xlarge"],
+        )
     };
     let auto = Pool {
-        name: "auto-gpu".into(),
-        capacity: Capacity::AutoMode,
-        instance_types: vec!["p5.48xlarge".into()],
         capacity_types: vec!["spot".into(), "on-demand".into()],
         zones: vec!["us-east-2a".into()],
-        gpu_limit: None,
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
-        labels: BTreeMap::new(),
-        gpu_taint: true,
         taints: vec![Taint {
             key: "workload".into(),
             value: None,
             effect: "NoExecute".into(),
         }],
-        disruption: None,
-        dra: false,
-        efa: false,
-        node_class: None,
-        managed_node_group: None,
-        hybrid: None,
+        ..fixture::pool("auto-gpu", Capacity::AutoMode, &["p5.48xlarge"])
     };
     NodeStrategy {
         cluster_name: "gpu".into(),
@@ -258,18 +233,14 @@ fn bottlerocket_node_groups_keep_the_operator_plugin_off() {
     s.pools[0].capacity = Capacity::ManagedNodeGroup;
     s.pools[0].node_class = None;
     s.pools[0].managed_node_group = Some(crate::model::ManagedNodeGroup {
-        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
-        subnet_ids: vec!["subnet-1".into()],
         ami_type: Some("BOTTLEROCKET_x86_64_NVIDIA".into()),
         scaling: crate::model::Scaling {
             min: 0,
             max: 1,
             desired: 0,
         },
-        update: None,
-        release_version: None,
         disk_size: None,
-        node_repair_config: None,
+        ..fixture::managed_node_group()
     });
     assert!(s.pools[0].bottlerocket());
     assert_eq!(effective_labels(&s, &s.pools[0])[DEPLOY_DEVICE_PLUGIN], "false");

@@ -2,10 +2,10 @@
 //! Auto Mode CRDs accept but that never give working GPU nodes.
 
 use crate::catalog::MigLayout;
-use crate::model::{Capacity, NodeStrategy, Pool};
+use crate::model::{Capacity, CapacityReservationTerm, NodeStrategy, Pool};
 use crate::render::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 use crate::rules::Code;
-use crate::rules::{Step, Violation, parse_version};
+use crate::rules::{At, Step, Violation, parse_version};
 
 /// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, "Amazon Linux 2 end of
 /// support", https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html).
@@ -16,38 +16,54 @@ const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
 /// the Windows families have none.
 const GPU_ALIAS_FAMILIES: [&str; 3] = ["al2023", "bottlerocket", "al2"];
 
+/// The node class and capacity-type checks, one function per rule code, in the order they report.
 pub(super) fn check_pool(
     s: &NodeStrategy,
     pool: &Pool,
     ctx_karpenter: (u32, u32),
-    at: &dyn Fn(&[Step]) -> Vec<Step>,
+    at: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
-    let nc_path = |a: &'static str| at(&[Step::Attr("node_class"), Step::Attr(a)]);
     if let Some(nc) = &pool.node_class
         && pool.capacity == Capacity::Karpenter
         && let Some(alias) = &nc.ami_alias
     {
-        check_alias(s, alias, &nc_path("ami_alias"), out);
+        check_alias(s, alias, &at(&[Step::Attr("node_class"), Step::Attr("ami_alias")]), out);
     }
-
-    // EKSGPU120: the Auto Mode NodeClass requires the nodes' IAM role
-    // (eks.amazonaws.com/v1 NodeClass `spec.role`, EKS user guide "Create a Node Class").
-    if pool.capacity == Capacity::AutoMode && pool.node_class.as_ref().is_some_and(|nc| nc.role.is_none()) {
-        out.push(Violation::new(
-            Code::EKSGPU120,
-            nc_path("role"),
-            format!("Pool {:?} renders its own Auto Mode NodeClass.", pool.name),
-        ));
-    }
-
-    // EKSGPU119: `reserved` launches only into capacity reservations the node class selects
-    // (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+): a pool of reserved
-    // capacity alone, selecting none, never launches a node.
+    auto_mode_node_role(pool, at, out);
     let reservations = pool
         .node_class
         .as_ref()
         .map_or(&[][..], |nc| &nc.capacity_reservations[..]);
+    reserved_without_reservations(pool, reservations, at, out);
+    reservations_without_reserved(pool, reservations, at, out);
+    reservation_terms(reservations, at, out);
+    unpredictable_resources(s, pool, ctx_karpenter, at, out);
+    image_volume(pool, at, out);
+    bottlerocket_sharing_label(pool, at, out);
+}
+
+/// EKSGPU120: the Auto Mode NodeClass requires the nodes' IAM role
+/// (eks.amazonaws.com/v1 NodeClass `spec.role`, EKS user guide "Create a Node Class").
+fn auto_mode_node_role(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if pool.capacity == Capacity::AutoMode && pool.node_class.as_ref().is_some_and(|nc| nc.role.is_none()) {
+        out.push(Violation::new(
+            Code::EKSGPU120,
+            at(&[Step::Attr("node_class"), Step::Attr("role")]),
+            format!("Pool {:?} renders its own Auto Mode NodeClass.", pool.name),
+        ));
+    }
+}
+
+/// EKSGPU119: `reserved` launches only into capacity reservations the node class selects
+/// (`capacityReservationSelectorTerms`, karpenter-provider-aws v1.3+): a pool of reserved
+/// capacity alone, selecting none, never launches a node.
+fn reserved_without_reservations(
+    pool: &Pool,
+    reservations: &[CapacityReservationTerm],
+    at: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
     if pool.capacity.is_in_cluster()
         && !pool.capacity_types.is_empty()
         && pool.capacity_types.iter().all(|c| c == "reserved")
@@ -59,9 +75,16 @@ pub(super) fn check_pool(
             format!("Pool {:?} allows only reserved capacity.", pool.name),
         ));
     }
+}
 
-    // EKSGPU128: reservations selected, but the NodePool does not allow `reserved` capacity, so
-    // Karpenter never launches into them (karpenter.sh/capacity-type requirement).
+/// EKSGPU128: reservations selected, but the NodePool does not allow `reserved` capacity, so
+/// Karpenter never launches into them (karpenter.sh/capacity-type requirement).
+fn reservations_without_reserved(
+    pool: &Pool,
+    reservations: &[CapacityReservationTerm],
+    at: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
     if pool.capacity.is_in_cluster() && !reservations.is_empty() && !pool.capacity_types.iter().any(|c| c == "reserved")
     {
         out.push(Violation::new(
@@ -73,7 +96,10 @@ pub(super) fn check_pool(
             ),
         ));
     }
-    // EKSGPU129: each selector term as the CRD's CEL rules accept it.
+}
+
+/// EKSGPU129: each selector term as the CRD's CEL rules accept it.
+fn reservation_terms(reservations: &[CapacityReservationTerm], at: &At<'_>, out: &mut Vec<Violation>) {
     for (j, t) in reservations.iter().enumerate() {
         let path = at(&[
             Step::Attr("node_class"),
@@ -95,8 +121,16 @@ pub(super) fn check_pool(
             ));
         }
     }
+}
 
-    // EKSGPU122: resources Karpenter cannot predict on dynamic capacity.
+/// EKSGPU122: resources Karpenter cannot predict on dynamic capacity.
+fn unpredictable_resources(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx_karpenter: (u32, u32),
+    at: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
     let mixed_mig = s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "mixed")
         && pool
             .labels
@@ -122,44 +156,28 @@ pub(super) fn check_pool(
             ),
         ));
     }
+}
 
-    // EKSGPU123: a GPU pool whose image volume cannot hold inference images.
+/// EKSGPU123: a GPU pool whose image volume cannot hold inference images.
+fn image_volume(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.capacity.is_in_cluster()
         && let Some(detail) = small_image_volume(pool)
     {
         let path = if pool.node_class.as_ref().is_some_and(|nc| nc.root_volume.is_some()) {
             at(&[Step::Attr("node_class"), Step::Attr("root_volume"), Step::Attr("size")])
         } else if pool.node_class.is_some() {
-            nc_path("root_volume")
+            at(&[Step::Attr("node_class"), Step::Attr("root_volume")])
         } else {
             at(&[Step::Attr("node_class")])
         };
         out.push(Violation::new(Code::EKSGPU123, path, detail));
     }
+}
 
-    // EKSGPU124: EC2NodeClass settings the Auto Mode NodeClass does not have.
-    if pool.capacity == Capacity::AutoMode
-        && let Some(nc) = &pool.node_class
-    {
-        if nc.metadata_options.is_some() {
-            out.push(Violation::new(
-                Code::EKSGPU124,
-                nc_path("metadata_options"),
-                "This pool has capacity = \"auto_mode\".".into(),
-            ));
-        }
-        if nc.instance_store_policy.is_some() {
-            out.push(Violation::new(
-                Code::EKSGPU124,
-                nc_path("instance_store_policy"),
-                "This pool has capacity = \"auto_mode\".".into(),
-            ));
-        }
-    }
-
-    // EKSGPU121: Bottlerocket's own device plugin takes its sharing settings from
-    // `settings.kubelet-device-plugins.nvidia` (bottlerocket.dev v1.54), never from the
-    // operator's ConfigMap: the label would select nothing.
+/// EKSGPU121: Bottlerocket's own device plugin takes its sharing settings from
+/// `settings.kubelet-device-plugins.nvidia` (bottlerocket.dev v1.54), never from the
+/// operator's ConfigMap: the label would select nothing.
+fn bottlerocket_sharing_label(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.bottlerocket() && pool.labels.contains_key(DEVICE_PLUGIN_CONFIG) {
         out.push(Violation::new(
             Code::EKSGPU121,

@@ -4,7 +4,9 @@ use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::fixture;
 use crate::model::{Disruption, GpuOperator, Kubelet, NodeClass, Taint};
+use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 
 const CTX: Context = Context {
     karpenter_version: (1, 15),
@@ -19,36 +21,11 @@ fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate
         .collect()
 }
 
+/// A pool without a node group or hybrid block; a Karpenter pool has the node class it needs.
 fn pool(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
     Pool {
-        name: name.into(),
-        capacity,
-        instance_types: types.iter().map(|s| (*s).to_owned()).collect(),
-        capacity_types: vec![],
-        zones: vec![],
-        gpu_limit: None,
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
-        labels: BTreeMap::new(),
-        gpu_taint: true,
-        taints: vec![],
-        disruption: None,
-        dra: false,
-        efa: false,
-        node_class: (capacity == Capacity::Karpenter).then(|| NodeClass {
-            role: Some("KarpenterNodeRole".into()),
-            // Room for inference images (EKSGPU123).
-            root_volume: Some(crate::model::RootVolume {
-                size: Some("200Gi".into()),
-                ..Default::default()
-            }),
-            ..NodeClass::default()
-        }),
-        managed_node_group: None,
-        hybrid: None,
+        node_class: (capacity == Capacity::Karpenter).then(fixture::karpenter_node_class),
+        ..fixture::pool(name, capacity, types)
     }
 }
 
@@ -242,7 +219,8 @@ fn eksgpu006_and_103_node_class_on_auto_mode() {
         role: Some("AutoModeNodeRole".into()),
         ..NodeClass::default()
     });
-    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU006, Code::EKSGPU103]);
+    // In declaration order: `ami_alias` (an attribute) before `kubelet` (a block).
+    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU103, Code::EKSGPU006]);
     let mut p = pool("k", Capacity::Karpenter, &["g6e.xlarge"]);
     if let Some(nc) = &mut p.node_class {
         nc.kubelet = Some(Kubelet {
@@ -300,18 +278,12 @@ fn eksgpu011_and_102_device_plugin_sharing() {
         "ts-2",
     );
     m.managed_node_group = Some(crate::model::ManagedNodeGroup {
-        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
-        subnet_ids: vec!["subnet-1".into()],
-        ami_type: None,
         scaling: crate::model::Scaling {
             min: 0,
             max: 1,
             desired: 0,
         },
-        update: None,
-        release_version: None,
-        disk_size: Some(200),
-        node_repair_config: None,
+        ..fixture::managed_node_group()
     });
     assert_eq!(codes(&strategy(vec![m], false)), Vec::<&str>::new());
 }
@@ -656,7 +628,9 @@ fn eksgpu124_ec2_node_class_settings_on_auto_mode() {
         found.iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU124, Code::EKSGPU124]
     );
-    assert_eq!(found[0].path[3], Step::Attr("metadata_options"));
+    // In declaration order: the attribute `instance_store_policy`, then the block.
+    assert_eq!(found[0].path[3], Step::Attr("instance_store_policy"));
+    assert_eq!(found[1].path[3], Step::Attr("metadata_options"));
     // On Karpenter they are EC2NodeClass fields.
     let mut k = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
     let nc = k.node_class.as_mut().unwrap();

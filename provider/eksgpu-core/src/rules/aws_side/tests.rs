@@ -3,12 +3,10 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::eks::AutoModeFlags;
-use crate::model::{ManagedNodeGroup, Scaling};
+use crate::fixture;
 #[allow(unused_imports)]
 use crate::model::{NodeRepairConfig, UpdateConfig};
 use crate::rules::NodeStrategyContext;
-
-const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
 
 /// The violations, without the two warnings most fixtures would raise and that have their own
 /// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
@@ -19,58 +17,14 @@ fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate
         .collect()
 }
 
+/// A pool of `capacity` that passes the rules, named after its kind, on p5.48xlarge (none for hybrid).
 fn pool(capacity: Capacity) -> Pool {
-    Pool {
-        name: capacity.as_str().replace('_', "-"),
-        capacity,
-        instance_types: if capacity == Capacity::Hybrid {
-            vec![]
-        } else {
-            vec!["p5.48xlarge".into()]
-        },
-        capacity_types: vec![],
-        zones: vec![],
-        gpu_limit: None,
-        cpu_limit: None,
-        memory_limit: None,
-        weight: None,
-        expire_after: None,
-        tags: BTreeMap::new(),
-        labels: BTreeMap::new(),
-        gpu_taint: true,
-        taints: vec![],
-        disruption: None,
-        dra: false,
-        efa: false,
-        node_class: (capacity == Capacity::Karpenter).then(|| crate::model::NodeClass {
-            role: Some("KarpenterNodeRole".into()),
-            // Room for inference images (EKSGPU123).
-            root_volume: Some(crate::model::RootVolume {
-                size: Some("200Gi".into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        managed_node_group: (capacity == Capacity::ManagedNodeGroup).then(|| ManagedNodeGroup {
-            node_role_arn: ROLE.into(),
-            subnet_ids: vec!["subnet-1".into()],
-            ami_type: None,
-            scaling: Scaling {
-                min: 0,
-                max: 2,
-                desired: 0,
-            },
-            update: None,
-            release_version: None,
-            disk_size: Some(200),
-            node_repair_config: None,
-        }),
-        hybrid: (capacity == Capacity::Hybrid).then(|| Hybrid {
-            remote_node_networks: vec!["10.80.0.0/16".into()],
-            remote_pod_networks: vec!["10.85.0.0/16".into()],
-            node_role_arn: ROLE.into(),
-        }),
-    }
+    let types: &[&str] = if capacity == Capacity::Hybrid {
+        &[]
+    } else {
+        &["p5.48xlarge"]
+    };
+    fixture::valid_pool(&capacity.as_str().replace('_', "-"), capacity, types)
 }
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {

@@ -1,0 +1,64 @@
+//! EFA (Elastic Fabric Adapter) for multi-node training: checked only on pools with `efa = true`.
+
+use crate::catalog;
+use crate::model::{Capacity, Pool};
+use crate::rules::{At, Code, Step, Violation};
+
+/// EKSGPU126: EFA needs EFA-capable types and capacity that attaches EFA interfaces.
+pub(super) fn efa_capable(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    for (j, name) in pool.instance_types.iter().enumerate() {
+        if let Some(t) = catalog::instance_type(name)
+            && t.efa_interfaces == Some(0)
+        {
+            out.push(Violation::new(
+                Code::EKSGPU126,
+                at(&[Step::Attr("instance_types"), Step::Index(j)]),
+                format!("{name} has no EFA interface."),
+            ));
+        }
+    }
+    match pool.capacity {
+        // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request
+        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS).
+        Capacity::Karpenter | Capacity::AutoMode => {}
+        // A node group attaches EFA interfaces only through a launch template's network
+        // interfaces (EKS user guide, Manage EFA devices), which this provider does not manage.
+        Capacity::ManagedNodeGroup => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Node group pool {:?} would come up without EFA interfaces: they need a launch template.",
+                pool.name
+            ),
+        )),
+        Capacity::Hybrid => out.push(Violation::new(
+            Code::EKSGPU126,
+            at(&[Step::Attr("efa")]),
+            format!(
+                "Hybrid pool {:?} runs on-premises machines, which have no EFA.",
+                pool.name
+            ),
+        )),
+    }
+}
+
+/// EKSGPU127: EFA traffic stays in one Availability Zone, so a Karpenter or Auto Mode pool's
+/// nodes should too.
+pub(super) fn efa_one_zone(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    let launches_anywhere = matches!(pool.capacity, Capacity::Karpenter | Capacity::AutoMode);
+    if launches_anywhere && pool.zones.len() != 1 {
+        out.push(Violation::new(
+            Code::EKSGPU127,
+            at(&[Step::Attr("zones")]),
+            format!(
+                "EFA pool {:?} may launch nodes in {}.",
+                pool.name,
+                if pool.zones.is_empty() {
+                    "any Availability Zone".to_owned()
+                } else {
+                    format!("{} Availability Zones", pool.zones.len())
+                }
+            ),
+        ));
+    }
+}
