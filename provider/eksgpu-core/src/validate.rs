@@ -1,5 +1,10 @@
 //! Validators of single values, one file per class: Kubernetes names, labels
-//! and taints, Karpenter and EKS values, quantities, numbers, scaler inputs.
+//! and taints, Karpenter and EKS values, quantities, scaler inputs. (Number
+//! ranges are declared on the schema with `eksgpu_framework::validators`.)
+//!
+//! Every exported validator is wired to the attributes whose constraint it
+//! encodes: terraform-provider-eksgpu/tests/validators_wired.rs fails on one
+//! that no schema, plan check, rule or request guard uses.
 //!
 //! Each is a pure `fn(&str, ..) -> Result<(), ValidationError>` whose error
 //! says what was wrong, which form is accepted and which public source
@@ -16,7 +21,6 @@ mod karpenter;
 mod labels;
 mod names;
 mod node_class;
-mod numbers;
 mod quantity;
 mod scaler;
 #[cfg(test)]
@@ -24,8 +28,8 @@ mod upstream_regexes;
 
 pub use eks::{
     EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, aws_tag_key, aws_tag_value, eks_cluster_name,
-    eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_name, node_group_name,
-    node_group_name_for, node_group_release_version,
+    eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_name, node_group_name_for,
+    node_group_release_version,
 };
 pub use karpenter::{
     KARPENTER_AWS_WELL_KNOWN_LABELS, budget_duration, budget_nodes, budget_schedule, karpenter_capacity_type,
@@ -35,14 +39,13 @@ pub use labels::{
     annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
 };
 pub use names::{
-    cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_label, dns1123_subdomain,
-    namespace_name, object_name, path_segment_name,
+    cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_subdomain, namespace_name,
+    object_name,
 };
 pub use node_class::{
     EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
     eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
 };
-pub use numbers::{int32, non_negative, positive};
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;
 pub use scaler::{cron_schedule, prometheus_address, time_zone};

@@ -2,6 +2,10 @@
 //! [`Value`]s by string key. Conversions are exact: a fractional or
 //! out-of-range number, a `null` where a value is required, or a `null` inside
 //! a list or map is an error at its attribute path, never a silent default.
+//! An attribute name the value does not have is an error too: Terraform
+//! sends every attribute of the schema, so a missing key is a misspelt name
+//! in the provider, not a null. [`shape`] checks written values against the
+//! schema, for the round-trip tests every model has.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,6 +30,10 @@ pub enum ModelErrorKind {
     Unknown,
     #[error("a value is required here")]
     Missing,
+    /// The reader asked for a key the object does not have: a provider bug
+    /// (a misspelt name, or a name the schema lost), never the user's.
+    #[error("attribute `{name}` is not in the schema")]
+    MissingAttribute { name: String },
     #[error("expected {expected}, found {found}")]
     Type { expected: &'static str, found: String },
     #[error("{value} is not a whole number")]
@@ -64,6 +72,17 @@ impl ModelError {
                 "{at}: {}. The provider needs it to go on; this is a bug if Terraform sent a plan with it unknown.",
                 self.kind
             ),
+            ModelErrorKind::MissingAttribute { .. } => {
+                return Diagnostic::error(
+                    "Provider bug: attribute not in the schema",
+                    format!(
+                        "{at}: the provider read {}. This is a bug in the provider, not in the configuration: \
+                         please report it with this message.",
+                        self.kind
+                    ),
+                )
+                .at(at);
+            }
             kind => format!("{at}: {kind}."),
         };
         Diagnostic::error("Invalid value", detail).at(at)
@@ -335,19 +354,30 @@ impl<'a> Obj<'a> {
         self.v
     }
 
-    pub fn raw(&self, name: &str) -> &'a Value {
-        self.v.get(name)
+    /// The attribute `name` as it is; an error when the object has no such
+    /// key (see [`ModelErrorKind::MissingAttribute`]).
+    pub fn field(&self, name: &str) -> Result<&'a Value, ModelError> {
+        let Value::Object(m) = self.v else {
+            // `Obj::at` admits objects only.
+            return Err(Self::prefixed(type_error("a block", self.v), &self.at));
+        };
+        m.get(name).ok_or_else(|| {
+            Self::prefixed(
+                ModelError::new(ModelErrorKind::MissingAttribute { name: name.to_owned() }),
+                &self.attr(name),
+            )
+        })
     }
 
     /// A required attribute.
     pub fn get<T: FromValue>(&self, name: &str) -> Result<T, ModelError> {
-        T::from_value(self.v.get(name)).map_err(|e| Self::prefixed(e, &self.attr(name)))
+        T::from_value(self.field(name)?).map_err(|e| Self::prefixed(e, &self.attr(name)))
     }
 
     /// An optional+computed attribute: `None` while null or not known yet
     /// (at apply, a computed value the apply itself sets).
     pub fn computed<T: FromValue>(&self, name: &str) -> Result<Option<T>, ModelError> {
-        match self.v.get(name) {
+        match self.field(name)? {
             Value::Unknown => Ok(None),
             _ => self.get(name),
         }
@@ -373,7 +403,7 @@ impl<'a> Obj<'a> {
     /// A block of at most one (a list of zero or one, or a single block):
     /// `None` when absent.
     pub fn block(&self, name: &str) -> Result<Option<Obj<'a>>, ModelError> {
-        match self.v.get(name) {
+        match self.field(name)? {
             Value::Null => Ok(None),
             Value::List(l) => match l.as_slice() {
                 [] => Ok(None),
@@ -393,7 +423,7 @@ impl<'a> Obj<'a> {
 
     /// A list of nested blocks, each read by `f`.
     pub fn blocks<T>(&self, name: &str, f: impl Fn(Obj<'a>) -> Result<T, ModelError>) -> Result<Vec<T>, ModelError> {
-        match self.v.get(name) {
+        match self.field(name)? {
             Value::Null => Ok(Vec::new()),
             Value::List(l) | Value::Set(l) => l
                 .iter()
@@ -409,7 +439,10 @@ impl<'a> Obj<'a> {
     }
 }
 
-/// Builds an object value attribute by attribute.
+/// Builds an object value attribute by attribute. What it writes should have
+/// every key of the schema's block and no other ([`shape::check`] in the
+/// model's round-trip test): Terraform refuses an unknown key, and a missing
+/// one would be written as a silent null.
 #[derive(Debug, Default)]
 pub struct ObjBuilder(BTreeMap<String, Value>);
 
@@ -437,6 +470,20 @@ impl ObjBuilder {
         self
     }
 
+    /// An attribute of the schema the model does not hold (a setting of the
+    /// apply such as `adopt`, or a value the caller fills in), written as
+    /// null so the value still has every key of the schema.
+    #[must_use]
+    pub fn null(self, name: &str) -> Self {
+        self.raw(name, Value::Null)
+    }
+
+    /// A list of nested blocks.
+    #[must_use]
+    pub fn blocks(self, name: &str, blocks: impl IntoIterator<Item = Value>) -> Self {
+        self.raw(name, Value::List(blocks.into_iter().collect()))
+    }
+
     pub fn build(self) -> Value {
         Value::Object(self.0)
     }
@@ -447,6 +494,8 @@ impl IntoValue for Value {
         self
     }
 }
+
+pub mod shape;
 
 #[cfg(test)]
 mod tests;

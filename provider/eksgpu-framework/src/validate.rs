@@ -1,12 +1,20 @@
 //! Validation of a configuration against its schema's declared validators.
 //!
-//! Runs at `ValidateResourceConfig` and again at plan, where values may be
-//! unknown: every known value is checked at its own attribute path, whatever
-//! else is unknown. Unknown values are checked when they become known (at the
-//! plan of the apply, or by the resource's checks at apply).
+//! Runs at `ValidateResourceConfig` (`ValidateDataResourceConfig`,
+//! `ValidateProviderConfig`) and again at plan, where values may be unknown:
+//! every known value is checked at its own attribute path, whatever else is
+//! unknown. Unknown values are checked when they become known (at the plan of
+//! the apply, or by the resource's checks at apply).
+//!
+//! A required attribute set to a known `null` (`name = null`, or a variable
+//! that is null) is refused here: Terraform core refuses only an attribute left
+//! out and leaves this to providers (hashicorp/terraform#30669), and
+//! terraform-plugin-framework refuses it in validation (`AttributeValidate`,
+//! internal/fwserver/attribute_validation.go). Unknown is not null: it is
+//! checked once known.
 
 use eksgpu_tfplugin::diag::Step;
-use eksgpu_tfplugin::schema::{Attribute, Block, Nesting};
+use eksgpu_tfplugin::schema::{Attribute, Block, Mode, Nesting};
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
 use crate::path;
@@ -22,9 +30,13 @@ fn walk(block: &Block, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
         return;
     };
     for a in &block.attributes {
-        if let Some(x) = m.get(&a.name) {
-            attribute(a, x, &at.clone().attribute(&a.name), diags);
+        // Terraform sends every attribute; a key left out (a hand-built value) reads as null.
+        let x = m.get(&a.name).unwrap_or(&Value::Null);
+        let here = at.clone().attribute(&a.name);
+        if a.mode == Mode::Required && x.is_null() {
+            diags.push(required(&here));
         }
+        attribute(a, x, &here, diags);
     }
     for b in &block.blocks {
         let x = m.get(&b.name).unwrap_or(&Value::Null);
@@ -44,6 +56,19 @@ fn walk(block: &Block, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
             }
         }
     }
+}
+
+/// terraform-plugin-framework's summary and words (`AttributeValidate`), so the
+/// error reads as Terraform users know it from other providers.
+fn required(at: &AttributePath) -> Diagnostic {
+    Diagnostic::error(
+        "Missing Configuration for Required Attribute",
+        format!(
+            "Must set a configuration value for the {at} attribute as the provider has marked it as required. \
+             It is set to null here: give it a value (a null, e.g. from a variable or a conditional, counts as not set)."
+        ),
+    )
+    .at(at.clone())
 }
 
 fn attribute(a: &Attribute, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
@@ -149,6 +174,104 @@ mod tests {
         let mut d = Diagnostics::new();
         validate_block(&schema(), &config, &mut d);
         assert_eq!(paths(&d), vec!["name"]);
+    }
+
+    fn required_schema() -> Block {
+        let leaf = |d: &str| Block::new(d).attribute(Attribute::required("role_arn", Type::String, "r"));
+        Block::new("r")
+            .attribute(Attribute::required("name", Type::String, "n").validate(validators::one_of(&["a"])))
+            .attribute(Attribute::optional("note", Type::String, "o"))
+            .block(NestedBlock::single("assume_role", leaf("single")))
+            .block(NestedBlock::list(
+                "pool",
+                Block::new("p")
+                    .attribute(Attribute::required("limit", Type::Number, "l"))
+                    .block(NestedBlock::optional_one("node_class", leaf("one"))),
+            ))
+            .block(NestedBlock {
+                nesting: Nesting::Set,
+                ..NestedBlock::list("rule", leaf("set"))
+            })
+    }
+
+    fn summaries(d: &Diagnostics) -> Vec<(String, String)> {
+        d.iter()
+            .map(|d| {
+                (
+                    d.summary.clone(),
+                    d.path.as_ref().map(ToString::to_string).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_required_attribute_set_to_null_is_refused_at_its_path_at_any_depth() {
+        let role = |v: Value| Value::object([("role_arn", v)]);
+        let config = Value::object([
+            ("name", Value::Null),
+            ("note", Value::Null),
+            ("assume_role", role(Value::Null)),
+            (
+                "pool",
+                Value::List(vec![
+                    Value::object([("limit", Value::from(1)), ("node_class", Value::List(vec![]))]),
+                    Value::object([
+                        ("limit", Value::Null),
+                        ("node_class", Value::List(vec![role(Value::Null)])),
+                    ]),
+                ]),
+            ),
+            ("rule", Value::Set(vec![role(Value::from("arn")), role(Value::Null)])),
+        ]);
+        let mut d = Diagnostics::new();
+        validate_block(&required_schema(), &config, &mut d);
+        let missing = "Missing Configuration for Required Attribute".to_owned();
+        assert_eq!(
+            summaries(&d),
+            [
+                (missing.clone(), "name".to_owned()),
+                (missing.clone(), "assume_role.role_arn".to_owned()),
+                (missing.clone(), "pool[1].limit".to_owned()),
+                (missing.clone(), "pool[1].node_class[0].role_arn".to_owned()),
+                // Set elements have no index: through the set, as other findings.
+                (missing, "rule.role_arn".to_owned()),
+            ]
+        );
+        let first = d.iter().next().unwrap();
+        assert!(first.detail.contains("name attribute"), "{}", first.detail);
+        assert!(d.has_errors());
+    }
+
+    #[test]
+    fn unknown_required_values_and_absent_blocks_are_not_missing() {
+        let config = Value::object([
+            ("name", Value::Unknown),
+            ("note", Value::Null),
+            // An absent block: its required attributes are not asked for.
+            ("assume_role", Value::Null),
+            (
+                "pool",
+                Value::List(vec![
+                    Value::object([("limit", Value::Unknown), ("node_class", Value::Unknown)]),
+                    Value::Unknown,
+                ]),
+            ),
+            ("rule", Value::Unknown),
+        ]);
+        let mut d = Diagnostics::new();
+        validate_block(&required_schema(), &config, &mut d);
+        assert!(d.is_empty(), "{d:?}");
+        // Set, the same configuration passes and its validators run.
+        let config = Value::object([
+            ("name", Value::from("b")),
+            ("note", Value::Null),
+            ("assume_role", Value::Null),
+            ("pool", Value::List(vec![])),
+            ("rule", Value::Set(vec![])),
+        ]);
+        validate_block(&required_schema(), &config, &mut d);
+        assert_eq!(summaries(&d), [("Invalid value".to_owned(), "name".to_owned())]);
     }
 
     #[test]

@@ -45,11 +45,11 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        config::validate(config, diags);
+        check_config(config, diags);
     }
 
     async fn configure(&self, req: ConfigureRequest, diags: &mut Diagnostics) {
-        config::validate(&req.config, diags);
+        check_config(&req.config, diags);
         if diags.has_errors() {
             return;
         }
@@ -76,6 +76,14 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
     fn functions(&self) -> Vec<Arc<dyn eksgpu_tfplugin::Function>> {
         crate::functions::all()
     }
+}
+
+/// The provider block's checks: the framework's, as for every resource and
+/// data source (a required attribute set to null, declared validators), then
+/// the block's own.
+fn check_config(config: &Value, diags: &mut Diagnostics) {
+    eksgpu_framework::validate::validate_block(&schema().block, config, diags);
+    config::validate(config, diags);
 }
 
 pub fn schema() -> Schema {
@@ -151,4 +159,37 @@ pub fn schema() -> Schema {
             .attribute(Attribute::optional("tags", Type::map(Type::String), "Tag keys and values.")),
         )),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_required_attribute_set_to_null_is_missing_configuration() {
+        let role = |arn: Value| {
+            Value::object([
+                ("role_arn", arn),
+                ("session_name", Value::Null),
+                ("external_id", Value::Null),
+            ])
+        };
+        let mut d = Diagnostics::new();
+        check_config(&Value::object([("assume_role", role(Value::Null))]), &mut d);
+        let found: Vec<_> = d
+            .iter()
+            .map(|d| (d.summary.as_str(), d.path.as_ref().map(ToString::to_string)))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                "Missing Configuration for Required Attribute",
+                Some("assume_role.role_arn".to_owned())
+            )]
+        );
+        // Unknown (e.g. from a resource not applied yet) is checked once known.
+        let mut d = Diagnostics::new();
+        check_config(&Value::object([("assume_role", role(Value::Unknown))]), &mut d);
+        assert!(d.is_empty(), "{d:?}");
+    }
 }

@@ -1,7 +1,7 @@
 //! Resources, one module each.
 
 pub mod burst_scaler;
-mod checks;
+pub(crate) mod checks;
 mod inputs;
 pub mod node_strategy;
 mod readiness;

@@ -52,7 +52,9 @@ pub fn eks_cluster_name(s: &str) -> Validation {
 }
 
 /// A managed node group name: 1–63 characters of `[0-9A-Za-z][A-Za-z0-9\-_]*`.
-pub fn node_group_name(s: &str) -> Validation {
+/// Not exported: the provider names node groups `<cluster>-<pool>`, checked
+/// whole by [`node_group_name_for`].
+fn node_group_name(s: &str) -> Validation {
     eks_name("Node group name", s, NODE_GROUP_NAME_MAX, NODE_GROUP)
 }
 

@@ -5,7 +5,6 @@ use super::{Validation, ValidationError, labels};
 
 pub(crate) const DNS: &str = "k8s.io/apimachinery v0.36.3 pkg/api/validate/content/dns.go \
      (IsDNS1123Label, IsDNS1123Subdomain; re-exported by pkg/util/validation/validation.go)";
-const PATH: &str = "k8s.io/apimachinery v0.36.3 pkg/api/validate/content/path.go (IsPathSegmentName)";
 const NAMESPACE: &str = "k8s.io/apimachinery v0.36.3 pkg/api/validation/generic.go \
      (ValidateNamespaceName = NameIsDNSLabel)";
 const CONFIG_MAP: &str = "kubernetes/kubernetes pkg/apis/core/validation/validation.go \
@@ -44,12 +43,7 @@ fn what(kind: &str, s: &str, rule: &str) -> String {
     format!("{s:?} is not a valid {kind}: {rule}.")
 }
 
-/// An RFC 1123 label (Namespaces, Services, most `name` parts): at most 63
-/// characters of `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
-pub fn dns1123_label(s: &str) -> Validation {
-    label_as("RFC 1123 label", s, DNS)
-}
-
+/// An RFC 1123 label named `kind`: at most 63 characters of `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
 fn label_as(kind: &str, s: &str, source: &'static str) -> Validation {
     if s.len() > LABEL_MAX {
         return Err(ValidationError::new(
@@ -100,32 +94,7 @@ fn subdomain_as(kind: &str, s: &str, source: &'static str) -> Validation {
     Ok(())
 }
 
-/// A name that can be one segment of a request path: not `.` or `..`, and
-/// no `/` or `%`. Every RFC 1123 name passes; this is the API server's own
-/// last line for kinds with looser names.
-pub fn path_segment_name(s: &str) -> Validation {
-    let accepted = "a name other than '.' and '..' without '/' or '%'";
-    if s.is_empty() {
-        return Err(ValidationError::new("A name may not be empty.", accepted, PATH));
-    }
-    if s == "." || s == ".." {
-        return Err(ValidationError::new(
-            format!("The name may not be {s:?}."),
-            accepted,
-            PATH,
-        ));
-    }
-    if let Some(c) = s.chars().find(|c| matches!(c, '/' | '%')) {
-        return Err(ValidationError::new(
-            format!("{s:?} may not contain {c:?}."),
-            accepted,
-            PATH,
-        ));
-    }
-    Ok(())
-}
-
-/// A Namespace name: an RFC 1123 label.
+/// A Namespace name: an RFC 1123 label (apimachinery IsDNS1123Label).
 pub fn namespace_name(s: &str) -> Validation {
     label_as("namespace name", s, NAMESPACE)
 }
@@ -195,7 +164,6 @@ mod tests {
     #[test]
     fn labels() {
         for ok in ["a", "gpu-inference", "0", "a1-b2", &"a".repeat(63)] {
-            assert!(dns1123_label(ok).is_ok(), "{ok}");
             assert!(namespace_name(ok).is_ok(), "{ok}");
         }
         for bad in [
@@ -211,9 +179,8 @@ mod tests {
             "..",
             "a/b",
         ] {
-            let e = dns1123_label(bad).unwrap_err();
-            assert_eq!(e.source, DNS);
-            assert!(namespace_name(bad).is_err(), "{bad}");
+            let e = namespace_name(bad).unwrap_err();
+            assert_eq!(e.source, NAMESPACE);
         }
     }
 
@@ -258,16 +225,6 @@ mod tests {
             assert!(config_map_name(bad).is_err(), "{bad}");
             assert!(device_class_name(bad).is_err(), "{bad}");
             assert!(object_name(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn path_segments() {
-        for ok in ["a", "A_b", "a.b", "...", "a b"] {
-            assert!(path_segment_name(ok).is_ok(), "{ok}");
-        }
-        for bad in ["", ".", "..", "a/b", "%2e%2e", "../kube-system"] {
-            assert!(path_segment_name(bad).is_err(), "{bad}");
         }
     }
 

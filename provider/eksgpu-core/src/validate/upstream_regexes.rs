@@ -46,7 +46,8 @@ proptest! {
 
     #[test]
     fn agree_with_apimachinery(s in names()) {
-        prop_assert_eq!(dns1123_label(&s).is_ok(), s.len() <= 63 && DNS1123_LABEL.is_match(&s));
+        // A Namespace name is exactly an RFC 1123 label.
+        prop_assert_eq!(namespace_name(&s).is_ok(), s.len() <= 63 && DNS1123_LABEL.is_match(&s));
         prop_assert_eq!(dns1123_subdomain(&s).is_ok(), s.len() <= 253 && DNS1123_SUBDOMAIN.is_match(&s));
         prop_assert_eq!(label_value(&s).is_ok(), s.len() <= 63 && LABEL_VALUE.is_match(&s));
         prop_assert_eq!(label_key(&s).is_ok(), upstream_label_key(&s));

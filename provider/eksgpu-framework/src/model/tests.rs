@@ -82,7 +82,71 @@ fn obj_errors_name_the_attribute() {
         ModelErrorKind::Unknown
     );
     assert_eq!(
-        Obj::new(&u).unwrap().get::<String>("y").unwrap_err().kind,
+        Obj::new(&u).unwrap().get::<String>("x").unwrap_err().kind,
+        ModelErrorKind::Unknown
+    );
+    let n = Value::object([("x", Value::Null)]);
+    assert_eq!(
+        Obj::new(&n).unwrap().get::<String>("x").unwrap_err().kind,
         ModelErrorKind::Missing
+    );
+    assert_eq!(Obj::new(&n).unwrap().get::<Option<String>>("x"), Ok(None));
+}
+
+/// A name the object does not have is a provider bug, whatever the accessor,
+/// reported at the attribute's path: never read as null.
+#[test]
+fn a_key_missing_from_the_object_is_an_error_not_a_null() {
+    let v = Value::object([("pool", Value::List(vec![Value::object([("gpu_limit", Value::Null)])]))]);
+    let o = Obj::new(&v).unwrap();
+    let missing = |e: ModelError| match e.kind {
+        ModelErrorKind::MissingAttribute { name } => (name, e.at),
+        other => panic!("{other:?}"),
+    };
+    let at = |name: &str| vec![Step::Attribute(name.into())];
+    assert_eq!(
+        missing(o.get::<Option<String>>("nmae").unwrap_err()),
+        ("nmae".into(), at("nmae"))
+    );
+    assert_eq!(
+        missing(o.computed::<String>("id").unwrap_err()),
+        ("id".into(), at("id"))
+    );
+    assert_eq!(missing(o.field("x").unwrap_err()), ("x".into(), at("x")));
+    assert_eq!(missing(o.block("target").unwrap_err()), ("target".into(), at("target")));
+    assert_eq!(
+        missing(o.blocks("pools", Ok).unwrap_err()),
+        ("pools".into(), at("pools"))
+    );
+    assert_eq!(missing(o.parse("kind", |s| Ok(s.to_owned())).unwrap_err()).0, "kind");
+    assert_eq!(
+        missing(o.parse_opt("kind", |s| Ok(s.to_owned())).unwrap_err()).0,
+        "kind"
+    );
+    let e = o.blocks("pool", |p| p.get::<Option<i64>>("gpu_limits")).unwrap_err();
+    let d = e.diagnostic(&eksgpu_tfplugin::AttributePath::root());
+    assert_eq!(d.path.unwrap().to_string(), "pool[0].gpu_limits");
+    assert!(d.summary.contains("Provider bug"), "{}", d.summary);
+    assert!(
+        d.detail.contains("attribute `gpu_limits` is not in the schema") && d.detail.contains("bug in the provider"),
+        "{}",
+        d.detail
+    );
+    // The key present, its value null: an absent optional value, as before.
+    assert_eq!(o.blocks("pool", |p| p.get::<Option<i64>>("gpu_limit")), Ok(vec![None]));
+}
+
+#[test]
+fn builders_write_nulls_and_block_lists_by_name() {
+    let v = ObjBuilder::new()
+        .null("adopt")
+        .blocks("pool", [Value::object([("a", Value::from(1))])])
+        .build();
+    assert_eq!(
+        v,
+        Value::object([
+            ("adopt", Value::Null),
+            ("pool", Value::List(vec![Value::object([("a", Value::from(1))])])),
+        ])
     );
 }

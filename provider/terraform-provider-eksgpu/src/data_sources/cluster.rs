@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_core::eks::ClusterFacts;
-use eksgpu_core::rules;
+use eksgpu_core::{rules, validate};
 use eksgpu_framework::ManagedDataSource;
 use eksgpu_framework::model::{ModelError, Obj, reported};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
@@ -34,7 +34,12 @@ pub fn schema() -> Schema {
              service CIDRs. Read at plan time (it calls AWS); fails with EKSGPU018 when the cluster's Auto Mode \
              flags disagree.",
         )
-        .attribute(Attribute::required("name", Type::String, "Name of the EKS cluster."))
+        .attribute(
+            // Checked before it reaches DescribeCluster's request path (`/clusters/{name}`).
+            Attribute::required("name", Type::String, "Name of the EKS cluster.").validate(
+                crate::resources::checks::string("An EKS cluster name.", validate::eks_cluster_name),
+            ),
+        )
         .attribute(Attribute::computed("arn", Type::String, "Cluster ARN."))
         .attribute(Attribute::computed("status", Type::String, "`ACTIVE`, `UPDATING`, …"))
         .attribute(Attribute::computed(
@@ -180,15 +185,18 @@ impl ManagedDataSource for Cluster {
 
 #[cfg(test)]
 mod tests {
+    use eksgpu_framework::model::shape::{Expect, round_trip};
     use proptest::prelude::*;
 
     use super::*;
 
     proptest! {
+        /// The written configuration has exactly the schema's inputs, and
+        /// reading it asks for no other key.
         #[test]
         fn read_of_write_is_the_same_query(name in "[a-zA-Z][a-zA-Z0-9_-]{0,99}") {
             let q = Query { name };
-            prop_assert_eq!(query(&write_query(&q)).unwrap(), q);
+            prop_assert_eq!(round_trip(&schema().block, Expect::Inputs, &write_query(&q), query), Ok(q));
         }
     }
 }

@@ -241,6 +241,7 @@ impl ManagedDataSource for GpuCatalog {
 
 #[cfg(test)]
 mod tests {
+    use eksgpu_framework::model::shape::{self, Expect, round_trip};
     use eksgpu_tfplugin::DataSource;
     use proptest::prelude::*;
 
@@ -283,8 +284,9 @@ mod tests {
         assert_eq!(rows[1].get("instance_type"), &Value::from("p5en.48xlarge"));
         assert_eq!(rows[1].get("gpu_count"), &Value::from(8));
         assert_eq!(rows[1].get("mig_profiles").elements().len(), 7);
-        // The state must encode with the schema's type, or Terraform rejects it.
+        // The state must encode with the schema's type, or Terraform rejects it, and have every key.
         eksgpu_tfplugin::value::encode_msgpack(&state, &schema().value_type()).unwrap();
+        assert_eq!(shape::check(&schema().block, &state, shape::Expect::Everything), Ok(()));
     }
 
     #[test]
@@ -336,9 +338,11 @@ mod tests {
     }
 
     proptest! {
+        /// The written configuration has exactly the schema's inputs, and
+        /// reading it asks for no other key.
         #[test]
         fn read_of_write_is_the_same_query(q in queries()) {
-            prop_assert_eq!(query(&write_query(&q)).unwrap(), q);
+            prop_assert_eq!(round_trip(&schema().block, Expect::Inputs, &write_query(&q), query), Ok(q));
         }
     }
 

@@ -43,7 +43,7 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         cluster_name: o.get("cluster_name")?,
         name: o.get("name")?,
         kubernetes_version: o.computed("kubernetes_version")?,
-        gpu_operator: gpu_operator(o.raw("gpu_operator"))
+        gpu_operator: gpu_operator(o.field("gpu_operator")?)
             .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("gpu_operator".into())))?,
         pools: o.blocks("pool", |p| pool(&p))?,
         // Provider configuration, not the resource's: the caller sets them.

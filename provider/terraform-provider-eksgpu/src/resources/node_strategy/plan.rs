@@ -99,8 +99,9 @@ fn known(planned: &Value) -> Option<Known> {
             .unwrap_or_else(|| "<unknown>".into())
     };
     let pools: Vec<(usize, Pool)> = o
-        .raw("pool")
-        .elements()
+        .field("pool")
+        .map(Value::elements)
+        .unwrap_or_default()
         .iter()
         .enumerate()
         .filter_map(|(i, v)| model::pool_of(v).ok().map(|p| (i, p)))
@@ -109,7 +110,10 @@ fn known(planned: &Value) -> Option<Known> {
         cluster_name: text("cluster_name"),
         name: text("name"),
         kubernetes_version: o.get("kubernetes_version").ok().flatten(),
-        gpu_operator: model::gpu_operator(o.raw("gpu_operator")).ok().flatten(),
+        gpu_operator: o
+            .field("gpu_operator")
+            .ok()
+            .and_then(|v| model::gpu_operator(v).ok().flatten()),
         pools: pools.iter().map(|(_, p)| p.clone()).collect(),
         default_tags: Default::default(),
     };
