@@ -22,7 +22,8 @@ pub use mig_layout::{MigLayout, MigProfileName};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     /// EC2 `DescribeInstanceTypes` as published in Karpenter's generated
-    /// instance-type reference (aws/karpenter-provider-aws @1d927085, v1.14.1).
+    /// instance-type reference (aws/karpenter-provider-aws v1.14.1; the row's
+    /// URL names the tag or commit that lists the type).
     KarpenterInstanceTypes,
     /// NVIDIA go-nvml mock GPU tables, GPU Operator mig-parted ConfigMap and
     /// SageMaker HyperPod profile maps, all agreeing.
