@@ -85,8 +85,9 @@ fn url(row: &BTreeMap<String, String>, key: &str) -> Result<String, Box<dyn Erro
     Ok(format!("{u:?}"))
 }
 
-fn ident(gpu: &str) -> String {
-    let mut s: String = gpu
+/// A static's name for a row: `prefix` and the name upper-cased, other characters as `_`.
+fn const_ident(prefix: &str, name: &str) -> String {
+    let mut s: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -96,8 +97,16 @@ fn ident(gpu: &str) -> String {
             }
         })
         .collect();
-    s.insert_str(0, "MIG_");
+    s.insert_str(0, prefix);
     s
+}
+
+fn ident(gpu: &str) -> String {
+    const_ident("MIG_", gpu)
+}
+
+fn neuron_ident(device: &str) -> String {
+    const_ident("NEURON_", device)
 }
 
 /// The "GB" figure of a profile name (`1g.18gb+me` → 18).
@@ -149,18 +158,39 @@ fn generate(data: &Path) -> Result<String, Box<dyn Error>> {
         )?;
         gpus.push(name);
     }
+    let mut devices = Vec::new();
+    for d in read(&data.join("neuron_devices.csv"))? {
+        let name = field(&d, "device")?.to_owned();
+        writeln!(
+            out,
+            "pub(super) static {}: NeuronDevice = NeuronDevice {{ name: {name:?}, cores: {}, memory_gib: {}, source_url: {} }};\n",
+            neuron_ident(&name),
+            number(&d, "cores_per_device")?,
+            number(&d, "memory_gib")?,
+            url(&d, "source_url")?
+        )?;
+        devices.push(name);
+    }
     out.push_str("pub(super) static INSTANCE_TYPES: &[InstanceType] = &[\n");
     for t in read(&data.join("gpu_instances.csv"))? {
+        let name = field(&t, "instance_type")?;
+        let model = field(&t, "gpu_model")?;
         let mig = match field(&t, "mig_gpu")? {
             "" => "None".to_owned(),
             g if gpus.iter().any(|x| x == g) => format!("Some(&{})", ident(g)),
-            g => return Err(format!("{}: unknown mig_gpu {g:?}", field(&t, "instance_type")?).into()),
+            g => return Err(format!("{name}: unknown mig_gpu {g:?}").into()),
         };
-        let manufacturer = match field(&t, "manufacturer")? {
-            "Nvidia" => "Nvidia",
-            "Aws" => "Aws",
-            m => return Err(format!("unknown manufacturer {m:?}").into()),
+        // A Neuron row's device is its gpu_model; an NVIDIA row has none and no NeuronCores.
+        let (vendor, neuron) = match field(&t, "vendor")? {
+            "nvidia" => ("Nvidia", "None".to_owned()),
+            "neuron" if devices.iter().any(|d| d == model) => ("Neuron", format!("Some(&{})", neuron_ident(model))),
+            "neuron" => return Err(format!("{name}: no row for {model:?} in neuron_devices.csv").into()),
+            v => return Err(format!("{name}: unknown vendor {v:?}").into()),
         };
+        let neuron_cores = optional_number(&t, "neuron_cores")?;
+        if (vendor == "Neuron") != (neuron_cores != "None") {
+            return Err(format!("{name}: neuron_cores is set exactly on neuron rows").into());
+        }
         let arch = match field(&t, "architecture")? {
             "x86_64" => "X86_64",
             "arm64" => "Arm64",
@@ -169,9 +199,7 @@ fn generate(data: &Path) -> Result<String, Box<dyn Error>> {
         let fractional: bool = field(&t, "fractional")?.parse()?;
         writeln!(
             out,
-            "    InstanceType {{ name: {:?}, gpu_model: {:?}, manufacturer: Manufacturer::{manufacturer}, gpu_count: {}, gpu_memory_mib: {}, fractional: {fractional}, vcpus: {}, memory_gib: {}, architecture: Arch::{arch}, efa_interfaces: {}, mig: {mig}, source: Source::{}, source_url: {} }},",
-            field(&t, "instance_type")?,
-            field(&t, "gpu_model")?,
+            "    InstanceType {{ name: {name:?}, gpu_model: {model:?}, vendor: Vendor::{vendor}, gpu_count: {}, gpu_memory_mib: {}, fractional: {fractional}, vcpus: {}, memory_gib: {}, architecture: Arch::{arch}, efa_interfaces: {}, mig: {mig}, neuron: {neuron}, neuron_cores: {neuron_cores}, source: Source::{}, source_url: {} }},",
             number(&t, "gpu_count")?,
             optional_number(&t, "gpu_memory_mib")?,
             number(&t, "vcpus")?,

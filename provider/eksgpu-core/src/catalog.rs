@@ -1,20 +1,30 @@
 //! The GPU and accelerator instance catalog: which EC2 instance types carry
-//! which GPUs, how much memory each GPU has, and how MIG can split them.
+//! which accelerators (NVIDIA GPUs or AWS Neuron devices), how much memory each
+//! has, how MIG can split a GPU, and where EKS Auto Mode documents the family.
 //! Facts only, each row with its source; prices are never part of it.
 //!
-//! The tables are data files (`data/gpu_instances.csv`, `data/mig_gpus.csv`,
-//! `data/mig_profiles.csv`, one public source URL per row) compiled into the
-//! statics below by `build.rs`.
+//! The tables are data files (`data/gpu_instances.csv`, `data/neuron_devices.csv`,
+//! `data/mig_gpus.csv`, `data/mig_profiles.csv`, one public source URL per row)
+//! compiled into the statics below by `build.rs`; the Auto Mode table is in
+//! `auto_mode.rs`.
 
+mod auto_mode;
 mod entry;
 mod mig_layout;
 
-/// The generated tables: `INSTANCE_TYPES` and one `MigGpu` per MIG-capable GPU.
+/// The generated tables: `INSTANCE_TYPES`, one `MigGpu` per MIG-capable GPU and
+/// one `NeuronDevice` per Neuron accelerator.
 mod data {
-    use super::{Arch, InstanceType, Manufacturer, MigGpu, MigProfile, Source};
+    use super::{Arch, InstanceType, MigGpu, MigProfile, NeuronDevice, Source, Vendor};
     include!(concat!(env!("OUT_DIR"), "/catalog_data.rs"));
 }
 
+pub use auto_mode::{
+    AUTO_MODE_ACCELERATED_FAMILIES, AUTO_MODE_EXCLUSIONS, AUTO_MODE_OBSERVATIONS, AUTO_MODE_OBSERVED_FAILURES,
+    AUTO_MODE_OBSERVED_WORKING, AUTO_MODE_TABLE_READ, AUTO_MODE_TABLE_SOURCE, AUTO_MODE_TABLE_URL, AutoModeExclusion,
+    AutoModeObservation, AutoModeSupport, ObservedOutcome, auto_mode_exclusion, auto_mode_observation,
+    auto_mode_supports, instance_family,
+};
 pub use entry::{Entry, LiveInstanceType, entries};
 pub use mig_layout::{MigLayout, MigProfileName};
 
@@ -22,7 +32,8 @@ pub use mig_layout::{MigLayout, MigProfileName};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     /// EC2 `DescribeInstanceTypes` as published in Karpenter's generated
-    /// instance-type reference (aws/karpenter-provider-aws @1d927085, v1.14.1).
+    /// instance-type reference (aws/karpenter-provider-aws v1.14.1; the row's
+    /// URL names the tag or commit that lists the type).
     KarpenterInstanceTypes,
     /// NVIDIA go-nvml mock GPU tables, GPU Operator mig-parted ConfigMap and
     /// SageMaker HyperPod profile maps, all agreeing.
@@ -70,11 +81,86 @@ impl Arch {
     }
 }
 
+/// The accelerator maker as EC2 `DescribeInstanceTypes` reports it (`GpuInfo`
+/// manufacturer, or `NeuronInfo` for AWS's own chips).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Manufacturer {
     Nvidia,
     /// AWS Neuron accelerators (Trainium, Inferentia).
     Aws,
+}
+
+impl Manufacturer {
+    pub fn vendor(self) -> Vendor {
+        match self {
+            Manufacturer::Nvidia => Vendor::Nvidia,
+            Manufacturer::Aws => Vendor::Neuron,
+        }
+    }
+}
+
+/// Whose accelerator stack a node needs: NVIDIA (driver, device plugin or GPU
+/// Operator) or AWS Neuron (Neuron driver, device plugin or DRA driver). One
+/// pool holds one vendor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Vendor {
+    Nvidia,
+    /// AWS Trainium and Inferentia.
+    Neuron,
+}
+
+impl Vendor {
+    /// `nvidia` or `neuron`, as a pool's `accelerator` output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Nvidia => "nvidia",
+            Vendor::Neuron => "neuron",
+        }
+    }
+
+    /// The vendor named `s` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Vendor::Nvidia, Vendor::Neuron]
+            .into_iter()
+            .find(|v| v.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// How EC2 names the maker of this vendor's accelerators.
+    pub fn manufacturer(self) -> Manufacturer {
+        match self {
+            Vendor::Nvidia => Manufacturer::Nvidia,
+            Vendor::Neuron => Manufacturer::Aws,
+        }
+    }
+
+    /// The extended resource of one whole device, as Karpenter counts it on an
+    /// instance type (aws/karpenter-provider-aws v1.14.1 `pkg/apis/v1/labels.go`
+    /// `ResourceNVIDIAGPU`, `ResourceAWSNeuron`).
+    pub fn device_resource(self) -> &'static str {
+        match self {
+            Vendor::Nvidia => "nvidia.com/gpu",
+            Vendor::Neuron => NEURON_DEVICE_RESOURCE,
+        }
+    }
+}
+
+/// Karpenter's name for Neuron devices (`ResourceAWSNeuron`, labels.go v1.14.1).
+pub const NEURON_DEVICE_RESOURCE: &str = "aws.amazon.com/neuron";
+/// Karpenter's name for NeuronCores, devices x cores per device
+/// (`ResourceAWSNeuronCore`, labels.go v1.14.1).
+pub const NEURON_CORE_RESOURCE: &str = "aws.amazon.com/neuroncore";
+
+/// One AWS Neuron device (a Trainium or Inferentia chip).
+#[derive(Debug, PartialEq, Eq)]
+pub struct NeuronDevice {
+    /// `Trainium`, `Trainium2`, `Inferentia`, `Inferentia2`.
+    pub name: &'static str,
+    /// Physical NeuronCores per device (before any logical-core grouping).
+    pub cores: u32,
+    /// Device memory (HBM or DRAM) in GiB.
+    pub memory_gib: u32,
+    /// Public source of the figures (the AWS Neuron architecture guide at a release).
+    pub source_url: &'static str,
 }
 
 /// One MIG profile: `<slices>g.<memory>gb[+me…]`.
@@ -123,10 +209,11 @@ pub struct InstanceType {
     pub name: &'static str,
     /// Short model name as users say it: `H200`, `A10G`, `L40S`, `Trainium2`.
     pub gpu_model: &'static str,
-    pub manufacturer: Manufacturer,
+    pub vendor: Vendor,
     /// Whole GPUs (Neuron devices for AWS accelerators); 0 for fractional GPUs.
     pub gpu_count: u32,
-    /// Memory per GPU in MiB as EC2 reports it; `None` where EC2 does not say.
+    /// Memory per NVIDIA GPU in MiB as EC2 reports it; `None` where the source
+    /// does not say, and on Neuron rows (see [`InstanceType::accelerator_memory_mib`]).
     pub gpu_memory_mib: Option<u32>,
     /// A slice of one GPU (g6f, gr6f): Karpenter advertises no `nvidia.com/gpu` on it.
     pub fractional: bool,
@@ -136,6 +223,11 @@ pub struct InstanceType {
     /// Most EFA interfaces; `Some(0)` = no EFA, `None` = not known.
     pub efa_interfaces: Option<u32>,
     pub mig: Option<&'static MigGpu>,
+    /// The Neuron device of a Neuron row (cores and memory per device).
+    pub neuron: Option<&'static NeuronDevice>,
+    /// NeuronCores of the whole instance as Karpenter counts them
+    /// (`aws.amazon.com/neuroncore`); `None` on NVIDIA rows.
+    pub neuron_cores: Option<u32>,
     pub source: Source,
     /// Public source of the row (a versioned URL).
     pub source_url: &'static str,
@@ -146,8 +238,65 @@ impl InstanceType {
         self.mig.is_some()
     }
 
+    pub fn vendor(&self) -> Vendor {
+        self.vendor
+    }
+
+    pub fn manufacturer(&self) -> Manufacturer {
+        self.vendor.manufacturer()
+    }
+
     pub fn is_nvidia_gpu(&self) -> bool {
-        self.manufacturer == Manufacturer::Nvidia
+        self.vendor == Vendor::Nvidia
+    }
+
+    pub fn is_neuron(&self) -> bool {
+        self.vendor == Vendor::Neuron
+    }
+
+    /// Carries accelerators of either vendor: whole GPUs, a fraction of one (g6f),
+    /// or Neuron devices. `gpu_count > 0` alone misses fractional GPUs.
+    pub fn is_accelerated(&self) -> bool {
+        self.gpu_count > 0 || self.fractional
+    }
+
+    /// Neuron devices per instance (`aws.amazon.com/neuron`); `None` on NVIDIA rows.
+    pub fn neuron_devices(&self) -> Option<u32> {
+        self.is_neuron().then_some(self.gpu_count)
+    }
+
+    /// NeuronCores per instance (`aws.amazon.com/neuroncore`); `None` on NVIDIA rows.
+    pub fn neuron_cores(&self) -> Option<u32> {
+        self.neuron_cores
+    }
+
+    /// NeuronCores per Neuron device; `None` on NVIDIA rows.
+    pub fn neuron_cores_per_device(&self) -> Option<u32> {
+        self.neuron.map(|d| d.cores)
+    }
+
+    /// Memory of one accelerator device in MiB: the GPU's as EC2 reports it, or
+    /// the Neuron device's (GiB x 1024, from the Neuron architecture guide).
+    pub fn accelerator_memory_mib(&self) -> Option<u32> {
+        match self.neuron {
+            Some(d) => Some(d.memory_gib * 1024),
+            None => self.gpu_memory_mib,
+        }
+    }
+
+    /// Most EFA interfaces (`Some(0)` = none, `None` = not known).
+    pub fn efa_interfaces(&self) -> Option<u32> {
+        self.efa_interfaces
+    }
+
+    /// The EC2 family (`p6-b200`, `trn2`).
+    pub fn family(&self) -> &'static str {
+        instance_family(self.name)
+    }
+
+    /// Whether EKS Auto Mode's documented table names this type's family.
+    pub fn auto_mode_support(&self) -> AutoModeSupport {
+        auto_mode_supports(self.name)
     }
 
     pub fn verified(&self) -> bool {

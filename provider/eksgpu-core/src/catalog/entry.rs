@@ -1,7 +1,7 @@
 //! Catalog rows as the data source reports them, optionally refreshed with what
 //! EC2 `DescribeInstanceTypes` says in the provider's region.
 
-use super::{Arch, InstanceType, Manufacturer, MigGpu, MigProfile, Source, instance_types};
+use super::{Arch, InstanceType, Manufacturer, MigGpu, MigProfile, Source, Vendor, instance_types};
 
 /// What EC2 reports for one instance type with GPUs or Neuron devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,8 @@ pub struct LiveInstanceType {
 pub struct Entry {
     pub instance_type: String,
     pub gpu_model: String,
+    /// Whose accelerators: from the catalog row, or from EC2's manufacturer.
+    pub vendor: Vendor,
     pub gpu_count: u32,
     pub gpu_memory_mib: Option<u32>,
     pub mig_capable: bool,
@@ -37,6 +39,7 @@ impl Entry {
         Self {
             instance_type: t.name.to_owned(),
             gpu_model: t.gpu_model.to_owned(),
+            vendor: t.vendor,
             gpu_count: t.gpu_count,
             gpu_memory_mib: t.gpu_memory_mib,
             mig_capable: t.mig_capable(),
@@ -76,13 +79,15 @@ pub fn entries(filter: &super::Filter, live: Option<&[LiveInstanceType]>) -> Vec
             continue;
         }
         let twin = instance_types().iter().find(|t| {
-            t.gpu_model.eq_ignore_ascii_case(&l.gpu_model)
+            t.vendor == l.manufacturer.vendor()
+                && t.gpu_model.eq_ignore_ascii_case(&l.gpu_model)
                 && (l.gpu_memory_mib.is_none() || t.gpu_memory_mib == l.gpu_memory_mib)
         });
         let mig = twin.and_then(|t| t.mig);
         let mut e = Entry {
             instance_type: l.name.clone(),
             gpu_model: twin.map_or_else(|| l.gpu_model.clone(), |t| t.gpu_model.to_owned()),
+            vendor: l.manufacturer.vendor(),
             gpu_count: 0,
             gpu_memory_mib: None,
             mig_capable: mig.is_some(),
@@ -183,6 +188,23 @@ mod tests {
         assert_eq!(rows[2].source, Source::Ec2DescribeInstanceTypes);
         // Not reported by EC2: stays as the catalog has it.
         assert_eq!(rows[0].source, Source::KarpenterInstanceTypes);
+    }
+
+    #[test]
+    fn new_neuron_types_from_ec2_are_neuron_rows() {
+        let live = [LiveInstanceType {
+            manufacturer: Manufacturer::Aws,
+            gpu_memory_mib: None,
+            ..live("trn2.3xlarge", "Trainium2", 1, 0)
+        }];
+        let rows = entries(&Filter::default(), Some(&live));
+        let row = rows.iter().find(|r| r.instance_type == "trn2.3xlarge").unwrap();
+        assert_eq!(
+            (row.vendor, row.gpu_model.as_str(), row.mig_capable),
+            (Vendor::Neuron, "Trainium2", false)
+        );
+        let p5 = rows.iter().find(|r| r.instance_type == "p5.48xlarge").unwrap();
+        assert_eq!(p5.vendor, Vendor::Nvidia);
     }
 
     #[test]

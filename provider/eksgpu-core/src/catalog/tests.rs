@@ -149,3 +149,135 @@ fn mig_memory_is_what_the_driver_reports() {
     assert_eq!(h200.profile("3g.71gb").unwrap().memory_mib, 72_704);
     assert!(h200.profiles.iter().all(|p| p.memory_from_driver));
 }
+
+#[test]
+fn vendor_follows_the_family() {
+    // EC2 naming: trn/inf are AWS Trainium/Inferentia, p/g NVIDIA (g4ad, AMD, is not in the catalog).
+    for t in instance_types() {
+        let want = if t.name.starts_with("trn") || t.name.starts_with("inf") {
+            Vendor::Neuron
+        } else {
+            assert!(t.name.starts_with('p') || t.name.starts_with('g'), "{}", t.name);
+            Vendor::Nvidia
+        };
+        assert_eq!(t.vendor(), want, "{}", t.name);
+        assert_eq!(t.is_nvidia_gpu(), want == Vendor::Nvidia, "{}", t.name);
+        assert_eq!(t.manufacturer().vendor(), want, "{}", t.name);
+    }
+}
+
+#[test]
+fn neuron_rows_are_x86_64_with_devices_cores_and_memory() {
+    // The Neuron AMIs (AL2023 and Bottlerocket) exist for x86_64 only.
+    let neuron: Vec<_> = instance_types().iter().filter(|t| t.is_neuron()).collect();
+    let mut families: Vec<_> = neuron.iter().map(|t| t.family()).collect();
+    families.dedup();
+    assert_eq!(families, ["trn1", "trn1n", "trn2", "inf1", "inf2"]);
+    for t in neuron {
+        assert_eq!(t.architecture, Arch::X86_64, "{}", t.name);
+        let device = t.neuron.unwrap_or_else(|| panic!("{} has no Neuron device", t.name));
+        assert_eq!(device.name, t.gpu_model, "{}", t.name);
+        // Two sources agree: Karpenter's neuroncore count and the Neuron guide's cores per device.
+        assert_eq!(t.neuron_cores(), Some(t.gpu_count * device.cores), "{}", t.name);
+        assert!(t.neuron_devices().is_some_and(|n| n > 0), "{}", t.name);
+        assert!(t.efa_interfaces().is_some(), "{}", t.name);
+        assert!(
+            t.mig.is_none() && t.gpu_memory_mib.is_none() && !t.fractional,
+            "{}",
+            t.name
+        );
+    }
+}
+
+#[test]
+fn nvidia_rows_have_no_neuron_facts() {
+    for t in instance_types().iter().filter(|t| t.is_nvidia_gpu()) {
+        assert!(
+            t.neuron.is_none() && t.neuron_cores().is_none() && t.neuron_devices().is_none(),
+            "{}",
+            t.name
+        );
+        assert_eq!(t.accelerator_memory_mib(), t.gpu_memory_mib, "{}", t.name);
+    }
+}
+
+#[test]
+fn neuron_figures_are_the_guides() {
+    for (name, devices, cores, memory_gib, efa) in [
+        ("trn1.2xlarge", 1, 2, 32, 0),
+        ("trn1.32xlarge", 16, 32, 32, 8),
+        ("trn1n.32xlarge", 16, 32, 32, 16),
+        ("trn2.48xlarge", 16, 128, 96, 16),
+        ("inf1.xlarge", 1, 4, 8, 0),
+        ("inf1.24xlarge", 16, 64, 8, 1),
+        ("inf2.xlarge", 1, 2, 32, 0),
+        ("inf2.48xlarge", 12, 24, 32, 0),
+    ] {
+        let t = instance_type(name).unwrap();
+        assert_eq!(
+            (
+                t.neuron_devices(),
+                t.neuron_cores(),
+                t.accelerator_memory_mib(),
+                t.efa_interfaces()
+            ),
+            (Some(devices), Some(cores), Some(memory_gib * 1024), Some(efa)),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn every_row_is_accelerated() {
+    for t in instance_types() {
+        assert!(t.is_accelerated(), "{}", t.name);
+    }
+    // Fractional GPUs count although they have no whole GPU.
+    let g6f = instance_type("g6f.large").unwrap();
+    assert!(g6f.gpu_count == 0 && g6f.is_accelerated());
+}
+
+#[test]
+fn sources_are_pinned() {
+    // A tag or a commit, never a moving branch, so the row can be checked against what it cites.
+    for t in instance_types() {
+        assert!(
+            !t.source_url.contains("/blob/main/") && !t.source_url.contains("/blob/master/"),
+            "{}",
+            t.name
+        );
+    }
+    for t in instance_types().iter().filter(|t| t.is_neuron()) {
+        let url = t.neuron.map(|d| d.source_url).unwrap_or_default();
+        assert!(
+            url.starts_with("https://awsdocs-neuron.readthedocs-hosted.com/en/v2."),
+            "{}: {url}",
+            t.name
+        );
+    }
+}
+
+#[test]
+fn vendors_parse_and_name_their_resources() {
+    assert_eq!(Vendor::parse("Neuron"), Some(Vendor::Neuron));
+    assert_eq!(Vendor::parse(" nvidia "), Some(Vendor::Nvidia));
+    assert_eq!(Vendor::parse("amd"), None);
+    assert_eq!(Vendor::Neuron.device_resource(), "aws.amazon.com/neuron");
+    assert_eq!(Vendor::Nvidia.device_resource(), "nvidia.com/gpu");
+    for v in [Vendor::Nvidia, Vendor::Neuron] {
+        assert_eq!(Vendor::parse(v.as_str()), Some(v));
+        assert_eq!(v.manufacturer().vendor(), v);
+    }
+}
+
+#[test]
+fn auto_mode_support_is_per_family() {
+    assert_eq!(
+        instance_type("trn2.48xlarge").unwrap().auto_mode_support(),
+        AutoModeSupport::Documented
+    );
+    assert_eq!(
+        instance_type("g6f.xlarge").unwrap().auto_mode_support(),
+        AutoModeSupport::NotDocumented
+    );
+}

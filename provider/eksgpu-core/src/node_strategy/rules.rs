@@ -17,13 +17,9 @@ use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::Code;
 use crate::rules::{At, Step, Violation, aws_side};
 
-/// Instance types seen failing to provision on Auto Mode (NoCompatibleInstanceTypes,
-/// observed 2026-04). An observation, so a warning: re-validate and update.
-pub const AUTO_MODE_OBSERVED_FAILURES: [&str; 2] = ["p5en.48xlarge", "p6-b200.48xlarge"];
-
-/// Instance types seen provisioning on Auto Mode (p5.48xlarge, observed 2026-04, Spot in
-/// us-east-2). The recommendation puts Auto Mode only on these; re-validate and extend.
-pub const AUTO_MODE_OBSERVED_WORKING: [&str; 1] = ["p5.48xlarge"];
+/// The 2026-04 Auto Mode observations now live in the catalog beside the documented
+/// table (`catalog::AUTO_MODE_OBSERVATIONS`); the old names stay for their users.
+pub use crate::catalog::{AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING};
 
 /// The Karpenter release whose API the rules may assume, `(major, minor)`.
 #[derive(Debug, Clone, Copy)]
