@@ -41,6 +41,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
+        misplaced::kind_checks(pool, &at, &mut out);
         aws_side::check_pool(s, pool, &at, &mut out);
     }
     aws_side::check_strategy(s, &mut out);

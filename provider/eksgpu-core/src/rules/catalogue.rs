@@ -283,7 +283,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU117,
         severity: Severity::Error,
         summary: "Node group or hybrid setting not valid for EKS",
-        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` (`capacity-block` needs a launch template this provider does not manage) or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, `max_unavailable` or `max_unavailable_percentage` outside 1–100 or both set; or a node role is not an IAM role ARN.",
+        trigger: "A `managed_node_group` pool has a capacity type other than `on-demand`/`spot` (`capacity-block` needs a launch template this provider does not manage) or more than one, no subnets, more than 20 instance types, scaling outside 0 ≤ min ≤ desired ≤ max with max ≥ 1, `max_unavailable` or `max_unavailable_percentage` outside 1–100 or both set, a label or taint EKS refuses (keys and label values of 1–63 characters, taint values of at most 63); or a node role is not an IAM role ARN.",
         fix: "Fix the value as the detail says; EKS would reject the request at apply.",
         source: "EKS API CreateNodegroup (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS user guide, Capacity Blocks for ML with managed node groups (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)",
     },
@@ -406,6 +406,14 @@ pub static RULES: &[Rule] = &[
         trigger: "A `karpenter` or `managed_node_group` pool runs the EKS AL2023 (or AL2) NVIDIA AMI, is not a DRA or HAMi pool, and the strategy has no `gpu_operator` block.",
         fix: "The EKS NVIDIA AMIs carry the driver and container toolkit but no device plugin, so `nvidia.com/gpu` is never advertised: add `gpu_operator {}` and install the GPU Operator with `gpu_operator_values_yaml`, or install the NVIDIA device plugin yourself (then ignore this warning). Bottlerocket and Auto Mode ship their own plugin.",
         source: "EKS user guide, Amazon EKS optimized accelerated AMIs: install the NVIDIA device plugin for Kubernetes (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); NVIDIA k8s-device-plugin v0.20.0 README",
+    },
+    Rule {
+        code: Code::EKSGPU139,
+        severity: Severity::Error,
+        summary: "Node class value the capacity kind's API refuses",
+        trigger: "A value the attribute's type allows but the node class of this pool's capacity kind refuses: a `karpenter` pool's `node_class.root_volume.size` that is not a whole number of `Gi`, `G`, `Ti` or `T` in the EC2NodeClass `volumeSize` range (`200000Mi`, `1.5Ti`).",
+        fix: "Write the size in whole `Gi` (e.g. `200Gi`), as the EC2NodeClass CRD's pattern accepts it.",
+        source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1, blockDeviceMappings[].ebs.volumeSize pattern (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
     },
     Rule {
         code: Code::EKSGPU140,

@@ -25,9 +25,7 @@ pub(super) fn karpenter_disruption(pool: &Pool, ctx: &Context, at: &At<'_>, out:
 /// EKSGPU005: `consolidation_policy` is a v1 value this Karpenter knows, `consolidate_after` a duration.
 fn consolidation(d: &Disruption, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     if let Some(p) = &d.consolidation_policy {
-        let balanced_ok = ctx.karpenter_version >= (1, 14);
-        let valid = p == "WhenEmpty" || p == "WhenEmptyOrUnderutilized" || (p == "Balanced" && balanced_ok);
-        if !valid {
+        if crate::validate::karpenter_consolidation_policy(p, ctx.karpenter_version).is_err() {
             let why = match p.as_str() {
                 "WhenUnderutilized" => "WhenUnderutilized is the v1beta1 name; Karpenter v1 rejects it.".to_owned(),
                 "Balanced" => format!(
