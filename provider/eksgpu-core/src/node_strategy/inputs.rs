@@ -262,6 +262,22 @@ impl<M> Attr<M> {
     }
 }
 
+/// Every declared input that only some capacity kinds take: `(pool.path, kinds, rule code)`, in
+/// declaration order. The rules guide lists them (generated), so the misplaced-field rule and its
+/// documentation come from the same declarations.
+pub fn by_kind() -> Vec<(String, &'static [Capacity], Code)> {
+    let mut all = Vec::new();
+    for d in POOL {
+        d.walk("pool.", &mut all);
+    }
+    all.into_iter()
+        .filter_map(|(path, kinds, ..)| match kinds {
+            Kinds::Only(ok, code) => Some((path, ok, code)),
+            Kinds::All => None,
+        })
+        .collect()
+}
+
 /// A lens on nothing: a setting of the apply that the model does not hold (`adopt`).
 pub const fn setting<M>() -> Lens<M> {
     Lens {
