@@ -4,7 +4,7 @@
 //!
 //! Each case is planned through the protocol client (`grpc::plan`), which
 //! makes Terraform's calls to the real provider process: what is asserted is
-//! what the provider says, and the CLI's `init` and two process starts per case
+//! what the provider says, and an `init` and a `plan` per case on each CLI
 //! would add nothing to it. The cases in `ON_THE_CLI` also run through both
 //! Terraform CLIs, for what Terraform itself does with a rule's diagnostic: the
 //! exit code, and the configuration line its attribute path leads to. Unknown
