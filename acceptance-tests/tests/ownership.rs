@@ -5,6 +5,7 @@
 //! the real Terraform CLI against the Kubernetes emulator (or, in the real
 //! API server lane, the real server behind it).
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, KubeTarget, NODE_POOL};
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::{Value, json};
@@ -27,15 +28,7 @@ fn pool(name: &str, limit: u32, extra: &str) -> String {
 
 fn config(kube: &KubeTarget, strategy: &str, pools: &str, lifecycle: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+        r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "{strategy}"
@@ -43,7 +36,7 @@ resource "eksgpu_node_strategy" "s" {{
 {lifecycle}
 }}
 "#,
-        kube.provider_block()
+        Provider::new().kube(kube).header()
     )
 }
 
