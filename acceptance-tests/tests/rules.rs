@@ -440,6 +440,35 @@ const CASES: &[(&str, bool, &str, &str)] = &[
       metadata_options { http_put_response_hop_limit = 2 }
     }"#,
     ),
+    (
+        "EKSGPU139",
+        true,
+        "pool[0].node_class[0].root_volume[0].size",
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "1.5Ti" }
+    }"#,
+    ),
+    (
+        "EKSGPU117",
+        true,
+        "pool[0].labels[\"example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes\"]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["g6e.xlarge"]
+    labels = { "example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes" = "x" }
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 1
+        desired = 0
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {
