@@ -1,4 +1,4 @@
-//! AWS-side capacity of `eksgpu_node_strategy` (managed node groups, Hybrid
+//! EKS API capacity of `eksgpu_node_strategy` (managed node groups, Hybrid
 //! Nodes) and `data.eksgpu_cluster`, through the real Terraform CLI against
 //! moto behind the AWS front (access entries, status sequences, faults):
 //! lifecycles with import and drift, apply-time checks, throttling, timeouts,

@@ -142,7 +142,7 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
             kube.ca_pem.as_deref().unwrap_or_default(),
         );
         let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_node_strategy");
-        // The in-cluster half of the example: its AWS-side strategy is counted in aws_capacity.rs.
+        // The in-cluster half of the example: its EKS API strategy is counted in aws_capacity.rs.
         let example = std::fs::read_to_string(w.path().join("resource.tf")).unwrap();
         let in_cluster = example.split("# The AWS side of the same cluster").next().unwrap();
         w.write("resource.tf", in_cluster);

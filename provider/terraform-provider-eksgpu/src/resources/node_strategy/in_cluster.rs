@@ -76,8 +76,8 @@ impl<'a> InCluster<'a> {
         if stale.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &stale, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &stale, diags).await,
             None => stale.into_iter().map(|m| m.name).collect(),
         }
     }
@@ -95,18 +95,18 @@ impl PoolSide for InCluster<'_> {
         diags: &mut Diagnostics,
     ) -> Applied {
         let path = AttributePath::attr("pool").index(i);
-        let Some(cluster) = self.connection(job.c, diags).await else {
+        let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: false };
         };
-        let objects = render::pool_manifests(job.s, pool);
+        let objects = render::pool_manifests(job.strategy, pool);
         let writer = Writer {
             ctx: job.ctx,
             cluster: cluster.as_ref(),
             opts: ApplyOptions {
-                field_manager: &job.c.field_manager,
+                field_manager: &job.configured.field_manager,
                 force: job.force,
             },
-            me: &job.me,
+            me: &job.claimant,
             adopt,
         };
         if apply_pool_objects(&writer, &objects, &path, diags).await.is_err() {
@@ -127,8 +127,17 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
-        let cluster = self.connection(job.c, diags).await?;
-        match read_in_cluster_pool(job.ctx, cluster.as_ref(), &job.c.field_manager, job.s, pool, diags).await {
+        let cluster = self.connection(job.configured, diags).await?;
+        match read_in_cluster_pool(
+            job.ctx,
+            cluster.as_ref(),
+            &job.configured.field_manager,
+            job.strategy,
+            pool,
+            diags,
+        )
+        .await
+        {
             Ok(p) => Some(p),
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
@@ -142,12 +151,15 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
-        let objects: Vec<Manifest> = pools.iter().flat_map(|p| render::pool_manifests(job.s, p)).collect();
+        let objects: Vec<Manifest> = pools
+            .iter()
+            .flat_map(|p| render::pool_manifests(job.strategy, p))
+            .collect();
         if objects.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &objects, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &objects, diags).await,
             None => pools.iter().map(|p| p.name.clone()).collect(),
         }
     }
@@ -161,8 +173,8 @@ impl PoolSide for InCluster<'_> {
     /// NodePools (and node classes) labelled as the strategy's. A cluster
     /// without Karpenter's kinds has none.
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
-        let s = job.s;
-        let cluster = self.connection(job.c, diags).await?;
+        let s = job.strategy;
+        let cluster = self.connection(job.configured, diags).await?;
         let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
         let node_pools =
             match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
@@ -178,7 +190,7 @@ impl PoolSide for InCluster<'_> {
             gpu_operator: operator.clone(),
             ..s.clone()
         };
-        let owned = |o: &serde_json::Value| project_ours(o, &job.c.field_manager, None);
+        let owned = |o: &serde_json::Value| project_ours(o, &job.configured.field_manager, None);
         let mut out = Vec::new();
         for np in &node_pools {
             let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();

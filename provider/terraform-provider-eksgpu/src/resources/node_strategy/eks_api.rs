@@ -15,7 +15,7 @@ use super::sides::{Applied, Found, Job, PoolSide};
 use super::timeouts::Timeouts;
 use crate::diagnostics;
 
-/// Why an AWS-side pool could not be applied, read or deleted.
+/// Why an EKS API pool could not be applied, read or deleted.
 pub(super) enum Failure {
     Aws(eksgpu_cloud::AwsError),
     Wait(WaitError),
@@ -70,14 +70,14 @@ impl Failure {
 }
 
 /// Does one pool's AWS work, for one strategy.
-pub(super) struct AwsPools<'a> {
+pub(super) struct EksApi<'a> {
     pub aws: &'a AwsClients,
     pub ctx: &'a Context,
     pub timeouts: Timeouts,
     pub cluster: &'a str,
 }
 
-impl AwsPools<'_> {
+impl EksApi<'_> {
     async fn wait_node_group(&self, name: &str, timeout: std::time::Duration, until_gone: bool) -> Result<(), Failure> {
         let what = format!("node group {name}");
         wait::until(&what, timeout, Backoff::default(), self.ctx.cancelled(), || async {
@@ -409,7 +409,7 @@ impl AwsPools<'_> {
         Ok(self.aws.with_vpc_cidrs(facts).await?)
     }
 
-    /// The AWS-side pools of strategy `s` found by their tags (import), with
+    /// The EKS API pools of strategy `s` found by their tags (import), with
     /// their recorded index, and the `gpu_operator` settings recorded there.
     async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
         let mut found = Vec::new();
@@ -466,7 +466,7 @@ fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
 }
 
 #[async_trait]
-impl PoolSide for AwsPools<'_> {
+impl PoolSide for EksApi<'_> {
     async fn apply(
         &mut self,
         job: &Job<'_>,
@@ -479,19 +479,21 @@ impl PoolSide for AwsPools<'_> {
         let path = AttributePath::attr("pool").index(i);
         let (what, result) = match pool.capacity {
             Capacity::ManagedNodeGroup => {
-                let Some(want) = eks::node_group(job.s, i, pool) else {
+                let Some(want) = eks::node_group(job.strategy, i, pool) else {
                     return Applied::Done;
                 };
                 let what = format!("applying node group {}", want.name);
-                (what, self.apply_node_group(&want, &job.me, adopt).await)
+                (what, self.apply_node_group(&want, &job.claimant, adopt).await)
             }
             Capacity::Hybrid => {
                 let Some(h) = &pool.hybrid else {
                     return Applied::Done;
                 };
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
-                let tags = eks::pool_tags(job.s, i, pool);
-                let result = self.apply_hybrid(h, tags, prior_role, job.facts, &job.me, adopt).await;
+                let tags = eks::pool_tags(job.strategy, i, pool);
+                let result = self
+                    .apply_hybrid(h, tags, prior_role, job.facts, &job.claimant, adopt)
+                    .await;
                 ("applying the hybrid pool".to_owned(), result)
             }
             _ => return Applied::Done,
@@ -516,7 +518,7 @@ impl PoolSide for AwsPools<'_> {
                 }
             };
         }
-        let name = eks::node_group_name(job.s, pool);
+        let name = eks::node_group_name(job.strategy, pool);
         match self.aws.describe_node_group(self.cluster, &name).await {
             // A node group whose creation failed, or that is being deleted, will not
             // serve the pool: report it gone so the plan creates it again.
@@ -524,7 +526,7 @@ impl PoolSide for AwsPools<'_> {
                 tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
                 Some(None)
             }
-            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.s, pool, &ng, false))),
+            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.strategy, pool, &ng, false))),
             Err(e) => {
                 diags.push(diagnostics::aws_failed(&e, path));
                 None
@@ -541,15 +543,15 @@ impl PoolSide for AwsPools<'_> {
         for pool in pools {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
-                    let name = eks::node_group_name(job.s, pool);
-                    match self.delete_own_node_group(&name, &job.me).await {
+                    let name = eks::node_group_name(job.strategy, pool);
+                    match self.delete_own_node_group(&name, &job.claimant).await {
                         Ok(Some(owner)) => {
                             diags.push(Diagnostic::warning(
                                 format!("Node group {name} left in place"),
                                 format!(
                                     "Node group {name} now belongs to {owner}, not to strategy {:?}, so it was \
                                      not deleted; the strategy no longer tracks it.",
-                                    job.me.name
+                                    job.claimant.name
                                 ),
                             ));
                             Ok(())
@@ -559,7 +561,7 @@ impl PoolSide for AwsPools<'_> {
                     }
                 }
                 (Capacity::Hybrid, Some(h)) => self
-                    .delete_hybrid(h, keep_networks, &job.me)
+                    .delete_hybrid(h, keep_networks, &job.claimant)
                     .await
                     .map_err(|e| (e, "deleting the hybrid pool".to_owned())),
                 _ => Ok(()),
@@ -577,7 +579,7 @@ impl PoolSide for AwsPools<'_> {
         pools
             .iter()
             .filter_map(|p| match p.capacity {
-                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(job.s, p))),
+                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(job.strategy, p))),
                 Capacity::Hybrid => p
                     .hybrid
                     .as_ref()
@@ -588,7 +590,7 @@ impl PoolSide for AwsPools<'_> {
     }
 
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
-        match self.import(job.s).await {
+        match self.import(job.strategy).await {
             Ok(found) => Some(found),
             Err(e) => {
                 diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
