@@ -124,6 +124,57 @@ fn a_strategy_rename_with_create_before_destroy_relabels_in_place() {
     }
 }
 
+/// `-replace` of a strategy. With `create_before_destroy`, Terraform creates the new instance
+/// (it writes over the same objects, with its own owner token) and then destroys the old one,
+/// whose destroy must leave what its successor wrote; without it, the old objects go first. Either
+/// way the objects are there afterwards, carry the new instance's token, and nothing is planned.
+#[test]
+fn replacing_a_strategy_keeps_its_objects_with_and_without_create_before_destroy() {
+    let cbd = "  lifecycle {\n    create_before_destroy = true\n  }";
+    let token = |o: &Value| labels(o)["eksgpu.terraform.io/owner-token"].clone();
+    for tf in terraform_versions() {
+        for lifecycle in [cbd, ""] {
+            let kube = KubeTarget::start();
+            let w = Workdir::new(&tf, &config(&kube, "s", &pool("gpu", 4, ""), lifecycle));
+            w.init();
+            w.apply();
+            let first = token(&kube.get(NODE_POOL, "gpu").expect("created"));
+            assert!(
+                first.is_string(),
+                "{}: the objects carry the instance's token",
+                tf.label
+            );
+            let out = words(
+                &w.ok(&["apply", "-auto-approve", "-no-color", "-replace=eksgpu_node_strategy.s"])
+                    .combined(),
+            );
+            let state_token = w.state()["values"]["root_module"]["resources"][0]["values"]["owner_token"].clone();
+            for kind in [NODE_POOL, EC2_NODE_CLASS] {
+                let o = kube.get(kind, "gpu").unwrap_or_else(|| {
+                    panic!("{} {lifecycle:?}: the replacement deleted the objects: {out}", tf.label)
+                });
+                assert_eq!(token(&o), state_token, "{} {lifecycle:?}", tf.label);
+                assert_ne!(token(&o), first, "{} {lifecycle:?}", tf.label);
+            }
+            if lifecycle == cbd {
+                assert!(
+                    out.contains("kept for the strategy that replaced this one"),
+                    "{}: {out}",
+                    tf.label
+                );
+            }
+            w.assert_empty_plan();
+            w.ok(&["destroy", "-auto-approve", "-no-color"]);
+            assert!(
+                kube.get(NODE_POOL, "gpu").is_none(),
+                "{}: destroy deletes them",
+                tf.label
+            );
+            assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none(), "{}", tf.label);
+        }
+    }
+}
+
 #[test]
 fn a_pool_deleted_out_of_band_plans_only_that_pool_and_a_removed_pool_is_named() {
     for tf in terraform_versions() {

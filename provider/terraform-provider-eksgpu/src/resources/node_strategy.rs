@@ -126,6 +126,7 @@ impl ManagedResource for NodeStrategyResource {
         let prior = reported(model::strategy, prior_state, diags)?;
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
         let mut run = Run::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
+        run.owner_token(prior_state.get("owner_token").as_str().map(str::to_owned));
         let prior_values = prior_state.get("pool").elements().to_vec();
         let remaining = run.delete_pools(&prior, None, &prior.pools, diags).await;
         Some(with_pools(prior_state, &prior_values, &remaining)).filter(|s| !s.is_null())
@@ -263,6 +264,8 @@ impl ManagedResource for NodeStrategyResource {
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
             ("timeouts", Value::List(Vec::new())),
+            // The imported objects bear no token yet: the next apply writes this one on them.
+            ("owner_token", new_owner_token().into()),
         ]);
         Some(state)
     }
@@ -311,6 +314,12 @@ impl NodeStrategyResource {
         }
 
         let mut new_state = planned_state.clone();
+        let token = planned_state
+            .get("owner_token")
+            .as_str()
+            .map_or_else(new_owner_token, str::to_owned);
+        run.owner_token(Some(token.clone()));
+        path::set(&mut new_state, "owner_token", token.into());
         if new_state.get("kubernetes_version").as_str().is_none() {
             let v = run.kubernetes_version(&planned, diags).await?;
             planned.kubernetes_version = Some(v.clone());
@@ -453,4 +462,16 @@ mod tests {
             &Value::Map(Default::default())
         );
     }
+}
+
+/// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
+/// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
+fn new_owner_token() -> String {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let a = std::collections::hash_map::RandomState::new().hash_one(nanos);
+    let b = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
+    format!("{a:016x}{b:016x}")
 }

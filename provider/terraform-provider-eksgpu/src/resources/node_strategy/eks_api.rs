@@ -274,11 +274,17 @@ impl EksApi<'_> {
             self.wait_cluster_active().await.touched(true)?;
         }
         // Who set the networks, for the checks of later applies and of the delete.
+        let token_tagged = me
+            .token
+            .is_none_or(|t| facts.tags.get(tags::REMOTE_NETWORKS_TOKEN).map(String::as_str) == Some(t));
         if (differ || set_by_us)
-            && facts.tags.get(tags::REMOTE_NETWORKS).map(String::as_str) != Some(me.name)
+            && (facts.tags.get(tags::REMOTE_NETWORKS).map(String::as_str) != Some(me.name) || !token_tagged)
             && let Some(arn) = &facts.arn
         {
-            let tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
+            let mut tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
+            if let Some(t) = me.token {
+                tag.insert(tags::REMOTE_NETWORKS_TOKEN.to_owned(), t.to_owned());
+            }
             self.aws.retag(arn, &tag, &[]).await.touched(touched)?;
             touched = true;
         }
@@ -354,8 +360,16 @@ impl EksApi<'_> {
     async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
         if !keep_networks {
             let facts = self.aws.describe_cluster(self.cluster).await?;
-            // Networks someone else set (the pool only used them) stay.
+            // Networks someone else set (the pool only used them) stay, and so do those the instance
+            // replacing this one set (create_before_destroy).
+            let successor_set_them = me.token.is_some_and(|t| {
+                facts
+                    .tags
+                    .get(tags::REMOTE_NETWORKS_TOKEN)
+                    .is_some_and(|theirs| theirs != t)
+            });
             if networks_owned(&facts, me)
+                && !successor_set_them
                 && (!facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty())
             {
                 self.aws.set_remote_networks(self.cluster, &[], &[]).await?;
@@ -461,6 +475,7 @@ fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
         me.owns(&Owner::Strategy {
             cluster: me.cluster.to_owned(),
             name: owner.clone(),
+            token: None,
         })
     })
 }
@@ -479,9 +494,10 @@ impl PoolSide for EksApi<'_> {
         let path = AttributePath::attr("pool").index(i);
         let (what, result) = match pool.capacity {
             Capacity::ManagedNodeGroup => {
-                let Some(want) = eks::node_group(job.strategy, i, pool) else {
+                let Some(mut want) = eks::node_group(job.strategy, i, pool) else {
                     return Applied::Done;
                 };
+                stamp_tags(&mut want.tags, &job.claimant);
                 let what = format!("applying node group {}", want.name);
                 (what, self.apply_node_group(&want, &job.claimant, adopt).await)
             }
@@ -490,7 +506,8 @@ impl PoolSide for EksApi<'_> {
                     return Applied::Done;
                 };
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
-                let tags = eks::pool_tags(job.strategy, i, pool);
+                let mut tags = eks::pool_tags(job.strategy, i, pool);
+                stamp_tags(&mut tags, &job.claimant);
                 let result = self
                     .apply_hybrid(h, tags, prior_role, job.facts, &job.claimant, adopt)
                     .await;
@@ -546,14 +563,7 @@ impl PoolSide for EksApi<'_> {
                     let name = eks::node_group_name(job.strategy, pool);
                     match self.delete_own_node_group(&name, &job.claimant).await {
                         Ok(Some(owner)) => {
-                            diags.push(Diagnostic::warning(
-                                format!("Node group {name} left in place"),
-                                format!(
-                                    "Node group {name} now belongs to {owner}, not to strategy {:?}, so it was \
-                                     not deleted; the strategy no longer tracks it.",
-                                    job.claimant.name
-                                ),
-                            ));
+                            diags.push(left_in_place(&format!("Node group {name}"), &owner, &job.claimant));
                             Ok(())
                         }
                         Ok(None) => Ok(()),
@@ -628,4 +638,35 @@ fn blank_pool(t: &std::collections::BTreeMap<String, String>, capacity: Capacity
         dra: t.get(tags::DRA).map(String::as_str) == Some("true"),
         ..Pool::named(t.get(tags::POOL).map_or("", String::as_str), capacity)
     }
+}
+
+/// Tags an object as written by this resource instance (`ownership::may_delete`); applied, never
+/// rendered (plans show the requests without it).
+fn stamp_tags(tags: &mut std::collections::BTreeMap<String, String>, me: &Claimant<'_>) {
+    if let Some(token) = me.token {
+        tags.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.to_owned(), token.to_owned());
+    }
+}
+
+/// Why a delete left an object: another owner has it, or (a replacement with
+/// `create_before_destroy`) the instance of this strategy that replaced this one wrote it last.
+pub(super) fn left_in_place(object: &str, owner: &Owner, me: &Claimant<'_>) -> Diagnostic {
+    if ownership::replaced_by_successor(owner, me) {
+        return Diagnostic::warning(
+            format!("{object} kept for the strategy that replaced this one"),
+            format!(
+                "{object} was last written by the new instance of strategy {:?} (a replacement with \
+                 create_before_destroy), so destroying the old instance leaves it.",
+                me.name
+            ),
+        );
+    }
+    Diagnostic::warning(
+        format!("{object} left in place"),
+        format!(
+            "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy no longer \
+             tracks it.",
+            me.name
+        ),
+    )
 }

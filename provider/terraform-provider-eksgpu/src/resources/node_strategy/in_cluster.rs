@@ -98,7 +98,12 @@ impl PoolSide for InCluster<'_> {
         let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: false };
         };
-        let objects = render::pool_manifests(job.strategy, pool);
+        let mut objects = render::pool_manifests(job.strategy, pool);
+        if let Some(token) = job.claimant.token {
+            for o in &mut objects {
+                ownership::stamp(&mut o.body, token);
+            }
+        }
         let writer = Writer {
             ctx: job.ctx,
             cluster: cluster.as_ref(),
@@ -308,10 +313,12 @@ async fn wait_pool_ready(
 fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeStrategy, diags: &mut Diagnostics) {
     let object = format!("{} {}", m.kind.kind, m.name);
     let owner = Owner::of_object(live);
+    // Refresh warns about another owner; which instance of this strategy wrote it is not that.
     let me = Claimant {
         cluster: &s.cluster_name,
         name: &s.name,
         prior_name: None,
+        token: None,
     };
     if !ownership::may_delete(&owner, &me) {
         diags.push(Diagnostic::warning(
@@ -478,14 +485,7 @@ async fn delete_objects(
         };
         let owner = Owner::of_object(&live);
         if !ownership::may_delete(&owner, me) {
-            diags.push(Diagnostic::warning(
-                format!("{object} left in place"),
-                format!(
-                    "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy \
-                     no longer tracks it.",
-                    me.name
-                ),
-            ));
+            diags.push(super::eks_api::left_in_place(&object, &owner, me));
             continue;
         }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {

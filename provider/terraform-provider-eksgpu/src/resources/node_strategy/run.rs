@@ -33,6 +33,9 @@ struct RunSettings<'a> {
     /// The strategy's name before the rename being applied: what that name
     /// made is the strategy's own too.
     prior_name: Option<String>,
+    /// The `owner_token` of the resource instance this run is for: written on every object it
+    /// applies, and what a delete requires of an object (`ownership::may_delete`).
+    token: Option<String>,
     /// `wait_for_ready`: how long to wait for each in-cluster object's `Ready`.
     ready: Option<std::time::Duration>,
 }
@@ -49,6 +52,7 @@ impl RunSettings<'_> {
                 cluster: &owner.cluster_name,
                 name: &owner.name,
                 prior_name: self.prior_name.as_deref().filter(|p| *p != owner.name),
+                token: self.token.as_deref(),
             },
             force: self.force,
             ready: self.ready,
@@ -73,6 +77,7 @@ impl<'a> Run<'a> {
                 force,
                 facts: None,
                 prior_name: None,
+                token: None,
                 ready: None,
             },
             in_cluster: InCluster::new(cluster),
@@ -88,6 +93,11 @@ impl<'a> Run<'a> {
     /// Applies a rename: objects labelled with `prior` are the strategy's too.
     pub(super) fn renamed_from(&mut self, prior: Option<String>) {
         self.run.prior_name = prior;
+    }
+
+    /// The resource instance's `owner_token` (none for states written before tokens).
+    pub(super) fn owner_token(&mut self, token: Option<String>) {
+        self.run.token = token;
     }
 
     /// `wait_for_ready` with its timeout.

@@ -141,6 +141,14 @@ pub fn schema() -> Schema {
             Type::String,
             "Helm values for `nvidia/gpu-operator` that fit the pools (null without a `gpu_operator` block).",
         ))
+        .attribute(Attribute::computed(
+            "owner_token",
+            Type::String,
+            "A random token this instance of the strategy writes on every object it applies (label or tag \
+             `eksgpu.terraform.io/owner-token`). A destroy deletes only objects bearing its own token, so when \
+             Terraform replaces the strategy with `create_before_destroy`, the old instance's destroy leaves what \
+             the new one wrote. Set at creation (or import) and kept.",
+        ))
         .block(NestedBlock::optional_one(
             "gpu_operator",
             Block::new("The strategy's cluster runs the NVIDIA GPU Operator: compute its values and label pools to match.")
