@@ -10,6 +10,7 @@ mod instance_types;
 mod mig;
 mod misplaced;
 mod node_class;
+mod static_capacity;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
@@ -105,6 +106,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     device_managers::one_device_manager(s, pool, at, out);
     dra::dra_supported(s, pool, ctx, at, out);
     dra::karpenter_dra_opt_in(pool, ctx, at, out);
+    dra::karpenter_dra_existing_nodes(pool, ctx, at, out);
+    static_capacity::check(s, pool, ctx, at, out);
     device_managers::nvidia_ami_without_plugin(s, pool, at, out);
     if pool.efa {
         efa::efa_capable(pool, at, out);

@@ -50,6 +50,11 @@ impl NodeStrategyResource {
             .unwrap_or_default()
     }
 
+    /// The provider's `karpenter_feature_gates` (none before it is configured).
+    fn karpenter_gates(&self) -> eksgpu_core::karpenter_gates::FeatureGates {
+        self.state.configured().map(|c| c.karpenter_gates).unwrap_or_default()
+    }
+
     /// The Karpenter release validation may assume (the provider's `karpenter_version`).
     fn karpenter_version(&self) -> (u32, u32) {
         self.state
@@ -105,11 +110,17 @@ impl ManagedResource for NodeStrategyResource {
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {
-        plan::modify(p, self.karpenter_version(), &self.default_tags(), diags);
+        plan::modify(
+            p,
+            self.karpenter_version(),
+            self.karpenter_gates(),
+            &self.default_tags(),
+            diags,
+        );
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
-        plan::check(planned, self.karpenter_version(), diags);
+        plan::check(planned, self.karpenter_version(), self.karpenter_gates(), diags);
     }
 
     async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -122,7 +133,8 @@ impl ManagedResource for NodeStrategyResource {
 
     async fn delete(&self, ctx: &Context, prior_state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let prior = reported(model::strategy, prior_state, diags)?;
+        let mut prior = reported(model::strategy, prior_state, diags)?;
+        prior.karpenter_gates = c.karpenter_gates;
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
         let mut work = Work::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
         let prior_values = prior_state.get("pool").elements().to_vec();
@@ -134,6 +146,7 @@ impl ManagedResource for NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut s = reported(model::strategy, state, diags)?;
         s.default_tags = c.default_tags.clone();
+        s.karpenter_gates = c.karpenter_gates;
         let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
@@ -193,6 +206,7 @@ impl ManagedResource for NodeStrategyResource {
             gpu_operator: None,
             pools: Vec::new(),
             default_tags: c.default_tags.clone(),
+            karpenter_gates: c.karpenter_gates,
         };
         let mut work = Work::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
@@ -299,10 +313,14 @@ impl NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut planned = reported(model::strategy, planned_state, diags)?;
         planned.default_tags = c.default_tags.clone();
+        planned.karpenter_gates = c.karpenter_gates;
         let force = planned_state.get("force_conflicts").as_bool() == Some(true);
         let cluster_name = planned.cluster_name.clone();
         let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
-        let prior = model::strategy(prior_state).ok();
+        let prior = model::strategy(prior_state).ok().map(|p| NodeStrategy {
+            karpenter_gates: c.karpenter_gates,
+            ..p
+        });
         let prior_values = prior_state.get("pool").elements().to_vec();
         work.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
@@ -322,8 +340,9 @@ impl NodeStrategyResource {
 
         // A pool whose capacity kind changes cannot change in place (a NodePool's
         // nodeClassRef group and kind are immutable in the upstream CRD; a node
-        // group is no NodePool): its prior objects go first, then the new ones
-        // are created. The plan warned.
+        // group is no NodePool), nor a NodePool turning static or dynamic (the CRD's
+        // `has(self.replicas) == has(oldSelf.replicas)`): its prior objects go first,
+        // then the new ones are created. The plan warned.
         if let Some(prior) = &prior {
             let moved: Vec<Pool> = prior
                 .pools
@@ -332,7 +351,7 @@ impl NodeStrategyResource {
                     planned
                         .pools
                         .iter()
-                        .any(|q| q.name == p.name && q.capacity != p.capacity)
+                        .any(|q| q.name == p.name && (q.capacity != p.capacity || plan::static_changes(p, q)))
                 })
                 .cloned()
                 .collect();

@@ -111,6 +111,37 @@ const WEIGHT: Attr<Pool> = attr(
 .only(IN_CLUSTER, Code::EKSGPU115)
 .renders(&[at(NodePool, &["spec", "weight"])]);
 
+const REPLICAS: Attr<Pool> = attr(
+    "replicas",
+    Ty::Number,
+    "A static NodePool of this many nodes: NodePool `spec.replicas` (Karpenter 1.8+ with the `staticCapacity` \
+     gate in the provider's `karpenter_feature_gates`; Auto Mode needs no gate). Karpenter keeps the count \
+     whatever pods ask for; only `node_limit` may limit the pool (EKSGPU150), no `weight` (EKSGPU151), and \
+     `disruption` consolidation is ignored (EKSGPU152). Setting or removing it on an existing pool replaces the \
+     NodePool (the CRD refuses the change in place; the plan warns and apply drains the old nodes). A scale by \
+     someone else (`kubectl scale nodepool`) is drift: the plan shows it and apply restores this count (with \
+     `force_conflicts = true`, since the scale takes the field over). Default: none (a dynamic NodePool).",
+    lens!(Pool, replicas),
+)
+// karpenter.sh/v1 NodePool spec.replicas: int64, minimum 0 (kubernetes-sigs/karpenter v1.8.0
+// pkg/apis/v1/nodepool.go; karpenter-provider-aws v1.14.1 CRD).
+.checks(&[Check::Int(0, 1 << 31, "NodePool `spec.replicas`, nodes")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "replicas"])]);
+
+const NODE_LIMIT: Attr<Pool> = attr(
+    "node_limit",
+    Ty::Number,
+    "Most nodes the pool may hold: NodePool `limits.nodes` (Karpenter 1.8+). The one limit a static pool \
+     (`replicas`) takes; keep it above `replicas` so drifted nodes can be replaced before they go (EKSGPU153).",
+    lens!(Pool, node_limit),
+)
+// limits is a map of resource quantities; `nodes` counts NodeClaims (kubernetes-sigs/karpenter
+// v1.8.0, the static capacity change; karpenter-provider-aws v1.14.1 CRD, spec.limits).
+.checks(&[Check::Int(0, 1 << 31, "NodePool `limits.nodes`, nodes")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "limits", "nodes"])]);
+
 const EXPIRE_AFTER: Attr<Pool> = attr(
     "expire_after",
     Ty::String,
@@ -354,6 +385,8 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &CPU_LIMIT,
     &MEMORY_LIMIT,
     &WEIGHT,
+    &REPLICAS,
+    &NODE_LIMIT,
     &EXPIRE_AFTER,
     &LABELS,
     &GPU_TAINT,

@@ -198,9 +198,11 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
         ),
         of(disruption()),
         of(node_class(karpenter)),
+        // Static capacity: NodePool spec.replicas and limits.nodes.
+        (of(0..10i64), of(0..20i64)),
     )
         .prop_map(
-            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc)| {
+            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc, (replicas, node_limit))| {
                 let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
                 capacity_types.dedup();
                 let mut zones: Vec<String> = zones.into_iter().map(str::to_owned).collect();
@@ -212,6 +214,8 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                     cpu_limit: cpu.map(str::to_owned),
                     memory_limit: mem.map(str::to_owned),
                     weight,
+                    replicas,
+                    node_limit,
                     expire_after: expire.map(str::to_owned),
                     disruption,
                     // A Karpenter pool always renders its EC2NodeClass.
@@ -278,6 +282,7 @@ fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
         }),
         pools: vec![pool.clone()],
         default_tags: BTreeMap::from([("env".into(), "prod".into())]),
+        karpenter_gates: Default::default(),
     }
 }
 

@@ -85,6 +85,7 @@ fn seed_strategy() -> NodeStrategy {
         }),
         pools: vec![inference, auto],
         default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
     }
 }
 

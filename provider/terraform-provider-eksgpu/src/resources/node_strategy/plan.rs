@@ -4,6 +4,7 @@
 //! still plans them), and the rules on whatever is known.
 
 use eksgpu_core::eks;
+use eksgpu_core::karpenter_gates::FeatureGates;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{rules, validate, yaml};
@@ -116,6 +117,7 @@ fn known(planned: &Value) -> Option<Known> {
             .and_then(|v| model::gpu_operator(v).ok().flatten()),
         pools: pools.iter().map(|(_, p)| p.clone()).collect(),
         default_tags: Default::default(),
+        karpenter_gates: Default::default(),
     };
     Some(Known {
         header_known: cluster_known && name_known && operator_known,
@@ -131,6 +133,7 @@ fn known(planned: &Value) -> Option<Known> {
 pub(super) fn modify(
     plan: &mut Plan<'_>,
     karpenter_version: (u32, u32),
+    gates: FeatureGates,
     default_tags: &std::collections::BTreeMap<String, String>,
     diags: &mut Diagnostics,
 ) {
@@ -151,6 +154,7 @@ pub(super) fn modify(
     };
     // The provider's default tags go on every AWS object, so on the requests plans show.
     k.strategy.default_tags = default_tags.clone();
+    k.strategy.karpenter_gates = gates;
     let s = &k.strategy;
     for (i, pool) in &k.pools {
         let pool_known = !k.partial.touches_unknown(&pool_at(*i));
@@ -304,9 +308,10 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
 }
 
 /// The rules on the known plan, again at apply: those whose inputs were unknown at plan fire here.
-pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), gates: FeatureGates, diags: &mut Diagnostics) {
     match model::strategy(planned) {
-        Ok(s) => {
+        Ok(mut s) => {
+            s.karpenter_gates = gates;
             diags.extend(errors_only(rules::check_node_strategy(
                 &s,
                 &rules::NodeStrategyContext { karpenter_version },
@@ -374,6 +379,28 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
             );
             continue;
         }
+        if static_changes(before, pool) {
+            let (from, to) = if pool.replicas.is_some() {
+                ("dynamic", "static (replicas)")
+            } else {
+                ("static (replicas)", "dynamic")
+            };
+            diags.push(
+                Diagnostic::warning(
+                    format!("NodePool {} will be replaced", pool.name),
+                    format!(
+                        "Pool {:?} changes from {from} to {to} capacity, which the NodePool CRD refuses in place \
+                         (CEL rule has(self.replicas) == has(oldSelf.replicas), karpenter-provider-aws v1.14.1 \
+                         karpenter.sh_nodepools.yaml): apply deletes the pool's objects first (its nodes drain) \
+                         and then creates them again. To keep the nodes, add a new pool of the other kind beside \
+                         this one instead, and remove this one once workloads moved.",
+                        pool.name
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i).attribute("replicas")),
+            );
+            continue;
+        }
         if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
             && let Some(r) = want.replacement(&was)
         {
@@ -390,4 +417,12 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
             );
         }
     }
+}
+
+/// A NodePool that turns static (sets `replicas`) or dynamic (removes it): the CRD refuses both in
+/// place (`has(self.replicas) == has(oldSelf.replicas)`), so apply replaces the pool's objects.
+pub(super) fn static_changes(before: &Pool, after: &Pool) -> bool {
+    before.capacity == after.capacity
+        && after.capacity.is_in_cluster()
+        && before.replicas.is_some() != after.replicas.is_some()
 }
