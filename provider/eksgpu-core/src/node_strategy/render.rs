@@ -4,6 +4,7 @@
 
 mod gpu_operator;
 mod karpenter;
+mod node_overlay;
 
 use std::collections::BTreeMap;
 
@@ -13,6 +14,7 @@ pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
+pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays};
 
 use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};
@@ -76,14 +78,19 @@ pub fn effective_taints(pool: &Pool) -> Vec<Taint> {
     taints
 }
 
-/// The in-cluster objects of one pool, in apply order (node classes first).
+/// The in-cluster objects of one pool, in apply order (node classes first, the NodePool, then
+/// the NodeOverlays that tell Karpenter what its nodes advertise).
 /// Managed node groups and hybrid pools live on the AWS side and render none.
 pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
     match pool.capacity {
-        Capacity::Karpenter => vec![
-            karpenter::ec2_node_class(strategy, pool),
-            karpenter::node_pool(strategy, pool),
-        ],
+        Capacity::Karpenter => {
+            let mut out = vec![
+                karpenter::ec2_node_class(strategy, pool),
+                karpenter::node_pool(strategy, pool),
+            ];
+            out.extend(node_overlay::node_overlays(strategy, pool));
+            out
+        }
         Capacity::AutoMode => {
             let mut out = Vec::new();
             if pool.node_class.is_some() {

@@ -10,6 +10,7 @@ mod instance_types;
 mod mig;
 mod misplaced;
 mod node_class;
+mod overlay;
 mod static_capacity;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
@@ -96,12 +97,12 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 
 /// The per-pool checks, one function per rule code, in the order their violations are reported.
 fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
-    let types = instance_types::check(pool, at, out);
+    let types = instance_types::check(s, pool, ctx, at, out);
     kubernetes_spelling(pool, ctx, at, out);
     disruption::karpenter_disruption(pool, ctx, at, out);
     karpenter_node_role(pool, at, out);
     mig::mig_labels(s, pool, &types, at, out);
-    device_managers::device_plugin_sharing(pool, at, out);
+    device_managers::device_plugin_sharing(s, pool, ctx, at, out);
     device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
     device_managers::one_device_manager(s, pool, at, out);
     dra::dra_supported(s, pool, ctx, at, out);

@@ -92,7 +92,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Device-plugin sharing on dynamic Karpenter capacity",
         trigger: "Time-slicing or MPS through the device plugin (`nvidia.com/device-plugin.config` label) on a `karpenter` pool.",
-        fix: "Karpenter counts each shared slot as a whole GPU when it sizes nodes; prefer static capacity (a managed node group) for shared GPUs, or DRA.",
+        fix: "Karpenter counts each shared slot as a whole GPU when it sizes nodes. On Karpenter 1.7+ run it with the `nodeOverlay` feature gate and list `nodeOverlay` in the provider's `karpenter_feature_gates`, with the sharing pool's `node_labels` merged into the pool: the pool then renders a NodeOverlay advertising the replicas and this warning goes. Otherwise prefer static capacity (a managed node group or `replicas`) for shared GPUs, or DRA.",
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (an instance type offers its physical GPU count); NVIDIA k8s-device-plugin v0.20.0 time-slicing (replicas are advertised, not reserved)",
     },
     Rule {
@@ -156,7 +156,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Fractional GPU type gives no nvidia.com/gpu",
         trigger: "A Karpenter or Auto Mode pool lists a fractional-GPU type (g6f, gr6f).",
-        fix: "Karpenter advertises no `nvidia.com/gpu` on these types, so pods requesting it never land there; use whole-GPU types for such pods.",
+        fix: "Karpenter advertises no `nvidia.com/gpu` on these types, so pods requesting it never land there; use whole-GPU types for such pods, or on a `karpenter` pool list `nodeOverlay` in the provider's `karpenter_feature_gates` (Karpenter 1.7+ with the gate on): the pool renders a NodeOverlay giving each type `nvidia.com/gpu: 1`.",
         source: "Karpenter v1.14.1 instance-type reference (g6f and gr6f advertise no nvidia.com/gpu)",
     },
     Rule {
@@ -324,7 +324,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Extended resource Karpenter cannot predict",
         trigger: "A `karpenter` pool (or a sharing pool with `capacity = \"karpenter\"`) serves MIG under the `mixed` strategy (`nvidia.com/mig-<profile>` resources) or HAMi (`nvidia.com/gpumem`, `nvidia.com/gpucores`, split `nvidia.com/gpu`).",
-        fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ enable the NodeOverlay feature gate and advertise the resource with a `karpenter.sh/v1alpha1` NodeOverlay.",
+        fix: "Karpenter knows only the resources an instance type advertises (`nvidia.com/gpu` = physical GPUs) and treats any other extended resource as zero, so pending pods requesting it never get a node. Serve these pools from static capacity (a `managed_node_group` pool), or on Karpenter 1.7+ run it with the `nodeOverlay` feature gate and list `nodeOverlay` in the provider's `karpenter_feature_gates`: the pool then renders a `karpenter.sh/v1alpha1` NodeOverlay per instance type (MIG counts from the MIG tables; HAMi's split from the sharing pool's `node_labels`) and this warning goes.",
         source: "kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources (Fits: a request absent from the instance type's capacity does not fit); NodeOverlay alpha since v1.7.0 (https://karpenter.sh/v1.7/concepts/nodeoverlays/)",
     },
     Rule {

@@ -161,6 +161,13 @@ impl ManagedResource for NodeStrategyResource {
                     if live != *pool {
                         path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, i, &live));
                     }
+                    if let Some(drifted) = work.drifted_overlays(&pool.name) {
+                        path::set(
+                            &mut v,
+                            "manifests_yaml",
+                            plan::manifests_yaml_with(&s, i, &live, drifted),
+                        );
+                    }
                     pools.push(v);
                 }
                 Some(None) => {

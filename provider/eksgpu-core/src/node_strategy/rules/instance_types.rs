@@ -2,20 +2,27 @@
 //! the cluster schedules them, and types Auto Mode is seen to provision.
 
 use super::AUTO_MODE_OBSERVED_FAILURES;
+use super::Context;
 use crate::catalog::{self, InstanceType};
-use crate::model::{Capacity, Pool};
+use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
 /// Each instance type through EKSGPU016, 101 and 009 in turn (so a pool's violations stay in
 /// instance-type order); the NVIDIA GPU types found, for the checks that follow.
-pub(super) fn check(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Vec<&'static InstanceType> {
+pub(super) fn check(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx: &Context,
+    at: &At<'_>,
+    out: &mut Vec<Violation>,
+) -> Vec<&'static InstanceType> {
     let mut types = Vec::new();
     for (j, name) in pool.instance_types.iter().enumerate() {
         let path = at(&[Step::Attr("instance_types"), Step::Index(j)]);
         let Some(t) = nvidia_gpu_type(name, &path, out) else {
             continue;
         };
-        fractional_gpu(pool, t, &path, out);
+        fractional_gpu(s, pool, ctx, t, &path, out);
         observed_failing_on_auto_mode(pool, t, &path, out);
         types.push(t);
     }
@@ -40,13 +47,26 @@ fn nvidia_gpu_type(name: &str, path: &[Step], out: &mut Vec<Violation>) -> Optio
     None
 }
 
-/// EKSGPU101: a fractional-GPU type where the cluster schedules whole GPUs.
-fn fractional_gpu(pool: &Pool, t: &InstanceType, path: &[Step], out: &mut Vec<Violation>) {
-    if t.fractional && pool.capacity.is_in_cluster() {
+/// EKSGPU101: a fractional-GPU type where the cluster schedules whole GPUs, unless the pool's
+/// NodeOverlay gives it its `nvidia.com/gpu`.
+fn fractional_gpu(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx: &Context,
+    t: &InstanceType,
+    path: &[Step],
+    out: &mut Vec<Violation>,
+) {
+    if t.fractional && pool.capacity.is_in_cluster() && !super::overlay::answered_for(s, pool, t) {
+        let how = if pool.capacity == Capacity::Karpenter {
+            format!(" {}", super::overlay::how_to_overlay(s, pool, ctx.karpenter_version))
+        } else {
+            String::new()
+        };
         out.push(Violation::new(
             Code::EKSGPU101,
             path.to_vec(),
-            format!("{} is a fractional-GPU type.", t.name),
+            format!("{} is a fractional-GPU type.{how}", t.name),
         ));
     }
 }

@@ -55,6 +55,29 @@ pub(super) fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Val
     yaml::to_yaml_stream(&docs).into()
 }
 
+/// `manifests_yaml` with some NodeOverlays as they are live (`None`: gone) instead of as rendered:
+/// an overlay's drift shows as this one computed value's diff, which apply restores.
+pub(super) fn manifests_yaml_with(
+    s: &NodeStrategy,
+    index: usize,
+    pool: &Pool,
+    live: &[(String, Option<serde_json::Value>)],
+) -> Value {
+    let mut docs = Vec::new();
+    for m in render::pool_manifests(s, pool) {
+        match live
+            .iter()
+            .find(|(name, _)| m.kind == eksgpu_core::kinds::NODE_OVERLAY && *name == m.name)
+        {
+            Some((_, Some(body))) => docs.push(body.clone()),
+            Some((_, None)) => {}
+            None => docs.push(m.body),
+        }
+    }
+    docs.extend(eks::aws_requests(s, index, pool));
+    yaml::to_yaml_stream(&docs).into()
+}
+
 /// A pool value with every computed output filled from the model (import, refresh).
 pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
     path::set(&mut v, "node_selector", node_selector(s, pool));
