@@ -35,7 +35,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU004,
         severity: Severity::Error,
         summary: "DRA not supported here",
-        trigger: "A pool serves DRA claims (`dra = true`) on a capacity kind, Kubernetes version or Karpenter version that does not support it: Kubernetes before 1.34 (resource.k8s.io/v1), a dynamic `karpenter` pool (no `replicas`) before Karpenter 1.14, or Auto Mode before Kubernetes 1.36. A static `karpenter` pool (`replicas`, Karpenter 1.8+ with `staticCapacity`, EKSGPU154) serves DRA claims on its existing nodes, as the EKS user guide documents.",
+        trigger: "A pool serves DRA claims (`dra = true`) on a capacity kind, Kubernetes version or Karpenter version that does not support it: Kubernetes before 1.34 (resource.k8s.io/v1), a dynamic `karpenter` pool (no `replicas`) before Karpenter 1.14, or Auto Mode before Kubernetes 1.36. A static `karpenter` pool (`replicas`, Karpenter 1.8+ with `staticCapacity`, EKSGPU164) serves DRA claims on its existing nodes, as the EKS user guide documents.",
         fix: "Upgrade the cluster or Karpenter, make the Karpenter pool static (`replicas`), or serve DRA workloads from a managed node group on Kubernetes 1.34 or later.",
         source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html, doc states 2025-11 to 2026-08); Karpenter v1.15 DRA (https://karpenter.sh/docs/tasks/dra/); Kubernetes 1.34 resource.k8s.io/v1; EKS user guide, NVIDIA DRA driver (https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html): Karpenter with static capacity",
     },
@@ -416,7 +416,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Enable or disable built-in NodePools (https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html) and Create a Node Class (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): EKS manages `general-purpose`, `system` and the `default` NodeClass",
     },
     Rule {
-        code: Code::EKSGPU150,
+        code: Code::EKSGPU160,
         severity: Severity::Error,
         summary: "A static NodePool takes only a node limit",
         trigger: "A pool with `replicas` sets `gpu_limit`, `cpu_limit` or `memory_limit`.",
@@ -424,7 +424,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter-provider-aws v1.14.1 karpenter.sh/v1 NodePool CRD (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml): spec CEL rule \"only 'limits.nodes' is supported on static NodePools\"",
     },
     Rule {
-        code: Code::EKSGPU151,
+        code: Code::EKSGPU161,
         severity: Severity::Error,
         summary: "A static NodePool has no weight",
         trigger: "A pool with `replicas` sets `weight`.",
@@ -432,7 +432,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter-provider-aws v1.14.1 karpenter.sh/v1 NodePool CRD (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml): spec CEL rule \"'weight' is not supported on static NodePools\"",
     },
     Rule {
-        code: Code::EKSGPU152,
+        code: Code::EKSGPU162,
         severity: Severity::Warning,
         summary: "Consolidation is ignored on a static NodePool",
         trigger: "A pool with `replicas` sets `disruption.consolidation_policy` or `disruption.consolidate_after`.",
@@ -440,7 +440,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter-provider-aws v1.14.1 karpenter.sh/v1 NodePool CRD (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml): spec.disruption.consolidationPolicy and consolidateAfter, \"When replicas is set, ... is simply ignored\"",
     },
     Rule {
-        code: Code::EKSGPU153,
+        code: Code::EKSGPU163,
         severity: Severity::Warning,
         summary: "No room to replace a static NodePool's nodes",
         trigger: "A pool with `replicas` sets `node_limit` at or below `replicas`.",
@@ -448,7 +448,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Static capacity NodePools in EKS Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/auto-static-capacity.html): set limits.nodes above replicas",
     },
     Rule {
-        code: Code::EKSGPU154,
+        code: Code::EKSGPU164,
         severity: Severity::Error,
         summary: "Static capacity needs Karpenter 1.8 and its gate",
         trigger: "A `karpenter` pool sets `replicas` and the provider's `karpenter_version` is before 1.8, or its `karpenter_feature_gates` do not list `staticCapacity`. (Auto Mode pools need neither.)",
@@ -456,7 +456,7 @@ pub static RULES: &[Rule] = &[
         source: "kubernetes-sigs/karpenter v1.8.0 pkg/apis/v1/nodepool.go (spec.replicas); aws/karpenter-provider-aws charts/karpenter/values.yaml settings.featureGates.staticCapacity (false by default, v1.8.1–v1.14.1)",
     },
     Rule {
-        code: Code::EKSGPU155,
+        code: Code::EKSGPU165,
         severity: Severity::Warning,
         summary: "Karpenter 1.14 allocates DRA claims only on existing nodes",
         trigger: "A dynamic `karpenter` pool (no `replicas`) serves DRA claims (`dra = true`) on Karpenter 1.14.",

@@ -116,8 +116,8 @@ const REPLICAS: Attr<Pool> = attr(
     Ty::Number,
     "A static NodePool of this many nodes: NodePool `spec.replicas` (Karpenter 1.8+ with the `staticCapacity` \
      gate in the provider's `karpenter_feature_gates`; Auto Mode needs no gate). Karpenter keeps the count \
-     whatever pods ask for; only `node_limit` may limit the pool (EKSGPU150), no `weight` (EKSGPU151), and \
-     `disruption` consolidation is ignored (EKSGPU152). Setting or removing it on an existing pool replaces the \
+     whatever pods ask for; only `node_limit` may limit the pool (EKSGPU160), no `weight` (EKSGPU161), and \
+     `disruption` consolidation is ignored (EKSGPU162). Setting or removing it on an existing pool replaces the \
      NodePool (the CRD refuses the change in place; the plan warns and apply drains the old nodes). A scale by \
      someone else (`kubectl scale nodepool`) is drift: the plan shows it and apply restores this count (with \
      `force_conflicts = true`, since the scale takes the field over). Default: none (a dynamic NodePool).",
@@ -133,7 +133,7 @@ const NODE_LIMIT: Attr<Pool> = attr(
     "node_limit",
     Ty::Number,
     "Most nodes the pool may hold: NodePool `limits.nodes` (Karpenter 1.8+). The one limit a static pool \
-     (`replicas`) takes; keep it above `replicas` so drifted nodes can be replaced before they go (EKSGPU153).",
+     (`replicas`) takes; keep it above `replicas` so drifted nodes can be replaced before they go (EKSGPU163).",
     lens!(Pool, node_limit),
 )
 // limits is a map of resource quantities; `nodes` counts NodeClaims (kubernetes-sigs/karpenter

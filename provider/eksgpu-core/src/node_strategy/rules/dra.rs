@@ -24,7 +24,7 @@ const DRA_ALLOCATOR_KARPENTER: (u32, u32) = (1, 14);
 /// EKSGPU004: DRA on a Kubernetes version and Karpenter release that support it. On Karpenter, the
 /// EKS user guide's NVIDIA DRA page documents static capacity (a NodePool with `replicas`, from
 /// Karpenter 1.8, whose nodes exist before any claim); dynamic pools need 1.14 (claims on existing
-/// nodes only, EKSGPU155) or 1.15 (nodes launched for claims, EKSGPU130).
+/// nodes only, EKSGPU165) or 1.15 (nodes launched for claims, EKSGPU130).
 pub(super) fn dra_supported(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     if !pool.dra {
         return;
@@ -49,7 +49,7 @@ pub(super) fn dra_supported(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &A
     }
     let (major, minor) = ctx.karpenter_version;
     let refused = match (pool.capacity, pool.replicas.is_some()) {
-        // Static pools are checked for their release and gate by EKSGPU154.
+        // Static pools are checked for their release and gate by EKSGPU164.
         (Capacity::Karpenter, true) => None,
         (Capacity::Karpenter, false) if ctx.karpenter_version < DRA_ALLOCATOR_KARPENTER => Some(format!(
             "Karpenter {major}.{minor} does not schedule pods with DRA claims on a dynamic NodePool (1.14 does on \
@@ -81,7 +81,7 @@ pub(super) fn karpenter_dra_opt_in(pool: &Pool, ctx: &Context, at: &At<'_>, out:
     }
 }
 
-/// EKSGPU155: on Karpenter 1.14 a dynamic DRA pool gets no new node for a claim.
+/// EKSGPU165: on Karpenter 1.14 a dynamic DRA pool gets no new node for a claim.
 pub(super) fn karpenter_dra_existing_nodes(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.dra
         && pool.capacity == Capacity::Karpenter
@@ -89,7 +89,7 @@ pub(super) fn karpenter_dra_existing_nodes(pool: &Pool, ctx: &Context, at: &At<'
         && (DRA_ALLOCATOR_KARPENTER..DRA_MINIMUM_KARPENTER).contains(&ctx.karpenter_version)
     {
         out.push(Violation::new(
-            Code::EKSGPU155,
+            Code::EKSGPU165,
             at(&[Step::Attr("dra")]),
             format!(
                 "Pool {:?} is a dynamic Karpenter pool on Karpenter 1.14: with settings.ignoreDRARequests=false \

@@ -26,7 +26,7 @@ pub(super) fn check(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, o
     }
 }
 
-/// EKSGPU154: Karpenter provisions static NodePools from 1.8, with the `staticCapacity` gate
+/// EKSGPU164: Karpenter provisions static NodePools from 1.8, with the `staticCapacity` gate
 /// (off by default: aws/karpenter-provider-aws v1.14.1 charts/karpenter/values.yaml). Auto Mode
 /// takes them with no gate (EKS user guide, "Static capacity NodePools in EKS Auto Mode").
 fn karpenter_static_capacity(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
@@ -37,13 +37,13 @@ fn karpenter_static_capacity(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &
     let (major, minor) = ctx.karpenter_version;
     if ctx.karpenter_version < STATIC_CAPACITY_KARPENTER {
         out.push(Violation::new(
-            Code::EKSGPU154,
+            Code::EKSGPU164,
             path,
             format!("Karpenter {major}.{minor} has no static NodePools (spec.replicas arrived in 1.8)."),
         ));
     } else if !s.karpenter_gates.static_capacity {
         out.push(Violation::new(
-            Code::EKSGPU154,
+            Code::EKSGPU164,
             path,
             format!(
                 "Pool {:?} is static, and the provider's karpenter_feature_gates do not list staticCapacity: \
@@ -54,7 +54,7 @@ fn karpenter_static_capacity(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &
     }
 }
 
-/// EKSGPU150: CEL `!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 ||
+/// EKSGPU160: CEL `!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 ||
 /// (size(self.limits) == 1 && 'nodes' in self.limits))` — "only 'limits.nodes' is supported on
 /// static NodePools".
 fn only_node_limit(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
@@ -66,7 +66,7 @@ fn only_node_limit(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     for (name, set) in others {
         if set {
             out.push(Violation::new(
-                Code::EKSGPU150,
+                Code::EKSGPU160,
                 at(&[Step::Attr(name)]),
                 format!("Pool {:?} is static (replicas) and sets {name}.", pool.name),
             ));
@@ -74,19 +74,19 @@ fn only_node_limit(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     }
 }
 
-/// EKSGPU151: CEL `!has(self.replicas) || !has(self.weight)` — "'weight' is not supported on
+/// EKSGPU161: CEL `!has(self.replicas) || !has(self.weight)` — "'weight' is not supported on
 /// static NodePools".
 fn no_weight(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.weight.is_some() {
         out.push(Violation::new(
-            Code::EKSGPU151,
+            Code::EKSGPU161,
             at(&[Step::Attr("weight")]),
             format!("Pool {:?} is static (replicas) and sets weight.", pool.name),
         ));
     }
 }
 
-/// EKSGPU152: "When replicas is set, ConsolidationPolicy is simply ignored" (and
+/// EKSGPU162: "When replicas is set, ConsolidationPolicy is simply ignored" (and
 /// ConsolidateAfter): the CRD's field descriptions of `spec.disruption`.
 fn consolidation_ignored(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let Some(d) = &pool.disruption else {
@@ -101,7 +101,7 @@ fn consolidation_ignored(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     .collect();
     if !ignored.is_empty() {
         out.push(Violation::new(
-            Code::EKSGPU152,
+            Code::EKSGPU162,
             at(&[Step::Attr("disruption")]),
             format!(
                 "Pool {:?} is static (replicas): Karpenter ignores {}.",
@@ -112,7 +112,7 @@ fn consolidation_ignored(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     }
 }
 
-/// EKSGPU153: `limits.nodes` at or below `replicas` leaves no room for the replacement node
+/// EKSGPU163: `limits.nodes` at or below `replicas` leaves no room for the replacement node
 /// Karpenter launches before it removes a drifted or expired one (EKS user guide, "Static
 /// capacity NodePools in EKS Auto Mode": set `limits.nodes` above `replicas`).
 fn room_to_replace(pool: &Pool, replicas: i64, at: &At<'_>, out: &mut Vec<Violation>) {
@@ -120,7 +120,7 @@ fn room_to_replace(pool: &Pool, replicas: i64, at: &At<'_>, out: &mut Vec<Violat
         && limit <= replicas
     {
         out.push(Violation::new(
-            Code::EKSGPU153,
+            Code::EKSGPU163,
             at(&[Step::Attr("node_limit")]),
             format!("Pool {:?} has node_limit {limit} for {replicas} replicas.", pool.name),
         ));

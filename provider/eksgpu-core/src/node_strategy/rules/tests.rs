@@ -416,7 +416,7 @@ fn eksgpu004_dra_support_matrix() {
     let mut p = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     p.dra = true;
     let mut s = strategy(vec![p], true);
-    // Before 1.14 a dynamic pool cannot serve claims; 1.14 only on existing nodes (EKSGPU155);
+    // Before 1.14 a dynamic pool cannot serve claims; 1.14 only on existing nodes (EKSGPU165);
     // 1.15 provisions for claims.
     let old = Context {
         karpenter_version: (1, 13),
@@ -430,7 +430,7 @@ fn eksgpu004_dra_support_matrix() {
     };
     assert_eq!(
         check(&s, &allocator).iter().map(|v| v.code).collect::<Vec<_>>(),
-        [Code::EKSGPU155]
+        [Code::EKSGPU165]
     );
     let new = Context {
         karpenter_version: (1, 15),
@@ -738,12 +738,12 @@ fn eksgpu130_karpenter_dra_needs_enable_dra() {
     s.kubernetes_version = Some("1.34".into());
     let found: Vec<_> = check_node_strategy(&s, &CTX).into_iter().map(|v| v.code).collect();
     assert_eq!(found, [Code::EKSGPU130]);
-    // Before 1.15 Karpenter launches no node for a claim: EKSGPU155 (1.14) or EKSGPU004 say so instead.
+    // Before 1.15 Karpenter launches no node for a claim: EKSGPU165 (1.14) or EKSGPU004 say so instead.
     let old = Context {
         karpenter_version: (1, 14),
     };
     let found: Vec<_> = check_node_strategy(&s, &old).into_iter().map(|v| v.code).collect();
-    assert_eq!(found, [Code::EKSGPU155]);
+    assert_eq!(found, [Code::EKSGPU165]);
     let older = Context {
         karpenter_version: (1, 13),
     };

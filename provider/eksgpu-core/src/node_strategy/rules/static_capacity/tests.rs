@@ -65,7 +65,7 @@ fn a_static_pool_with_a_node_limit_is_clean() {
 fn eksgpu154_karpenter_needs_1_8_and_the_gate() {
     assert_eq!(
         codes(&strategy(static_pool(Capacity::Karpenter), GATED), (1, 7)),
-        [Code::EKSGPU154]
+        [Code::EKSGPU164]
     );
     let ungated = strategy(static_pool(Capacity::Karpenter), FeatureGates::default());
     let v = check_node_strategy(
@@ -74,7 +74,7 @@ fn eksgpu154_karpenter_needs_1_8_and_the_gate() {
             karpenter_version: (1, 14),
         },
     );
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU154]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU164]);
     assert!(v[0].detail.contains("staticCapacity"), "{v:?}");
 }
 
@@ -96,8 +96,8 @@ fn eksgpu150_only_limits_nodes() {
     assert_eq!(
         found,
         [
-            (Code::EKSGPU150, Some(Attr("gpu_limit"))),
-            (Code::EKSGPU150, Some(Attr("cpu_limit")))
+            (Code::EKSGPU160, Some(Attr("gpu_limit"))),
+            (Code::EKSGPU160, Some(Attr("cpu_limit")))
         ]
     );
     // The same limits on a dynamic pool are fine.
@@ -115,7 +115,7 @@ fn eksgpu151_no_weight() {
         weight: Some(10),
         ..static_pool(Capacity::AutoMode)
     };
-    assert_eq!(codes(&strategy(p, GATED), (1, 8)), [Code::EKSGPU151]);
+    assert_eq!(codes(&strategy(p, GATED), (1, 8)), [Code::EKSGPU161]);
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn eksgpu152_consolidation_is_ignored() {
             karpenter_version: (1, 8),
         },
     );
-    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU152]);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU162]);
     assert!(
         v[0].detail.contains("consolidation_policy and consolidate_after"),
         "{v:?}"
@@ -153,7 +153,7 @@ fn eksgpu153_room_to_replace() {
         node_limit: Some(2),
         ..static_pool(Capacity::Karpenter)
     };
-    assert_eq!(codes(&strategy(p, GATED), (1, 8)), [Code::EKSGPU153]);
+    assert_eq!(codes(&strategy(p, GATED), (1, 8)), [Code::EKSGPU163]);
     let p = Pool {
         node_limit: None,
         ..static_pool(Capacity::Karpenter)
