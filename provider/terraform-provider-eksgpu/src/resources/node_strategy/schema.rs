@@ -46,29 +46,27 @@ fn pool_block() -> Block {
 }
 
 fn timeouts_block() -> Block {
-    Block::new(
-        "How long to wait for AWS-side pools (node groups, cluster updates), as durations like `30m` or `1h30m`.",
-    )
-    .attribute(
-        Attribute::optional(
-            "create",
-            Type::String,
-            "For a node group to become active. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional(
-            "update",
-            Type::String,
-            "For an update of a node group or the cluster. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+    Block::new("How long to wait for EKS API pools (node groups, cluster updates), as durations like `30m` or `1h30m`.")
+        .attribute(
+            Attribute::optional(
+                "create",
+                Type::String,
+                "For a node group to become active. Default `60m`.",
+            )
             .validate(duration()),
-    )
+        )
+        .attribute(
+            Attribute::optional(
+                "update",
+                Type::String,
+                "For an update of a node group or the cluster. Default `60m`.",
+            )
+            .validate(duration()),
+        )
+        .attribute(
+            Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+                .validate(duration()),
+        )
 }
 
 fn duration() -> eksgpu_tfplugin::Validator {
@@ -82,13 +80,7 @@ fn duration() -> eksgpu_tfplugin::Validator {
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 pub fn schema() -> Schema {
-    let mut schema = schema_v();
-    schema.version = 2;
-    schema
-}
-
-fn schema_v() -> Schema {
-    Schema::new(
+    let mut schema = Schema::new(
         Block::new(
             "Which capacity kind serves which GPU workload class in one EKS cluster. Karpenter and EKS Auto Mode pools \
              become NodePools and node classes, applied with server-side apply; the NVIDIA GPU Operator's Helm values are \
@@ -149,6 +141,14 @@ fn schema_v() -> Schema {
             Type::String,
             "Helm values for `nvidia/gpu-operator` that fit the pools (null without a `gpu_operator` block).",
         ))
+        .attribute(Attribute::computed(
+            "owner_token",
+            Type::String,
+            "A random token this instance of the strategy writes on every object it applies (label or tag \
+             `eksgpu.terraform.io/owner-token`). A destroy deletes only objects bearing its own token, so when \
+             Terraform replaces the strategy with `create_before_destroy`, the old instance's destroy leaves what \
+             the new one wrote. Set at creation (or import) and kept.",
+        ))
         .block(NestedBlock::optional_one(
             "gpu_operator",
             Block::new("The strategy's cluster runs the NVIDIA GPU Operator: compute its values and label pools to match.")
@@ -169,7 +169,9 @@ fn schema_v() -> Schema {
         ))
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
-    )
+    );
+    schema.version = 2;
+    schema
 }
 
 /// What declared validators cannot say: a managed node group needs its `scaling` block.
