@@ -7,7 +7,7 @@ use crate::catalog::{self, Vendor};
 use crate::model::{Pool, Taint};
 
 /// The Neuron device plugin's resource and the default taint key of Neuron pools
-/// (aws-neuron/neuron-helm-charts v1.3.0 `charts/neuron-helm-chart/values.yaml`,
+/// (aws-neuron/neuron-helm-charts `charts/neuron-helm-chart/values.yaml`, chart 1.10.0,
 /// `devicePlugin.tolerations`: `aws.amazon.com/neuron` Exists NoSchedule).
 pub const NEURON_TAINT_KEY: &str = catalog::NEURON_DEVICE_RESOURCE;
 /// The default taint key of NVIDIA pools.

@@ -137,10 +137,11 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
 /// Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
 pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
 
-/// Auto Mode Neuron pools also select their families by `eks.amazonaws.com/instance-family`, as
-/// the EKS user guide's Auto Mode accelerated-workload example does for Trainium and Inferentia
-/// (awsdocs/amazon-eks-user-guide latest/ug/automode/auto-accelerated.adoc @031299c7); the
-/// instance-type requirement stays. Derived from `instance_types`, so not read back.
+/// Auto Mode Neuron pools also select their families by `eks.amazonaws.com/instance-family`, the
+/// label Auto Mode NodePools take for them (awsdocs/amazon-eks-user-guide
+/// latest/ug/automode/create-node-pool.adoc @01385604; awslabs/ai-on-eks
+/// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
+/// requirement stays. Derived from `instance_types`, so not read back.
 fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
     if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
         return None;
