@@ -75,6 +75,10 @@ pub mod labels {
     pub const MANAGED_BY_VALUE: &str = "terraform-provider-eksgpu";
     pub const STRATEGY: &str = "eksgpu.terraform.io/strategy";
     pub const CLUSTER: &str = "eksgpu.terraform.io/cluster";
+    /// The token of the resource instance that last wrote the object (its `owner_token`): a
+    /// destroy deletes only what bears its own, so an instance replaced with
+    /// `create_before_destroy` leaves what its successor wrote.
+    pub const OWNER_TOKEN: &str = "eksgpu.terraform.io/owner-token";
 }
 
 /// Annotations that carry what the objects alone cannot say, so that

@@ -44,7 +44,7 @@ pub use names::{
 };
 pub use node_class::{
     EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
-    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
+    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value,
 };
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;

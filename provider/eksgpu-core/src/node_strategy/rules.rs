@@ -20,7 +20,7 @@ pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::Code;
-use crate::rules::{At, Step, Violation, aws_side};
+use crate::rules::{At, Step, Violation, eks_api};
 
 /// The 2026-04 Auto Mode observations now live in the catalog beside the documented
 /// table (`catalog::AUTO_MODE_OBSERVATIONS`); the old names stay for their users.
@@ -46,10 +46,11 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
-        aws_side::check_pool(s, pool, &at, &mut out);
+        misplaced::kind_checks(pool, &at, &mut out);
+        eks_api::check_pool(s, pool, &at, &mut out);
     }
     neuron::one_neuron_device_manager(s, &mut out);
-    aws_side::check_strategy(s, &mut out);
+    eks_api::check_strategy(s, &mut out);
     out
 }
 

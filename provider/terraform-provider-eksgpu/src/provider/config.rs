@@ -11,7 +11,7 @@ use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
 pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
 /// The Karpenter release whose CRDs the tests vendor in acceptance-tests/kube-emulator/crds (v1.14.1).
-pub const DEFAULT_KARPENTER_VERSION: &str = "1.14";
+pub const DEFAULT_KARPENTER_VERSION: KarpenterVersion = KarpenterVersion::new(1, 14);
 /// Kubernetes rejects longer field managers (apimachinery `validateFieldManager`).
 const MAX_FIELD_MANAGER_LEN: usize = 128;
 
@@ -284,8 +284,7 @@ pub(super) fn parse(config: &Value) -> Configured {
             .get("karpenter_version")
             .as_str()
             .and_then(|s| KarpenterVersion::parse(s.trim()).ok())
-            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION).ok())
-            .unwrap_or(KarpenterVersion::new(1, 14)),
+            .unwrap_or(DEFAULT_KARPENTER_VERSION),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
         default_tags: default_tags(config),
     }
@@ -397,7 +396,7 @@ mod tests {
         let k = Value::object([("token", "s3cr3t".into())]);
         let c = parse(&config(vec![("region", "us-west-2".into()), ("kubernetes", k)]));
         assert_eq!(c.field_manager, DEFAULT_FIELD_MANAGER);
-        assert_eq!(c.karpenter_version.to_string(), DEFAULT_KARPENTER_VERSION);
+        assert_eq!(c.karpenter_version, DEFAULT_KARPENTER_VERSION);
         assert_eq!(c.aws.settings().region.as_deref(), Some("us-west-2"));
         let k = c.kubernetes.unwrap();
         assert!(!format!("{k:?}").contains("s3cr3t"));

@@ -1,19 +1,19 @@
 //! `eksgpu_node_strategy`: which capacity kind serves which GPU workload class
 //! in one cluster. Karpenter and Auto Mode pools become NodePools and node
 //! classes applied in-cluster with server-side apply (`in_cluster`); managed
-//! node groups and Hybrid Nodes go through the EKS API (`aws_pools`); `work`
+//! node groups and Hybrid Nodes go through the EKS API (`eks_api`); `work`
 //! drives both for an apply, read or import, and `plan` computes outputs and
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
-mod aws_pools;
+mod eks_api;
 mod in_cluster;
 mod model;
 mod plan;
+mod run;
 mod schema;
 mod sides;
 mod timeouts;
-mod work;
 
 use std::sync::Arc;
 
@@ -25,11 +25,11 @@ use eksgpu_framework::model::reported;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, normalize, path};
 use eksgpu_tfplugin::{Context, Diagnostic, Diagnostics, Schema, Value};
 
+use self::run::Run;
 use self::sides::Applied;
 use self::timeouts::Timeouts;
-use self::work::Work;
 use super::configured;
-use crate::provider::ProviderState;
+use crate::provider::{DEFAULT_KARPENTER_VERSION, ProviderState};
 
 pub use schema::schema;
 
@@ -54,7 +54,8 @@ impl NodeStrategyResource {
     fn karpenter_version(&self) -> (u32, u32) {
         self.state
             .configured()
-            .map_or((1, 14), |c| (c.karpenter_version.major, c.karpenter_version.minor))
+            .map_or(DEFAULT_KARPENTER_VERSION, |c| c.karpenter_version)
+            .as_tuple()
     }
 }
 
@@ -124,9 +125,10 @@ impl ManagedResource for NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let prior = reported(model::strategy, prior_state, diags)?;
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
-        let mut work = Work::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
+        let mut run = Run::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
+        run.owner_token(prior_state.get("owner_token").as_str().map(str::to_owned));
         let prior_values = prior_state.get("pool").elements().to_vec();
-        let remaining = work.delete_pools(&prior, None, &prior.pools, diags).await;
+        let remaining = run.delete_pools(&prior, None, &prior.pools, diags).await;
         Some(with_pools(prior_state, &prior_values, &remaining)).filter(|s| !s.is_null())
     }
 
@@ -134,12 +136,12 @@ impl ManagedResource for NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut s = reported(model::strategy, state, diags)?;
         s.default_tags = c.default_tags.clone();
-        let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
+        let mut run = Run::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
         let mut gone = Vec::new();
         for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
-            match work.read_pool(&s, i, pool, diags).await {
+            match run.read_pool(&s, i, pool, diags).await {
                 Some(Some(mut live)) => {
                     // The provider's default tags are not the pool's own.
                     live.tags = eksgpu_core::eks::user_tags(&s, &pool.tags, &live.tags);
@@ -194,14 +196,14 @@ impl ManagedResource for NodeStrategyResource {
             pools: Vec::new(),
             default_tags: c.default_tags.clone(),
         };
-        let mut work = Work::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
+        let mut run = Run::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
         let mut found: Vec<(usize, Pool)> = Vec::new();
         let mut operator = None;
         let mut sides = Vec::new();
-        for (side, result, side_diags) in work.find(&s).await {
+        for (side, result, side_diags) in run.find(&s).await {
             if let Some((pools, op)) = result {
                 found.extend(pools);
                 operator = operator.or(op);
@@ -240,7 +242,7 @@ impl ManagedResource for NodeStrategyResource {
         found.sort_by_key(|(i, _)| *i);
         s.gpu_operator = operator;
         s.pools = found.into_iter().map(|(_, p)| p).collect();
-        let version = work.kubernetes_version(&s, diags).await?;
+        let version = run.kubernetes_version(&s, diags).await?;
         let pools = s
             .pools
             .iter()
@@ -263,6 +265,8 @@ impl ManagedResource for NodeStrategyResource {
             ),
             ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
+            // The imported objects bear no token yet: the next apply writes this one on them.
+            ("owner_token", new_owner_token().into()),
         ]);
         Some(state)
     }
@@ -308,22 +312,28 @@ impl NodeStrategyResource {
         planned.default_tags = c.default_tags.clone();
         let force = planned_state.get("force_conflicts").as_bool() == Some(true);
         let cluster_name = planned.cluster_name.clone();
-        let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
+        let mut run = Run::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
         let prior = model::strategy(prior_state).ok();
         let prior_values = prior_state.get("pool").elements().to_vec();
-        work.renamed_from(prior.as_ref().map(|p| p.name.clone()));
+        run.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
-            work.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
+            run.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
         }
 
         let mut new_state = planned_state.clone();
+        let token = planned_state
+            .get("owner_token")
+            .as_str()
+            .map_or_else(new_owner_token, str::to_owned);
+        run.owner_token(Some(token.clone()));
+        path::set(&mut new_state, "owner_token", token.into());
         if new_state.get("kubernetes_version").as_str().is_none() {
-            let v = work.kubernetes_version(&planned, diags).await?;
+            let v = run.kubernetes_version(&planned, diags).await?;
             planned.kubernetes_version = Some(v.clone());
             path::set(&mut new_state, "kubernetes_version", v.into());
         }
         // What needs the cluster's facts is checked before any change.
-        if !work.check_against_cluster(&planned, diags).await {
+        if !run.check_against_cluster(&planned, diags).await {
             return None;
         }
 
@@ -343,7 +353,7 @@ impl NodeStrategyResource {
                 })
                 .cloned()
                 .collect();
-            if !moved.is_empty() && !work.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
+            if !moved.is_empty() && !run.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
                 return None;
             }
         }
@@ -362,7 +372,7 @@ impl NodeStrategyResource {
             }
             let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
             let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
-            match work
+            match run
                 .apply_pool(&planned, i, pool, prior_pool.as_ref(), adopt, diags)
                 .await
             {
@@ -388,8 +398,8 @@ impl NodeStrategyResource {
                 .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
                 .cloned()
                 .collect();
-            let mut remaining = work.delete_pools(prior, Some(&planned), &gone, diags).await;
-            remaining.extend(work.delete_stale_objects(prior, &planned, diags).await);
+            let mut remaining = run.delete_pools(prior, Some(&planned), &gone, diags).await;
+            remaining.extend(run.delete_stale_objects(prior, &planned, diags).await);
             // A pool whose objects could not be deleted stays in state, to be deleted next time.
             for name in remaining {
                 if let Some(p) = prior_values
@@ -408,7 +418,7 @@ impl NodeStrategyResource {
             // delete and recreate everything that worked: so nothing is kept in state.
             // In-cluster objects are deleted again; AWS objects (slow to make) stay,
             // carry the strategy's tags, and the next apply takes them over.
-            work.abandon_create(&planned, &state_pools, diags).await;
+            run.abandon_create(&planned, &state_pools, diags).await;
             return Some(Value::Null);
         }
         if state_pools.is_empty() && prior_state.is_null() {
@@ -465,4 +475,16 @@ mod tests {
             &Value::Map(Default::default())
         );
     }
+}
+
+/// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
+/// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
+fn new_owner_token() -> String {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let a = std::collections::hash_map::RandomState::new().hash_one(nanos);
+    let b = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
+    format!("{a:016x}{b:016x}")
 }

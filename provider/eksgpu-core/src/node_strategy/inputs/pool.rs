@@ -5,7 +5,9 @@
 use super::engine::{Decl, Object::NodePool, at};
 use super::node_class::NODE_CLASS_BLOCK;
 use super::node_group::{HYBRID_BLOCK, MANAGED_NODE_GROUP_BLOCK};
-use super::{AWS_API, Attr, Check, IN_CLUSTER, List, Lit, One, ReadBack, Ty, attr, lens, setting};
+use super::{
+    AWS_API, Attr, Check, IN_CLUSTER, KindCheck, List, Lit, NODE_GROUP, One, ReadBack, Ty, attr, lens, setting,
+};
 use crate::model::{Budget, Capacity, Disruption, Pool, Taint};
 use crate::rules::Code;
 use crate::validate;
@@ -143,6 +145,19 @@ const LABELS: Attr<Pool> = attr(
     Check::Keys("Kubernetes label keys.", validate::label_key),
     Check::Each("Kubernetes label values.", validate::label_value),
 ])
+// EKS API CreateNodegroup `labels`: keys and values 1–63 characters.
+.on_kinds(&[
+    KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Keys("EKS label keys.", validate::eks_label_key),
+    },
+    KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Each("EKS label values.", validate::eks_label_value),
+    },
+])
 // Merged with the labels the GPU stack needs (render::effective_labels).
 .custom();
 
@@ -211,7 +226,13 @@ const TAGS: Attr<Pool> = attr(
 
 const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
     .required()
-    .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)]);
+    .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
+    // EKS API CreateNodegroup `Taint.key`: 1–63 characters.
+    .on_kinds(&[KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Str("An EKS taint key.", validate::eks_taint_key),
+    }]);
 
 const TAINT_VALUE: Attr<Taint> = attr(
     "value",
@@ -229,7 +250,13 @@ const TAINT_VALUE: Attr<Taint> = attr(
 .checks(&[Check::Str(
     "A taint value (a label value, may be empty).",
     validate::taint_value,
-)]);
+)])
+// EKS API CreateNodegroup `Taint.value`: at most 63 characters.
+.on_kinds(&[KindCheck {
+    kinds: NODE_GROUP,
+    code: Code::EKSGPU117,
+    check: Check::Str("An EKS taint value.", validate::eks_taint_value),
+}]);
 
 const TAINT_EFFECT: Attr<Taint> = attr(
     "effect",

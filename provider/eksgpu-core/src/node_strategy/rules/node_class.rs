@@ -28,7 +28,13 @@ pub(super) fn check_pool(
         && pool.capacity == Capacity::Karpenter
         && let Some(alias) = &nc.ami_alias
     {
-        check_alias(s, alias, &at(&[Step::Attr("node_class"), Step::Attr("ami_alias")]), out);
+        check_alias(
+            s,
+            alias,
+            ctx_karpenter,
+            &at(&[Step::Attr("node_class"), Step::Attr("ami_alias")]),
+            out,
+        );
     }
     auto_mode_node_role(pool, at, out);
     let reservations = pool
@@ -250,7 +256,7 @@ pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
 }
 
 /// EKSGPU118: `family@version`, a family with NVIDIA variants, and AL2 only where EKS has AMIs.
-fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Violation>) {
+fn check_alias(s: &NodeStrategy, alias: &str, karpenter: (u32, u32), path: &[Step], out: &mut Vec<Violation>) {
     let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU118, path.to_vec(), detail));
     // The EC2NodeClass CRD's own pattern (karpenter-provider-aws v1.14.1): `^[a-zA-Z0-9]+@.+$`.
     let Some((family, version)) = alias.split_once('@') else {
@@ -272,6 +278,12 @@ fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Viola
         && v > LAST_AL2_KUBERNETES
     {
         push(format!("EKS publishes no AL2 AMIs for Kubernetes {}.{}.", v.0, v.1));
+        return;
+    }
+    // What the CRD and Karpenter refuse beyond GPU concerns (length, families per version).
+    let kubernetes = s.kubernetes_version.as_deref().and_then(parse_version);
+    if let Err(e) = crate::validate::ami_alias(alias, kubernetes, karpenter) {
+        push(e.to_string());
     }
 }
 

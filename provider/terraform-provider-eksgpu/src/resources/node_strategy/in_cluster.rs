@@ -76,8 +76,8 @@ impl<'a> InCluster<'a> {
         if stale.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &stale, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &stale, diags).await,
             None => stale.into_iter().map(|m| m.name).collect(),
         }
     }
@@ -95,18 +95,23 @@ impl PoolSide for InCluster<'_> {
         diags: &mut Diagnostics,
     ) -> Applied {
         let path = AttributePath::attr("pool").index(i);
-        let Some(cluster) = self.connection(job.c, diags).await else {
+        let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: false };
         };
-        let objects = render::pool_manifests(job.s, pool);
+        let mut objects = render::pool_manifests(job.strategy, pool);
+        if let Some(token) = job.claimant.token {
+            for o in &mut objects {
+                ownership::stamp(&mut o.body, token);
+            }
+        }
         let writer = Writer {
             ctx: job.ctx,
             cluster: cluster.as_ref(),
             opts: ApplyOptions {
-                field_manager: &job.c.field_manager,
+                field_manager: &job.configured.field_manager,
                 force: job.force,
             },
-            me: &job.me,
+            me: &job.claimant,
             adopt,
         };
         if apply_pool_objects(&writer, &objects, &path, diags).await.is_err() {
@@ -127,8 +132,17 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
-        let cluster = self.connection(job.c, diags).await?;
-        match read_in_cluster_pool(job.ctx, cluster.as_ref(), &job.c.field_manager, job.s, pool, diags).await {
+        let cluster = self.connection(job.configured, diags).await?;
+        match read_in_cluster_pool(
+            job.ctx,
+            cluster.as_ref(),
+            &job.configured.field_manager,
+            job.strategy,
+            pool,
+            diags,
+        )
+        .await
+        {
             Ok(p) => Some(p),
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
@@ -142,12 +156,15 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
-        let objects: Vec<Manifest> = pools.iter().flat_map(|p| render::pool_manifests(job.s, p)).collect();
+        let objects: Vec<Manifest> = pools
+            .iter()
+            .flat_map(|p| render::pool_manifests(job.strategy, p))
+            .collect();
         if objects.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &objects, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &objects, diags).await,
             None => pools.iter().map(|p| p.name.clone()).collect(),
         }
     }
@@ -161,8 +178,8 @@ impl PoolSide for InCluster<'_> {
     /// NodePools (and node classes) labelled as the strategy's. A cluster
     /// without Karpenter's kinds has none.
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
-        let s = job.s;
-        let cluster = self.connection(job.c, diags).await?;
+        let s = job.strategy;
+        let cluster = self.connection(job.configured, diags).await?;
         let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
         let node_pools =
             match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
@@ -178,7 +195,7 @@ impl PoolSide for InCluster<'_> {
             gpu_operator: operator.clone(),
             ..s.clone()
         };
-        let owned = |o: &serde_json::Value| project_ours(o, &job.c.field_manager, None);
+        let owned = |o: &serde_json::Value| project_ours(o, &job.configured.field_manager, None);
         let mut out = Vec::new();
         for np in &node_pools {
             let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
@@ -296,10 +313,12 @@ async fn wait_pool_ready(
 fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeStrategy, diags: &mut Diagnostics) {
     let object = format!("{} {}", m.kind.kind, m.name);
     let owner = Owner::of_object(live);
+    // Refresh warns about another owner; which instance of this strategy wrote it is not that.
     let me = Claimant {
         cluster: &s.cluster_name,
         name: &s.name,
         prior_name: None,
+        token: None,
     };
     if !ownership::may_delete(&owner, &me) {
         diags.push(Diagnostic::warning(
@@ -466,14 +485,7 @@ async fn delete_objects(
         };
         let owner = Owner::of_object(&live);
         if !ownership::may_delete(&owner, me) {
-            diags.push(Diagnostic::warning(
-                format!("{object} left in place"),
-                format!(
-                    "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy \
-                     no longer tracks it.",
-                    me.name
-                ),
-            ));
+            diags.push(super::eks_api::left_in_place(&object, &owner, me));
             continue;
         }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {

@@ -141,6 +141,10 @@ pub(super) fn modify(
     diags: &mut Diagnostics,
 ) {
     plan_id(&mut plan.planned, &["cluster_name", "name"]);
+    // The instance's token is set once (at create or import, unknown until then) and kept.
+    if let Value::String(t) = plan.prior.get("owner_token") {
+        path::set(&mut plan.planned, "owner_token", Value::String(t.clone()));
+    }
     if plan.config.get("kubernetes_version").is_null() {
         // Read from the cluster at apply, unless the cluster already told us.
         let same_cluster = plan.prior.get("cluster_name") == plan.planned.get("cluster_name");

@@ -57,29 +57,27 @@ fn pool_block() -> Block {
 }
 
 fn timeouts_block() -> Block {
-    Block::new(
-        "How long to wait for AWS-side pools (node groups, cluster updates), as durations like `30m` or `1h30m`.",
-    )
-    .attribute(
-        Attribute::optional(
-            "create",
-            Type::String,
-            "For a node group to become active. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional(
-            "update",
-            Type::String,
-            "For an update of a node group or the cluster. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+    Block::new("How long to wait for EKS API pools (node groups, cluster updates), as durations like `30m` or `1h30m`.")
+        .attribute(
+            Attribute::optional(
+                "create",
+                Type::String,
+                "For a node group to become active. Default `60m`.",
+            )
             .validate(duration()),
-    )
+        )
+        .attribute(
+            Attribute::optional(
+                "update",
+                Type::String,
+                "For an update of a node group or the cluster. Default `60m`.",
+            )
+            .validate(duration()),
+        )
+        .attribute(
+            Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+                .validate(duration()),
+        )
 }
 
 fn duration() -> eksgpu_tfplugin::Validator {
@@ -94,13 +92,7 @@ fn duration() -> eksgpu_tfplugin::Validator {
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 /// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
 pub fn schema() -> Schema {
-    let mut schema = schema_v();
-    schema.version = 3;
-    schema
-}
-
-fn schema_v() -> Schema {
-    Schema::new(
+    let mut schema = Schema::new(
         Block::new(
             "Which capacity kind serves which GPU workload class in one EKS cluster. Karpenter and EKS Auto Mode pools \
              become NodePools and node classes, applied with server-side apply; the NVIDIA GPU Operator's Helm values are \
@@ -171,6 +163,14 @@ fn schema_v() -> Schema {
              for the pools' taints, and the Neuron scheduler extension where an instance holds several Neuron devices \
              (pods asking for a subset of them set `schedulerName: my-scheduler`, the chart's default name).",
         ))
+        .attribute(Attribute::computed(
+            "owner_token",
+            Type::String,
+            "A random token this instance of the strategy writes on every object it applies (label or tag \
+             `eksgpu.terraform.io/owner-token`). A destroy deletes only objects bearing its own token, so when \
+             Terraform replaces the strategy with `create_before_destroy`, the old instance's destroy leaves what \
+             the new one wrote. Set at creation (or import) and kept.",
+        ))
         .block(NestedBlock::optional_one(
             "gpu_operator",
             Block::new("The strategy's cluster runs the NVIDIA GPU Operator: compute its values and label pools to match.")
@@ -191,7 +191,9 @@ fn schema_v() -> Schema {
         ))
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
-    )
+    );
+    schema.version = 3;
+    schema
 }
 
 /// What declared validators cannot say: a managed node group needs its `scaling` block.

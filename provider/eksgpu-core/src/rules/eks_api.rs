@@ -1,4 +1,4 @@
-//! Checks of the AWS-side capacity kinds (managed node groups, Hybrid Nodes)
+//! Checks of the EKS API capacity kinds (managed node groups, Hybrid Nodes)
 //! and of facts about an existing cluster. What the configuration alone
 //! decides is checked at plan; what needs the cluster (its VPC and service
 //! CIDRs, its Auto Mode flags) is checked at apply, before any change.
