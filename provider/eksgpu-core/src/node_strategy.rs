@@ -1,6 +1,7 @@
 //! The node strategy as the domain sees it: plain data, built by the provider
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
+pub mod accelerator;
 pub mod inputs;
 pub mod readback;
 pub mod render;
@@ -178,7 +179,8 @@ pub struct Pool {
     pub expire_after: Option<String>,
     /// Labels the user asked for, before the provider adds its own.
     pub labels: BTreeMap<String, String>,
-    /// Add `nvidia.com/gpu=true:NoSchedule` unless a taint on `nvidia.com/gpu` is given (default true).
+    /// Add the vendor's default taint (`nvidia.com/gpu=true:NoSchedule`, `aws.amazon.com/neuron:NoSchedule`)
+    /// unless a taint on its key is given (default true).
     pub gpu_taint: bool,
     pub taints: Vec<Taint>,
     pub disruption: Option<Disruption>,

@@ -284,6 +284,7 @@ impl ManagedResource for NodeStrategyResource {
                 "gpu_operator_values_yaml",
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
+            ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
             // The imported objects bear no token yet: the next apply writes this one on them.
             ("owner_token", new_owner_token().into()),
@@ -294,7 +295,9 @@ impl ManagedResource for NodeStrategyResource {
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
         // Before version 2 pools had no `efa`, which now defaults to false.
-        if version >= 2 {
+        // Before version 3 there were no Neuron pools (EKSGPU016 refused them): every pool is
+        // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
+        if version >= 3 {
             return state;
         }
         let mut state = state;
@@ -302,10 +305,14 @@ impl ManagedResource for NodeStrategyResource {
             if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
             }
-            if p.get("efa").is_null() {
+            if version < 2 && p.get("efa").is_null() {
                 path::set(p, "efa", Value::Bool(false));
             }
+            if p.get("accelerator").is_null() {
+                path::set(p, "accelerator", Value::from("nvidia"));
+            }
         });
+        path::set(&mut state, "neuron_values_yaml", Value::Null);
         state
     }
 }
@@ -483,6 +490,12 @@ mod tests {
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
         assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
+        // Version 3: pools stored before Neuron pools existed are NVIDIA pools.
+        assert_eq!(
+            state.get("pool").elements()[0].get("accelerator"),
+            &Value::from("nvidia")
+        );
+        assert!(state.get("neuron_values_yaml").is_null());
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())

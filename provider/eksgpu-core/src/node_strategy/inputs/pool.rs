@@ -73,13 +73,21 @@ const ZONES: Attr<Pool> = attr(
 const GPU_LIMIT: Attr<Pool> = attr(
     "gpu_limit",
     Ty::Number,
-    "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`.",
+    "Most accelerators the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]` (whole GPUs) on NVIDIA pools, \
+     `limits[\"aws.amazon.com/neuron\"]` on Neuron pools, counting Neuron devices (chips), not NeuronCores \
+     (`aws.amazon.com/neuroncore`, devices x cores per device).",
     lens!(Pool, gpu_limit),
 )
-// A resource quantity; whole GPUs, and a count no fleet reaches keeps arithmetic on it exact.
-.checks(&[Check::Int(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")])
+// A resource quantity; whole devices, and a count no fleet reaches keeps arithmetic on it exact.
+.checks(&[Check::Int(
+    0,
+    1 << 31,
+    "NodePool `limits` of the pool's accelerator, whole devices",
+)])
 .only(IN_CLUSTER, Code::EKSGPU115)
-.renders(&[at(NodePool, &["spec", "limits", "nvidia.com/gpu"])]);
+// The limit's key is the vendor's device resource (karpenter-provider-aws v1.14.1
+// pkg/apis/v1/labels.go ResourceNVIDIAGPU, ResourceAWSNeuron): rendered by hand (render/karpenter.rs).
+.custom();
 
 const CPU_LIMIT: Attr<Pool> = attr(
     "cpu_limit",
@@ -187,7 +195,8 @@ const LABELS: Attr<Pool> = attr(
 const GPU_TAINT: Attr<Pool> = attr(
     "gpu_taint",
     Ty::Bool,
-    "Add the taint `nvidia.com/gpu=true:NoSchedule` unless a `taint` on `nvidia.com/gpu` is given. Default `true`.",
+    "Add the taint `nvidia.com/gpu=true:NoSchedule` (Neuron pools: `aws.amazon.com/neuron:NoSchedule`) unless a \
+     `taint` on that key is given. Default `true`.",
     lens!(Pool, gpu_taint),
 )
 .default(Lit::Bool(true))

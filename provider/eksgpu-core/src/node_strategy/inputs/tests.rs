@@ -157,10 +157,17 @@ fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
 /// The fields every kind takes, over a pool of `capacity`.
 fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
     (
-        vec(
-            prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
-            1..3,
-        ),
+        // One vendor per pool (EKSGPU150): NVIDIA GPU types or AWS Neuron types.
+        prop_oneof![
+            vec(
+                prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
+                1..3,
+            ),
+            vec(
+                prop_oneof![Just("trn2.48xlarge"), Just("inf2.48xlarge"), Just("trn1.32xlarge")],
+                1..3,
+            ),
+        ],
         btree_map(word().prop_map(|k| format!("team.example.com/{k}")), word(), 0..3),
         any::<bool>(),
         vec(taint(), 0..3),
@@ -250,8 +257,10 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
             of(any::<bool>()),
         ),
     )
-        .prop_map(
-            |(base, ct, tags, (ami, (min, max), update, release, disk, repair))| Pool {
+        .prop_map(|(base, ct, tags, (ami, (min, max), update, release, disk, repair))| {
+            // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
+            let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
+            Pool {
                 capacity_types: ct.into_iter().map(str::to_owned).collect(),
                 tags,
                 managed_node_group: Some(ManagedNodeGroup {
@@ -265,8 +274,8 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
                     node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
                 }),
                 ..base
-            },
-        )
+            }
+        })
         .boxed()
 }
 

@@ -143,7 +143,12 @@ fn unpredictable_resources(
             .get(MIG_CONFIG)
             .is_some_and(|c| MigLayout::parse(c).splits());
     let hami = pool.labels.get("gpu").is_some_and(|v| v == "on");
-    if pool.capacity == Capacity::Karpenter && (mixed_mig || hami) && !super::overlay::answered(s, pool) {
+    // On a Neuron pool these labels are EKSGPU152's error: nothing serves them there.
+    if pool.capacity == Capacity::Karpenter
+        && !pool.is_neuron()
+        && (mixed_mig || hami)
+        && !super::overlay::answered(s, pool)
+    {
         let (what, label) = if mixed_mig {
             (
                 "MIG profiles under the mixed strategy (nvidia.com/mig-<profile>)",

@@ -82,9 +82,15 @@ pub(super) fn manifests_yaml_with(
 pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
     path::set(&mut v, "node_selector", node_selector(s, pool));
     path::set(&mut v, "tolerations", tolerations(pool));
+    path::set(&mut v, "accelerator", pool.vendor().as_str().into());
     path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
     v
+}
+
+/// `neuron_values_yaml`: null without a Neuron pool.
+pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
+    render::neuron_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
 }
 
 /// What is known of the strategy at plan.
@@ -196,6 +202,7 @@ pub(super) fn modify(
             out.insert("node_selector".into(), node_selector(s, pool));
         }
         out.insert("tolerations".into(), tolerations(pool));
+        out.insert("accelerator".into(), pool.vendor().as_str().into());
         if k.operator_known {
             out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
         }
@@ -210,6 +217,13 @@ pub(super) fn modify(
         Value::Unknown
     };
     path::set(&mut plan.planned, "gpu_operator_values_yaml", values_yaml);
+    // Only the pools are read: known as soon as they are, whatever the cluster's name.
+    let neuron = if all_pools_known {
+        neuron_values_yaml(s)
+    } else {
+        Value::Unknown
+    };
+    path::set(&mut plan.planned, "neuron_values_yaml", neuron);
 
     // Rules on what is known; paths point at the pool's place in the configuration.
     for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
