@@ -455,6 +455,18 @@ impl NodeStrategyResource {
     }
 }
 
+/// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
+/// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
+fn new_owner_token() -> String {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let a = std::collections::hash_map::RandomState::new().hash_one(nanos);
+    let b = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
+    format!("{a:016x}{b:016x}")
+}
+
 #[cfg(test)]
 mod tests {
     use eksgpu_framework::Framework;
@@ -501,16 +513,4 @@ mod tests {
             &Value::Map(Default::default())
         );
     }
-}
-
-/// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
-/// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
-fn new_owner_token() -> String {
-    use std::hash::BuildHasher;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let a = std::collections::hash_map::RandomState::new().hash_one(nanos);
-    let b = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
-    format!("{a:016x}{b:016x}")
 }
