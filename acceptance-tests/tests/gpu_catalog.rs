@@ -142,3 +142,44 @@ data "eksgpu_gpu_catalog" "all" {{
         assert!(!err.contains("panic"), "{err}");
     }
 }
+
+/// `vendor` filters the catalog offline and every row says its vendor.
+#[test]
+fn the_vendor_filter_returns_neuron_or_nvidia_rows() {
+    let main_tf = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+provider "eksgpu" {
+  region = "us-west-2"
+}
+data "eksgpu_gpu_catalog" "neuron" {
+  vendor = "neuron"
+}
+data "eksgpu_gpu_catalog" "nvidia" {
+  vendor = "nvidia"
+}
+output "neuron" {
+  value = { for t in data.eksgpu_gpu_catalog.neuron.instance_types : t.instance_type => t.vendor }
+}
+output "nvidia" {
+  value = [for t in data.eksgpu_gpu_catalog.nvidia.instance_types : t.vendor]
+}
+"#;
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, main_tf);
+        w.init();
+        w.apply();
+        let out = w.outputs();
+        let neuron = out["neuron"]["value"].as_object().unwrap();
+        assert_eq!(neuron["trn2.48xlarge"], "neuron", "{out}");
+        assert!(
+            neuron.keys().all(|k| k.starts_with("trn") || k.starts_with("inf")),
+            "{out}"
+        );
+        let nvidia = out["nvidia"]["value"].as_array().unwrap();
+        assert!(!nvidia.is_empty() && nvidia.iter().all(|v| v == "nvidia"), "{out}");
+    }
+}

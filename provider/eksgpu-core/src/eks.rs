@@ -13,8 +13,8 @@ pub use status::{ClusterStatus, NodeGroupStatus};
 use serde_json::{Value, json};
 
 pub use node_group::{
-    DEFAULT_DISK_SIZE_GIB, NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, node_group_name,
-    read_back_node_group,
+    DEFAULT_DISK_SIZE_GIB, NEURON_AMI_TYPE, NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group,
+    node_group_name, read_back_node_group,
 };
 
 use crate::kinds::labels;

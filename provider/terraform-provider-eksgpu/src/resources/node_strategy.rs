@@ -50,6 +50,11 @@ impl NodeStrategyResource {
             .unwrap_or_default()
     }
 
+    /// The provider's `karpenter_feature_gates` (none before it is configured).
+    fn karpenter_gates(&self) -> eksgpu_core::karpenter_gates::FeatureGates {
+        self.state.configured().map(|c| c.karpenter_gates).unwrap_or_default()
+    }
+
     /// The Karpenter release validation may assume (the provider's `karpenter_version`).
     fn karpenter_version(&self) -> (u32, u32) {
         self.state
@@ -106,11 +111,17 @@ impl ManagedResource for NodeStrategyResource {
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {
-        plan::modify(p, self.karpenter_version(), &self.default_tags(), diags);
+        plan::modify(
+            p,
+            self.karpenter_version(),
+            self.karpenter_gates(),
+            &self.default_tags(),
+            diags,
+        );
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
-        plan::check(planned, self.karpenter_version(), diags);
+        plan::check(planned, self.karpenter_version(), self.karpenter_gates(), diags);
     }
 
     async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -123,7 +134,8 @@ impl ManagedResource for NodeStrategyResource {
 
     async fn delete(&self, ctx: &Context, prior_state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let prior = reported(model::strategy, prior_state, diags)?;
+        let mut prior = reported(model::strategy, prior_state, diags)?;
+        prior.karpenter_gates = c.karpenter_gates;
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
         let mut run = Run::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
         run.owner_token(prior_state.get("owner_token").as_str().map(str::to_owned));
@@ -136,6 +148,7 @@ impl ManagedResource for NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut s = reported(model::strategy, state, diags)?;
         s.default_tags = c.default_tags.clone();
+        s.karpenter_gates = c.karpenter_gates;
         let mut run = Run::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
@@ -149,6 +162,13 @@ impl ManagedResource for NodeStrategyResource {
                     // What was read back, as YAML too: a drifted pool's manifests say what is live.
                     if live != *pool {
                         path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, i, &live));
+                    }
+                    if let Some(drifted) = run.drifted_overlays(&pool.name) {
+                        path::set(
+                            &mut v,
+                            "manifests_yaml",
+                            plan::manifests_yaml_with(&s, i, &live, drifted),
+                        );
                     }
                     pools.push(v);
                 }
@@ -195,6 +215,7 @@ impl ManagedResource for NodeStrategyResource {
             gpu_operator: None,
             pools: Vec::new(),
             default_tags: c.default_tags.clone(),
+            karpenter_gates: c.karpenter_gates,
         };
         let mut run = Run::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
@@ -263,6 +284,7 @@ impl ManagedResource for NodeStrategyResource {
                 "gpu_operator_values_yaml",
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
+            ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
             // The imported objects bear no token yet: the next apply writes this one on them.
             ("owner_token", new_owner_token().into()),
@@ -273,7 +295,9 @@ impl ManagedResource for NodeStrategyResource {
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
         // Before version 2 pools had no `efa`, which now defaults to false.
-        if version >= 2 {
+        // Before version 3 there were no Neuron pools (EKSGPU016 refused them): every pool is
+        // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
+        if version >= 3 {
             return state;
         }
         let mut state = state;
@@ -281,10 +305,14 @@ impl ManagedResource for NodeStrategyResource {
             if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
             }
-            if p.get("efa").is_null() {
+            if version < 2 && p.get("efa").is_null() {
                 path::set(p, "efa", Value::Bool(false));
             }
+            if p.get("accelerator").is_null() {
+                path::set(p, "accelerator", Value::from("nvidia"));
+            }
         });
+        path::set(&mut state, "neuron_values_yaml", Value::Null);
         state
     }
 }
@@ -303,10 +331,14 @@ impl NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut planned = reported(model::strategy, planned_state, diags)?;
         planned.default_tags = c.default_tags.clone();
+        planned.karpenter_gates = c.karpenter_gates;
         let force = planned_state.get("force_conflicts").as_bool() == Some(true);
         let cluster_name = planned.cluster_name.clone();
         let mut run = Run::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
-        let prior = model::strategy(prior_state).ok();
+        let prior = model::strategy(prior_state).ok().map(|p| NodeStrategy {
+            karpenter_gates: c.karpenter_gates,
+            ..p
+        });
         let prior_values = prior_state.get("pool").elements().to_vec();
         run.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
@@ -332,8 +364,9 @@ impl NodeStrategyResource {
 
         // A pool whose capacity kind changes cannot change in place (a NodePool's
         // nodeClassRef group and kind are immutable in the upstream CRD; a node
-        // group is no NodePool): its prior objects go first, then the new ones
-        // are created. The plan warned.
+        // group is no NodePool), nor a NodePool turning static or dynamic (the CRD's
+        // `has(self.replicas) == has(oldSelf.replicas)`): its prior objects go first,
+        // then the new ones are created. The plan warned.
         if let Some(prior) = &prior {
             let moved: Vec<Pool> = prior
                 .pools
@@ -342,7 +375,7 @@ impl NodeStrategyResource {
                     planned
                         .pools
                         .iter()
-                        .any(|q| q.name == p.name && q.capacity != p.capacity)
+                        .any(|q| q.name == p.name && (q.capacity != p.capacity || plan::static_changes(p, q)))
                 })
                 .cloned()
                 .collect();
@@ -469,6 +502,12 @@ mod tests {
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
         assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
+        // Version 3: pools stored before Neuron pools existed are NVIDIA pools.
+        assert_eq!(
+            state.get("pool").elements()[0].get("accelerator"),
+            &Value::from("nvidia")
+        );
+        assert!(state.get("neuron_values_yaml").is_null());
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())

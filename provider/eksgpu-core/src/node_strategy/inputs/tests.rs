@@ -157,10 +157,17 @@ fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
 /// The fields every kind takes, over a pool of `capacity`.
 fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
     (
-        vec(
-            prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
-            1..3,
-        ),
+        // One vendor per pool (EKSGPU150): NVIDIA GPU types or AWS Neuron types.
+        prop_oneof![
+            vec(
+                prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
+                1..3,
+            ),
+            vec(
+                prop_oneof![Just("trn2.48xlarge"), Just("inf2.48xlarge"), Just("trn1.32xlarge")],
+                1..3,
+            ),
+        ],
         btree_map(word().prop_map(|k| format!("team.example.com/{k}")), word(), 0..3),
         any::<bool>(),
         vec(taint(), 0..3),
@@ -198,9 +205,11 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
         ),
         of(disruption()),
         of(node_class(karpenter)),
+        // Static capacity: NodePool spec.replicas and limits.nodes.
+        (of(0..10i64), of(0..20i64)),
     )
         .prop_map(
-            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc)| {
+            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc, (replicas, node_limit))| {
                 let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
                 capacity_types.dedup();
                 let mut zones: Vec<String> = zones.into_iter().map(str::to_owned).collect();
@@ -212,6 +221,8 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                     cpu_limit: cpu.map(str::to_owned),
                     memory_limit: mem.map(str::to_owned),
                     weight,
+                    replicas,
+                    node_limit,
                     expire_after: expire.map(str::to_owned),
                     disruption,
                     // A Karpenter pool always renders its EC2NodeClass.
@@ -246,8 +257,10 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
             of(any::<bool>()),
         ),
     )
-        .prop_map(
-            |(base, ct, tags, (ami, (min, max), update, release, disk, repair))| Pool {
+        .prop_map(|(base, ct, tags, (ami, (min, max), update, release, disk, repair))| {
+            // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
+            let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
+            Pool {
                 capacity_types: ct.into_iter().map(str::to_owned).collect(),
                 tags,
                 managed_node_group: Some(ManagedNodeGroup {
@@ -261,8 +274,8 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
                     node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
                 }),
                 ..base
-            },
-        )
+            }
+        })
         .boxed()
 }
 
@@ -278,6 +291,7 @@ fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
         }),
         pools: vec![pool.clone()],
         default_tags: BTreeMap::from([("env".into(), "prod".into())]),
+        karpenter_gates: Default::default(),
     }
 }
 

@@ -26,7 +26,7 @@ static NODE_POOL_ORDER: LazyLock<Value> = LazyLock::new(|| {
     json!({"spec": {
         "template": {"metadata": null, "spec": {"nodeClassRef": null, "requirements": null, "expireAfter": null, "taints": null}},
         "disruption": {"consolidationPolicy": null, "consolidateAfter": null, "budgets": null},
-        "limits": {"nvidia.com/gpu": null, "cpu": null, "memory": null},
+        "limits": {"nvidia.com/gpu": null, "aws.amazon.com/neuron": null, "cpu": null, "memory": null},
         "weight": null,
     }})
 });
@@ -72,6 +72,9 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     if !pool.zones.is_empty() {
         requirements.push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": pool.zones}));
     }
+    if let Some(r) = auto_mode_family_requirement(pool) {
+        requirements.push(r);
+    }
 
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
@@ -85,6 +88,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut body = json!({"spec": {"template": Value::Object(template)}});
     // Limits, weight, expiry and disruption, as declared (node_strategy::inputs).
     inputs::render_all(inputs::POOL, pool, Object::NodePool, &mut body);
+    if let Some(limit) = pool.gpu_limit {
+        let resource = pool.vendor().device_resource();
+        inputs::set_path(&mut body, &["spec", "limits", resource], limit.into());
+    }
     let taints = effective_taints(pool);
     if !taints.is_empty() {
         let taints = taints
@@ -124,6 +131,29 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         namespace: None,
         body: object(kinds::NODE_POOL, meta, Value::Object(spec)),
     }
+}
+
+/// The key of Auto Mode's instance-family label (EKS user guide, Create a Node Pool for EKS Auto
+/// Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
+pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
+
+/// Auto Mode Neuron pools also select their families by `eks.amazonaws.com/instance-family`, the
+/// label Auto Mode NodePools take for them (awsdocs/amazon-eks-user-guide
+/// latest/ug/automode/create-node-pool.adoc @01385604; awslabs/ai-on-eks
+/// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
+/// requirement stays. Derived from `instance_types`, so not read back.
+fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
+    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
+        return None;
+    }
+    let mut families: Vec<&str> = pool
+        .instance_types
+        .iter()
+        .map(|t| crate::catalog::instance_family(t))
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    Some(json!({"key": AUTO_MODE_INSTANCE_FAMILY, "operator": "In", "values": families}))
 }
 
 fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {

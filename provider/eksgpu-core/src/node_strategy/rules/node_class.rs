@@ -143,7 +143,12 @@ fn unpredictable_resources(
             .get(MIG_CONFIG)
             .is_some_and(|c| MigLayout::parse(c).splits());
     let hami = pool.labels.get("gpu").is_some_and(|v| v == "on");
-    if pool.capacity == Capacity::Karpenter && (mixed_mig || hami) {
+    // On a Neuron pool these labels are EKSGPU152's error: nothing serves them there.
+    if pool.capacity == Capacity::Karpenter
+        && !pool.is_neuron()
+        && (mixed_mig || hami)
+        && !super::overlay::answered(s, pool)
+    {
         let (what, label) = if mixed_mig {
             (
                 "MIG profiles under the mixed strategy (nvidia.com/mig-<profile>)",
@@ -158,7 +163,7 @@ fn unpredictable_resources(
             format!(
                 "Pool {:?} serves {what}; {}",
                 pool.name,
-                node_overlay_note(ctx_karpenter)
+                super::overlay::how_to_overlay(s, pool, ctx_karpenter)
             ),
         ));
     }
@@ -289,17 +294,3 @@ fn check_alias(s: &NodeStrategy, alias: &str, karpenter: (u32, u32), path: &[Ste
 /// Karpenter's NodeOverlay (`karpenter.sh/v1alpha1`, alpha since v1.7.0 behind the
 /// `NodeOverlay` feature gate) is the only way to make it count such resources.
 pub(crate) const NODE_OVERLAY_MINIMUM_KARPENTER: (u32, u32) = (1, 7);
-
-pub(crate) fn node_overlay_note(karpenter: (u32, u32)) -> String {
-    if karpenter >= NODE_OVERLAY_MINIMUM_KARPENTER {
-        format!(
-            "Karpenter {}.{} can count them only through a NodeOverlay (feature gate NodeOverlay).",
-            karpenter.0, karpenter.1
-        )
-    } else {
-        format!(
-            "Karpenter {}.{} has no NodeOverlay (1.7+) to count them.",
-            karpenter.0, karpenter.1
-        )
-    }
-}

@@ -26,6 +26,11 @@ use crate::resources::{cancellable, connect};
 pub(super) struct InCluster<'a> {
     pub cluster_name: &'a str,
     conn: Option<Arc<dyn Cluster>>,
+    /// Per pool, the NodeOverlays read that differ from what the pool renders: by name, the
+    /// strategy's fields of the live object, or `None` when it is gone. An overlay has no input
+    /// of its own (the pool's labels and the provider's gates make it), so its drift shows in
+    /// the pool's `manifests_yaml`, and apply writes it back.
+    pub drifted_overlays: std::collections::BTreeMap<String, Vec<(String, Option<serde_json::Value>)>>,
 }
 
 impl<'a> InCluster<'a> {
@@ -33,6 +38,7 @@ impl<'a> InCluster<'a> {
         InCluster {
             cluster_name,
             conn: None,
+            drifted_overlays: Default::default(),
         }
     }
 
@@ -70,7 +76,7 @@ impl<'a> InCluster<'a> {
                     .iter()
                     .any(|q| q.name == p.name && q.capacity == p.capacity)
             })
-            .flat_map(|p| render::pool_manifests(prior, p))
+            .flat_map(|p| every_object(prior, p))
             .filter(|m| !wanted.contains(&(m.kind.kind, m.name.clone())))
             .collect();
         if stale.is_empty() {
@@ -143,7 +149,14 @@ impl PoolSide for InCluster<'_> {
         )
         .await
         {
-            Ok(p) => Some(p),
+            Ok((p, drifted)) => {
+                if drifted.is_empty() {
+                    self.drifted_overlays.remove(&pool.name);
+                } else {
+                    self.drifted_overlays.insert(pool.name.clone(), drifted);
+                }
+                Some(p)
+            }
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -156,10 +169,7 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
-        let objects: Vec<Manifest> = pools
-            .iter()
-            .flat_map(|p| render::pool_manifests(job.strategy, p))
-            .collect();
+        let objects: Vec<Manifest> = pools.iter().flat_map(|p| every_object(job.strategy, p)).collect();
         if objects.is_empty() {
             return Vec::new();
         }
@@ -220,7 +230,32 @@ impl PoolSide for InCluster<'_> {
     }
 }
 
-/// Reads one in-cluster pool back: `None` when its NodePool is gone. A field
+/// What a pool may have left in the cluster: its objects as rendered, and the NodeOverlays it
+/// would render with the `nodeOverlay` gate on, so that turning the gate off (or a layout that
+/// no longer needs one) deletes an overlay applied before. Deleting an object that is not there
+/// is a no-op.
+fn every_object(s: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
+    let gated = NodeStrategy {
+        karpenter_gates: eksgpu_core::karpenter_gates::FeatureGates {
+            node_overlay: true,
+            ..s.karpenter_gates
+        },
+        ..s.clone()
+    };
+    let mut out = render::pool_manifests(s, pool);
+    for m in render::pool_manifests(&gated, pool) {
+        if !out.iter().any(|o| o.kind == m.kind && o.name == m.name) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// The overlays read: by name, our fields of the live object (`None`: gone).
+type Overlays = Vec<(String, Option<serde_json::Value>)>;
+
+/// Reads one in-cluster pool back: `None` when its NodePool is gone; with it the pool's
+/// NodeOverlays that differ from what it renders (see `InCluster::drifted_overlays`). A field
 /// the strategy writes that another manager now owns whole, or an object
 /// another owner took over, is told in a warning: the plan says what the
 /// next apply will meet.
@@ -231,9 +266,10 @@ async fn read_in_cluster_pool(
     s: &NodeStrategy,
     pool: &Pool,
     diags: &mut Diagnostics,
-) -> Result<Option<Pool>, KubeError> {
+) -> Result<(Option<Pool>, Overlays), KubeError> {
     let mut node_pool = None;
     let mut node_class = None;
+    let mut drifted = Vec::new();
     for m in render::pool_manifests(s, pool) {
         let live = cancellable(
             ctx,
@@ -249,11 +285,16 @@ async fn read_in_cluster_pool(
         let projected = live.map(|o| project_ours(&o, manager, Some(&m.body)));
         if m.kind == kinds::NODE_POOL {
             node_pool = projected;
+        } else if m.kind == kinds::NODE_OVERLAY {
+            if projected.as_ref().map(|o| &o["spec"]) != Some(&m.body["spec"]) {
+                drifted.push((m.name.clone(), projected));
+            }
         } else {
             node_class = projected;
         }
     }
-    Ok(node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref())))
+    let pool = node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref()));
+    Ok((pool, drifted))
 }
 
 /// Waits until each of the pool's objects (node class first) reports `Ready`;
@@ -475,7 +516,8 @@ async fn delete_objects(
         let object = format!("{} {}", m.kind.kind, m.name);
         let what = format!("deleting {object}");
         let live = match cancellable(ctx, &what, cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await {
-            Ok(None) => continue,
+            // A cluster without the kind (no NodeOverlay CRD) has no such object.
+            Ok(None) | Err(KubeError::KindNotInstalled { .. }) => continue,
             Ok(Some(live)) => live,
             Err(e) => {
                 diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));

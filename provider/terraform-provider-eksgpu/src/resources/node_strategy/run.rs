@@ -208,6 +208,12 @@ impl<'a> Run<'a> {
         side.read(&job, i, pool, diags).await
     }
 
+    /// The NodeOverlays of `pool` that the last read found drifted or gone (see
+    /// `InCluster::drifted_overlays`).
+    pub(super) fn drifted_overlays(&self, pool: &str) -> Option<&[(String, Option<serde_json::Value>)]> {
+        self.in_cluster.drifted_overlays.get(pool).map(Vec::as_slice)
+    }
+
     /// Deletes `pools` of strategy `prior` (all of their objects); returns the
     /// names of pools whose objects remain. `planned`: what the strategy
     /// becomes (its name owns the objects after a rename; a hybrid pool there

@@ -29,12 +29,23 @@ fn pool_block() -> Block {
             Type::map(Type::String),
             "What a pod needs in `nodeSelector` to land on this pool.",
         ))
-        .attribute(Attribute::computed("tolerations", tolerations_type(), "Tolerations a pod needs for the pool's taints."))
+        .attribute(Attribute::computed(
+            "tolerations",
+            tolerations_type(),
+            "Tolerations a pod needs for the pool's taints.",
+        ))
+        .attribute(Attribute::computed(
+            "accelerator",
+            Type::String,
+            "Whose accelerators the pool's nodes carry, from its instance types: `nvidia` (NVIDIA GPUs) or `neuron` \
+             (AWS Trainium, Inferentia). One pool holds one vendor (EKSGPU150); hybrid pools are `nvidia`.",
+        ))
         .attribute(Attribute::computed(
             "gpu_resource_name",
             Type::String,
-            "Extended resource a container requests for a GPU of this pool (`nvidia.com/gpu`, or `nvidia.com/mig-<profile>` \
-             under MIG `mixed`); null for DRA pools.",
+            "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
+             `nvidia.com/mig-<profile>` under MIG `mixed`, or `aws.amazon.com/neuron` on Neuron pools: whole Neuron \
+             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools.",
         ))
         .attribute(Attribute::computed(
             "manifests_yaml",
@@ -79,6 +90,7 @@ fn duration() -> eksgpu_tfplugin::Validator {
 
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
+/// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
 pub fn schema() -> Schema {
     let mut schema = Schema::new(
         Block::new(
@@ -142,6 +154,16 @@ pub fn schema() -> Schema {
             "Helm values for `nvidia/gpu-operator` that fit the pools (null without a `gpu_operator` block).",
         ))
         .attribute(Attribute::computed(
+            "neuron_values_yaml",
+            Type::String,
+            "Helm values for the AWS Neuron chart (`oci://public.ecr.aws/neuron/neuron-helm-chart`, chart 1.10.0) that \
+             fit the Neuron pools (null without one): the Neuron device plugin for `karpenter` and `managed_node_group` \
+             Neuron pools (Auto Mode brings its own; the chart keeps the plugin off Auto Mode, hybrid and Fargate \
+             nodes), or the Neuron DRA driver for `dra = true` Neuron pools (never both, EKSGPU153), with tolerations \
+             for the pools' taints, and the Neuron scheduler extension where an instance holds several Neuron devices \
+             (pods asking for a subset of them set `schedulerName: my-scheduler`, the chart's default name).",
+        ))
+        .attribute(Attribute::computed(
             "owner_token",
             Type::String,
             "A random token this instance of the strategy writes on every object it applies (label or tag \
@@ -170,7 +192,7 @@ pub fn schema() -> Schema {
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
     );
-    schema.version = 2;
+    schema.version = 3;
     schema
 }
 
