@@ -402,6 +402,63 @@ fn wait_for_ready_fails_with_the_node_class_condition_message() {
     }
 }
 
+/// `wait_for_ready` compares the condition's `observedGeneration` with the object's
+/// `metadata.generation`: a Ready=True Karpenter computed for the previous spec is no
+/// answer for the spec just applied, so the apply waits and then says so.
+#[test]
+fn wait_for_ready_does_not_take_a_condition_of_an_older_generation() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        if !kube.is_emulator() {
+            return skip("needs the emulator's control endpoint to play Karpenter");
+        }
+        let waiting = |limit: u32, wait: bool| {
+            single_pool(&kube, "karpenter")
+                .replace(
+                    "  name         = \"genai\"\n",
+                    &format!("  name         = \"genai\"\n  wait_for_ready = {wait}\n  ready_timeout  = \"3s\"\n"),
+                )
+                .replace(
+                    "instance_types = [\"g6e.12xlarge\"]",
+                    &format!("instance_types = [\"g6e.12xlarge\"]\n    gpu_limit      = {limit}"),
+                )
+        };
+        let ready_for = |generation: i64| {
+            json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
+                "observedGeneration": generation, "lastTransitionTime": "2026-11-30T00:00:00Z"}]})
+        };
+        let generation = |kind| {
+            kube.get(kind, "inference").expect("applied")["metadata"]["generation"]
+                .as_i64()
+                .expect("a generation")
+        };
+        let w = Workdir::new(&tf, &waiting(4, false));
+        w.init();
+        w.apply();
+        let pool_generation = generation(NODE_POOL);
+        kube.set_status(NODE_POOL, None, "inference", ready_for(pool_generation));
+        kube.set_status(EC2_NODE_CLASS, None, "inference", ready_for(generation(EC2_NODE_CLASS)));
+        // A new limit is a new NodePool generation; Karpenter has not looked at it yet.
+        w.write("main.tf", &waiting(8, true));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{}: a stale Ready=True passed: {out}", tf.label);
+        assert_eq!(generation(NODE_POOL), pool_generation + 1, "{}", tf.label);
+        assert!(
+            out.contains("NodePool inference not Ready")
+                && out.contains(&format!("not yet reported on generation {}", pool_generation + 1))
+                && out.contains(&format!("is for generation {pool_generation}")),
+            "{}: {out}",
+            tf.label
+        );
+        // Once Karpenter reports on the generation applied, the apply passes.
+        kube.set_status(NODE_POOL, None, "inference", ready_for(pool_generation + 2));
+        w.write("main.tf", &waiting(12, true));
+        w.apply();
+        w.assert_empty_plan();
+    }
+}
+
 /// Issue #14's NodePool and EC2NodeClass settings: applied as the CRDs accept them, read back
 /// with an empty plan, and an out-of-band edit of each is drift in its own attribute.
 #[test]

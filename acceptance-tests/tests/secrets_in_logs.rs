@@ -1,23 +1,62 @@
 //! No credential reaches a log: a whole apply at TF_LOG=TRACE, with canary
-//! values for the AWS secret key, the AWS session token, the kubernetes
-//! block's token and a kubeconfig's client key, leaves none of them in Terraform's log (which holds every
-//! line the provider writes to stderr, as go-plugin forwards them) nor in the
-//! CLI's own output.
+//! values for the AWS secret key, the AWS session token, a kubeconfig's client key
+//! and every attribute the provider's schema marks sensitive (the kubernetes block's
+//! token, assume_role's external_id, …: enumerated from the schema the provider
+//! serves, so a new sensitive attribute without a canary fails the test), leaves none
+//! of them in Terraform's log (which holds every line the provider writes to stderr,
+//! as go-plugin forwards them) nor in the CLI's own output.
 
 use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
 use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
 
 const SECRET_KEY: &str = "canarySecretKeyQ7wZ3xV9";
 const SESSION_TOKEN: &str = "canarySessionTokenM4kP8rT2";
+const EXTERNAL_ID: &str = "canaryExternalIdH6nB1sD5";
 
-/// Three providers: the default one finds the cluster through DescribeCluster and
-/// mints an EKS IAM token from the canary AWS credentials (the presigned
-/// path aws-sigv4 logs at TRACE); `static` sends the kubernetes block's token;
+/// Every attribute the provider's schema marks sensitive, as `type.name.block….attribute`
+/// (`provider.kubernetes.token`), walked from `terraform providers schema -json`.
+fn sensitive_attributes(schema: &serde_json::Value) -> Vec<String> {
+    fn walk(block: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        for (name, a) in block["attributes"].as_object().into_iter().flatten() {
+            if a["sensitive"] == true {
+                out.push(format!("{path}.{name}"));
+            }
+        }
+        for (name, b) in block["block_types"].as_object().into_iter().flatten() {
+            walk(&b["block"], &format!("{path}.{name}"), out);
+        }
+    }
+    let mut out = Vec::new();
+    for p in schema["provider_schemas"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, p)| p)
+    {
+        walk(&p["provider"]["block"], "provider", &mut out);
+        for kind in ["resource_schemas", "data_source_schemas", "ephemeral_resource_schemas"] {
+            for (name, r) in p[kind].as_object().into_iter().flatten() {
+                walk(&r["block"], name, &mut out);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Three providers: the default one assumes a role with the canary external ID (the
+/// AWS SDK's orchestrator prints AssumeRole's input at TRACE), finds the cluster
+/// through DescribeCluster and mints an EKS IAM token from the credentials (the
+/// presigned path aws-sigv4 logs at TRACE); `static` sends the kubernetes block's token;
 /// `kubeconfig` reads a kubeconfig with a client certificate and key.
 fn config(kube: &eksgpu_acceptance_tests::kube::KubeTarget, kubeconfig: &str) -> String {
     format!(
         r#"{REQUIRED_PROVIDERS}provider "eksgpu" {{
   region = "us-west-2"
+  assume_role {{
+    role_arn    = "arn:aws:iam::123456789012:role/eksgpu-canary"
+    external_id = "{EXTERNAL_ID}"
+  }}
 }}
 provider "eksgpu" {{
   alias  = "static"
@@ -119,6 +158,20 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         w.env("TF_LOG", "TRACE");
         w.env("TF_LOG_PATH", log.to_str().unwrap_or_default());
         w.init();
+        // Each sensitive attribute of the schema served has a canary in the configuration.
+        let schema = w.ok(&["providers", "schema", "-json"]);
+        let schema: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let canaries = [
+            ("provider.assume_role.external_id", EXTERNAL_ID),
+            ("provider.kubernetes.token", kube_token.as_str()),
+        ];
+        let sensitive = sensitive_attributes(&schema);
+        let covered: Vec<String> = canaries.iter().map(|(path, _)| (*path).to_owned()).collect();
+        assert_eq!(
+            sensitive, covered,
+            "{}: every sensitive attribute needs a canary in this test's configuration",
+            tf.label
+        );
         let mut runs = vec![w.apply()];
         runs.push(w.ok(&["plan", "-no-color"]));
         runs.push(w.ok(&["destroy", "-auto-approve", "-no-color"]));
@@ -136,6 +189,12 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         // The log is the one asked for: TRACE, with the provider's own lines in it.
         assert!(trace.contains("[TRACE]"), "{}: not a TRACE log", tf.label);
         assert!(trace.contains("described cluster"), "{}: no provider lines", tf.label);
+        // The canary external ID was sent: the role was assumed.
+        assert!(
+            trace.contains("obtained assumed credentials"),
+            "{}: no AssumeRole",
+            tf.label
+        );
         // Both credentials were used: the emulator saw a minted EKS token and the static token.
         let auth: Vec<_> = kube.requests().iter().map(|r| r["auth"].clone()).collect();
         assert!(
@@ -151,16 +210,16 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
 
         let output: String = runs.iter().map(|r| r.combined()).collect();
         for (what, text) in [("Terraform's log", &trace), ("the CLI output", &output)] {
-            for (canary, name) in [
+            let sensitive = canaries.iter().map(|(path, canary)| (*canary, *path));
+            for (canary, name) in sensitive.chain([
                 (SECRET_KEY, "AWS secret key"),
                 (SESSION_TOKEN, "AWS session token"),
-                (kube_token.as_str(), "kubernetes token"),
                 (key_line.as_str(), "kubeconfig client key"),
                 (key_data.as_str(), "kubeconfig client-key-data"),
                 // An EKS IAM token is a presigned URL holding the session token.
                 ("k8s-aws-v1.", "EKS IAM token"),
                 ("X-Amz-Security-Token", "presigned session token parameter"),
-            ] {
+            ]) {
                 let at = text.find(canary);
                 assert!(
                     at.is_none(),

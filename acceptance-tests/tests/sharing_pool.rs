@@ -303,3 +303,30 @@ fn a_second_sharing_pool_of_the_same_name_is_refused() {
         first.assert_empty_plan();
     }
 }
+
+/// A ConfigMap the provider may not read (RBAC answers 403 to the ownership check) is
+/// reported as the denial it is, not as another pool's object.
+#[test]
+fn a_config_map_the_provider_cannot_read_is_reported_as_denied() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        if !kube.is_emulator() {
+            return skip("needs the emulator's fault injection");
+        }
+        let w = Workdir::new(
+            &tf,
+            &config(
+                &kube,
+                &pool("alpha", "time_slicing", "  time_slicing {\n    replicas = 2\n  }"),
+            ),
+        );
+        w.init();
+        kube.fault(&json!({"method": "GET", "path": "/configmaps/", "status": 403, "count": 100}));
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        kube.clear_faults();
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_ne!(r.code, 0, "{}: {out}", tf.label);
+        assert!(out.contains("Cluster denied access"), "{}: {out}", tf.label);
+        assert!(!out.contains("Not this sharing pool's to write"), "{}: {out}", tf.label);
+    }
+}

@@ -201,6 +201,54 @@ resource "eksgpu_burst_scaler" "b" {
     );
 }
 
+/// EKSGPU111 (a plan rule, not an attribute validator) points at the pre-warm
+/// window's attribute, not at the resource.
+#[test]
+fn a_pre_warm_window_ending_where_it_starts_fails_at_its_end() {
+    let main_tf = format!(
+        "{}{}",
+        Provider::new().offline().header(),
+        r#"
+resource "eksgpu_burst_scaler" "b" {
+  cluster_name          = "gpu"
+  namespace             = "inference"
+  name                  = "burst"
+  max_replicas          = 3
+  prometheus_address    = "http://prometheus:9090"
+  on_prem_waiting_query = "sum(w)"
+  cloud_running_query   = "sum(r)"
+  target {
+    name = "vllm"
+  }
+  pre_warm {
+    timezone = "Asia/Seoul"
+    start    = "0 9 * * *"
+    end      = "0 9 * * *"
+  }
+}
+"#
+    );
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        let r = w.run(&["plan", "-no-color"]);
+        let flat = r
+            .combined()
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_ne!(r.code, 0, "{}: must fail:\n{flat}", tf.label);
+        // Terraform quotes the source line of the attribute the diagnostic points at.
+        assert!(
+            flat.contains("EKSGPU111")
+                && flat.contains(r#"end = "0 9 * * *" A pre-warm window's end must differ from its start"#),
+            "{}: not at pre_warm[0].end:\n{flat}",
+            tf.label
+        );
+    }
+}
+
 /// Issue #14's inputs: NodePool limits, weight, expiry and budgets; EC2NodeClass IMDS and
 /// capacity reservations; node group release, disk and tags.
 #[test]

@@ -158,7 +158,7 @@ pub struct NotOurs {
 impl NotOurs {
     /// What a person can do about it, for an object the strategy wanted to write.
     pub fn how_to_hand_over(&self) -> String {
-        let take = "or take it over explicitly: set `adopt = true` on the pool (the next apply relabels it and \
+        let take = "take it over explicitly: set `adopt = true` on the pool (the next apply relabels it and \
                     takes over its fields; nothing is deleted)";
         match &self.owner {
             Owner::Strategy { name, .. } => format!(
@@ -170,7 +170,7 @@ impl NotOurs {
             ),
             _ => format!(
                 "{} already exists and belongs to {}; this strategy leaves it untouched. Give the pool another \
-                 name, delete the object if nothing needs it, {take}.",
+                 name, delete the object if nothing needs it, or {take}.",
                 self.what, self.owner
             ),
         }

@@ -10,15 +10,20 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 
+mod redact;
+
+pub use redact::{REDACTED, register_sensitive};
+
 /// Installs the stderr JSON logger. The level comes from `TF_LOG_PROVIDER`,
 /// else `TF_LOG` (Terraform filters again on its side); default WARN.
 pub fn init(module: &'static str) {
     init_muting(module, &[]);
 }
 
-/// Like [`init`], and events of the `muted` targets (and their submodules)
-/// never reach the log at any level: for libraries whose logs carry secrets.
-pub fn init_muting(module: &'static str, muted: &'static [&'static str]) {
+/// Like [`init`], and events of the `muted` targets (and their submodules) at the
+/// given level or more verbose never reach the log (`Level::ERROR`: every event):
+/// for libraries whose logs carry secrets.
+pub fn init_muting(module: &'static str, muted: &'static [(&'static str, Level)]) {
     let level = std::env::var("TF_LOG_PROVIDER")
         .or_else(|_| std::env::var("TF_LOG"))
         .ok()
@@ -46,13 +51,16 @@ fn parse_level(s: &str) -> Option<Level> {
 struct HclogLayer {
     module: &'static str,
     max: Level,
-    muted: &'static [&'static str],
+    muted: &'static [(&'static str, Level)],
 }
 
 impl HclogLayer {
     fn logs(&self, metadata: &tracing::Metadata<'_>) -> bool {
         let target = metadata.target();
-        let muted = |m: &&str| target == *m || target.strip_prefix(*m).is_some_and(|rest| rest.starts_with("::"));
+        let muted = |(m, from): &(&str, Level)| {
+            (target == *m || target.strip_prefix(*m).is_some_and(|rest| rest.starts_with("::")))
+                && *metadata.level() >= *from
+        };
         // Level ordering in tracing: TRACE > DEBUG > … > ERROR ("more verbose is greater").
         *metadata.level() <= self.max
             && !target.starts_with("h2")
@@ -78,11 +86,18 @@ pub(crate) fn format_event(module: &str, event: &Event<'_>) -> String {
     event.record(&mut fields);
     let mut obj = serde_json::Map::new();
     obj.insert("@level".into(), hclog_level(*event.metadata().level()).into());
-    obj.insert("@message".into(), fields.message.unwrap_or_default().into());
+    obj.insert(
+        "@message".into(),
+        redact::redact(fields.message.unwrap_or_default()).into(),
+    );
     obj.insert("@module".into(), module.into());
     obj.insert("@timestamp".into(), timestamp().into());
     obj.insert("target".into(), event.metadata().target().into());
     for (k, v) in fields.fields {
+        let v = match v {
+            serde_json::Value::String(s) => redact::redact(s).into(),
+            v => v,
+        };
         obj.insert(k, v);
     }
     let mut line = serde_json::Value::Object(obj).to_string();
@@ -194,7 +209,10 @@ mod tests {
         let layer = HclogLayer {
             module: "provider.eksgpu",
             max: Level::TRACE,
-            muted: &["aws_sigv4"],
+            muted: &[
+                ("aws_sigv4", Level::ERROR),
+                ("aws_smithy_runtime::client::orchestrator", Level::TRACE),
+            ],
         };
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         struct Probe(HclogLayer, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
@@ -213,8 +231,13 @@ mod tests {
             tracing::trace!(target: "aws_sigv4", "signing");
             tracing::trace!(target: "aws_sigv4x", "a different crate");
             tracing::trace!(target: "eksgpu_cloud", "ours");
+            tracing::trace!(target: "aws_smithy_runtime::client::orchestrator", "input");
+            tracing::debug!(target: "aws_smithy_runtime::client::orchestrator", "beginning attempt #1");
         });
-        assert_eq!(*seen.lock().unwrap(), ["aws_sigv4x", "eksgpu_cloud"]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            ["aws_sigv4x", "eksgpu_cloud", "aws_smithy_runtime::client::orchestrator"]
+        );
     }
 
     #[test]

@@ -256,6 +256,8 @@ impl pb::provider_server::Provider for ProviderService {
             "provider configuration",
             &mut diags,
         ) {
+            // Before anything can log them: the provider's sensitive inputs.
+            crate::logging::register_sensitive(&self.provider_schema.schema.block, &config);
             self.provider.validate(&config, &mut diags);
         }
         Ok(Response::new(pb::validate_provider_config::Response {

@@ -29,7 +29,18 @@ fn main() -> ExitCode {
     // a query parameter (X-Amz-Security-Token) and is printed in full, along with
     // the rest of the URL that is the token. The crate has no switch to sign
     // without that logging, so its target never reaches the provider's log.
-    eksgpu_tfplugin::logging::init_muting("provider.terraform-provider-eksgpu", &["aws_sigv4"]);
+    // aws-smithy-runtime's orchestrator (1.16.2, client/orchestrator.rs) prints at TRACE
+    // each request and response it transmits and the operation's output: AssumeRole's
+    // form body (ExternalId) and the temporary credentials STS returns. Its DEBUG lines
+    // (attempts, retries) stay. Sensitive provider inputs are also redacted from every
+    // line, whatever logs them (eksgpu_tfplugin::logging::register_sensitive).
+    eksgpu_tfplugin::logging::init_muting(
+        "provider.terraform-provider-eksgpu",
+        &[
+            ("aws_sigv4", tracing::Level::ERROR),
+            ("aws_smithy_runtime::client::orchestrator", tracing::Level::TRACE),
+        ],
+    );
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -109,11 +109,30 @@ fn spot_interruption_handling(b: &BurstScaler, out: &mut Vec<Violation>) {
 fn pre_warm_windows(b: &BurstScaler, out: &mut Vec<Violation>) {
     for (i, w) in b.pre_warm.iter().enumerate() {
         let five = |s: &str| s.split_whitespace().count() == 5;
-        if !five(&w.start) || !five(&w.end) || w.start == w.end || w.timezone.is_empty() {
+        let at = |attr: &'static str| vec![Step::Attr("pre_warm"), Step::Index(i), Step::Attr(attr)];
+        // Each violation at the attribute that has it (KEDA v2.20 cron scaler: 5-field
+        // `start` and `end`, a `timezone`; https://keda.sh/docs/2.20/scalers/cron/).
+        for (attr, value) in [("start", &w.start), ("end", &w.end)] {
+            if !five(value) {
+                out.push(Violation::new(
+                    Code::EKSGPU111,
+                    at(attr),
+                    format!("{attr} {value:?} is not a 5-field cron expression."),
+                ));
+            }
+        }
+        if five(&w.start) && w.start == w.end {
             out.push(Violation::new(
                 Code::EKSGPU111,
-                vec![Step::Attr("pre_warm"), Step::Index(i)],
-                "A pre-warm window needs a time zone and two different 5-field cron expressions.".into(),
+                at("end"),
+                "A pre-warm window's end must differ from its start.".into(),
+            ));
+        }
+        if w.timezone.is_empty() {
+            out.push(Violation::new(
+                Code::EKSGPU111,
+                at("timezone"),
+                "A pre-warm window needs a time zone.".into(),
             ));
         }
     }
@@ -148,6 +167,26 @@ mod tests {
             end: "0 9 * * *".into(),
         }];
         assert_eq!(codes(&b), [Code::EKSGPU111]);
+    }
+
+    #[test]
+    fn eksgpu111_points_at_the_pre_warm_attribute() {
+        let mut b = seed_scaler();
+        b.pre_warm = vec![
+            crate::burst::PreWarm {
+                timezone: "Asia/Seoul".into(),
+                start: "0 9 * * *".into(),
+                end: "0 18 * * *".into(),
+            },
+            crate::burst::PreWarm {
+                timezone: String::new(),
+                start: "0 9 * *".into(),
+                end: "0 18 * * *".into(),
+            },
+        ];
+        let paths: Vec<_> = check_burst_scaler(&b).into_iter().map(|v| v.path).collect();
+        let at = |attr| vec![Step::Attr("pre_warm"), Step::Index(1), Step::Attr(attr)];
+        assert_eq!(paths, [at("start"), at("timezone")]);
     }
 
     #[test]

@@ -32,6 +32,11 @@ fn another_strategys_object_is_neither_written_nor_deleted_and_the_error_names_i
     assert!(e.to_string().contains("eksgpu_node_strategy \"training\""), "{e}");
     assert!(e.how_to_hand_over().contains("removed {}"), "{}", e.how_to_hand_over());
     assert!(e.how_to_hand_over().contains("adopt = true"));
+    assert!(
+        e.how_to_hand_over().contains("and then take it over explicitly"),
+        "{}",
+        e.how_to_hand_over()
+    );
     assert!(!may_delete(&theirs, &me()));
 }
 

@@ -34,14 +34,31 @@ pub(crate) enum NotReady {
 
 /// The `Ready` condition of an object as `(status, reason, message)`.
 pub(crate) fn ready_condition(object: &serde_json::Value) -> Option<(String, String, String)> {
+    ready_entry(object).map(|c| {
+        let s = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
+        (s("status"), s("reason"), s("message"))
+    })
+}
+
+fn ready_entry(object: &serde_json::Value) -> Option<&serde_json::Value> {
     object["status"]["conditions"]
         .as_array()?
         .iter()
         .find(|c| c["type"] == "Ready")
-        .map(|c| {
-            let s = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
-            (s("status"), s("reason"), s("message"))
-        })
+}
+
+/// The generation the `Ready` condition was computed for, when it is older than the
+/// object's `metadata.generation`: a condition set before the last spec change says
+/// nothing about the spec just applied. The condition's own `observedGeneration`
+/// (Kubernetes API conventions, metav1.Condition; Karpenter's operatorpkg status
+/// conditions set it), else `status.observedGeneration`; a controller that records
+/// neither (KEDA v2.16 ScaledObject conditions) cannot be checked and is taken at its word.
+pub(crate) fn stale_generation(object: &serde_json::Value) -> Option<(i64, i64)> {
+    let generation = object["metadata"]["generation"].as_i64()?;
+    let observed = ready_entry(object)
+        .and_then(|c| c["observedGeneration"].as_i64())
+        .or_else(|| object["status"]["observedGeneration"].as_i64())?;
+    (observed < generation).then_some((observed, generation))
 }
 
 /// Polls the object (0.5 s doubling up to 5 s) until its `Ready` condition is
@@ -62,18 +79,20 @@ pub(crate) async fn wait_ready(
                 e => NotReady::Kube(e),
             })?;
         let condition = found.as_ref().and_then(ready_condition);
-        if condition.as_ref().is_some_and(|(status, _, _)| status == "True") {
+        let stale = found.as_ref().and_then(stale_generation);
+        if stale.is_none() && condition.as_ref().is_some_and(|(status, _, _)| status == "True") {
             return Ok(());
         }
         let now = tokio::time::Instant::now();
         if now >= deadline {
-            return Err(NotReady::TimedOut(match (&found, &condition) {
-                (None, _) => format!("the {} is gone", o.kind.kind),
-                (Some(_), None) => format!(
+            return Err(NotReady::TimedOut(match (&found, &condition, stale) {
+                (None, _, _) => format!("the {} is gone", o.kind.kind),
+                (Some(_), Some(condition), Some(generations)) => stale_words(o, condition, generations),
+                (Some(_), None, _) => format!(
                     "{} has reported no Ready condition (is {} running in the cluster?)",
                     o.controller, o.controller
                 ),
-                (Some(_), Some((status, reason, message))) => format!("Ready={status} ({reason}): {message}"),
+                (Some(_), Some((status, reason, message)), None) => format!("Ready={status} ({reason}): {message}"),
             }));
         }
         let sleep = pause.min(deadline - now);
@@ -85,6 +104,24 @@ pub(crate) async fn wait_ready(
     }
 }
 
+/// A `Ready` condition older than the spec just applied, in words.
+fn stale_words(
+    o: &Awaited<'_>,
+    (status, reason, message): &(String, String, String),
+    (observed, generation): (i64, i64),
+) -> String {
+    let message = if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    };
+    format!(
+        "{} has not yet reported on generation {generation} (the spec just applied); its last condition, \
+         Ready={status} ({reason}{message}), is for generation {observed}",
+        o.controller
+    )
+}
+
 /// The configured `ready_timeout`, or the default.
 pub(crate) fn timeout_of(planned: &eksgpu_tfplugin::Value) -> Duration {
     planned
@@ -92,4 +129,34 @@ pub(crate) fn timeout_of(planned: &eksgpu_tfplugin::Value) -> Duration {
         .as_str()
         .and_then(|t| eksgpu_core::duration::parse(t).ok())
         .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::stale_generation;
+
+    fn object(generation: i64, condition_gen: Option<i64>, status_gen: Option<i64>) -> serde_json::Value {
+        let mut c = json!({"type": "Ready", "status": "True"});
+        if let Some(g) = condition_gen {
+            c["observedGeneration"] = g.into();
+        }
+        let mut o = json!({"metadata": {"generation": generation}, "status": {"conditions": [c]}});
+        if let Some(g) = status_gen {
+            o["status"]["observedGeneration"] = g.into();
+        }
+        o
+    }
+
+    #[test]
+    fn a_condition_older_than_the_spec_is_stale() {
+        assert_eq!(stale_generation(&object(3, Some(2), None)), Some((2, 3)));
+        assert_eq!(stale_generation(&object(3, None, Some(1))), Some((1, 3)));
+        // The condition's own generation wins over the status-wide one.
+        assert_eq!(stale_generation(&object(3, Some(3), Some(1))), None);
+        assert_eq!(stale_generation(&object(3, Some(3), None)), None);
+        // Nothing recorded: nothing to compare.
+        assert_eq!(stale_generation(&object(3, None, None)), None);
+    }
 }

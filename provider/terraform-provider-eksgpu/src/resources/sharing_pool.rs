@@ -79,6 +79,15 @@ fn with_computed(p: &SharingPool, v: &mut Value) {
     );
 }
 
+/// Why [`check_owned`] refused a write.
+enum Refused {
+    /// Another pool's or owner's object; what to do.
+    NotOurs(String),
+    /// The check could not read the object (a 403 from RBAC, an unreachable server):
+    /// reported as that failure, not as someone else's object.
+    Unreadable(KubeError, String),
+}
+
 fn field_manager(base: &str, pool: &str) -> String {
     // One manager per pool: each owns only its own keys of shared ConfigMaps.
     format!("{base}/{pool}")
@@ -93,7 +102,7 @@ async fn check_owned(
     p: &SharingPool,
     creating: bool,
     objects: &[Manifest],
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     for m in objects {
         let is_record = m.kind == kinds::CONFIG_MAP && m.name == sharing::RECORD_CONFIG_MAP;
         if !(m.kind == sharing::RESOURCE_CLAIM || creating && is_record) {
@@ -105,27 +114,27 @@ async fn check_owned(
             cluster.get(&m.kind, m.namespace.as_deref(), &m.name),
         )
         .await
-        .map_err(|e| format!("Could not read {} {}: {e}", m.kind.kind, m.name))?;
+        .map_err(|e| Refused::Unreadable(e, format!("reading {} {}", m.kind.kind, m.name)))?;
         let Some(live) = live else { continue };
         let ns = m.namespace.as_deref().unwrap_or_default();
         if is_record {
             if live["data"].get(&p.name).is_some() {
-                return Err(format!(
+                return Err(Refused::NotOurs(format!(
                     "Sharing pool {:?} already exists in namespace {ns} (key {:?} of ConfigMap {}), made by another \
                      Terraform configuration or outside Terraform; this pool leaves it untouched. Choose another \
                      name, or manage that pool here by importing it: `terraform import <address> {}/{}`.",
                     p.name, p.name, m.name, p.cluster_name, p.name
-                ));
+                )));
             }
             continue;
         }
         let owner = Owner::of_object(&live);
         if owner != Owner::of_object(&m.body) {
-            return Err(format!(
+            return Err(Refused::NotOurs(format!(
                 "ResourceClaim {ns}/{} already exists and belongs to {owner}; this pool leaves it untouched. Set \
                  `dra {{ claim_name }}` to another name, or delete that claim if nothing uses it.",
                 m.name
-            ));
+            )));
         }
     }
     Ok(())
@@ -376,9 +385,16 @@ impl SharingPoolResource {
             force: planned.get("force_conflicts").as_bool() == Some(true),
         };
         let objects = sharing::manifests(&p);
-        if let Err(detail) = check_owned(ctx, cluster.as_ref(), &p, prior.is_null(), &objects).await {
-            diags.error_at(AttributePath::attr("name"), "Not this sharing pool's to write", detail);
-            return None;
+        match check_owned(ctx, cluster.as_ref(), &p, prior.is_null(), &objects).await {
+            Ok(()) => {}
+            Err(Refused::NotOurs(detail)) => {
+                diags.error_at(AttributePath::attr("name"), "Not this sharing pool's to write", detail);
+                return None;
+            }
+            Err(Refused::Unreadable(e, what)) => {
+                diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("name")));
+                return None;
+            }
         }
         for m in &objects {
             let what = format!("applying {} {}", m.kind.kind, m.name);

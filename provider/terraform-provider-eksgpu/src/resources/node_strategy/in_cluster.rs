@@ -429,8 +429,14 @@ async fn apply_pool_objects(
             let mut ignore = Diagnostics::default();
             let left = delete_objects(ctx, cluster, me, &rolled_back, &mut ignore).await;
             if !left.is_empty() {
+                // The objects and strategy in the summary: Terraform folds warnings of equal
+                // summary and detail into "(and N more similar warnings)".
                 diags.push(Diagnostic::warning(
-                    "Objects left after a failed apply",
+                    format!(
+                        "Objects left after a failed apply of strategy {:?}: {}",
+                        me.name,
+                        left.join(", ")
+                    ),
                     format!(
                         "{} created {} before the failure and could not delete it again; it carries this \
                          strategy's labels, so the next apply takes it over.",
