@@ -43,6 +43,15 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class { role = "r" }"#,
     ),
     (
+        "EKSGPU003",
+        true,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5en.48xlarge"]
+    labels = { "nvidia.com/mig.config" = "garbage" }
+    node_class { role = "r" }"#,
+    ),
+    (
         // On Karpenter 1.14 (the default) a dynamic DRA pool is served only by existing nodes.
         "EKSGPU165",
         false,
@@ -465,7 +474,7 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
-        "EKSGPU139",
+        "EKSGPU133",
         true,
         "pool[0].node_class[0].root_volume[0].size",
         r#"capacity = "karpenter"
@@ -473,6 +482,49 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class {
       role = "r"
       root_volume { size = "1.5Ti" }
+    }"#,
+    ),
+    (
+        "EKSGPU133",
+        true,
+        "pool[0].node_class[0].root_volume[0].iops",
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume {
+        size        = "200Gi"
+        volume_type = "gp2"
+        iops        = 3000
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU133",
+        true,
+        "pool[0].node_class[0].root_volume[0].iops",
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume {
+        size = "200Gi"
+        iops = 20000
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU124",
+        true,
+        "pool[0].node_class[0].root_volume[0].volume_type",
+        r#"capacity = "auto_mode"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume {
+        size        = "200Gi"
+        volume_type = "gp3"
+      }
     }"#,
     ),
     (
@@ -613,6 +665,14 @@ const SHARING_CASES: &[(&str, bool, &str, &str)] = &[
         r#"instance_type = "p5en.48xlarge"
   strategy = "mig"
   mig { profiles = { "1g.10gb" = 7 } }"#,
+    ),
+    (
+        "EKSGPU003",
+        true,
+        "mig[0].config",
+        r#"instance_type = "p5en.48xlarge"
+  strategy = "mig"
+  mig { config = "garbage" }"#,
     ),
     (
         "EKSGPU011",
@@ -767,6 +827,73 @@ async fn warnings_that_need_their_own_configuration() {
             format!(
                 "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  {body}\n}}\n",
                 Provider::new().setting(provider).header()
+            ),
+        )
+    }))
+    .await;
+}
+
+/// Limits of counts and of a value against the strategy's `kubernetes_version`, whose cases
+/// are generated: EKSGPU134 (101 NodePool labels), EKSGPU117 (50 taints and the GPU taint on a
+/// node group; a node group release of another Kubernetes minor).
+#[tokio::test]
+async fn limits_that_need_their_own_configuration() {
+    let labels: Vec<String> = (0..101).map(|i| format!("\"l{i}\" = \"v\"")).collect();
+    let taints: String = (0..50)
+        .map(|i| format!("\n    taint {{\n      key    = \"t{i}\"\n      effect = \"NoSchedule\"\n    }}"))
+        .collect();
+    let node_group = |extra: &str| {
+        format!(
+            r#"managed_node_group {{
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      {extra}
+      scaling {{
+        min     = 0
+        max     = 1
+        desired = 0
+      }}
+    }}"#
+        )
+    };
+    let cases = [
+        (
+            "EKSGPU134",
+            "pool[0].labels",
+            format!(
+                r#"capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    labels         = {{ {} }}
+    node_class {{ role = "r" }}"#,
+                labels.join(", ")
+            ),
+        ),
+        (
+            "EKSGPU117",
+            "pool[0].taint",
+            format!(
+                "capacity       = \"managed_node_group\"\n    instance_types = [\"g6e.xlarge\"]{taints}\n    {}",
+                node_group("")
+            ),
+        ),
+        (
+            "EKSGPU117",
+            "pool[0].managed_node_group[0].release_version",
+            format!(
+                "capacity       = \"managed_node_group\"\n    instance_types = [\"g6e.xlarge\"]\n    {}",
+                node_group(r#"release_version = "1.33.0-20260801""#)
+            ),
+        ),
+    ];
+    check_all(cases.iter().map(|(code, path, body)| {
+        (
+            *code,
+            true,
+            *path,
+            format!(
+                "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  kubernetes_version = \"1.34\"\n  gpu_operator {{}}\n  pool {{\n    name = \"p\"\n    {body}\n  }}\n}}\n",
+                provider_header()
             ),
         )
     }))

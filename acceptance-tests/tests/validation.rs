@@ -337,3 +337,81 @@ resource "eksgpu_node_strategy" "mng" {
         ],
     );
 }
+
+/// Issue #26: values that match a shape but not the parser or API behind it. Karpenter parses
+/// durations into Go's `time.Duration` (at most 2562047h47m16s); the API server matches budget
+/// schedules under RE2 (a trailing newline is no match); EKS writes Kubernetes versions without
+/// `v`; IAM role names have at most 64 characters; KEDA loads time zones from the IANA database;
+/// PromQL must parse.
+#[test]
+fn parser_and_eks_limits_and_lookups_are_checked_at_plan() {
+    let role = format!("arn:aws:iam::123456789012:role/{}", "r".repeat(65));
+    fails_at(
+        &format!(
+            r#"
+resource "eksgpu_node_strategy" "limits" {{
+  cluster_name       = "gpu"
+  name               = "limits"
+  kubernetes_version = "v1.30"
+  pool {{
+    name           = "gpu"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    expire_after   = "2562048h"
+    disruption {{
+      budget {{
+        nodes    = "0"
+        schedule = "0 9 * * 1-5\n"
+        duration = "8h"
+      }}
+    }}
+    node_class {{
+      role = "R"
+    }}
+  }}
+  pool {{
+    name           = "mng"
+    capacity       = "managed_node_group"
+    instance_types = ["g6e.12xlarge"]
+    managed_node_group {{
+      node_role_arn = "{role}"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {{
+        min     = 0
+        max     = 1
+        desired = 0
+      }}
+    }}
+  }}
+}}
+
+resource "eksgpu_burst_scaler" "b" {{
+  cluster_name          = "gpu"
+  namespace             = "inference"
+  name                  = "burst"
+  max_replicas          = 3
+  prometheus_address    = "http://prometheus:9090"
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting"
+  cloud_running_query   = "sum(r)"
+  target {{
+    name = "vllm"
+  }}
+  pre_warm {{
+    timezone = "Mars/Olympus"
+    start    = "0 6 * * 1-5"
+    end      = "0 10 * * 1-5"
+  }}
+}}
+"#
+        ),
+        &[
+            ("kubernetes_version", "v1.30"),
+            ("pool[0].expire_after", "time.Duration"),
+            ("pool[0].disruption[0].budget[0].schedule", "CRD pattern"),
+            ("pool[1].managed_node_group[0].node_role_arn", "64"),
+            ("on_prem_waiting_query", "sum(vllm:num_requests_waiting"),
+            ("pre_warm[0].timezone", "Mars/Olympus"),
+        ],
+    );
+}

@@ -90,6 +90,74 @@ pub mod labels {
     /// destroy deletes only what bears its own, so an instance replaced with
     /// `create_before_destroy` leaves what its successor wrote.
     pub const OWNER_TOKEN: &str = "eksgpu.terraform.io/owner-token";
+
+    /// Characters of the cluster name kept before the hash in [`cluster_value`].
+    const CLUSTER_PREFIX: usize = 63 - 1 - 16;
+
+    /// The value of [`CLUSTER`] for cluster `name`. EKS names have 1–100 characters of
+    /// `[0-9A-Za-z][A-Za-z0-9\-_]*` (EKS API CreateCluster); a label value at most 63, ending
+    /// in a letter or digit (k8s.io/apimachinery v0.36.3 IsValidLabelValue). A name that is a
+    /// label value is its own value, as it always was; any other (64–100 characters, or a
+    /// trailing `-` or `_`) becomes its first 46 characters, `-`, and the 16 hex digits of
+    /// the FNV-1a 64 hash of the whole name: deterministic, still readable, and distinct for
+    /// names that share the prefix (Kubernetes hashes names into labels the same way, e.g.
+    /// `pod-template-hash`, kubernetes/kubernetes pkg/controller/controller_utils.go
+    /// ComputeHash with FNV-32a). AWS tags carry the whole name (256 characters allowed).
+    pub fn cluster_value(name: &str) -> std::borrow::Cow<'_, str> {
+        if crate::validate::label_value(name).is_ok() && !name.is_empty() {
+            return name.into();
+        }
+        let prefix: String = name.chars().take(CLUSTER_PREFIX).collect();
+        format!("{prefix}-{:016x}", fnv1a64(name.as_bytes())).into()
+    }
+
+    /// Whether a recorded cluster (a label value or a tag) names cluster `name`.
+    pub fn is_cluster(recorded: &str, name: &str) -> bool {
+        recorded == name || recorded == cluster_value(name)
+    }
+
+    /// FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3; IETF
+    /// draft-eastlake-fnv).
+    fn fnv1a64(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::validate::{eks_cluster_name, label_value};
+
+        #[test]
+        fn every_eks_cluster_name_gives_a_label_value() {
+            // FNV-1a test vectors (draft-eastlake-fnv): "" and "a".
+            assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+            assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+            // Names that are label values stay as they are: objects already labelled keep matching.
+            for name in ["gpu", "My_Cluster-1", &"c".repeat(63)] {
+                assert_eq!(cluster_value(name), name);
+            }
+            let long = "c".repeat(100);
+            for name in [&"c".repeat(64), &long, "gpu-", "gpu_", &format!("{}-", "x".repeat(62))] {
+                assert!(eks_cluster_name(name).is_ok(), "{name}");
+                let v = cluster_value(name);
+                assert!(label_value(&v).is_ok(), "{name} -> {v}");
+                assert_eq!(v.len(), if name.len() >= 46 { 63 } else { name.len() + 17 }, "{v}");
+                assert!(v.starts_with(&name[..name.len().min(46)]), "{v}");
+                assert!(is_cluster(&v, name) && is_cluster(name, name));
+            }
+            // Same prefix, different names: different values.
+            let (a, b) = (format!("{}a", "p".repeat(70)), format!("{}b", "p".repeat(70)));
+            assert_ne!(cluster_value(&a), cluster_value(&b));
+            assert!(!is_cluster(&cluster_value(&a), &b));
+            // Deterministic across runs and versions (a golden value: changing it relabels objects).
+            assert_eq!(
+                cluster_value(&long),
+                format!("{}-{:016x}", "c".repeat(46), fnv1a64(long.as_bytes()))
+            );
+        }
+    }
 }
 
 /// Annotations that carry what the objects alone cannot say, so that

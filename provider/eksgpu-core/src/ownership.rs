@@ -138,8 +138,10 @@ impl Claimant<'_> {
     /// under its name now or before the rename being applied.
     pub fn owns(&self, owner: &Owner) -> bool {
         match owner {
+            // Labels carry the cluster's label value (shortened past 63 characters), tags the name.
             Owner::Strategy { cluster, name, .. } => {
-                cluster == self.cluster && (name == self.name || Some(name.as_str()) == self.prior_name)
+                labels::is_cluster(cluster, self.cluster)
+                    && (name == self.name || Some(name.as_str()) == self.prior_name)
             }
             _ => false,
         }

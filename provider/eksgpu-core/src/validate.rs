@@ -16,39 +16,48 @@
 use std::borrow::Cow;
 use std::fmt;
 
+mod cron;
 mod eks;
 mod karpenter;
 mod labels;
+mod mig;
 mod names;
 mod node_class;
+mod promql;
 mod quantity;
 mod scaler;
 #[cfg(test)]
 mod upstream_regexes;
+mod volume;
 
 pub use eks::{
-    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, availability_zone, aws_tag_key, aws_tag_value, eks_cluster_name,
-    eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_name, node_group_name_for,
-    node_group_release_version,
+    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, NODE_GROUP_TAINTS_MAX, availability_zone, aws_tag_key, aws_tag_value,
+    eks_cluster_name, eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_arn, iam_role_name,
+    kubernetes_version, node_group_name_for, node_group_release_for, node_group_release_version,
+    node_group_taint_count,
 };
 pub use karpenter::{
-    KARPENTER_AWS_WELL_KNOWN_LABELS, budget_duration, budget_nodes, budget_schedule, karpenter_capacity_type,
-    karpenter_consolidation_policy, karpenter_duration, karpenter_node_label_key,
+    KARPENTER_AWS_WELL_KNOWN_LABELS, NODE_POOL_LABELS_MAX, budget_duration, budget_nodes, budget_schedule,
+    karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration, karpenter_node_label_key,
+    node_pool_label_count,
 };
 pub use labels::{
     annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
 };
+pub use mig::mig_config_name;
 pub use names::{
     cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_subdomain, namespace_name,
     object_name,
 };
 pub use node_class::{
     EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
-    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value,
+    eviction_signal, eviction_threshold, node_class_tag_key, node_class_tag_value,
 };
+pub use promql::promql;
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;
-pub use scaler::{cron_schedule, prometheus_address, time_zone};
+pub use scaler::{TZDB_VERSION, cron_schedule, prometheus_address, time_zone};
+pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_volume};
 
 /// A value the system it is meant for would refuse.
 ///

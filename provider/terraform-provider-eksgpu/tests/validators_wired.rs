@@ -36,6 +36,18 @@ const RULES: &[(&str, &str)] = &[
     ("karpenter_consolidation_policy", "EKSGPU005"),
     // pool[].node_class.ami_alias: families per Karpenter and Kubernetes version, which the rule knows.
     ("ami_alias", "EKSGPU118"),
+    // pool[].labels["nvidia.com/mig.config"] and a sharing pool's mig.config: only `all-<profile>` needs the
+    // GPU, which the rule knows from the instance types.
+    ("mig_config_name", "EKSGPU003"),
+    // pool[].node_class.root_volume: the volume type, size, IOPS and throughput together, per capacity kind.
+    ("ebs_volume", "EKSGPU133"),
+    ("auto_mode_ephemeral_storage", "EKSGPU133"),
+    // pool[].labels: the count includes the labels the provider adds.
+    ("node_pool_label_count", "EKSGPU134"),
+    // pool[].taint on a node group: the count includes the provider's GPU taint.
+    ("node_group_taint_count", "EKSGPU117"),
+    // pool[].managed_node_group.release_version against the strategy's kubernetes_version.
+    ("node_group_release_for", "EKSGPU117"),
 ];
 
 /// Validators only eksgpu-cloud calls, before a request: (validator, file under eksgpu-cloud/src).

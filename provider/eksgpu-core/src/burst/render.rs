@@ -85,7 +85,7 @@ pub fn manifest(b: &BurstScaler) -> Value {
             "namespace": b.namespace,
             "labels": {
                 labels::MANAGED_BY: labels::MANAGED_BY_VALUE,
-                labels::CLUSTER: b.cluster_name,
+                labels::CLUSTER: labels::cluster_value(&b.cluster_name),
                 crate::ownership::BURST_SCALER_LABEL: b.name,
             },
             "annotations": {ANNOTATION: settings.to_string()},

@@ -29,6 +29,12 @@ impl Cidr {
     pub fn parse(s: &str) -> Option<Cidr> {
         let (addr, prefix) = s.split_once('/')?;
         let addr: Ipv4Addr = addr.parse().ok()?;
+        // Decimal digits only: Rust's integer parse would take "+24"; no leading zeros either
+        // ("024"), as Go's netip.ParsePrefix refuses them ("bits has leading zero").
+        let digits_only = !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_digit());
+        if !digits_only || (prefix.len() > 1 && prefix.starts_with('0')) {
+            return None;
+        }
         let prefix: u8 = prefix.parse().ok().filter(|p| *p <= 32)?;
         Some(Cidr {
             network: u32::from(addr) & mask(prefix),
@@ -68,6 +74,17 @@ mod tests {
         assert_eq!(Cidr::parse("10.0.0/8"), None);
         assert_eq!(Cidr::parse("fd00::/8"), None);
         assert_eq!(Cidr::parse("10.0.0.0"), None);
+        for bad in [
+            "10.0.0.0/+24",
+            "10.0.0.0/024",
+            "10.0.0.0/ 24",
+            "10.0.0.0/",
+            "010.0.0.0/8",
+            "10.0.0.0/-0",
+        ] {
+            assert_eq!(Cidr::parse(bad), None, "{bad}");
+        }
+        assert!(Cidr::parse("10.0.0.0/0").is_some());
     }
 
     #[test]

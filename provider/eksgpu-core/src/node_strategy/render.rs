@@ -174,7 +174,7 @@ fn metadata(strategy: &NodeStrategy, name: &str) -> Value {
         "labels": {
             kinds::labels::MANAGED_BY: kinds::labels::MANAGED_BY_VALUE,
             kinds::labels::STRATEGY: strategy.name,
-            kinds::labels::CLUSTER: strategy.cluster_name,
+            kinds::labels::CLUSTER: kinds::labels::cluster_value(&strategy.cluster_name),
         },
     })
 }

@@ -17,6 +17,7 @@ mod static_capacity;
 
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
+mod root_volume;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
@@ -47,6 +48,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         reserved_names(pool, &at, &mut out);
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
+        root_volume::root_volume(pool, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
         misplaced::kind_checks(pool, &at, &mut out);
         eks_api::check_pool(s, pool, &at, &mut out);
@@ -104,6 +106,7 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 
 /// The per-pool checks, one function per rule code, in the order their violations are reported.
 fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
+    node_pool_labels(s, pool, at, out);
     let types = instance_types::check(s, pool, ctx, at, out);
     kubernetes_spelling(pool, ctx, at, out);
     disruption::karpenter_disruption(pool, ctx, at, out);
@@ -131,6 +134,20 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         efa::efa_one_zone(pool, at, out);
     }
     gpu_taint(pool, at, out);
+}
+
+/// EKSGPU134: a NodePool template takes at most 100 labels (CRD `maxProperties`), the ones the
+/// provider adds (render::effective_labels) counted.
+fn node_pool_labels(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if pool.capacity.is_in_cluster()
+        && let Err(e) = crate::validate::node_pool_label_count(crate::render::effective_labels(s, pool).len())
+    {
+        out.push(Violation::new(
+            Code::EKSGPU134,
+            at(&[Step::Attr("labels")]),
+            e.to_string(),
+        ));
+    }
 }
 
 /// EKSGPU106: capacity types and taint effects in Kubernetes spelling.

@@ -127,3 +127,28 @@ fn a_destroy_leaves_what_the_instance_replacing_it_wrote() {
     l.remove(labels::OWNER_TOKEN);
     assert!(may_delete(&Owner::of_labels(&l, Vec::new()), &old));
 }
+
+#[test]
+fn a_cluster_name_longer_than_a_label_value_still_owns_its_objects() {
+    // EKS takes 100 characters; the label carries the shortened value, AWS tags the name.
+    let long = "c".repeat(100);
+    let me = Claimant {
+        cluster: &long,
+        name: "genai",
+        prior_name: None,
+        token: None,
+    };
+    let labelled = Owner::of_object(&strategy_object(&labels::cluster_value(&long), "genai"));
+    assert!(check_write("NodePool gpu", Some(labelled.clone()), &me, false).is_ok());
+    assert!(may_delete(&labelled, &me));
+    let tagged = Owner::of_tags(&BTreeMap::from([
+        (labels::MANAGED_BY.to_owned(), labels::MANAGED_BY_VALUE.to_owned()),
+        (labels::STRATEGY.to_owned(), "genai".to_owned()),
+        (labels::CLUSTER.to_owned(), long.clone()),
+    ]));
+    assert!(may_delete(&tagged, &me));
+    // Another long name with the same first 46 characters is another cluster.
+    let other = format!("{}d", "c".repeat(99));
+    let theirs = Owner::of_object(&strategy_object(&labels::cluster_value(&other), "genai"));
+    assert!(!may_delete(&theirs, &me));
+}

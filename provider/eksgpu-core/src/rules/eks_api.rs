@@ -146,7 +146,8 @@ fn instance_types_required(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     }
 }
 
-/// EKSGPU115 (no `hybrid` block), EKSGPU117 (its role) and EKSGPU007 (its remote networks).
+/// EKSGPU115 (no `hybrid` block) and EKSGPU007 (its remote networks). Its role ARN is the
+/// attribute's own check (validate::iam_role_arn on the declaration).
 fn check_hybrid(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let Some(h) = &pool.hybrid else {
         out.push(Violation::new(
@@ -156,13 +157,6 @@ fn check_hybrid(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
         ));
         return;
     };
-    if !is_role_arn(&h.node_role_arn) {
-        out.push(Violation::new(
-            Code::EKSGPU117,
-            at(&[Step::Attr("hybrid"), Step::Attr("node_role_arn")]),
-            format!("{:?} is not an IAM role ARN.", h.node_role_arn),
-        ));
-    }
     for (list, index, detail) in remote_network_problems(h) {
         let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);
         path.extend(index.map(Step::Index));
@@ -189,6 +183,8 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
     };
     node_group_capacity_types(pool, at, out);
     node_group_request(m, &mng, out);
+    node_group_taints(pool, at, out);
+    node_group_release(s, pool, m, &mng, out);
     node_group_disk(pool, m, &mng, out);
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(
@@ -237,15 +233,8 @@ fn node_group_capacity_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>)
     }
 }
 
-/// EKSGPU117: the node group's role, subnets, scaling and update settings as EKS takes them.
+/// EKSGPU117: the node group's subnets, scaling and update settings as EKS takes them.
 fn node_group_request(m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
-    if !is_role_arn(&m.node_role_arn) {
-        out.push(Violation::new(
-            Code::EKSGPU117,
-            mng(&[Step::Attr("node_role_arn")]),
-            format!("{:?} is not an IAM role ARN.", m.node_role_arn),
-        ));
-    }
     if m.subnet_ids.is_empty() {
         out.push(Violation::new(
             Code::EKSGPU117,
@@ -266,6 +255,45 @@ fn node_group_request(m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violatio
     }
     if let Some(u) = &m.update {
         crate::node_strategy::inputs::check_update(u, &mng(&[Step::Attr("update")]), out);
+    }
+}
+
+/// EKSGPU117: at most 50 taints on a node group, the provider's GPU taint counted
+/// (render::effective_taints). Each taint's key and value are their declarations' EKS checks
+/// (`on_kinds` in node_strategy::inputs::pool).
+fn node_group_taints(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if let Err(e) = crate::validate::node_group_taint_count(crate::render::effective_taints(pool).len()) {
+        out.push(Violation::new(
+            Code::EKSGPU117,
+            at(&[Step::Attr("taint")]),
+            e.to_string(),
+        ));
+    }
+}
+
+/// EKSGPU117: an AL2023 or AL2 `release_version` of another Kubernetes minor than the
+/// cluster's, which CreateNodegroup refuses (an unknown `kubernetes_version` skips the check).
+fn node_group_release(s: &NodeStrategy, pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
+    let (Some(release), Some(k8s)) = (
+        m.release_version.as_deref(),
+        s.kubernetes_version.as_deref().and_then(super::parse_version),
+    ) else {
+        return;
+    };
+    // A release that is no release at all is the attribute's own check.
+    if crate::validate::node_group_release_version(release).is_err() {
+        return;
+    }
+    let ami = m
+        .ami_type
+        .as_deref()
+        .unwrap_or_else(|| crate::eks::default_ami_type(pool));
+    if let Err(e) = crate::validate::node_group_release_for(release, ami, k8s) {
+        out.push(Violation::new(
+            Code::EKSGPU117,
+            mng(&[Step::Attr("release_version")]),
+            e.to_string(),
+        ));
     }
 }
 
@@ -345,24 +373,6 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
             out,
         );
     }
-}
-
-fn is_role_arn(s: &str) -> bool {
-    let mut parts = s.splitn(6, ':');
-    let (arn, partition, service, region, account, resource) = (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    );
-    arn == Some("arn")
-        && partition.is_some_and(|p| p.starts_with("aws"))
-        && service == Some("iam")
-        && region == Some("")
-        && account.is_some_and(|a| a.len() == 12 && a.bytes().all(|b| b.is_ascii_digit()))
-        && resource.is_some_and(|r| r.starts_with("role/") && r.len() > 5)
 }
 
 /// A problem with one remote network: `(list, index in the list, detail)`.

@@ -173,7 +173,7 @@ pub fn record(p: &SharingPool) -> Value {
 
 fn meta(p: &SharingPool, name: &str, namespace: &str) -> Value {
     json!({"name": name, "namespace": namespace, "labels": {
-        labels::MANAGED_BY: labels::MANAGED_BY_VALUE, labels::CLUSTER: p.cluster_name, SHARING_POOL_LABEL: p.name}})
+        labels::MANAGED_BY: labels::MANAGED_BY_VALUE, labels::CLUSTER: labels::cluster_value(&p.cluster_name), SHARING_POOL_LABEL: p.name}})
 }
 
 /// Label on objects a sharing pool owns outright (the DRA claim).

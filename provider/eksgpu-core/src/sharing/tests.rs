@@ -230,6 +230,25 @@ fn mig_layouts_against_the_gpu() {
 }
 
 #[test]
+fn eksgpu003_mig_config_names_are_looked_up() {
+    let mut p = pool(Strategy::Mig);
+    p.instance_type = Some("p5en.48xlarge".into());
+    p.mig = Some(Mig {
+        strategy: "single".into(),
+        profiles: BTreeMap::new(),
+        config: Some("garbage".into()),
+    });
+    let v = check_sharing_pool(&p);
+    assert!(
+        v.iter()
+            .any(|v| v.code == Code::EKSGPU003 && v.path == [Step::Attr("mig"), Step::Attr("config")]),
+        "{v:?}"
+    );
+    p.mig.as_mut().unwrap().config = Some("all-7g.141gb".into());
+    assert!(!codes(&p).contains(&Code::EKSGPU003));
+}
+
+#[test]
 fn media_extension_profiles_use_dotted_resource_names() {
     // k8s-device-plugin v0.20.0 internal/rm/rm.go advertises `mig-1g.18gb.me`; '+' is illegal.
     let mut p = pool(Strategy::Mig);

@@ -96,6 +96,136 @@ pub fn iam_role_name(s: &str) -> Validation {
     ))
 }
 
+const IAM_ARN: &str = "AWS IAM User Guide, IAM identifiers (arn:partition:iam::account-id:role/path/name); AWS IAM API \
+     Reference, CreateRole (RoleName 1-64 characters of [\\w+=,.@-], Path 1-512 characters, / or /.../ of \
+     U+0021-U+007E)";
+
+/// An IAM role ARN, as a node group's `nodeRole` and an access entry's principal take it:
+/// `arn:<partition>:iam::<12-digit account>:role/<path><name>`, the partition `aws` or
+/// `aws-…` (aws-cn, aws-us-gov, aws-iso, …), the path `/` or `/…/` of at most 512
+/// characters of U+0021–U+007E, the name a role name ([`iam_role_name`]).
+pub fn iam_role_arn(s: &str) -> Validation {
+    let why = role_arn_problem(s);
+    match why {
+        None => Ok(()),
+        Some(why) => Err(ValidationError::new(
+            format!("{s:?} is not an IAM role ARN: {why}."),
+            "arn:aws:iam::123456789012:role/NAME or arn:aws:iam::123456789012:role/PATH/NAME, the name 1 to 64 \
+             characters of letters, digits and _+=,.@-",
+            IAM_ARN,
+        )),
+    }
+}
+
+fn role_arn_problem(s: &str) -> Option<String> {
+    let parts: Vec<&str> = s.splitn(6, ':').collect();
+    let [arn, partition, service, region, account, resource] = parts[..] else {
+        return Some("it does not have the six ':'-separated parts of an ARN".into());
+    };
+    let partition_ok = partition == "aws"
+        || partition.strip_prefix("aws-").is_some_and(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        });
+    if arn != "arn" || !partition_ok {
+        return Some("it must start with arn:aws: (or another AWS partition)".into());
+    }
+    if service != "iam" || !region.is_empty() {
+        return Some("it must be an IAM ARN, arn:<partition>:iam::<account>:…".into());
+    }
+    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(format!("the account {account:?} is not 12 digits"));
+    }
+    let Some(path_and_name) = resource.strip_prefix("role") else {
+        return Some("it names no role (role/…)".into());
+    };
+    // `role` then the path, which starts and ends with '/': the name is what follows the last '/'.
+    let Some(last) = path_and_name.rfind('/') else {
+        return Some("it names no role (role/…)".into());
+    };
+    let (path, name) = (&path_and_name[..=last], &path_and_name[last + 1..]);
+    if !path.starts_with('/') || path.len() > 512 || !path.chars().all(|c| ('\u{21}'..='\u{7e}').contains(&c)) {
+        return Some(format!(
+            "the path {path:?} is not / or /…/ of at most 512 printable ASCII characters"
+        ));
+    }
+    iam_role_name(name).err().map(|e| e.message)
+}
+
+/// Most taints a managed node group takes (EKS API CreateNodegroup `taints`: at most 50
+/// items), the provider's own GPU taint counted.
+pub const NODE_GROUP_TAINTS_MAX: usize = 50;
+
+/// The number of taints on a managed node group.
+pub fn node_group_taint_count(n: usize) -> Validation {
+    if n <= NODE_GROUP_TAINTS_MAX {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("A node group takes at most {NODE_GROUP_TAINTS_MAX} taints; this one would have {n}."),
+        "at most 50 taints, counting the provider's nvidia.com/gpu taint (gpu_taint)",
+        "Amazon EKS API Reference, CreateNodegroup (taints: maximum number of 50 items), \
+         https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html",
+    ))
+}
+
+/// A node group `releaseVersion` for a cluster of Kubernetes `kubernetes` (major, minor):
+/// EKS-optimized AL2023 and AL2 AMIs are released per Kubernetes minor, so their release
+/// (`1.34.0-20260801`) starts with that minor, and CreateNodegroup refuses one of another
+/// minor. Bottlerocket releases (`1.42.0-4f5d8ea2`) carry the OS version instead and are
+/// not checked here.
+pub fn node_group_release_for(release: &str, ami_type: &str, kubernetes: super::Version) -> Validation {
+    node_group_release_version(release)?;
+    if ami_type.starts_with("BOTTLEROCKET") {
+        return Ok(());
+    }
+    let mut parts = release.split(['.', '-']);
+    let (major, minor) = (parts.next(), parts.next());
+    let (k_major, k_minor) = (kubernetes.0.to_string(), kubernetes.1.to_string());
+    if major == Some(k_major.as_str()) && minor == Some(k_minor.as_str()) {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!(
+            "{release:?} is an AMI release for Kubernetes {}.{}, but the cluster runs {}.{}.",
+            major.unwrap_or_default(),
+            minor.unwrap_or_default(),
+            kubernetes.0,
+            kubernetes.1
+        ),
+        format!(
+            "a {ami_type} release of Kubernetes {}.{}, such as {}.{}.0-20260801, or none (the latest)",
+            kubernetes.0, kubernetes.1, kubernetes.0, kubernetes.1
+        ),
+        "Amazon EKS API Reference, CreateNodegroup (releaseVersion: an AMI version of the node group's Kubernetes \
+         version); awslabs/amazon-eks-ami release tags (v<date>, AMIs named by Kubernetes version)",
+    ))
+}
+
+/// A cluster's Kubernetes version as the EKS API writes it (`version` of CreateCluster and
+/// DescribeCluster, e.g. `1.34`): `MAJOR.MINOR`, digits only, no leading `v`, no patch,
+/// no leading zeros. (Karpenter and KEDA releases, written `v1.14.1`, are read elsewhere.)
+pub fn kubernetes_version(s: &str) -> Validation {
+    let number = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0'));
+    if s.split_once('.')
+        .is_some_and(|(major, minor)| number(major) && number(minor) && major.len() <= 3 && minor.len() <= 3)
+    {
+        return Ok(());
+    }
+    let hint = if s.starts_with('v') || s.matches('.').count() > 1 {
+        " (EKS names versions MAJOR.MINOR only, without v or a patch)"
+    } else {
+        ""
+    };
+    Err(ValidationError::new(
+        format!("{s:?} is not an EKS Kubernetes version{hint}."),
+        "MAJOR.MINOR such as 1.34",
+        "Amazon EKS API Reference, CreateCluster and DescribeCluster (version, e.g. \"1.34\"), \
+         https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html",
+    ))
+}
+
 /// An availability zone name (not a zone ID): a Region code such as
 /// `us-west-2` followed by a letter (`us-west-2a`), or by a Local or
 /// Wavelength Zone location (`us-west-2-lax-1a`, `us-east-1-wl1-bos-wlz-1`).
@@ -222,6 +352,75 @@ mod tests {
         }
         let e = iam_role_name("arn:aws:iam::123456789012:role/x").unwrap_err();
         assert!(e.message.contains("not its ARN"), "{e}");
+    }
+
+    #[test]
+    fn role_arns() {
+        for ok in [
+            "arn:aws:iam::123456789012:role/KarpenterNodeRole",
+            "arn:aws:iam::123456789012:role/eks/nodes/GpuNodes",
+            "arn:aws-cn:iam::123456789012:role/x",
+            "arn:aws-us-gov:iam::123456789012:role/r_+=,.@-",
+            &format!("arn:aws:iam::123456789012:role/{}", "r".repeat(64)),
+            &format!("arn:aws:iam::123456789012:role/{}/r", "p".repeat(510)),
+        ] {
+            assert!(iam_role_arn(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "KarpenterNodeRole",
+            "arn:aws:iam::123456789012:role/",
+            "arn:aws:iam::123456789012:role",
+            "arn:aws:iam::123456789012:user/x",
+            "arn:aws:iam::123456789012:instance-profile/x",
+            "arn:aws:iam::12345678901:role/x",
+            "arn:aws:iam:us-east-1:123456789012:role/x",
+            "arn:aws:sts::123456789012:role/x",
+            "arn:azure:iam::123456789012:role/x",
+            "arn:aws-:iam::123456789012:role/x",
+            "arn:aws:iam::123456789012:role/a b",
+            "arn:aws:iam::123456789012:role/p\u{e9}/x",
+            &format!("arn:aws:iam::123456789012:role/{}", "r".repeat(65)),
+            &format!("arn:aws:iam::123456789012:role/{}/r", "p".repeat(511)),
+        ] {
+            assert_eq!(iam_role_arn(bad).unwrap_err().source, IAM_ARN, "{bad}");
+        }
+    }
+
+    #[test]
+    fn kubernetes_versions_as_eks_writes_them() {
+        for ok in ["1.34", "1.30", "1.9", "2.0"] {
+            assert!(kubernetes_version(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "v1.30", "1.30.1", "1", "1.", ".30", "1.030", "01.30", "1.x", " 1.30", "1.30 ", "+1.30", "1.3a",
+        ] {
+            assert!(kubernetes_version(bad).is_err(), "{bad}");
+        }
+        assert!(kubernetes_version("v1.30").unwrap_err().message.contains("without v"));
+    }
+
+    #[test]
+    fn taint_counts() {
+        assert!(node_group_taint_count(0).is_ok());
+        assert!(node_group_taint_count(50).is_ok());
+        assert!(node_group_taint_count(51).is_err());
+    }
+
+    #[test]
+    fn releases_belong_to_the_clusters_minor() {
+        let k = (1, 34);
+        assert!(node_group_release_for("1.34.0-20260801", "AL2023_x86_64_NVIDIA", k).is_ok());
+        assert!(node_group_release_for("1.34.2-20261101", "AL2023_ARM_64_NVIDIA", k).is_ok());
+        let e = node_group_release_for("1.33.0-20260801", "AL2023_x86_64_NVIDIA", k).unwrap_err();
+        assert!(e.message.contains("1.33") && e.message.contains("1.34"), "{e}");
+        assert!(node_group_release_for("2.34.0-20260801", "AL2023_x86_64_NVIDIA", k).is_err());
+        assert!(node_group_release_for("1.3.0-20260801", "AL2_x86_64_GPU", (1, 34)).is_err());
+        assert!(node_group_release_for("1.3.0-20260801", "AL2_x86_64_GPU", (1, 3)).is_ok());
+        // Bottlerocket versions its OS, not Kubernetes.
+        assert!(node_group_release_for("1.42.0-4f5d8ea2", "BOTTLEROCKET_x86_64_NVIDIA", k).is_ok());
+        // Not a release at all.
+        assert!(node_group_release_for("latest", "BOTTLEROCKET_x86_64_NVIDIA", k).is_err());
     }
 
     #[test]

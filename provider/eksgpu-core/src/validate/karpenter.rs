@@ -125,6 +125,25 @@ pub fn karpenter_node_label_key(key: &str, karpenter: Version) -> Validation {
     Ok(())
 }
 
+/// Most labels a NodePool template carries (`spec.template.metadata.labels`: `maxProperties:
+/// 100` in the v1.14.1 CRD). Kubernetes itself sets no total for labels (apimachinery
+/// ValidateLabels checks each; the 256 KiB total, TotalAnnotationSizeLimitB, is for
+/// annotations only).
+pub const NODE_POOL_LABELS_MAX: usize = 100;
+
+/// The number of labels on a NodePool's template.
+pub fn node_pool_label_count(n: usize) -> Validation {
+    if n <= NODE_POOL_LABELS_MAX {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("The NodePool would carry {n} template labels; its CRD takes at most {NODE_POOL_LABELS_MAX}."),
+        "at most 100 labels, counting those the provider adds (nvidia.com/gpu.deploy.*)",
+        "aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml \
+         (spec.template.metadata.labels maxProperties: 100)",
+    ))
+}
+
 /// A value of `karpenter.sh/capacity-type`: `on-demand`, `spot`, and
 /// `reserved` from Karpenter 1.3.
 pub fn karpenter_capacity_type(s: &str, karpenter: Version) -> Validation {
@@ -176,23 +195,42 @@ pub fn karpenter_consolidation_policy(s: &str, karpenter: Version) -> Validation
 
 /// `consolidateAfter` and `expireAfter`: `Never` or a sequence of whole
 /// numbers with `s`, `m` or `h` (the CRD pattern `^(([0-9]+(s|m|h))+|Never)$`;
-/// Go's `ms`, `us` and fractions such as `1.5h` are refused).
+/// Go's `ms`, `us` and fractions such as `1.5h` are refused), and no longer
+/// than Go's `time.ParseDuration` holds (int64 nanoseconds: 2562047h47m16s),
+/// which Karpenter decodes the field with (kubernetes-sigs/karpenter v1.14.1
+/// pkg/apis/v1/duration.go, NillableDuration.UnmarshalJSON).
 pub fn karpenter_duration(s: &str) -> Validation {
-    if crate::duration::KarpenterDuration::parse(s).is_ok() {
-        Ok(())
-    } else {
-        Err(ValidationError::new(
+    use crate::duration::{DurationError, KarpenterDuration};
+    match KarpenterDuration::parse(s) {
+        Ok(_) => Ok(()),
+        Err(DurationError::Form(_)) => Err(ValidationError::new(
             format!("{s:?} is not a Karpenter duration."),
             "Never, or whole numbers with s, m or h such as 30s, 5m, 1h30m (the NodePool CRD pattern \
              ^(([0-9]+(s|m|h))+|Never)$)",
             NODEPOOL_CRD,
-        ))
+        )),
+        Err(DurationError::Range(_)) => Err(out_of_go_range(s, DURATIONS)),
     }
+}
+
+const DURATIONS: &str = "aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml (pattern); \
+     kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/duration.go (time.ParseDuration); Go src/time/format.go \
+     ParseDuration (int64 nanoseconds, at most 2562047h47m16.854775807s)";
+
+fn out_of_go_range(s: &str, source: &'static str) -> ValidationError {
+    ValidationError::new(
+        format!(
+            "{s:?} matches the CRD pattern, but is longer than Go's time.Duration holds, so Karpenter cannot \
+             decode the NodePool."
+        ),
+        "at most 2562047h47m16s (about 292 years), counting every part of the sum",
+        source,
+    )
 }
 
 const BUDGETS: &str = "aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml \
      (spec.disruption.budgets[]), kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go (Budget; the schedule is \
-     parsed with robfig/cron v3 ParseStandard after a TZ=UTC prefix)";
+     parsed with robfig/cron v3.0.1 ParseStandard after a TZ=UTC prefix; the duration with time.ParseDuration)";
 
 /// A budget's `nodes`: a count or a percentage up to 100% (pattern `^((100|[0-9]{1,2})%|[0-9]+)$`).
 pub fn budget_nodes(s: &str) -> Validation {
@@ -212,7 +250,9 @@ pub fn budget_nodes(s: &str) -> Validation {
 }
 
 /// A budget's `duration`: hours and minutes only, as cron has no seconds
-/// (pattern `^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`).
+/// (pattern `^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`), within Go's
+/// `time.Duration` range (Karpenter decodes it as a `metav1.Duration`, with
+/// `time.ParseDuration`).
 pub fn budget_duration(s: &str) -> Validation {
     let body = s.strip_suffix("0s").filter(|b| !b.is_empty()).unwrap_or(s);
     let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
@@ -221,45 +261,104 @@ pub fn budget_duration(s: &str) -> Validation {
         Some((h, m)) => digits(h) && m.strip_suffix('m').is_some_and(digits),
         None => body.strip_suffix('m').is_some_and(digits),
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(ValidationError::new(
+    if !ok {
+        return Err(ValidationError::new(
             format!("{s:?} is not a budget duration."),
             "hours and minutes such as 30m, 8h or 1h30m (no seconds: the schedule is cron)",
             BUDGETS,
-        ))
+        ));
     }
+    crate::duration::go::parse_duration(s)
+        .map(|_| ())
+        .map_err(|_| out_of_go_range(s, BUDGETS))
 }
 
-/// A budget's `schedule`: a cron descriptor such as `@daily`, or five cron fields, in UTC.
-pub fn budget_schedule(s: &str) -> Validation {
-    const DESCRIPTORS: [&str; 7] = [
-        "@annually",
-        "@yearly",
-        "@monthly",
-        "@weekly",
-        "@daily",
-        "@midnight",
-        "@hourly",
-    ];
-    if DESCRIPTORS.contains(&s) {
-        return Ok(());
+/// The budget schedule pattern of the NodePool CRD, exactly as the API
+/// server applies it: kube-openapi's `Pattern` check runs Go's `regexp`
+/// (RE2), unanchored except where the pattern anchors it.
+const SCHEDULE_PATTERN: &str =
+    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$";
+
+/// Whether RE2 matches [`SCHEDULE_PATTERN`] in `s`. The alternation binds
+/// looser than the anchors: either `s` starts with a descriptor (anything may
+/// follow), or `s` ends with five runs of characters other than `\n` joined
+/// by single `\s` characters. RE2's `\s` is ASCII `[\t\n\f\r ]` (no `\v`, no
+/// Unicode spaces such as U+2028); its `.` is any character but `\n`; its `$`
+/// (without the `m` flag) is the end of the text only, not before a final `\n`.
+pub(crate) fn matches_schedule_pattern(s: &str) -> bool {
+    const WORDS: [&str; 7] = ["annually", "yearly", "monthly", "weekly", "daily", "midnight", "hourly"];
+    if s.strip_prefix('@')
+        .is_some_and(|r| WORDS.iter().any(|w| r.starts_with(w)))
+    {
+        return true;
     }
-    let why = if s.trim_start().starts_with("TZ=") || s.trim_start().starts_with("CRON_TZ=") {
-        Err("time zones are not supported: schedules are UTC".to_owned())
-    } else {
-        super::scaler::five_fields(s)
-    };
-    why.map_err(|why| {
-        ValidationError::new(
+    let is_space = |c: char| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ');
+    // A Thompson simulation of `(.+)\s(.+)\s(.+)\s(.+)\s(.+)$`, started at every
+    // position: `run[k]` is "inside the k-th run, one character or more read",
+    // `gap[k]` is "the separator before run k read, its first character not yet".
+    let (mut run, mut gap) = ([false; 5], [false; 5]);
+    for c in s.chars() {
+        let dot = c != '\n';
+        let (mut next_run, mut next_gap) = ([false; 5], [false; 5]);
+        next_run[0] = dot;
+        for k in 0..5 {
+            next_run[k] |= dot && (run[k] || gap[k]);
+            if k > 0 {
+                next_gap[k] = run[k - 1] && is_space(c);
+            }
+        }
+        (run, gap) = (next_run, next_gap);
+    }
+    run[4]
+}
+
+/// A budget's `schedule`, accepted only if both systems that read it accept
+/// it: the API server (the CRD pattern under RE2, [`matches_schedule_pattern`])
+/// and Karpenter, which parses `"TZ=UTC " + schedule` with robfig/cron v3.0.1
+/// `ParseStandard` (five fields or a descriptor, after trimming white space)
+/// and otherwise fails the budget with "invariant violated, invalid cron".
+/// So a trailing newline after five fields, or U+2028 as a separator, is
+/// refused (RE2's `$` and `\s`), while `@daily` followed by spaces is taken (the
+/// pattern only anchors the descriptor's start; cron trims).
+pub fn budget_schedule(s: &str) -> Validation {
+    let err = |why: String| {
+        Err(ValidationError::new(
             format!("{s:?} is not a budget schedule: {why}."),
-            "five cron fields (minute hour day-of-month month day-of-week, UTC) such as \"0 9 * * 1-5\", or @daily, \
-             @weekly, @monthly, @yearly, @annually, @midnight, @hourly",
+            "five cron fields (minute hour day-of-month month day-of-week, UTC) separated by spaces, such as \
+             \"0 9 * * 1-5\", or @daily, @weekly, @monthly, @yearly, @annually, @midnight, @hourly",
             BUDGETS,
-        )
-    })
+        ))
+    };
+    if s.trim_start().starts_with("TZ=") || s.trim_start().starts_with("CRON_TZ=") {
+        return err("time zones are not supported: schedules are UTC".to_owned());
+    }
+    if !matches_schedule_pattern(s) {
+        return err(format!(
+            "the API server refuses it (NodePool CRD pattern {SCHEDULE_PATTERN}, Go regexp: \\s is one of tab, \
+             newline, form feed, carriage return or space, and $ is the end of the text)"
+        ));
+    }
+    super::cron::parse(&format!("TZ=UTC {s}"), true)
+        .or_else(|why| err(format!("Karpenter's cron parser refuses it: {why}")))
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod label_count_tests {
+    use super::*;
+    use crate::validate::{crd_node, vendored_crd};
+
+    #[test]
+    fn the_limit_is_the_crds() {
+        let crd = vendored_crd("karpenter.sh_nodepools.yaml");
+        let node = crd_node(
+            &crd,
+            "/properties/spec/properties/template/properties/metadata/properties/labels",
+        );
+        assert_eq!(node["maxProperties"].as_u64(), Some(NODE_POOL_LABELS_MAX as u64));
+        assert!(node_pool_label_count(100).is_ok());
+        assert!(node_pool_label_count(101).is_err());
+    }
+}

@@ -15,7 +15,7 @@ const DEVICE_CLASS: &str = "kubernetes/kubernetes pkg/apis/resource/validation/v
 const CUSTOM_RESOURCE: &str = "kubernetes/apiextensions-apiserver v0.36.3 pkg/registry/customresource/validator.go \
      (metadata.name: NameIsDNSSubdomain)";
 const CLUSTER_LABEL: &str = "k8s.io/apimachinery v0.36.3 pkg/api/validate/content/kube.go (IsLabelValue), \
-     as the value of the label eksgpu.terraform.io/cluster";
+     as the value of the label eksgpu.terraform.io/cluster (names past 63 characters shortened with a hash)";
 
 pub(crate) const LABEL_MAX: usize = 63;
 pub(crate) const SUBDOMAIN_MAX: usize = 253;
@@ -137,22 +137,25 @@ pub fn object_name(s: &str) -> Validation {
 }
 
 /// An EKS cluster name as the provider uses it: the value of the label
-/// `eksgpu.terraform.io/cluster` on every object it creates, so at most 63
-/// characters although EKS allows 100.
+/// `eksgpu.terraform.io/cluster` on every object it creates is the name, or,
+/// for names that are no label value (64–100 characters, a trailing `-` or
+/// `_`), a deterministic shortening (`kinds::labels::cluster_value`). So every
+/// EKS cluster name is usable; this refuses only what yields no label value.
 pub fn cluster_name_label_value(s: &str) -> Validation {
     if s.is_empty() {
         return Err(ValidationError::new(
             "The cluster name may not be empty.",
-            "an EKS cluster name of 1 to 63 characters",
+            "an EKS cluster name of 1 to 100 characters",
             CLUSTER_LABEL,
         ));
     }
-    labels::label_value(s).map_err(|e| ValidationError {
+    let value = crate::kinds::labels::cluster_value(s);
+    labels::label_value(&value).map_err(|e| ValidationError {
         message: format!(
-            "Cluster name {s:?} cannot be the value of the label eksgpu.terraform.io/cluster: {}",
+            "Cluster name {s:?} cannot label objects (eksgpu.terraform.io/cluster = {value:?}): {}",
             e.message
         ),
-        accepted: "an EKS cluster name of at most 63 characters (letters, digits, '-', '_')".into(),
+        accepted: "an EKS cluster name: letters, digits, '-' and '_', starting with a letter or digit".into(),
         source: CLUSTER_LABEL,
     })
 }
@@ -240,11 +243,18 @@ mod tests {
 
     #[test]
     fn cluster_names_as_label_values() {
-        for ok in ["gpu-cluster", "My_Cluster-1", &"c".repeat(63)] {
+        // Every EKS cluster name (1-100 characters) labels objects, shortened past 63.
+        for ok in [
+            "gpu-cluster",
+            "My_Cluster-1",
+            &"c".repeat(63),
+            &"c".repeat(64),
+            &"c".repeat(100),
+            "gpu-",
+        ] {
             assert!(cluster_name_label_value(ok).is_ok(), "{ok}");
         }
-        // EKS accepts up to 100 characters; a label value takes 63.
-        for bad in ["", &"c".repeat(64), "-a", "a b"] {
+        for bad in ["", "-a", "a b", "a/b"] {
             let e = cluster_name_label_value(bad).unwrap_err();
             assert_eq!(e.source, CLUSTER_LABEL);
         }

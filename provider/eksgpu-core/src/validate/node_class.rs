@@ -105,43 +105,6 @@ pub fn ebs_volume_type(s: &str) -> Validation {
     }
 }
 
-/// `blockDeviceMappings[].ebs.volumeSize` as the CRD's pattern accepts it:
-/// 1–59000Gi, 1–64000G, 1–64T, or in Ti 1–17, 20–27, 30–37, 40–47, 50–58.
-///
-/// The Ti gaps are the pattern's (`([1-9]||[1-5][0-7]|58)Ti`): the API server
-/// refuses `18Ti` although EBS would take it. The pattern's empty
-/// alternatives also let a bare `Ti` or `T` through, which is no size and is
-/// refused here.
-pub fn karpenter_volume_size(s: &str) -> Validation {
-    let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (number, unit) = s.split_at(digits_end);
-    let n: Option<u32> = if number.starts_with('0') {
-        None
-    } else {
-        number.parse().ok()
-    };
-    let ok = n.is_some_and(|n| match unit {
-        "Gi" => (1..=59_000).contains(&n),
-        "G" => (1..=64_000).contains(&n),
-        "T" => (1..=64).contains(&n),
-        "Ti" => (1..=9).contains(&n) || (10..=57).contains(&n) && n % 10 <= 7 || n == 58,
-        _ => false,
-    });
-    if ok {
-        return Ok(());
-    }
-    let message = if parts(s).is_ok() {
-        format!("{s:?} is a quantity, but not a volume size the EC2NodeClass accepts.")
-    } else {
-        format!("{s:?} is not a volume size.")
-    };
-    Err(ValidationError::new(
-        message,
-        "a whole number of Gi (1–59000), G (1–64000), T (1–64) or Ti (1–58, not 18, 19, 28, 29, 38, 39, 48, 49), such as 200Gi",
-        EC2NODECLASS_CRD,
-    ))
-}
-
 /// Keys of `kubelet.evictionHard` / `evictionSoft` (the CRD's CEL rule).
 pub const EVICTION_SIGNALS: [&str; 6] = [
     "memory.available",

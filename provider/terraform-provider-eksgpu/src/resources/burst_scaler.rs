@@ -259,7 +259,7 @@ async fn owner(
 /// without the scaler label.
 fn ours(o: &Owner, b: &BurstScaler) -> bool {
     match o {
-        Owner::BurstScaler { cluster } => *cluster == b.cluster_name,
+        Owner::BurstScaler { cluster } => eksgpu_core::kinds::labels::is_cluster(cluster, &b.cluster_name),
         Owner::ProviderUnknown => true,
         _ => false,
     }

@@ -8,7 +8,7 @@ use super::engine::{
     Object::{AutoModeNodeClass, Ec2NodeClass},
     at,
 };
-use super::{Attr, Check, IN_CLUSTER, KARPENTER, KindCheck, Kinds, List, One, ReadBack, Ty, attr, lens};
+use super::{Attr, Check, IN_CLUSTER, KARPENTER, Kinds, List, One, ReadBack, Ty, attr, lens};
 use crate::model::{CapacityReservationTerm, Kubelet, MetadataOptions, NodeClass, Pool, RootVolume};
 use crate::rules::Code;
 use crate::validate;
@@ -107,7 +107,10 @@ const RESERVATION_OWNER: Attr<CapacityReservationTerm> = attr(
     lens!(CapacityReservationTerm, owner_id),
 )
 .checks(&[Check::Str("An AWS account ID.", validate::aws_account_id)])
-.renders(&[at(Ec2NodeClass, &["ownerID"]), at(AutoModeNodeClass, &["ownerID"])]);
+// EC2NodeClass `ownerID` (v1.14.1 CRD); the Auto Mode NodeClass spells it `owner` (EKS user guide,
+// Control deployment of workloads into Capacity Reservations with EKS Auto Mode,
+// https://docs.aws.amazon.com/eks/latest/userguide/auto-odcr.html).
+.renders(&[at(Ec2NodeClass, &["ownerID"]), at(AutoModeNodeClass, &["owner"])]);
 
 const RESERVATION_MATCH: Attr<CapacityReservationTerm> = attr(
     "instance_match_criteria",
@@ -192,21 +195,19 @@ const SIZE: Attr<RootVolume> = attr(
     lens!(RootVolume, size),
 )
 .checks(&[Check::Str("A Kubernetes quantity.", validate::quantity)])
-// EC2NodeClass blockDeviceMappings[].ebs.volumeSize pattern (v1.14.1 CRD): whole Gi, G, Ti or T.
-.on_kinds(&[KindCheck {
-    kinds: KARPENTER,
-    code: Code::EKSGPU139,
-    check: Check::Str("An EC2NodeClass volume size.", validate::karpenter_volume_size),
-}])
+// What each node class takes (the EC2NodeClass volumeSize pattern, EC2's sizes per volume type,
+// Auto Mode's ephemeralStorage ranges) is EKSGPU133 (node_strategy::rules::root_volume).
 .custom();
 
 const VOLUME_TYPE: Attr<RootVolume> = attr(
     "volume_type",
     Ty::String,
-    "EBS volume type. Default `gp3`. Karpenter only.",
+    "EBS volume type. Default `gp3`. Karpenter only (EKSGPU124).",
     lens!(RootVolume, volume_type),
 )
 .checks(&[Check::Str("An EBS volume type.", validate::ebs_volume_type)])
+// Auto Mode's ephemeralStorage has no volume type: it is gp3 (EKS user guide, Create a Node Class).
+.only(KARPENTER, Code::EKSGPU124)
 .custom();
 
 const IOPS: Attr<RootVolume> = attr("iops", Ty::Number, "Provisioned IOPS.", lens!(RootVolume, iops))
@@ -227,9 +228,11 @@ const THROUGHPUT: Attr<RootVolume> = attr(
 const ENCRYPTED: Attr<RootVolume> = attr(
     "encrypted",
     Ty::Bool,
-    "Encrypt the volume. Karpenter only.",
+    "Encrypt the volume. Karpenter only (EKSGPU124).",
     lens!(RootVolume, encrypted),
 )
+// Auto Mode's ephemeralStorage is always encrypted and has no flag (EKS user guide, Create a Node Class).
+.only(KARPENTER, Code::EKSGPU124)
 .custom();
 
 /// Rendered by hand: `blockDeviceMappings` (one volume on AL2023, OS and data volumes on

@@ -15,6 +15,8 @@ const NODE_ROLE_ARN: Attr<ManagedNodeGroup> = attr(
     lens!(ManagedNodeGroup, node_role_arn),
 )
 .required()
+// EKS API CreateNodegroup `nodeRole`: an IAM role ARN (the name at most 64 characters).
+.checks(&[Check::Str("An IAM role ARN.", validate::iam_role_arn)])
 .renders(&[at(NodeGroup, &["nodeRole"])]);
 
 const SUBNET_IDS: Attr<ManagedNodeGroup> = attr(
@@ -240,6 +242,8 @@ const HYBRID_NODE_ROLE_ARN: Attr<Hybrid> = attr(
     lens!(Hybrid, node_role_arn),
 )
 .required()
+// EKS API CreateAccessEntry `principalArn` of a HYBRID_LINUX entry: an IAM role ARN.
+.checks(&[Check::Str("An IAM role ARN.", validate::iam_role_arn)])
 .custom();
 
 /// The `hybrid` block's inputs: `UpdateClusterConfig` remote networks and a `CreateAccessEntry`

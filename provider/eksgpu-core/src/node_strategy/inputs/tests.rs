@@ -402,10 +402,10 @@ fn every_input_renders_somewhere_or_says_why_not() {
 }
 
 /// Checks only some kinds need run on those kinds, at the value's path: EKS node group label keys
-/// of at most 63 characters, the EC2NodeClass `volumeSize` pattern on Karpenter pools.
+/// and taint keys of at most 63 characters.
 #[test]
 fn kind_checks_run_on_their_kinds_only() {
-    use crate::rules::Step::{Attr, Key};
+    use crate::rules::Step::{Attr, Index, Key};
     let long = format!("example.com/{}", "k".repeat(60));
     let mut ng = Pool::named("p", Capacity::ManagedNodeGroup);
     ng.labels.insert(long.clone(), "v".into());
@@ -423,22 +423,20 @@ fn kind_checks_run_on_their_kinds_only() {
     check_on_kinds(POOL, k.capacity, &k, &[], &mut out);
     assert!(out.is_empty(), "{out:?}");
 
-    k.node_class = Some(NodeClass {
-        root_volume: Some(RootVolume {
-            size: Some("1.5Ti".into()),
-            ..Default::default()
-        }),
-        ..Default::default()
-    });
-    check_on_kinds(POOL, k.capacity, &k, &[], &mut out);
-    assert_eq!(out.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU139]);
-    assert_eq!(out[0].path, vec![Attr("node_class"), Attr("root_volume"), Attr("size")]);
-    let mut auto = k.clone();
-    auto.capacity = Capacity::AutoMode;
+    // A taint key inside a list block: at its index.
+    let taint = Taint {
+        key: long.clone(),
+        value: None,
+        effect: "NoSchedule".into(),
+    };
+    ng.labels.clear();
+    ng.taints = vec![taint.clone()];
     let mut out = Vec::new();
-    check_on_kinds(POOL, auto.capacity, &auto, &[], &mut out);
-    assert!(
-        out.is_empty(),
-        "Auto Mode's ephemeral storage is not an EC2NodeClass: {out:?}"
-    );
+    check_on_kinds(POOL, ng.capacity, &ng, &[], &mut out);
+    assert_eq!(out.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
+    assert_eq!(out[0].path, vec![Attr("taint"), Index(0), Attr("key")]);
+    k.taints = vec![taint];
+    let mut out = Vec::new();
+    check_on_kinds(POOL, k.capacity, &k, &[], &mut out);
+    assert!(out.is_empty(), "{out:?}");
 }

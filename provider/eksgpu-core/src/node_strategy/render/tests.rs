@@ -330,8 +330,21 @@ fn capacity_reservations_render_on_both_node_classes() {
         }],
         ..NodeClass::default()
     });
+    let manifests = pool_manifests(&s, &auto);
+    // Auto Mode spells the owner `owner` (EKS user guide, auto-odcr), the EC2NodeClass `ownerID`.
     assert_eq!(
-        pool_manifests(&s, &auto)[0].body["spec"]["capacityReservationSelectorTerms"],
+        manifests[0].body["spec"]["capacityReservationSelectorTerms"],
+        json!([{"tags": {"purpose": "training"}, "owner": "123456789012"}])
+    );
+    let read = crate::readback::read_back_pool(&s, &auto, &manifests[1].body, Some(&manifests[0].body));
+    assert_eq!(
+        read.node_class.unwrap().capacity_reservations,
+        auto.node_class.as_ref().unwrap().capacity_reservations
+    );
+    let mut k = s.pools[0].clone();
+    k.node_class.as_mut().unwrap().capacity_reservations = auto.node_class.unwrap().capacity_reservations;
+    assert_eq!(
+        pool_manifests(&s, &k)[0].body["spec"]["capacityReservationSelectorTerms"],
         json!([{"tags": {"purpose": "training"}, "ownerID": "123456789012"}])
     );
 }
@@ -400,4 +413,32 @@ fn neuron_pools_render_their_vendors_names() {
     // A node group of Neuron types boots the Neuron AMI.
     let mng = fixture::valid_pool("volume", Capacity::ManagedNodeGroup, &["inf2.xlarge"]);
     assert_eq!(crate::eks::default_ami_type(&mng), "AL2023_x86_64_NEURON");
+}
+
+#[test]
+fn a_100_character_cluster_name_labels_every_object_with_a_label_value() {
+    let mut s = seed_strategy();
+    s.cluster_name = format!("{}-prod", "x".repeat(95));
+    for pool in s.pools.clone() {
+        for m in pool_manifests(&s, &pool) {
+            let v = m.body["metadata"]["labels"][crate::kinds::labels::CLUSTER]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(crate::validate::label_value(&v).is_ok(), "{v}");
+            assert_eq!(v, crate::kinds::labels::cluster_value(&s.cluster_name));
+            // And its owner is this strategy.
+            let me = crate::ownership::Claimant {
+                cluster: &s.cluster_name,
+                name: &s.name,
+                prior_name: None,
+                token: None,
+            };
+            assert!(me.owns(&crate::ownership::Owner::of_object(&m.body)));
+        }
+    }
+    // Names that are label values are rendered as before.
+    let plain = seed_strategy();
+    let m = &pool_manifests(&plain, &plain.pools[0])[0];
+    assert_eq!(m.body["metadata"]["labels"][crate::kinds::labels::CLUSTER], "gpu");
 }

@@ -6,7 +6,8 @@ use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::render::MIG_CONFIG;
 use crate::rules::{At, Code, Step, Violation};
 
-/// EKSGPU001, 002, 003 and 015 on a layout that splits GPUs; per instance type, 002 or 003.
+/// EKSGPU003 on a config name mig-manager does not define; EKSGPU001, 002, 003 and 015 on a
+/// layout that splits GPUs; per instance type, 002 or 003.
 pub(super) fn mig_labels(
     s: &NodeStrategy,
     pool: &Pool,
@@ -14,15 +15,14 @@ pub(super) fn mig_labels(
     at: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
-    let Some(config) = pool
-        .labels
-        .get(MIG_CONFIG)
-        .map(String::as_str)
-        .filter(|c| MigLayout::parse(c).splits())
-    else {
+    let path = at(&[Step::Attr("labels"), Step::Key(MIG_CONFIG.to_owned())]);
+    let Some(config) = pool.labels.get(MIG_CONFIG).map(String::as_str) else {
         return;
     };
-    let path = at(&[Step::Attr("labels"), Step::Key(MIG_CONFIG.to_owned())]);
+    config_defined(config, &path, out);
+    if !MigLayout::parse(config).splits() {
+        return;
+    }
     mig_on_auto_mode(pool, config, &path, out);
     for t in types {
         match t.mig {
@@ -31,6 +31,16 @@ pub(super) fn mig_labels(
         }
     }
     single_strategy_with_balanced_layout(s, config, &path, out);
+}
+
+/// EKSGPU003: a config name mig-manager does not define (`garbage` is a fine label value and
+/// no config); `all-<profile>` names are checked against the GPU's profiles instead.
+fn config_defined(config: &str, path: &[Step], out: &mut Vec<Violation>) {
+    if !config.starts_with("all-")
+        && let Err(e) = crate::validate::mig_config_name(config)
+    {
+        out.push(Violation::new(Code::EKSGPU003, path.to_vec(), e.to_string()));
+    }
 }
 
 /// EKSGPU001: MIG Manager cannot run on Auto Mode nodes.

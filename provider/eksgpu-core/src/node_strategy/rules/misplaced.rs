@@ -13,7 +13,7 @@ pub(super) fn misplaced_fields(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation
 }
 
 /// The declared checks only the pool's capacity kind needs (its API is stricter than the
-/// attribute's type: EKS node group labels, the EC2NodeClass volume size pattern).
+/// attribute's type: EKS node group label and taint keys and values).
 pub(super) fn kind_checks(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     inputs::check_on_kinds(inputs::POOL, pool.capacity, pool, &at(&[]), out);
 }

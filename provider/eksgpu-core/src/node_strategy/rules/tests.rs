@@ -778,3 +778,120 @@ fn auto_modes_built_in_object_names_are_reserved() {
         assert!(!v.iter().any(|v| v.code == Code::EKSGPU140), "{v:?}");
     }
 }
+
+#[test]
+fn eksgpu003_mig_config_names_mig_manager_does_not_define() {
+    let with = |config: &str| {
+        strategy(
+            vec![with_label(
+                pool("k", Capacity::Karpenter, &["p5en.48xlarge"]),
+                MIG_CONFIG,
+                config,
+            )],
+            false,
+        )
+    };
+    // A lookup, not a shape: `garbage` is a fine label value and no config.
+    let found = check(&with("garbage"), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU003]);
+    assert!(found[0].detail.contains("mig-manager"), "{}", found[0].detail);
+    for ok in ["all-disabled", "all-balanced", "all-enabled"] {
+        assert!(!codes(&with(ok)).contains(&Code::EKSGPU003), "{ok}");
+    }
+    // all-<name>: one EKSGPU003, naming the GPU's profiles.
+    let found = check(&with("all-garbage"), &CTX);
+    assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU003]);
+}
+
+#[test]
+fn eksgpu133_root_volumes_ec2_and_auto_mode_would_not_create() {
+    let volume = |capacity, rv: crate::model::RootVolume| {
+        let mut p = pool("v", capacity, &["g6e.xlarge"]);
+        p.node_class = Some(NodeClass {
+            role: Some("NodeRole".into()),
+            root_volume: Some(rv),
+            ..NodeClass::default()
+        });
+        strategy(vec![p], false)
+    };
+    let rv = |size: &str, t: Option<&str>, iops: Option<i64>, throughput: Option<i64>| crate::model::RootVolume {
+        size: Some(size.into()),
+        volume_type: t.map(str::to_owned),
+        iops,
+        throughput,
+        encrypted: None,
+    };
+    let found = |s: &NodeStrategy| {
+        check(s, &CTX)
+            .into_iter()
+            .filter(|v| v.code == Code::EKSGPU133)
+            .map(|v| v.path.last().cloned())
+            .collect::<Vec<_>>()
+    };
+    let k = Capacity::Karpenter;
+    // Fires: a generic quantity the EC2NodeClass refuses, IOPS on gp2, gp3 below 3000, throughput off gp3.
+    assert_eq!(
+        found(&volume(k, rv("200000Mi", None, None, None))),
+        [Some(Step::Attr("size"))]
+    );
+    assert_eq!(
+        found(&volume(k, rv("1.5Ti", None, None, None))),
+        [Some(Step::Attr("size"))]
+    );
+    assert_eq!(
+        found(&volume(k, rv("200Gi", Some("gp2"), Some(3000), None))),
+        [Some(Step::Attr("iops"))]
+    );
+    assert_eq!(
+        found(&volume(k, rv("200Gi", Some("gp3"), Some(2000), None))),
+        [Some(Step::Attr("iops"))]
+    );
+    assert_eq!(
+        found(&volume(k, rv("200Gi", Some("io2"), Some(3000), Some(500)))),
+        [Some(Step::Attr("throughput"))]
+    );
+    // Does not fire: what EC2 takes.
+    assert!(found(&volume(k, rv("200Gi", Some("gp3"), Some(16000), Some(1000)))).is_empty());
+    assert!(found(&volume(k, rv("500Gi", Some("io2"), Some(64000), None))).is_empty());
+    // Without a size the rendered 20Gi counts: 20 GiB hold at most 10000 gp3 IOPS.
+    let mut no_size = rv("x", None, Some(10_001), None);
+    no_size.size = None;
+    assert_eq!(found(&volume(k, no_size)), [Some(Step::Attr("iops"))]);
+    // Auto Mode: ephemeralStorage ranges, and no volume type or encrypted flag (EKSGPU124).
+    let a = Capacity::AutoMode;
+    assert!(found(&volume(a, rv("160Gi", None, Some(3000), Some(125)))).is_empty());
+    assert_eq!(
+        found(&volume(a, rv("160Gi", None, Some(20000), None))),
+        [Some(Step::Attr("iops"))]
+    );
+    assert_eq!(
+        found(&volume(a, rv("1.5Ti", None, None, None))),
+        [Some(Step::Attr("size"))]
+    );
+    let mut typed = rv("160Gi", Some("gp3"), None, None);
+    typed.encrypted = Some(true);
+    let s = volume(a, typed);
+    let eksgpu124: Vec<_> = check(&s, &CTX)
+        .into_iter()
+        .filter(|v| v.code == Code::EKSGPU124)
+        .map(|v| v.path.last().cloned())
+        .collect();
+    assert_eq!(
+        eksgpu124,
+        [Some(Step::Attr("volume_type")), Some(Step::Attr("encrypted"))]
+    );
+}
+
+#[test]
+fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
+    let mut p = pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.labels = (0..100).map(|i| (format!("l{i}"), "v".into())).collect();
+    assert!(!codes(&strategy(vec![p.clone()], false)).contains(&Code::EKSGPU134));
+    // The device-plugin label the provider adds to a DRA pool pushes it over.
+    let mut dra = p.clone();
+    dra.dra = true;
+    let found = codes(&strategy(vec![dra], false));
+    assert!(found.contains(&Code::EKSGPU134), "{found:?}");
+    p.labels.insert("l100".into(), "v".into());
+    assert!(codes(&strategy(vec![p], false)).contains(&Code::EKSGPU134));
+}

@@ -5,7 +5,7 @@ use super::*;
 use crate::eks::AutoModeFlags;
 use crate::fixture;
 #[allow(unused_imports)]
-use crate::model::{NodeRepairConfig, UpdateConfig};
+use crate::model::{NodeRepairConfig, Taint, UpdateConfig};
 use crate::rules::NodeStrategyContext;
 
 /// The violations, without the two warnings most fixtures would raise and that have their own
@@ -238,14 +238,13 @@ fn eksgpu117_node_group_values() {
     let mut p = pool(Capacity::ManagedNodeGroup);
     p.capacity_types = vec!["on-demand".into(), "reserved".into()];
     let m = p.managed_node_group.as_mut().unwrap();
-    m.node_role_arn = "gpu-nodes".into();
     m.subnet_ids.clear();
     m.scaling.desired = 5;
     m.update = Some(UpdateConfig {
         max_unavailable: Some(0),
         max_unavailable_percentage: None,
     });
-    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 6]);
+    assert_eq!(codes(&strategy(vec![p])), vec![Code::EKSGPU117; 5]);
 }
 
 #[test]
@@ -317,4 +316,74 @@ fn eksgpu117_capacity_blocks_need_a_launch_template_on_node_groups() {
     );
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
     assert!(v[0].detail.contains("launch template"), "{}", v[0].detail);
+}
+
+#[test]
+fn eksgpu117_node_group_labels_taints_and_releases_as_the_eks_api_takes_them() {
+    let paths = |s: &NodeStrategy| {
+        check(
+            s,
+            &NodeStrategyContext {
+                karpenter_version: (1, 14),
+            },
+        )
+        .into_iter()
+        .filter(|v| v.code == Code::EKSGPU117)
+        .map(|v| v.path[2..].to_vec())
+        .collect::<Vec<_>>()
+    };
+    let mng = || pool(Capacity::ManagedNodeGroup);
+    // Labels and taint keys are their declarations' EKS checks (`on_kinds`), counts and releases rules.
+    assert!(paths(&strategy(vec![mng()])).is_empty());
+    // Labels: a Kubernetes label key of 64 characters (prefix included) and an empty value.
+    let mut p = mng();
+    let long_key = format!("{}/x", "a".repeat(62));
+    p.labels.insert(long_key.clone(), "v".into());
+    p.labels.insert("empty".into(), String::new());
+    p.labels.insert(format!("{}/x", "a".repeat(61)), "v".repeat(63));
+    assert_eq!(
+        paths(&strategy(vec![p])),
+        [
+            vec![Step::Attr("labels"), Step::Key(long_key)],
+            vec![Step::Attr("labels"), Step::Key("empty".into())],
+        ]
+    );
+    // Taints: 49 of the pool's and the GPU taint fit, 50 and the GPU taint do not.
+    let taint = |i: usize| Taint {
+        key: format!("t{i}"),
+        value: None,
+        effect: "NoSchedule".into(),
+    };
+    let mut p = mng();
+    p.taints = (0..49).map(taint).collect();
+    assert!(paths(&strategy(vec![p.clone()])).is_empty());
+    p.taints.push(taint(49));
+    assert_eq!(paths(&strategy(vec![p.clone()])), [vec![Step::Attr("taint")]]);
+    p.gpu_taint = false;
+    assert!(paths(&strategy(vec![p])).is_empty());
+    let mut p = mng();
+    p.taints = vec![Taint {
+        key: format!("{}/x", "a".repeat(62)),
+        value: Some("v".repeat(63)),
+        effect: "NoSchedule".into(),
+    }];
+    assert_eq!(
+        paths(&strategy(vec![p])),
+        [vec![Step::Attr("taint"), Step::Index(0), Step::Attr("key")]]
+    );
+    // The release must be one of the cluster's Kubernetes minor (1.34 here).
+    let mut p = mng();
+    p.managed_node_group.as_mut().unwrap().release_version = Some("1.33.0-20260801".into());
+    assert_eq!(
+        paths(&strategy(vec![p.clone()])),
+        [vec![Step::Attr("managed_node_group"), Step::Attr("release_version")]]
+    );
+    p.managed_node_group.as_mut().unwrap().release_version = Some("1.34.0-20260801".into());
+    assert!(paths(&strategy(vec![p.clone()])).is_empty());
+    let mut unknown = strategy(vec![p.clone()]);
+    unknown.kubernetes_version = None;
+    assert!(paths(&unknown).is_empty());
+    // The role ARN is the attribute's own check (validate::iam_role_arn on the declaration), not a rule's.
+    p.managed_node_group.as_mut().unwrap().node_role_arn = format!("arn:aws:iam::123456789012:role/{}", "r".repeat(65));
+    assert!(paths(&strategy(vec![p])).is_empty());
 }

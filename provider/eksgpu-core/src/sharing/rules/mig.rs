@@ -8,10 +8,11 @@ fn at(a: &'static str) -> Vec<Step> {
     vec![Step::Attr("mig"), Step::Attr(a)]
 }
 
-/// EKSGPU108, 002, 003, 015 and 109 on the `mig` block, in that order. A GPU without MIG
+/// EKSGPU108, 003 (the config's name), 002, 003, 015 and 109 on the `mig` block, in that order. A GPU without MIG
 /// (EKSGPU002) ends the checks: the layout has nothing to be checked against.
 pub(super) fn check_mig(p: &SharingPool, mig: &Mig, out: &mut Vec<Violation>) {
     mig_settings(mig, out);
+    config_defined(mig, out);
     for t in p.gpus() {
         let Some(gpu) = t.mig else {
             out.push(Violation::new(
@@ -46,6 +47,17 @@ fn mig_settings(mig: &Mig, out: &mut Vec<Violation>) {
             vec![Step::Attr("mig")],
             "Set exactly one of profiles and config.".into(),
         ));
+    }
+}
+
+/// EKSGPU003: a config name mig-manager does not define (`all-<profile>` is checked per GPU
+/// by [`config_profile`]).
+fn config_defined(mig: &Mig, out: &mut Vec<Violation>) {
+    if let Some(config) = &mig.config
+        && !config.starts_with("all-")
+        && let Err(e) = crate::validate::mig_config_name(config)
+    {
+        out.push(Violation::new(Code::EKSGPU003, at("config"), e.to_string()));
     }
 }
 

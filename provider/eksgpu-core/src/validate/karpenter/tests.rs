@@ -195,20 +195,127 @@ fn budget_nodes_and_durations_match_the_crd_patterns() {
     }
 }
 
+/// RE2's reading of a CRD pattern with the `regex` crate: the same `.` (any
+/// character but `\n`) and `$` (end of text), with `\s` narrowed to RE2's ASCII class.
+fn re2(pattern: &str) -> Regex {
+    Regex::new(&pattern.replace(r"\s", r"[\t\n\x0C\r ]")).unwrap()
+}
+
 #[test]
-fn budget_schedules_are_cron_lines_in_utc() {
-    for s in ["0 9 * * 1-5", "@daily", "@hourly", "*/15 * * * *", "0 0 1 jan *"] {
+fn the_schedule_matcher_is_the_crd_pattern_under_re2() {
+    let crd = vendored_crd("karpenter.sh_nodepools.yaml");
+    let pattern = crd_node(
+        &crd,
+        "/properties/spec/properties/disruption/properties/budgets/items/properties/schedule",
+    )["pattern"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(pattern, SCHEDULE_PATTERN);
+    let re = re2(&pattern);
+    let mut samples: Vec<String> = [
+        "",
+        "@daily",
+        "@daily ",
+        "@dailyx",
+        " @daily",
+        "@every 5m",
+        "0 9 * * 1-5",
+        "0 9 * * 1-5\n",
+        "\n0 9 * * 1-5",
+        "0 9 * *",
+        "0\t9\t*\t*\t*",
+        "0\u{b}9 * * *",
+        "0\u{2028}9 * * * *",
+        "0 9 * * *\u{2028}",
+        "0 9 * *\n*",
+        "a b c d e f",
+        "     ",
+        "      x",
+        "a\r\rb c d e",
+        "@hourly\n",
+        "x\n@daily",
+        "0 9 * * \u{a0}",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    // Every string of up to five characters over the alphabet that matters.
+    let alphabet = ['a', ' ', '\n', '\t', '\u{2028}'];
+    let mut frontier = vec![String::new()];
+    for _ in 0..5 {
+        frontier = frontier
+            .iter()
+            .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+            .collect();
+        samples.extend(frontier.iter().cloned());
+    }
+    samples.extend(frontier.iter().map(|s| format!("{s}{s}")));
+    for s in &samples {
+        assert_eq!(matches_schedule_pattern(s), re.is_match(s), "{s:?}");
+    }
+}
+
+#[test]
+fn budget_schedules_pass_the_api_server_and_karpenters_cron() {
+    for s in [
+        "0 9 * * 1-5",
+        "@daily",
+        "@hourly",
+        "*/15 * * * *",
+        "0 0 1 jan *",
+        "0\t9\t*\t*\t*",
+        // The pattern anchors only a descriptor's start, and cron trims: both take these.
+        "@daily ",
+        "@weekly\n",
+        // Both split on a newline: RE2's \s and Go's strings.Fields.
+        "0 9 * *\n*",
+    ] {
         assert!(budget_schedule(s).is_ok(), "{s:?}");
     }
     for s in [
         "",
         "@every 5m",
+        "@dailyx",
         "0 9 * *",
         "61 * * * *",
         "TZ=Europe/Paris 0 9 * * *",
+        "CRON_TZ=UTC 0 9 * * *",
         "0 9 * * * *",
+        // RE2's $ is the end of the text, not the place before a final newline.
+        "0 9 * * 1-5\n",
+        // U+2028 is white space to cron's strings.Fields but not to RE2's \s.
+        "0\u{2028}9 * * *",
+        "0\u{2028}9 * * * *",
+        // \v is not in RE2's \s either.
+        "0\u{b}9 * * *",
+        " @daily",
     ] {
         let e = budget_schedule(s).unwrap_err();
         assert!(e.source.contains("karpenter"), "{e}");
+    }
+}
+
+#[test]
+fn durations_fit_gos_time_duration() {
+    for ok in ["2562047h47m16s", "2562047h", "153722867m"] {
+        assert!(karpenter_duration(ok).is_ok(), "{ok}");
+    }
+    for over in [
+        "2562047h47m17s",
+        "2562048h",
+        "2562047h2562047h",
+        "99999999999999999999s",
+    ] {
+        let e = karpenter_duration(over).unwrap_err();
+        assert!(e.message.contains("time.Duration"), "{e}");
+        assert!(e.source.contains("ParseDuration"), "{e}");
+    }
+    for ok in ["2562047h", "2562047h47m", "153722867m0s"] {
+        assert!(budget_duration(ok).is_ok(), "{ok}");
+    }
+    for over in ["2562048h", "2562047h48m", "153722868m", "1000000000000000000000h0s"] {
+        let e = budget_duration(over).unwrap_err();
+        assert!(e.message.contains("time.Duration"), "{e}");
     }
 }

@@ -69,13 +69,19 @@ pub fn schema() -> Schema {
             Attribute::required("prometheus_address", Type::String, "Prometheus URL KEDA queries (no credentials: use KEDA's `authenticationRef`).")
                 .validate(checks::string("An http(s) URL without user-info.", validate::prometheus_address)),
         )
-        .attribute(Attribute::required(
-            "on_prem_waiting_query",
-            Type::String,
-            "PromQL for requests waiting on-prem, e.g. `sum(vllm:num_requests_waiting{site=\"onprem\"})`.",
-        ))
+        .attribute(
+            Attribute::required(
+                "on_prem_waiting_query",
+                Type::String,
+                "PromQL for requests waiting on-prem, e.g. `sum(vllm:num_requests_waiting{site=\"onprem\"})`.",
+            )
+            .validate(checks::string("A PromQL expression (tokens and brackets).", validate::promql)),
+        )
         .attribute(threshold("scale_out_threshold", "Scale out when on-prem waiting requests exceed this. Default 20.", 20))
-        .attribute(Attribute::required("cloud_running_query", Type::String, "PromQL for requests running in the cloud."))
+        .attribute(
+            Attribute::required("cloud_running_query", Type::String, "PromQL for requests running in the cloud.")
+                .validate(checks::string("A PromQL expression (tokens and brackets).", validate::promql)),
+        )
         .attribute(threshold("hold_threshold", "Scale out while cloud running requests exceed this. Default 10.", 10))
         .attribute(threshold(
             "scale_in_threshold",

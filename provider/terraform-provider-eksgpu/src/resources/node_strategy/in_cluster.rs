@@ -190,7 +190,13 @@ impl PoolSide for InCluster<'_> {
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
         let s = job.strategy;
         let cluster = self.connection(job.configured, diags).await?;
-        let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
+        let selector = format!(
+            "{}={},{}={}",
+            labels::STRATEGY,
+            s.name,
+            labels::CLUSTER,
+            labels::cluster_value(&s.cluster_name)
+        );
         let node_pools =
             match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
                 Ok(l) => l,

@@ -121,7 +121,8 @@ pub fn schema() -> Schema {
                 Type::String,
                 "Kubernetes version of the cluster (`MAJOR.MINOR`); read from the cluster at apply when not set.",
             )
-            .validate(checks::version("Kubernetes")),
+            // As EKS writes it (CreateCluster / DescribeCluster `version`): no `v`, no patch.
+            .validate(checks::string("A Kubernetes version as EKS writes it, `MAJOR.MINOR` such as `1.34`.", validate::kubernetes_version)),
         )
         .attribute(Attribute::optional(
             "force_conflicts",
