@@ -21,13 +21,13 @@ pub const KARPENTER_DEFAULT_VOLUME_SIZE: &str = "20Gi";
 pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
 
 /// The key order of objects rendered before their inputs were declared: `manifests_yaml` keeps
-/// it, so states written then plan no change (keys it does not name follow in declaration order).
+/// it, so states written then plan no change. Keys it does not name follow in the order they were
+/// rendered (the declared inputs in declaration order), which is all a key that came last needs.
 static NODE_POOL_ORDER: LazyLock<Value> = LazyLock::new(|| {
     json!({"spec": {
         "template": {"metadata": null, "spec": {"nodeClassRef": null, "requirements": null, "expireAfter": null, "taints": null}},
         "disruption": {"consolidationPolicy": null, "consolidateAfter": null, "budgets": null},
         "limits": {"nvidia.com/gpu": null, "aws.amazon.com/neuron": null, "cpu": null, "memory": null},
-        "weight": null,
     }})
 });
 static EC2_NODE_CLASS_ORDER: LazyLock<Value> = LazyLock::new(|| {

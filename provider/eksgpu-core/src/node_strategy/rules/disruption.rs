@@ -11,15 +11,7 @@ pub(super) fn karpenter_disruption(pool: &Pool, ctx: &Context, at: &At<'_>, out:
         consolidation(d, ctx, at, out);
         budgets(d, at, out);
     }
-    if let Some(e) = &pool.expire_after
-        && !is_karpenter_duration(e)
-    {
-        out.push(Violation::new(
-            Code::EKSGPU005,
-            at(&[Step::Attr("expire_after")]),
-            format!("{e:?} is not a Karpenter duration."),
-        ));
-    }
+    // `expire_after` is refused where it is declared (its validator), not again here.
 }
 
 /// EKSGPU005: `consolidation_policy` is a v1 value this Karpenter knows, `consolidate_after` a duration.

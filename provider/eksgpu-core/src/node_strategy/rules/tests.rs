@@ -186,9 +186,9 @@ fn eksgpu005_budget_schedule_needs_a_duration_and_expiry_is_a_duration() {
             Step::Attr("duration")
         ]
     );
-    p.disruption = None;
-    p.expire_after = Some("30d".into());
-    assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU005]);
+    // `expire_after` is checked where it is declared (inputs/pool.rs: validate::karpenter_duration),
+    // at its own path, before any rule runs.
+    assert!(crate::validate::karpenter_duration("30d").is_err());
 }
 
 #[test]
