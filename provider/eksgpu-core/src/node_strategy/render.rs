@@ -4,6 +4,7 @@
 
 mod gpu_operator;
 mod karpenter;
+pub mod selection;
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
+pub(crate) use karpenter::bottlerocket_os_volume;
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
 
 use crate::catalog::MigLayout;

@@ -10,6 +10,8 @@ mod instance_types;
 mod mig;
 mod misplaced;
 mod node_class;
+mod requirements;
+mod upstream_node_class;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
@@ -95,7 +97,10 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 
 /// The per-pool checks, one function per rule code, in the order their violations are reported.
 fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
-    let types = instance_types::check(pool, at, out);
+    requirements::requirement_shape(pool, ctx, at, out);
+    requirements::provider_keys(pool, at, out);
+    let selected = instance_types::check(pool, at, out);
+    let types: Vec<_> = selected.iter().map(|s| s.t).collect();
     kubernetes_spelling(pool, ctx, at, out);
     disruption::karpenter_disruption(pool, ctx, at, out);
     karpenter_node_role(pool, at, out);
@@ -107,9 +112,10 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     dra::karpenter_dra_opt_in(pool, ctx, at, out);
     device_managers::nvidia_ami_without_plugin(s, pool, at, out);
     if pool.efa {
-        efa::efa_capable(pool, at, out);
+        efa::efa_capable(pool, &selected, at, out);
         efa::efa_one_zone(pool, at, out);
     }
+    upstream_node_class::check_pool(pool, &selected, at, out);
     gpu_taint(pool, at, out);
 }
 
@@ -138,9 +144,18 @@ fn kubernetes_spelling(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Vi
     }
 }
 
-/// EKSGPU104: a Karpenter pool renders an EC2NodeClass, which needs the nodes' IAM role.
+/// EKSGPU104: a Karpenter pool renders an EC2NodeClass, which needs the nodes' IAM role or
+/// an instance profile, exactly one of them (EC2NodeClass CRD v1.14.1 CEL rule).
 fn karpenter_node_role(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    if pool.capacity == Capacity::Karpenter && pool.node_class.as_ref().is_none_or(|nc| nc.role.is_none()) {
+    let nc = pool.node_class.as_ref();
+    if pool.capacity == Capacity::Karpenter && nc.is_some_and(|nc| nc.role.is_some() && nc.instance_profile.is_some()) {
+        out.push(Violation::new(
+            Code::EKSGPU104,
+            at(&[Step::Attr("node_class"), Step::Attr("instance_profile")]),
+            format!("Pool {:?} sets both `role` and `instance_profile`.", pool.name),
+        ));
+    }
+    if pool.capacity == Capacity::Karpenter && nc.is_none_or(|nc| nc.role.is_none() && nc.instance_profile.is_none()) {
         let path = if pool.node_class.is_some() {
             at(&[Step::Attr("node_class"), Step::Attr("role")])
         } else {
@@ -186,3 +201,6 @@ fn is_karpenter_duration(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod upstream_tests;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use std::sync::LazyLock;
 
-use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
+use super::{Manifest, effective_labels, effective_taints, metadata, selection, string_map};
 use crate::kinds;
 use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
 use crate::node_strategy::inputs::{self, Object};
@@ -58,20 +58,8 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             "name": pool.name,
         }),
     };
-    let mut requirements = vec![json!({
-        "key": "node.kubernetes.io/instance-type",
-        "operator": "In",
-        "values": pool.instance_types,
-    })];
-    let capacity_types = if pool.capacity_types.is_empty() {
-        vec!["on-demand".to_owned()]
-    } else {
-        pool.capacity_types.clone()
-    };
-    requirements.push(json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacity_types}));
-    if !pool.zones.is_empty() {
-        requirements.push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": pool.zones}));
-    }
+    // The provider's instance-type, capacity-type and zone requirements, then the pool's own.
+    let requirements = selection::node_pool_requirements(pool);
 
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
@@ -126,15 +114,6 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
-fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {
-    let tags = if tags.is_empty() {
-        json!({ DISCOVERY_TAG: cluster })
-    } else {
-        string_map(tags)
-    };
-    json!([{ "tags": tags }])
-}
-
 /// Role and subnet / security-group selection: the same on Karpenter's
 /// EC2NodeClass and Auto Mode's NodeClass.
 /// Subnet and security-group selection: the same on Karpenter's EC2NodeClass and Auto Mode's
@@ -142,11 +121,19 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
 fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
     spec.insert(
         "subnetSelectorTerms".into(),
-        selector_terms(&nc.subnet_selector_tags, cluster),
+        selection::selector_terms(
+            &nc.subnet_selector_tags,
+            &nc.subnet_selector_ids,
+            (DISCOVERY_TAG, cluster),
+        ),
     );
     spec.insert(
         "securityGroupSelectorTerms".into(),
-        selector_terms(&nc.security_group_selector_tags, cluster),
+        selection::selector_terms(
+            &nc.security_group_selector_tags,
+            &nc.security_group_selector_ids,
+            (DISCOVERY_TAG, cluster),
+        ),
     );
 }
 
@@ -187,6 +174,17 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             block_device_mappings(pool, ebs, rv.encrypted),
         );
     }
+    // The pool's own mappings, beside (or instead of) the root volume's.
+    if !nc.block_device_mappings.is_empty() {
+        let provider = match spec.remove("blockDeviceMappings") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        spec.insert(
+            "blockDeviceMappings".into(),
+            Value::Array(selection::with_user_mappings(&nc, provider)),
+        );
+    }
     // Role, tags, reservations, kubelet, IMDS and the instance store, as declared.
     let mut spec = Value::Object(spec);
     inputs::render_all(inputs::NODE_CLASS, &nc, Object::Ec2NodeClass, &mut spec);
@@ -199,6 +197,11 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
+/// Bottlerocket's OS volume beside a `root_volume` data volume: Karpenter's default size.
+pub(crate) fn bottlerocket_os_volume(encrypted: Option<bool>) -> Value {
+    json!({"deviceName": "/dev/xvda", "ebs": {"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": encrypted.unwrap_or(true)}})
+}
+
 /// Where the pool's `root_volume` goes. AL2023 has one volume, `/dev/xvda`. Bottlerocket
 /// boots from a small OS volume (`/dev/xvda`, 4Gi) and keeps kubelet, images and containers on
 /// a data volume (`/dev/xvdb`): the user's size (inference images are 10–30 GB) belongs there,
@@ -206,9 +209,8 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
 /// pkg/providers/amifamily/bottlerocket.go, DefaultBlockDeviceMappings and EphemeralBlockDevice).
 fn block_device_mappings(pool: &Pool, data: Map<String, Value>, encrypted: Option<bool>) -> Value {
     if pool.bottlerocket() {
-        let os = json!({"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": encrypted.unwrap_or(true)});
         json!([
-            {"deviceName": "/dev/xvda", "ebs": os},
+            bottlerocket_os_volume(encrypted),
             {"deviceName": "/dev/xvdb", "rootVolume": true, "ebs": Value::Object(data)},
         ])
     } else {

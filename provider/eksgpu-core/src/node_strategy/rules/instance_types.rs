@@ -6,9 +6,17 @@ use crate::catalog::{self, InstanceType};
 use crate::model::{Capacity, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
+/// A catalog type the pool may launch, with the path its violations point at: its place in
+/// `instance_types`, or `requirement` for a type the requirements match.
+pub(super) struct Selected {
+    pub t: &'static InstanceType,
+    pub path: Vec<Step>,
+}
+
 /// Each instance type through EKSGPU016, 101 and 009 in turn (so a pool's violations stay in
-/// instance-type order); the NVIDIA GPU types found, for the checks that follow.
-pub(super) fn check(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Vec<&'static InstanceType> {
+/// instance-type order); the NVIDIA GPU types found, for the checks that follow. With
+/// `requirement` blocks, the types they match (EKSGPU162, 163) take the listed ones' place.
+pub(super) fn check(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Vec<Selected> {
     let mut types = Vec::new();
     for (j, name) in pool.instance_types.iter().enumerate() {
         let path = at(&[Step::Attr("instance_types"), Step::Index(j)]);
@@ -17,9 +25,25 @@ pub(super) fn check(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Vec<&
         };
         fractional_gpu(pool, t, &path, out);
         observed_failing_on_auto_mode(pool, t, &path, out);
-        types.push(t);
+        types.push(Selected { t, path });
     }
-    types
+    let Some(m) = super::requirements::matched_types(pool, at, out) else {
+        return types;
+    };
+    let path = at(&[Step::Attr("requirement")]);
+    for t in &m.types {
+        observed_failing_on_auto_mode(pool, t, &path, out);
+    }
+    m.types
+        .into_iter()
+        .map(|t| Selected {
+            t,
+            path: types
+                .iter()
+                .find(|s| s.t.name == t.name)
+                .map_or_else(|| path.clone(), |s| s.path.clone()),
+        })
+        .collect()
 }
 
 /// EKSGPU016: the type is in the catalog and carries NVIDIA GPUs.
