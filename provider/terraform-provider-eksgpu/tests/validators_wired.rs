@@ -64,9 +64,6 @@ const NOT_WIRED: &[(&str, &str)] = &[
     // node_class.rs) restates part of it: not the 30-character limit, Windows `@latest` or windows2025's
     // Karpenter 1.9 / Kubernetes 1.35.
     ("ami_alias", "pool[].node_class.ami_alias"),
-    // TODO(lead): wire on pool[].node_class.root_volume.size of `karpenter` pools (the EC2NodeClass
-    // volumeSize pattern), which only `validate::quantity` checks today.
-    ("karpenter_volume_size", "pool[].node_class.root_volume.size, karpenter"),
     // TODO(lead): wire on pool[].node_class.subnet_selector_tags and .security_group_selector_tags, in place
     // of the inline `non_empty` checks of node_strategy/schema.rs.
     (

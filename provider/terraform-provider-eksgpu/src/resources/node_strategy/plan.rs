@@ -60,7 +60,17 @@ pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: 
     path::set(&mut v, "tolerations", tolerations(pool));
     path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
+    path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
     v
+}
+
+fn matched_instance_types(pool: &Pool) -> Value {
+    Value::List(
+        eksgpu_core::model::matching::matched_instance_types(pool)
+            .into_iter()
+            .map(Value::String)
+            .collect(),
+    )
 }
 
 /// What is known of the strategy at plan.
@@ -165,6 +175,7 @@ pub(super) fn modify(
             out.insert("node_selector".into(), node_selector(s, pool));
         }
         out.insert("tolerations".into(), tolerations(pool));
+        out.insert("matched_instance_types".into(), matched_instance_types(pool));
         if k.operator_known {
             out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
         }
