@@ -416,7 +416,7 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Enable or disable built-in NodePools (https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html) and Create a Node Class (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html): EKS manages `general-purpose`, `system` and the `default` NodeClass",
     },
     Rule {
-        code: Code::EKSGPU160,
+        code: Code::EKSGPU170,
         severity: Severity::Error,
         summary: "Requirement the NodePool refuses",
         trigger: "A pool `requirement` is on a restricted label (`karpenter.sh/nodepool`, `kubernetes.io/hostname`, another `karpenter.sh` or `karpenter.k8s.aws` label than the well-known ones, or before Karpenter 1.9 a restricted `kubernetes.io` / `k8s.io` label), or its values do not fit its operator: `In` without values, `Exists` / `DoesNotExist` with values, `Gt` / `Lt` / `Gte` / `Lte` without exactly one non-negative whole number.",
@@ -424,7 +424,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.sh/v1 NodePool CRD v1.14.1, spec.template.spec.requirements CEL rules (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml); kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool_validation.go (ValidateRequirement) and labels.go (IsRestrictedLabel)",
     },
     Rule {
-        code: Code::EKSGPU161,
+        code: Code::EKSGPU171,
         severity: Severity::Error,
         summary: "Requirement on a label the pool already renders",
         trigger: "A pool `requirement` is on `karpenter.sh/capacity-type` (any operator), or is an `In` on `node.kubernetes.io/instance-type` or `topology.kubernetes.io/zone`: the provider renders those from `capacity_types`, `instance_types` and `zones`, and two requirements on one key are both enforced.",
@@ -432,7 +432,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.sh/v1 NodePool concepts, requirements are ANDed (https://karpenter.sh/v1.14/concepts/nodepools/#spectemplatespecrequirements)",
     },
     Rule {
-        code: Code::EKSGPU162,
+        code: Code::EKSGPU172,
         severity: Severity::Error,
         summary: "Requirements match no GPU type",
         trigger: "A pool's `requirement` blocks (with its `instance_types`, if any) match no NVIDIA GPU instance type of the catalog that Karpenter counts GPUs on, or on an `auto_mode` pool none whose family Auto Mode documents: the NodePool could never launch a GPU node.",
@@ -440,7 +440,7 @@ pub static RULES: &[Rule] = &[
         source: "aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go (the instance-type labels requirements match); EKS user guide, Supported instance reference (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html)",
     },
     Rule {
-        code: Code::EKSGPU163,
+        code: Code::EKSGPU173,
         severity: Severity::Warning,
         summary: "Requirements admit types without NVIDIA GPUs",
         trigger: "A pool without `instance_types` has no requirement that alone keeps it on accelerated types (an `In`/`Exists`/`Gt` on an `instance-gpu-*` label, or an `In` on accelerated categories, catalog families or types), or its requirements also admit Neuron or fractional-GPU types: Karpenter may launch those for pods that tolerate the pool's taints without requesting `nvidia.com/gpu` (daemons, system pods).",
@@ -448,7 +448,7 @@ pub static RULES: &[Rule] = &[
         source: "kubernetes-sigs/karpenter v1.14.1 scheduling (types filtered by the pods' requests, then the cheapest); aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go (GPU labels only on GPU types)",
     },
     Rule {
-        code: Code::EKSGPU164,
+        code: Code::EKSGPU174,
         severity: Severity::Error,
         summary: "User data sets what the provider renders",
         trigger: "`node_class.user_data` sets a kubelet setting the pool's `kubelet` block also sets (`maxPods` / `max-pods` / `--max-pods`, `evictionHard` / `eviction-hard` / `--eviction-hard`): Karpenter merges both, and which one a node gets depends on Karpenter's merge order, not on the configuration.",
@@ -456,7 +456,7 @@ pub static RULES: &[Rule] = &[
         source: "Karpenter docs, EC2NodeClass spec.userData (https://karpenter.sh/v1.14/concepts/nodeclasses/#specuserdata): Karpenter merges its NodeConfig / settings with the user's",
     },
     Rule {
-        code: Code::EKSGPU165,
+        code: Code::EKSGPU175,
         severity: Severity::Error,
         summary: "Block device mappings the EC2NodeClass refuses",
         trigger: "A `block_device_mapping` has neither `volume_size` nor `snapshot_id`, names a device twice, or names the device `root_volume` renders (`/dev/xvda` on AL2023, `/dev/xvdb` on Bottlerocket).",
@@ -464,7 +464,7 @@ pub static RULES: &[Rule] = &[
         source: "karpenter.k8s.aws/v1 EC2NodeClass CRD v1.14.1, blockDeviceMappings[].ebs CEL rule `has(self.snapshotID) || has(self.volumeSize)` (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml); EC2 block device mappings (one mapping per device)",
     },
     Rule {
-        code: Code::EKSGPU166,
+        code: Code::EKSGPU176,
         severity: Severity::Error,
         summary: "Network interfaces the EC2NodeClass refuses",
         trigger: "`network_interface` blocks without the primary interface (card 0, device 0, `interface`), with a card/device pair twice, or with more than one `efa-only` interface on a card.",

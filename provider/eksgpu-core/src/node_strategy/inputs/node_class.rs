@@ -346,7 +346,7 @@ const USER_DATA: Attr<NodeClass> = attr(
     Ty::String,
     "EC2NodeClass `userData`, which Karpenter merges with what it generates: a MIME multi-part document with a \
      nodeadm `NodeConfig` on AL2023, TOML settings on Bottlerocket. Kubelet settings the provider also renders \
-     (`kubelet.max_pods`, `kubelet.eviction_hard`) must be set in one place only (EKSGPU164). Karpenter only (EKSGPU124).",
+     (`kubelet.max_pods`, `kubelet.eviction_hard`) must be set in one place only (EKSGPU174). Karpenter only (EKSGPU124).",
     lens!(NodeClass, user_data),
 )
 .only(KARPENTER, Code::EKSGPU124)
@@ -364,7 +364,7 @@ const BDM_DEVICE_NAME: Attr<BlockDeviceMapping> = attr(
 const BDM_VOLUME_SIZE: Attr<BlockDeviceMapping> = attr(
     "volume_size",
     Ty::String,
-    "Size in `Gi`, `G`, `Ti` or `T`, e.g. `100Gi`. Required unless `snapshot_id` is set (EKSGPU165).",
+    "Size in `Gi`, `G`, `Ti` or `T`, e.g. `100Gi`. Required unless `snapshot_id` is set (EKSGPU175).",
     lens!(BlockDeviceMapping, volume_size),
 )
 .checks(&[Check::Str(
@@ -448,7 +448,7 @@ const BLOCK_DEVICE_MAPPING: List<NodeClass, BlockDeviceMapping> = List {
     name: "block_device_mapping",
     doc: "An EC2NodeClass `blockDeviceMappings` entry, rendered as written, beside or instead of `root_volume`: on \
           Bottlerocket, `/dev/xvda` sizes the OS volume (the provider's 4Gi otherwise) while `root_volume` sizes the \
-          data volume `/dev/xvdb`; a mapping may not repeat a device `root_volume` renders (EKSGPU165). Karpenter \
+          data volume `/dev/xvdb`; a mapping may not repeat a device `root_volume` renders (EKSGPU175). Karpenter \
           only (EKSGPU124).",
     kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
     min_items: None,
@@ -506,7 +506,7 @@ const NETWORK_INTERFACE: List<NodeClass, NetworkInterface> = List {
     name: "network_interface",
     doc: "An EC2NodeClass `networkInterfaces` entry: explicit ENA and EFA interfaces per network card, as multi-node \
           training pools on p4d/p5 write them. The list needs the primary interface (card 0, device 0, `interface`), \
-          no card/device pair twice and at most one `efa-only` per card (EKSGPU166); `efa-only` needs EFA types with \
+          no card/device pair twice and at most one `efa-only` per card (EKSGPU176); `efa-only` needs EFA types with \
           enough EFA interfaces (EKSGPU126). Karpenter only (EKSGPU124).",
     kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
     min_items: None,

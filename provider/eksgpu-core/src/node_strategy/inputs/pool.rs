@@ -224,7 +224,7 @@ const REQUIREMENT_KEY: Attr<Requirement> = attr(
      `karpenter.k8s.aws/instance-generation`, `karpenter.k8s.aws/instance-gpu-manufacturer`, \
      `karpenter.k8s.aws/instance-gpu-count`, `karpenter.k8s.aws/instance-gpu-memory`, `kubernetes.io/arch`, or a \
      custom label. Restricted labels (`karpenter.sh/nodepool`, `kubernetes.io/hostname`, other `karpenter.sh` and \
-     `karpenter.k8s.aws` labels) are refused (EKSGPU160).",
+     `karpenter.k8s.aws` labels) are refused (EKSGPU170).",
     lens!(Requirement, key),
 )
 .required()
@@ -235,7 +235,7 @@ const REQUIREMENT_OPERATOR: Attr<Requirement> = attr(
     "operator",
     Ty::String,
     "`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt` (and `Gte`, `Lte`). `In` needs values; `Exists` and \
-     `DoesNotExist` take none; `Gt`, `Lt`, `Gte`, `Lte` take one whole number (EKSGPU160).",
+     `DoesNotExist` take none; `Gt`, `Lt`, `Gte`, `Lte` take one whole number (EKSGPU170).",
     lens!(Requirement, operator),
 )
 .required()
@@ -259,8 +259,8 @@ pub const REQUIREMENT: List<Pool, Requirement> = List {
           (`karpenter.k8s.aws/instance-category In [g, p]`, `karpenter.k8s.aws/instance-generation Gt 4`, \
           `karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]`) so Karpenter picks new types and sizes as they \
           appear; `instance_types` is then optional. The rules run on every catalog type the requirements match \
-          (`matched_instance_types`), and refuse requirements that match none (EKSGPU162). Use `capacity_types`, \
-          `instance_types` and `zones` for `In` on their labels (EKSGPU161).",
+          (`matched_instance_types`), and refuse requirements that match none (EKSGPU172). Use `capacity_types`, \
+          `instance_types` and `zones` for `In` on their labels (EKSGPU171).",
     kinds: super::Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
     min_items: None,
     // NodePool requirements: maxItems 100, less the provider's own three.

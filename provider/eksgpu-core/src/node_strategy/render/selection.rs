@@ -60,7 +60,7 @@ pub fn node_pool_requirements(pool: &Pool) -> Vec<Value> {
 }
 
 /// Live requirements split into the provider's (by key, the first `In` on each of its keys)
-/// and the pool's own, in order. EKSGPU161 keeps a pool's own requirements off `In` on those
+/// and the pool's own, in order. EKSGPU171 keeps a pool's own requirements off `In` on those
 /// keys, so the split is exact.
 pub struct LiveRequirements {
     pub own: BTreeMap<&'static str, Vec<String>>,

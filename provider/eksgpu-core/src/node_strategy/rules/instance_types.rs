@@ -15,7 +15,7 @@ pub(super) struct Selected {
 
 /// Each instance type through EKSGPU016, 101 and 009 in turn (so a pool's violations stay in
 /// instance-type order); the NVIDIA GPU types found, for the checks that follow. With
-/// `requirement` blocks, the types they match (EKSGPU162, 163) take the listed ones' place.
+/// `requirement` blocks, the types they match (EKSGPU172, 163) take the listed ones' place.
 pub(super) fn check(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Vec<Selected> {
     let mut types = Vec::new();
     for (j, name) in pool.instance_types.iter().enumerate() {

@@ -12,23 +12,23 @@ fn path(at: &At<'_>, j: usize) -> Vec<Step> {
     at(&[Step::Attr("requirement"), Step::Index(j)])
 }
 
-/// EKSGPU160: restricted keys (the CRD's CEL rules and Karpenter's IsRestrictedLabel, the same
+/// EKSGPU170: restricted keys (the CRD's CEL rules and Karpenter's IsRestrictedLabel, the same
 /// as for template labels) and values that do not fit the operator.
 pub(super) fn requirement_shape(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     for (j, r) in pool.requirements.iter().enumerate() {
-        // `karpenter.sh/capacity-type` is EKSGPU161's.
+        // `karpenter.sh/capacity-type` is EKSGPU171's.
         if r.key != CAPACITY_TYPE
             && let Err(e) = crate::validate::karpenter_node_label_key(&r.key, ctx.karpenter_version)
         {
             out.push(Violation::new(
-                Code::EKSGPU160,
+                Code::EKSGPU170,
                 path(at, j),
                 format!("Requirement {j}: {}", e.message),
             ));
         }
         if let Some(problem) = values_problem(&r.operator, &r.values) {
             out.push(Violation::new(
-                Code::EKSGPU160,
+                Code::EKSGPU170,
                 path(at, j),
                 format!("Requirement {j} ({} {}): {problem}.", r.key, r.operator),
             ));
@@ -49,7 +49,7 @@ fn values_problem(operator: &str, values: &[String]) -> Option<&'static str> {
     }
 }
 
-/// EKSGPU161: a requirement on a label the pool renders from its own inputs.
+/// EKSGPU171: a requirement on a label the pool renders from its own inputs.
 pub(super) fn provider_keys(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     for (j, r) in pool.requirements.iter().enumerate() {
         let instead = match (r.key.as_str(), r.operator.as_str()) {
@@ -60,7 +60,7 @@ pub(super) fn provider_keys(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
         };
         if let Some(input) = instead {
             out.push(Violation::new(
-                Code::EKSGPU161,
+                Code::EKSGPU171,
                 path(at, j),
                 format!("Requirement {j} is on {}; set `{input}`.", r.key),
             ));
@@ -76,7 +76,7 @@ fn names(types: &[&InstanceType]) -> String {
     v.join(", ")
 }
 
-/// EKSGPU162 and EKSGPU163 on what the requirements match; the matched types for the rules
+/// EKSGPU172 and EKSGPU173 on what the requirements match; the matched types for the rules
 /// that follow (each with the path of the requirements).
 pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Option<Matched> {
     let m = matching::matched(pool)?;
@@ -105,7 +105,7 @@ pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
             ),
         };
         out.push(Violation::new(
-            Code::EKSGPU162,
+            Code::EKSGPU172,
             p,
             format!("Pool {:?}: {why}.", pool.name),
         ));
@@ -118,7 +118,7 @@ pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
             "instance types without accelerators".to_owned()
         };
         out.push(Violation::new(
-            Code::EKSGPU163,
+            Code::EKSGPU173,
             at(&[Step::Attr("requirement")]),
             format!("Pool {:?}'s requirements admit {what}.", pool.name),
         ));

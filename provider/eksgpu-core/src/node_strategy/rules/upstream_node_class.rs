@@ -34,7 +34,7 @@ const KUBELET_SPELLINGS: [(&str, [&str; 3]); 2] = [
     ),
 ];
 
-/// EKSGPU164: user data that also sets a kubelet setting the pool's `kubelet` block sets.
+/// EKSGPU174: user data that also sets a kubelet setting the pool's `kubelet` block sets.
 fn user_data_conflicts(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
     let (Some(user_data), Some(kubelet)) = (nc.user_data.as_deref(), nc.kubelet.as_ref()) else {
         return;
@@ -43,7 +43,7 @@ fn user_data_conflicts(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<V
     for ((input, spellings), set) in KUBELET_SPELLINGS.iter().zip(set) {
         if let Some(found) = spellings.iter().find(|s| set && user_data.contains(*s)) {
             out.push(Violation::new(
-                Code::EKSGPU164,
+                Code::EKSGPU174,
                 at(&[Step::Attr("node_class"), Step::Attr("user_data")]),
                 format!(
                     "Pool {:?}'s user data sets `{found}` and `{input}` is set too.",
@@ -54,7 +54,7 @@ fn user_data_conflicts(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<V
     }
 }
 
-/// EKSGPU165: a size or a snapshot for each mapping, each device once, none of the devices the
+/// EKSGPU175: a size or a snapshot for each mapping, each device once, none of the devices the
 /// root volume renders (EC2NodeClass CRD v1.14.1 CEL rule; render::karpenter block_device_mappings).
 fn block_device_mappings(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
     let root_device = nc
@@ -67,7 +67,7 @@ fn block_device_mappings(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec
             Step::Attr("block_device_mapping"),
             Step::Index(j),
         ]);
-        let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU165, path.clone(), detail));
+        let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU175, path.clone(), detail));
         if m.volume_size.is_none() && m.snapshot_id.is_none() {
             push(format!(
                 "Mapping {j} ({}) has neither `volume_size` nor `snapshot_id`.",
@@ -86,7 +86,7 @@ fn block_device_mappings(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec
     }
 }
 
-/// EKSGPU166: the CRD's rules on `networkInterfaces` (v1.14.1): a primary interface, each
+/// EKSGPU176: the CRD's rules on `networkInterfaces` (v1.14.1): a primary interface, each
 /// card/device pair once, at most one `efa-only` per card.
 fn network_interfaces(nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
     let nis = &nc.network_interfaces;
@@ -99,7 +99,7 @@ fn network_interfaces(nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
         .any(|n| n.network_card_index == 0 && n.device_index == 0 && n.interface_type == "interface");
     if !primary {
         out.push(Violation::new(
-            Code::EKSGPU166,
+            Code::EKSGPU176,
             base(),
             "No primary interface (card 0, device 0, `interface`).".into(),
         ));
@@ -122,7 +122,7 @@ fn network_interfaces(nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
                 "efa-only interface on the card"
             };
             out.push(Violation::new(
-                Code::EKSGPU166,
+                Code::EKSGPU176,
                 path,
                 format!("Interface {j} repeats a {what} (card {}).", n.network_card_index),
             ));

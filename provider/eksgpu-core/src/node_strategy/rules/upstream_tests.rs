@@ -85,7 +85,7 @@ fn restricted_keys_and_misfit_values_are_refused() {
         req("karpenter.k8s.aws/instance-family", "In", &[]),
     ] {
         let c = codes(karpenter(vec![nvidia(), r.clone()]));
-        assert!(c.contains(&Code::EKSGPU160), "{r:?}: {c:?}");
+        assert!(c.contains(&Code::EKSGPU170), "{r:?}: {c:?}");
     }
 }
 
@@ -96,14 +96,14 @@ fn labels_the_pool_renders_itself_are_refused_as_requirements() {
         req("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
         req("topology.kubernetes.io/zone", "In", &["us-west-2a"]),
     ] {
-        assert!(codes(karpenter(vec![nvidia(), r])).contains(&Code::EKSGPU161));
+        assert!(codes(karpenter(vec![nvidia(), r])).contains(&Code::EKSGPU171));
     }
     assert!(
         !codes(karpenter(vec![
             nvidia(),
             req("topology.kubernetes.io/zone", "NotIn", &["a"])
         ]))
-        .contains(&Code::EKSGPU161)
+        .contains(&Code::EKSGPU171)
     );
 }
 
@@ -123,7 +123,7 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
     };
     let v: Vec<_> = check_node_strategy(&s, &CTX)
         .into_iter()
-        .filter(|v| v.code == Code::EKSGPU162)
+        .filter(|v| v.code == Code::EKSGPU172)
         .collect();
     assert_eq!(v.len(), 1);
     assert_eq!(
@@ -137,7 +137,7 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
     );
     // Only Neuron types left: no GPU type Karpenter counts.
     let neuron = karpenter(vec![req("karpenter.k8s.aws/instance-family", "In", &["trn2"])]);
-    assert!(codes(neuron).contains(&Code::EKSGPU162));
+    assert!(codes(neuron).contains(&Code::EKSGPU172));
 }
 
 #[test]
@@ -146,18 +146,18 @@ fn auto_mode_documented_families_bound_its_pools() {
         requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g7"])],
         ..fixture::pool("a", Capacity::AutoMode, &[])
     };
-    assert!(codes(undocumented).contains(&Code::EKSGPU162));
+    assert!(codes(undocumented).contains(&Code::EKSGPU172));
     let documented = Pool {
         requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g6e", "g7"])],
         ..fixture::pool("a", Capacity::AutoMode, &[])
     };
-    assert!(!codes(documented).contains(&Code::EKSGPU162));
+    assert!(!codes(documented).contains(&Code::EKSGPU172));
 }
 
 #[test]
 fn requirements_that_do_not_confine_to_gpus_warn() {
     let p = karpenter(vec![req("karpenter.k8s.aws/instance-generation", "Gt", &["4"])]);
-    assert!(codes(p).contains(&Code::EKSGPU163));
+    assert!(codes(p).contains(&Code::EKSGPU173));
 }
 
 #[test]
@@ -209,12 +209,12 @@ fn user_data_that_sets_the_kubelet_settings_rendered_too_is_refused() {
         nc.kubelet = kubelet.clone();
         nc.user_data = Some("[settings.kubernetes]\nmax-pods = 50\n".into());
     });
-    assert!(codes(both).contains(&Code::EKSGPU164));
+    assert!(codes(both).contains(&Code::EKSGPU174));
     let apart = with_class(|nc| {
         nc.kubelet = kubelet.clone();
         nc.user_data = Some("[settings.kernel]\nlockdown = \"integrity\"\n".into());
     });
-    assert!(!codes(apart).contains(&Code::EKSGPU164));
+    assert!(!codes(apart).contains(&Code::EKSGPU174));
 }
 
 #[test]
@@ -229,14 +229,14 @@ fn block_device_mappings_need_a_size_their_own_device_and_not_the_root_volumes()
         vec![bdm("/dev/xvdc", Some("10Gi")), bdm("/dev/xvdc", Some("10Gi"))],
         vec![bdm("/dev/xvda", Some("10Gi"))],
     ] {
-        assert!(codes(with_class(|nc| nc.block_device_mappings = mappings)).contains(&Code::EKSGPU165));
+        assert!(codes(with_class(|nc| nc.block_device_mappings = mappings)).contains(&Code::EKSGPU175));
     }
     // Bottlerocket: the OS volume beside the root (data) volume.
     let os = with_class(|nc| {
         nc.ami_alias = Some("bottlerocket@latest".into());
         nc.block_device_mappings = vec![bdm("/dev/xvda", Some("10Gi"))];
     });
-    assert!(!codes(os).contains(&Code::EKSGPU165));
+    assert!(!codes(os).contains(&Code::EKSGPU175));
 }
 
 #[test]
@@ -247,11 +247,11 @@ fn network_interfaces_follow_the_crd_and_the_types_efa_count() {
         interface_type: t.into(),
     };
     let no_primary = with_class(|nc| nc.network_interfaces = vec![ni(1, 0, "efa-only")]);
-    assert!(codes(no_primary).contains(&Code::EKSGPU166));
+    assert!(codes(no_primary).contains(&Code::EKSGPU176));
     let twice = with_class(|nc| {
         nc.network_interfaces = vec![ni(0, 0, "interface"), ni(1, 0, "efa-only"), ni(1, 1, "efa-only")]
     });
-    assert!(codes(twice).contains(&Code::EKSGPU166));
+    assert!(codes(twice).contains(&Code::EKSGPU176));
     let good: Vec<_> = std::iter::once(ni(0, 0, "interface"))
         .chain((1..4).map(|c| ni(c, 0, "efa-only")))
         .collect();
