@@ -27,6 +27,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use eksgpu_acceptance_tests::grpc::{ClientIdentity, ProviderProcess};
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::provider_bin::provider_binary_release;
 use eksgpu_acceptance_tests::tools::{NULL_PROVIDER_FILE, NULL_PROVIDER_VERSION, null_provider};
 use eksgpu_acceptance_tests::{MirroredProvider, TerraformVersion, Workdir, terraform_versions};
@@ -157,9 +158,11 @@ fn terraform_version(tf: &TerraformVersion) -> String {
         .to_owned()
 }
 
-/// Port 1 on loopback: nothing listens there, so any call is refused at once.
-const EKSGPU_HEADER: &str = "terraform {\n  required_providers {\n    eksgpu = { source = \"eksgpu/eksgpu\" }\n  }\n}\n\
-provider \"eksgpu\" {\n  region = \"us-west-2\"\n  endpoints {\n    eks = \"http://127.0.0.1:1\"\n    sts = \"http://127.0.0.1:1\"\n  }\n}\n";
+/// The eksgpu header of the benchmark's configurations: EKS and STS refuse
+/// connections at once, so a plan that reached for AWS would fail.
+fn eksgpu_header() -> String {
+    Provider::new().offline().header()
+}
 
 fn strategies(n: usize) -> String {
     let body: String = (0..n)
@@ -171,7 +174,7 @@ fn strategies(n: usize) -> String {
             )
         })
         .collect();
-    format!("{EKSGPU_HEADER}{body}")
+    format!("{}{body}", eksgpu_header())
 }
 
 fn null_resources(n: usize) -> String {
@@ -255,7 +258,7 @@ fn main() {
             )
         })
         .collect();
-    let with_catalog = workdir(format!("{EKSGPU_HEADER}{catalog}"));
+    let with_catalog = workdir(format!("{}{catalog}", eksgpu_header()));
     let t_catalog = plan_times(&[&with_catalog])[0];
     println!(
         "terraform plan, {N} eksgpu_gpu_catalog data sources (each up to 73 rows): {:.0} ms: ratio {:.2} to the floor",

@@ -179,7 +179,7 @@ fn rules() -> String {
          # Rules\n\nEvery configuration that cannot work on EKS is rejected at `terraform plan` with a stable code. \
          Errors stop the plan; warnings inform it. Each diagnostic points at the attribute it is about and says \
          what to do instead. Codes EKSGPU001–018 are fixed; the provider's own additions are EKSGPU1xx.\n\n\
-         This page is generated from the rule table in `provider/eksgpu-core/src/rules.rs`.\n\n\
+         This page is generated from the rule catalogue in `provider/eksgpu-core/src/rules/catalogue.rs`.\n\n\
          | code | severity | when | what to do | source |\n|---|---|---|---|---|\n",
     );
     for r in eksgpu_core::rules::RULES {
@@ -196,6 +196,15 @@ fn rules() -> String {
             cell(r.fix),
             cell(r.source)
         );
+    }
+    out.push_str(
+        "\n## Inputs by capacity kind\n\nThe inputs of a pool that only some capacity kinds take, and the rule that \
+         refuses them on the others (generated from the inputs' declarations, \
+         `provider/eksgpu-core/src/node_strategy/inputs/`).\n\n| input | taken by | refused with |\n|---|---|---|\n",
+    );
+    for (path, kinds, code) in eksgpu_core::model::inputs::by_kind() {
+        let kinds: Vec<String> = kinds.iter().map(|k| format!("`{}`", k.as_str())).collect();
+        let _ = writeln!(out, "| `{path}` | {} | {code} |", kinds.join(", "));
     }
     out.push_str(
         "\n## Decision rules of `eksgpu_recommendation`\n\nEach line of a recommendation's `rationale` names one \

@@ -2,6 +2,9 @@
 //! line, dial its unix socket with mutual TLS (or plaintext in debug mode),
 //! and call RPCs with the raw protocol client.
 
+pub mod config;
+pub mod plan;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -59,7 +62,20 @@ impl ProviderProcess {
     /// Starts `binary` offering `offered` plugin protocol versions and expecting
     /// it to choose `expected` (the benchmark starts a protocol-5 Go provider).
     pub fn start_protocol(binary: &Path, client: &ClientIdentity, offered: &str, expected: &str) -> ProviderProcess {
-        let mut child = Command::new(binary)
+        let mut cmd = Command::new(binary);
+        // As for the CLI (terraform.rs): the machine's TF_* and AWS_* settings
+        // stay out; AWS is fake credentials, no metadata service, no user files.
+        for (k, _) in std::env::vars() {
+            if k.starts_with("TF_") || k.starts_with("AWS_") {
+                cmd.env_remove(k);
+            }
+        }
+        let mut child = cmd
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .env("AWS_CONFIG_FILE", "/dev/null")
+            .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
             .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
             .env("PLUGIN_PROTOCOL_VERSIONS", offered)
             .env("PLUGIN_CLIENT_CERT", &client.cert_pem)

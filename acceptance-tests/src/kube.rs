@@ -33,6 +33,12 @@ pub const NODE_POOL: TestKind = TestKind {
     kind: "NodePool",
     plural: "nodepools",
 };
+pub const NODE_OVERLAY: TestKind = TestKind {
+    group: "karpenter.sh",
+    version: "v1alpha1",
+    kind: "NodeOverlay",
+    plural: "nodeoverlays",
+};
 pub const NAMESPACE: TestKind = TestKind {
     group: "",
     version: "v1",

@@ -1,4 +1,4 @@
-//! AWS-side capacity of `eksgpu_node_strategy` (managed node groups, Hybrid
+//! EKS API capacity of `eksgpu_node_strategy` (managed node groups, Hybrid
 //! Nodes) and `data.eksgpu_cluster`, through the real Terraform CLI against
 //! moto behind the AWS front (access entries, status sequences, faults):
 //! lifecycles with import and drift, apply-time checks, throttling, timeouts,
@@ -6,26 +6,19 @@
 
 use std::time::{Duration, Instant};
 
+use eksgpu_acceptance_tests::hcl::{Provider, provider_header};
 use eksgpu_acceptance_tests::{Moto, Workdir, eks_cluster, kube::KubeTarget, terraform_versions};
 use serde_json::{Value, json};
 
 const NODE_ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
 const HYBRID_ROLE: &str = "arn:aws:iam::123456789012:role/hybrid-nodes";
 
-fn header() -> &'static str {
-    r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" {
-  region = "us-west-2"
-}
-data "eksgpu_cluster" "gpu" {
-  name = "gpu"
-}
-"#
+/// The provider header and the cluster's data source.
+fn header() -> String {
+    format!(
+        "{}data \"eksgpu_cluster\" \"gpu\" {{\n  name = \"gpu\"\n}}\n",
+        provider_header()
+    )
 }
 
 fn mng_pool(name: &str, labels: &str) -> String {
@@ -321,7 +314,7 @@ output "cluster" {{
   value = data.eksgpu_cluster.c
 }}
 "#,
-                header().replace("data \"eksgpu_cluster\" \"gpu\" {\n  name = \"gpu\"\n}\n", "")
+                provider_header()
             )
         };
         let w = workdir(&tf, &main_tf("auto"), &moto);
@@ -814,8 +807,10 @@ fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
             hybrid_pool(r#"["10.80.0.0/16"]"#)
         );
         strategy(None, &pools).replace(
-            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n}",
-            "provider \"eksgpu\" {\n  region = \"us-west-2\"\n  default_tags {\n    tags = { cost-center = \"ml-platform\", team = \"infra\" }\n  }\n}",
+            &provider_header(),
+            &Provider::new()
+                .setting("default_tags {\n  tags = { cost-center = \"ml-platform\", team = \"infra\" }\n}")
+                .header(),
         )
     };
     for tf in terraform_versions() {

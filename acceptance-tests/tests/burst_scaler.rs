@@ -1,6 +1,7 @@
 //! `eksgpu_burst_scaler` through the real Terraform CLI against the emulator
 //! (the real KEDA v2.20.2 ScaledObject CRD): lifecycle, drift, import, rules.
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::kube::{KubeTarget, TestKind};
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::{Value, json};
@@ -14,15 +15,7 @@ const SCALED_OBJECT: TestKind = TestKind {
 
 fn config(kube: &KubeTarget, max: u32, force: bool, extra: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+        r#"{}
 resource "eksgpu_burst_scaler" "b" {{
   cluster_name          = "gpu"
   namespace             = "llm"
@@ -39,7 +32,7 @@ resource "eksgpu_burst_scaler" "b" {{
 {extra}
 }}
 "#,
-        kube.provider_block()
+        Provider::new().kube(kube).header()
     )
 }
 

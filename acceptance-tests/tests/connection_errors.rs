@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
 use eksgpu_acceptance_tests::kube::KubeTarget;
 use eksgpu_acceptance_tests::{TerraformVersion, Workdir, eks_cluster, terraform_versions};
 use serde_json::json;
@@ -13,13 +14,7 @@ use serde_json::json;
 /// The provider block (`provider_body` inside it) and one in-cluster strategy on cluster `gpu`.
 fn config(provider_body: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
+        r#"{REQUIRED_PROVIDERS}provider "eksgpu" {{
 {provider_body}
 }}
 resource "eksgpu_node_strategy" "s" {{

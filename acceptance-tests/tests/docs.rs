@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use eksgpu_acceptance_tests::hcl::provider_header;
 use eksgpu_acceptance_tests::repo_root;
 
 #[test]
@@ -256,10 +257,7 @@ fn guides_read_only_attributes_the_schema_has() {
 #[test]
 fn composition_guide_resources_plan_with_the_provider() {
     let guide = std::fs::read_to_string(repo_root().join("docs/guides/composition.md")).unwrap();
-    let mut main_tf = String::from(
-        "terraform {\n  required_providers {\n    eksgpu = { source = \"eksgpu/eksgpu\" }\n  }\n}\n\
-         provider \"eksgpu\" {\n  region = \"us-west-2\"\n}\n",
-    );
+    let mut main_tf = provider_header();
     let mut resources = 0;
     for block in terraform_blocks(&guide) {
         let mut inside = false;

@@ -1,6 +1,7 @@
 //! Every example under examples/ applies against the local emulators and
 //! re-plans empty, under every supported Terraform version.
 
+use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
 use eksgpu_acceptance_tests::{Workdir, skip, terraform_versions};
 
 fn apply_and_replan(example: &str, vars: &[(&str, String)]) -> Vec<serde_json::Value> {
@@ -309,8 +310,9 @@ fn a_function_error_names_the_argument() {
     };
     let w = Workdir::new(
         &tf,
-        "terraform {\n  required_providers {\n    eksgpu = { source = \"eksgpu/eksgpu\" }\n  }\n}\n\
-         output \"x\" {\n  value = provider::eksgpu::replica_memory_gb(70, \"fp4\")\n}\n",
+        &format!(
+            "{REQUIRED_PROVIDERS}output \"x\" {{\n  value = provider::eksgpu::replica_memory_gb(70, \"fp4\")\n}}\n"
+        ),
     );
     w.init();
     let (code, r) = w.plan_code(&[]);

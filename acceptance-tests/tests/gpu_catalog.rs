@@ -1,5 +1,6 @@
 //! `eksgpu_gpu_catalog` through the real Terraform CLI, under every supported version.
 
+use eksgpu_acceptance_tests::hcl::{DEAD_ENDPOINT, Provider, provider_header};
 use eksgpu_acceptance_tests::{Moto, Workdir, terraform_versions};
 
 const EXAMPLE: &str = "examples/data-sources/eksgpu_gpu_catalog";
@@ -35,14 +36,8 @@ fn filters_apply_and_a_second_plan_is_empty() {
 
 #[test]
 fn bad_filter_values_fail_the_plan_at_their_attribute() {
-    let main_tf = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" { region = "us-west-2" }
-data "eksgpu_gpu_catalog" "bad_model" {
+    let main_tf = provider_header()
+        + r#"data "eksgpu_gpu_catalog" "bad_model" {
   gpu_model = "H900"
 }
 data "eksgpu_gpu_catalog" "bad_memory" {
@@ -50,7 +45,7 @@ data "eksgpu_gpu_catalog" "bad_memory" {
 }
 "#;
     for tf in terraform_versions() {
-        let w = Workdir::new(&tf, main_tf);
+        let w = Workdir::new(&tf, &main_tf);
         w.init();
         let (code, r) = w.plan_code(&[]);
         assert_eq!(code, 1, "{}", r.combined());
@@ -73,18 +68,7 @@ data "eksgpu_gpu_catalog" "bad_memory" {
 fn refresh_from_ec2_uses_the_regions_figures() {
     let moto = Moto::start();
     let main_tf = format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-  endpoints {{
-    ec2 = "{}"
-  }}
-}}
+        r#"{}
 data "eksgpu_gpu_catalog" "h200" {{
   gpu_model        = "H200"
   refresh_from_ec2 = true
@@ -101,7 +85,7 @@ output "v100" {{
   value = [for t in data.eksgpu_gpu_catalog.v100.instance_types : t]
 }}
 "#,
-        moto.url()
+        Provider::new().endpoints(&[("ec2", &moto.url())]).header()
     );
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);
@@ -132,25 +116,13 @@ output "v100" {{
 
 #[test]
 fn an_unreachable_ec2_endpoint_is_a_clear_error() {
-    // Port 1: nothing listens there, so connections are refused at once.
-    let port = 1;
     let main_tf = format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-  endpoints {{
-    ec2 = "http://127.0.0.1:{port}"
-  }}
-}}
+        r#"{}
 data "eksgpu_gpu_catalog" "all" {{
   refresh_from_ec2 = true
 }}
-"#
+"#,
+        Provider::new().endpoints(&[("ec2", DEAD_ENDPOINT)]).header()
     );
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);
@@ -168,5 +140,46 @@ data "eksgpu_gpu_catalog" "all" {{
         assert!(!flat.contains("DispatchFailure"), "no Debug output: {err}");
         assert!(err.contains("refresh_from_ec2 = true"), "{} {err}", tf.label);
         assert!(!err.contains("panic"), "{err}");
+    }
+}
+
+/// `vendor` filters the catalog offline and every row says its vendor.
+#[test]
+fn the_vendor_filter_returns_neuron_or_nvidia_rows() {
+    let main_tf = r#"
+terraform {
+  required_providers {
+    eksgpu = { source = "eksgpu/eksgpu" }
+  }
+}
+provider "eksgpu" {
+  region = "us-west-2"
+}
+data "eksgpu_gpu_catalog" "neuron" {
+  vendor = "neuron"
+}
+data "eksgpu_gpu_catalog" "nvidia" {
+  vendor = "nvidia"
+}
+output "neuron" {
+  value = { for t in data.eksgpu_gpu_catalog.neuron.instance_types : t.instance_type => t.vendor }
+}
+output "nvidia" {
+  value = [for t in data.eksgpu_gpu_catalog.nvidia.instance_types : t.vendor]
+}
+"#;
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, main_tf);
+        w.init();
+        w.apply();
+        let out = w.outputs();
+        let neuron = out["neuron"]["value"].as_object().unwrap();
+        assert_eq!(neuron["trn2.48xlarge"], "neuron", "{out}");
+        assert!(
+            neuron.keys().all(|k| k.starts_with("trn") || k.starts_with("inf")),
+            "{out}"
+        );
+        let nvidia = out["nvidia"]["value"].as_array().unwrap();
+        assert!(!nvidia.is_empty() && nvidia.iter().all(|v| v == "nvidia"), "{out}");
     }
 }

@@ -2,21 +2,14 @@
 //! Kubernetes API emulator (or the API server of `EKSGPU_TEST_KUBECONFIG`) and
 //! moto: lifecycle, drift, import, offline plans, missing CRDs, call counts.
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, EmulatorOptions, KubeTarget, NODE_POOL};
 use eksgpu_acceptance_tests::{Moto, Workdir, skip, terraform_versions};
 use serde_json::{Value, json};
 
 fn config(kube: &KubeTarget, limit: u32, force: bool) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+        r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name    = "gpu"
   name            = "genai"
@@ -46,7 +39,7 @@ resource "eksgpu_node_strategy" "s" {{
   }}
 }}
 "#,
-        kube.provider_block()
+        Provider::new().kube(kube).header()
     )
 }
 
@@ -149,7 +142,7 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
             kube.ca_pem.as_deref().unwrap_or_default(),
         );
         let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_node_strategy");
-        // The in-cluster half of the example: its AWS-side strategy is counted in aws_capacity.rs.
+        // The in-cluster half of the example: its EKS API strategy is counted in aws_capacity.rs.
         let example = std::fs::read_to_string(w.path().join("resource.tf")).unwrap();
         let in_cluster = example.split("# The AWS side of the same cluster").next().unwrap();
         w.write("resource.tf", in_cluster);
@@ -213,22 +206,9 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
 
 #[test]
 fn plans_offline_with_unknown_inputs() {
-    // Port 1: nothing listens there, so connections are refused at once.
-    let dead = "http://127.0.0.1:1";
+    // EKS and STS refuse connections at once: planning must not need them.
     let main_tf = format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-  endpoints {{
-    eks = "{dead}"
-    sts = "{dead}"
-  }}
-}}
+        r#"{}
 resource "eksgpu_node_strategy" "first" {{
   cluster_name = "gpu"
   name         = "first"
@@ -248,7 +228,8 @@ resource "eksgpu_node_strategy" "second" {{
     instance_types = ["g6e.xlarge"]
   }}
 }}
-"#
+"#,
+        Provider::new().offline().header()
     );
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);
@@ -335,12 +316,10 @@ fn a_create_failing_between_pools_leaves_nothing_and_the_next_apply_makes_all() 
 /// One pool, `inference`, of the given capacity kind.
 fn single_pool(kube: &KubeTarget, capacity: &str) -> String {
     format!(
-        "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
-         provider \"eksgpu\" {{\n  region = \"us-west-2\"\n{}}}\n\
-         resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name         = \"genai\"\n  \
+        "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name         = \"genai\"\n  \
          pool {{\n    name           = \"inference\"\n    capacity       = \"{capacity}\"\n    \
          instance_types = [\"g6e.12xlarge\"]\n{}  }}\n}}\n",
-        kube.provider_block(),
+        Provider::new().kube(kube).header(),
         if capacity == "karpenter" {
             "    node_class {\n      role = \"KarpenterNodeRole-gpu\"\n    }\n"
         } else {
@@ -430,15 +409,7 @@ fn node_pool_limits_budgets_and_imds_apply_and_drift() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start();
         let main_tf = format!(
-            r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+            r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "genai"
@@ -482,7 +453,7 @@ resource "eksgpu_node_strategy" "s" {{
   }}
 }}
 "#,
-            kube.provider_block()
+            Provider::new().kube(&kube).header()
         );
         let w = Workdir::new(&tf, &main_tf);
         w.init();

@@ -5,6 +5,7 @@
 //! the real Terraform CLI against the Kubernetes emulator (or, in the real
 //! API server lane, the real server behind it).
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::kube::{EC2_NODE_CLASS, KubeTarget, NODE_POOL};
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::{Value, json};
@@ -27,15 +28,7 @@ fn pool(name: &str, limit: u32, extra: &str) -> String {
 
 fn config(kube: &KubeTarget, strategy: &str, pools: &str, lifecycle: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+        r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "{strategy}"
@@ -43,7 +36,7 @@ resource "eksgpu_node_strategy" "s" {{
 {lifecycle}
 }}
 "#,
-        kube.provider_block()
+        Provider::new().kube(kube).header()
     )
 }
 
@@ -128,6 +121,57 @@ fn a_strategy_rename_with_create_before_destroy_relabels_in_place() {
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(kube.get(NODE_POOL, "gpu").is_none());
         assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none());
+    }
+}
+
+/// `-replace` of a strategy. With `create_before_destroy`, Terraform creates the new instance
+/// (it writes over the same objects, with its own owner token) and then destroys the old one,
+/// whose destroy must leave what its successor wrote; without it, the old objects go first. Either
+/// way the objects are there afterwards, carry the new instance's token, and nothing is planned.
+#[test]
+fn replacing_a_strategy_keeps_its_objects_with_and_without_create_before_destroy() {
+    let cbd = "  lifecycle {\n    create_before_destroy = true\n  }";
+    let token = |o: &Value| labels(o)["eksgpu.terraform.io/owner-token"].clone();
+    for tf in terraform_versions() {
+        for lifecycle in [cbd, ""] {
+            let kube = KubeTarget::start();
+            let w = Workdir::new(&tf, &config(&kube, "s", &pool("gpu", 4, ""), lifecycle));
+            w.init();
+            w.apply();
+            let first = token(&kube.get(NODE_POOL, "gpu").expect("created"));
+            assert!(
+                first.is_string(),
+                "{}: the objects carry the instance's token",
+                tf.label
+            );
+            let out = words(
+                &w.ok(&["apply", "-auto-approve", "-no-color", "-replace=eksgpu_node_strategy.s"])
+                    .combined(),
+            );
+            let state_token = w.state()["values"]["root_module"]["resources"][0]["values"]["owner_token"].clone();
+            for kind in [NODE_POOL, EC2_NODE_CLASS] {
+                let o = kube.get(kind, "gpu").unwrap_or_else(|| {
+                    panic!("{} {lifecycle:?}: the replacement deleted the objects: {out}", tf.label)
+                });
+                assert_eq!(token(&o), state_token, "{} {lifecycle:?}", tf.label);
+                assert_ne!(token(&o), first, "{} {lifecycle:?}", tf.label);
+            }
+            if lifecycle == cbd {
+                assert!(
+                    out.contains("kept for the strategy that replaced this one"),
+                    "{}: {out}",
+                    tf.label
+                );
+            }
+            w.assert_empty_plan();
+            w.ok(&["destroy", "-auto-approve", "-no-color"]);
+            assert!(
+                kube.get(NODE_POOL, "gpu").is_none(),
+                "{}: destroy deletes them",
+                tf.label
+            );
+            assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none(), "{}", tf.label);
+        }
     }
 }
 

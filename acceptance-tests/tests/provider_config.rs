@@ -2,6 +2,7 @@
 //! values are diagnostics with their attribute path, and the provider's logs
 //! reach Terraform's log with levels and fields.
 
+use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 
 #[test]
@@ -11,13 +12,7 @@ fn nothing_contacts_aws_until_something_needs_it() {
     // Port 1: nothing listens there, so connections are refused at once.
     let dead = "http://127.0.0.1:1";
     let main_tf = format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
+        r#"{REQUIRED_PROVIDERS}provider "eksgpu" {{
   region = "us-west-2"
   assume_role {{
     role_arn = "arn:aws:iam::123456789012:role/nobody"
@@ -46,13 +41,8 @@ output "count" {{
 
 #[test]
 fn bad_provider_values_point_at_their_attribute() {
-    let main_tf = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" {
+    let main_tf = REQUIRED_PROVIDERS.to_owned()
+        + r#"provider "eksgpu" {
   karpenter_version = "0.37"
   endpoints {
     ec2 = "localhost:5000"
@@ -69,7 +59,7 @@ provider "eksgpu" {
 data "eksgpu_gpu_catalog" "all" {}
 "#;
     for tf in terraform_versions() {
-        let w = Workdir::new(&tf, main_tf);
+        let w = Workdir::new(&tf, &main_tf);
         w.init();
         let r = w.run(&["validate", "-no-color"]);
         assert_eq!(r.code, 1, "{}", r.combined());
@@ -101,13 +91,8 @@ data "eksgpu_gpu_catalog" "all" {}
 
 #[test]
 fn provider_logs_reach_terraforms_log_and_processes_exit_cleanly() {
-    let main_tf = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" {
+    let main_tf = REQUIRED_PROVIDERS.to_owned()
+        + r#"provider "eksgpu" {
   region = "eu-west-1"
 }
 data "eksgpu_gpu_catalog" "a10g" {
@@ -115,7 +100,7 @@ data "eksgpu_gpu_catalog" "a10g" {
 }
 "#;
     for tf in terraform_versions() {
-        let mut w = Workdir::new(&tf, main_tf);
+        let mut w = Workdir::new(&tf, &main_tf);
         w.init();
         let log = w.path().join("tf-debug.log");
         w.env("TF_LOG", "DEBUG");
@@ -141,13 +126,8 @@ data "eksgpu_gpu_catalog" "a10g" {
 
 #[test]
 fn insecure_tls_and_plain_http_tokens_warn_at_configure() {
-    let main_tf = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" {
+    let main_tf = REQUIRED_PROVIDERS.to_owned()
+        + r#"provider "eksgpu" {
   region = "us-west-2"
   kubernetes {
     host     = "http://10.0.0.1:8080"
@@ -160,7 +140,7 @@ data "eksgpu_gpu_catalog" "a10g" {
 }
 "#;
     for tf in terraform_versions() {
-        let w = Workdir::new(&tf, main_tf);
+        let w = Workdir::new(&tf, &main_tf);
         w.init();
         // Configuring contacts nothing: the apply succeeds, with both warnings.
         let r = w.apply();

@@ -6,6 +6,7 @@
 //! not checked. A second test probes pool settings at the edges of the CRDs:
 //! each must fail at plan or be accepted.
 
+use eksgpu_acceptance_tests::hcl::provider_header;
 use eksgpu_acceptance_tests::kube::upstream_kubeconfig;
 use eksgpu_acceptance_tests::{Workdir, eks_cluster, skip, terraform_versions};
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
@@ -275,10 +276,9 @@ fn configurations_that_plan_are_accepted_by_the_real_server() {
         let w = Workdir::new(
             &tf,
             &format!(
-                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
-                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n}}\n\
-                 resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"c\"\n  name = \"s\"\n  \
+                "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"c\"\n  name = \"s\"\n  \
                  pool {{\n    name = \"{name}\"\n    capacity = \"{}\"\n    instance_types = [\"g6e.12xlarge\"]\n    {body}\n  }}\n}}\n",
+                provider_header(),
                 if body.contains("node_class") {
                     "karpenter"
                 } else {

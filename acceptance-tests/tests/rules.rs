@@ -1,13 +1,25 @@
-//! Every rule the node strategy checks makes `terraform plan` fail (errors) or
-//! warn (warnings) with its code, pointing at the attribute. Plans are offline.
+//! Every rule the node strategy and the sharing pool check fails a plan
+//! (errors) or warns it (warnings) with its code, its catalogue summary and the
+//! attribute it is about. Plans are offline.
+//!
+//! Each case is planned through the protocol client (`grpc::plan`), which
+//! makes Terraform's calls to the real provider process: what is asserted is
+//! what the provider says, and an `init` and a `plan` per case on each CLI
+//! would add nothing to it. The cases in `ON_THE_CLI` also run through both
+//! Terraform CLIs, for what Terraform itself does with a rule's diagnostic: the
+//! exit code, and the configuration line its attribute path leads to. Unknown
+//! values and `dynamic` blocks under the rules are in unknowns.rs.
 
-use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+use eksgpu_acceptance_tests::grpc::plan::{Planned, Severity, plan};
+use eksgpu_acceptance_tests::hcl::{Provider, provider_header};
+use eksgpu_acceptance_tests::{TerraformVersion, Workdir, terraform_versions};
 
-/// (code, is_error, pool body)
-const CASES: &[(&str, bool, &str)] = &[
+/// (code, is_error, attribute path of the diagnostic, pool body)
+const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU001",
         true,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "auto_mode"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }"#,
@@ -15,6 +27,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU002",
         true,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
@@ -23,6 +36,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU003",
         true,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5en.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
@@ -31,6 +45,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU004",
         true,
+        "pool[0].dra",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     dra = true
@@ -39,6 +54,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU004",
         true,
+        "pool[0].dra",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     dra = true
@@ -62,6 +78,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU005",
         true,
+        "pool[0].disruption[0].consolidation_policy",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     disruption {
@@ -73,6 +90,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU006",
         true,
+        "pool[0].node_class[0].kubelet[0]",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     node_class {
@@ -82,12 +100,14 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU009",
         false,
+        "pool[0].instance_types[0]",
         r#"capacity = "auto_mode"
     instance_types = ["p5en.48xlarge"]"#,
     ),
     (
         "EKSGPU010",
         true,
+        "pool[0].labels[\"nvidia.com/gpu.deploy.device-plugin\"]",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     labels = { "nvidia.com/gpu.deploy.device-plugin" = "true" }"#,
@@ -95,6 +115,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU011",
         false,
+        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }
@@ -103,6 +124,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU014",
         false,
+        "pool[0].gpu_taint",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     gpu_taint = false
@@ -111,6 +133,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU015",
         true,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-balanced" }
@@ -119,6 +142,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU016",
         true,
+        "pool[0].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["m5.large"]
     node_class { role = "r" }"#,
@@ -126,6 +150,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU017",
         true,
+        "pool[0].labels[\"gpu\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "gpu" = "on" }
@@ -134,6 +159,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU101",
         false,
+        "pool[0].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6f.xlarge"]
     node_class { role = "r" }"#,
@@ -141,6 +167,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU102",
         true,
+        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "auto_mode"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }"#,
@@ -148,6 +175,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU103",
         true,
+        "pool[0].node_class[0].ami_alias",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     node_class { ami_alias = "al2023@latest" }"#,
@@ -155,12 +183,14 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU104",
         true,
+        "pool[0].capacity",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]"#,
     ),
     (
         "EKSGPU105",
         true,
+        "pool[1].name",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     node_class { role = "r" }
@@ -174,6 +204,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU106",
         true,
+        "pool[0].capacity_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     capacity_types = ["SPOT"]
@@ -182,6 +213,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU007",
         true,
+        "pool[0].hybrid[0].remote_node_networks[1]",
         r#"capacity = "hybrid"
     hybrid {
       remote_node_networks = ["10.80.0.0/16", "8.8.8.0/24"]
@@ -191,6 +223,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU008",
         false,
+        "pool[1].capacity",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
   }
@@ -211,6 +244,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU013",
         true,
+        "pool[0].managed_node_group[0].ami_type",
         r#"capacity = "managed_node_group"
     instance_types = ["g5g.xlarge"]
     managed_node_group {
@@ -227,12 +261,14 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU115",
         true,
+        "pool[0].capacity",
         r#"capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]"#,
     ),
     (
         "EKSGPU116",
         true,
+        "pool[1].capacity",
         r#"capacity = "hybrid"
     hybrid {
       remote_node_networks = ["10.80.0.0/16"]
@@ -250,6 +286,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU117",
         true,
+        "pool[0].capacity_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]
     capacity_types = ["reserved"]
@@ -266,6 +303,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU118",
         true,
+        "pool[0].node_class[0].ami_alias",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     node_class {
@@ -276,6 +314,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU119",
         true,
+        "pool[0].capacity_types",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["reserved"]
@@ -284,6 +323,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU120",
         true,
+        "pool[0].node_class[0].role",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     node_class {
@@ -293,6 +333,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU121",
         true,
+        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }
@@ -304,6 +345,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU122",
         false,
+        "pool[0].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
@@ -312,6 +354,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU123",
         false,
+        "pool[0].node_class[0].root_volume[0].size",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     node_class {
@@ -322,6 +365,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU125",
         true,
+        "pool[0].tags[\"eksgpu.terraform.io/strategy\"]",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     tags = { "eksgpu.terraform.io/strategy" = "other" }
@@ -339,6 +383,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU126",
         true,
+        "pool[0].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     efa = true
@@ -348,6 +393,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU127",
         false,
+        "pool[0].zones",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     efa = true
@@ -359,6 +405,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU128",
         false,
+        "pool[0].capacity_types",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     node_class {
@@ -370,6 +417,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU129",
         true,
+        "pool[0].node_class[0].capacity_reservation[0]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["reserved"]
@@ -384,6 +432,7 @@ const CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU124",
         true,
+        "pool[0].node_class[0].metadata_options[0]",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     node_class {
@@ -391,19 +440,153 @@ const CASES: &[(&str, bool, &str)] = &[
       metadata_options { http_put_response_hop_limit = 2 }
     }"#,
     ),
+    (
+        "EKSGPU139",
+        true,
+        "pool[0].node_class[0].root_volume[0].size",
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "1.5Ti" }
+    }"#,
+    ),
+    (
+        "EKSGPU117",
+        true,
+        "pool[0].labels[\"example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes\"]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["g6e.xlarge"]
+    labels = { "example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes" = "x" }
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 1
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU170",
+        true,
+        "pool[0].requirement[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    requirement {
+      key      = "karpenter.sh/nodepool"
+      operator = "In"
+      values   = ["other"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU171",
+        true,
+        "pool[0].requirement[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    requirement {
+      key      = "karpenter.sh/capacity-type"
+      operator = "In"
+      values   = ["spot"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // p has no L40S: nothing is left after the second requirement.
+        "EKSGPU172",
+        true,
+        "pool[0].requirement[1]",
+        r#"capacity = "karpenter"
+    requirement {
+      key      = "karpenter.k8s.aws/instance-category"
+      operator = "In"
+      values   = ["p"]
+    }
+    requirement {
+      key      = "karpenter.k8s.aws/instance-gpu-name"
+      operator = "In"
+      values   = ["l40s"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // A generation alone does not keep Karpenter on accelerated types.
+        "EKSGPU173",
+        false,
+        "pool[0].requirement",
+        r#"capacity = "karpenter"
+    requirement {
+      key      = "karpenter.k8s.aws/instance-generation"
+      operator = "Gt"
+      values   = ["4"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU174",
+        true,
+        "pool[0].node_class[0].user_data",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role      = "r"
+      user_data = "[settings.kubernetes]\nmax-pods = 50\n"
+      kubelet { max_pods = 110 }
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU175",
+        true,
+        "pool[0].node_class[0].block_device_mapping[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      block_device_mapping {
+        device_name = "/dev/xvda"
+        volume_size = "100Gi"
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU176",
+        true,
+        "pool[0].node_class[0].network_interface",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      network_interface {
+        network_card_index = 1
+        device_index       = 0
+        interface_type     = "efa-only"
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
-  region = "us-west-2"
-}}
+        r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "rules"
@@ -415,36 +598,90 @@ resource "eksgpu_node_strategy" "s" {{
     {body}
   }}
 }}
-"#
+"#,
+        provider_header()
     )
 }
 
-#[test]
-fn every_node_strategy_rule_fails_or_warns_a_plan_with_its_code() {
-    for tf in terraform_versions() {
-        for (code, is_error, body) in CASES {
-            let mig = if *code == "EKSGPU015" { "single" } else { "mixed" };
-            let w = Workdir::new(&tf, &config(body, mig));
-            w.init();
-            let (exit, r) = w.plan_code(&[]);
-            let out = r.combined();
-            assert!(out.contains(code), "{} {code}: code missing:\n{out}", tf.label);
-            let expected = if *is_error { 1 } else { 2 };
-            assert_eq!(exit, expected, "{} {code}: exit {exit}:\n{out}", tf.label);
-            // The diagnostic quotes the configuration line it is about.
-            assert!(
-                out.contains(&format!("{}: ", if *is_error { "Error" } else { "Warning" })),
-                "{out}"
-            );
-        }
-    }
+/// EKSGPU015 is about MIG's `single` strategy; the others plan with `mixed`.
+fn mig_strategy(code: &str) -> &'static str {
+    if code == "EKSGPU015" { "single" } else { "mixed" }
 }
 
-/// (code, is_error, sharing pool body)
-const SHARING_CASES: &[(&str, bool, &str)] = &[
+fn sharing_config(body: &str) -> String {
+    format!(
+        "{}resource \"eksgpu_sharing_pool\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"p\"\n  {body}\n}}\n",
+        provider_header()
+    )
+}
+
+/// Rules checked by a validator on a schema attribute, whose diagnostic says
+/// `Invalid value` (eksgpu-framework `validate.rs`) instead of the catalogue's summary.
+const FROM_A_SCHEMA_VALIDATOR: &[&str] = &["EKSGPU108"];
+
+/// What a case's plan must say: a diagnostic with the rule's code, the
+/// severity of the case, the rule's summary from the catalogue and the
+/// attribute path; a warning's plan goes through to a planned state.
+fn check(code: &str, is_error: bool, path: &str, planned: &Planned) -> Result<(), String> {
+    let all = || format!("{:#?}", planned.diagnostics);
+    let rule = eksgpu_core::rules::RULES
+        .iter()
+        .find(|r| r.code.as_str() == code)
+        .ok_or_else(|| format!("{code} is not in the catalogue"))?;
+    let summary = if FROM_A_SCHEMA_VALIDATOR.contains(&code) {
+        "Invalid value"
+    } else {
+        rule.summary
+    };
+    let prefix = format!("{code}: ");
+    let d = planned
+        .diagnostics
+        .iter()
+        .find(|d| d.summary.starts_with(&prefix))
+        .ok_or_else(|| format!("{code}: no diagnostic with its code:\n{}", all()))?;
+    let severity = if is_error { Severity::Error } else { Severity::Warning };
+    if d.severity != severity {
+        return Err(format!("{code}: {:?}, expected {severity:?}:\n{}", d.severity, all()));
+    }
+    if d.summary != format!("{prefix}{summary}") {
+        return Err(format!("{code}: summary {:?}, expected {summary:?}", d.summary));
+    }
+    if d.path != path {
+        return Err(format!("{code}: at {:?}, expected {path:?}:\n{}", d.path, all()));
+    }
+    if !is_error && (planned.has_errors() || planned.planned_state.as_ref().is_none_or(|s| s.is_null())) {
+        return Err(format!("{code}: a warning must not stop the plan:\n{}", all()));
+    }
+    Ok(())
+}
+
+/// Plans every case and reports every one that fails, not only the first.
+async fn check_all<'a>(cases: impl IntoIterator<Item = (&'a str, bool, &'a str, String)>) {
+    let mut failures = Vec::new();
+    for (code, is_error, path, main_tf) in cases {
+        if let Err(e) = check(code, is_error, path, &plan(&main_tf).await) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[tokio::test]
+async fn every_node_strategy_rule_fails_or_warns_a_plan_with_its_code() {
+    check_all(
+        CASES
+            .iter()
+            .map(|(code, is_error, path, body)| (*code, *is_error, *path, config(body, mig_strategy(code)))),
+    )
+    .await;
+}
+
+/// (code, is_error, attribute path of the diagnostic, sharing pool body)
+const SHARING_CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU001",
         true,
+        "capacity",
         r#"instance_type = "p5.48xlarge"
   capacity = "auto_mode"
   strategy = "mig"
@@ -453,6 +690,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU002",
         true,
+        "strategy",
         r#"instance_type = "g5.2xlarge"
   strategy = "mig"
   mig { config = "all-1g.10gb" }"#,
@@ -460,6 +698,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU003",
         true,
+        "mig[0].profiles[\"1g.10gb\"]",
         r#"instance_type = "p5en.48xlarge"
   strategy = "mig"
   mig { profiles = { "1g.10gb" = 7 } }"#,
@@ -467,6 +706,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU011",
         false,
+        "capacity",
         r#"instance_type = "g5.2xlarge"
   capacity = "karpenter"
   strategy = "time_slicing"
@@ -475,6 +715,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU012",
         true,
+        "workload",
         r#"instance_type = "g5.2xlarge"
   strategy = "time_slicing"
   time_slicing { replicas = 2 }
@@ -490,6 +731,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU015",
         true,
+        "mig[0].strategy",
         r#"instance_type = "p5.48xlarge"
   strategy = "mig"
   mig {
@@ -500,6 +742,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU017",
         true,
+        "capacity",
         r#"instance_type = "g5.2xlarge"
   capacity = "auto_mode"
   strategy = "hami"
@@ -508,15 +751,17 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU102",
         true,
+        "capacity",
         r#"instance_type = "g5.2xlarge"
   capacity = "auto_mode"
   strategy = "mps"
   mps { replicas = 2 }"#,
     ),
-    ("EKSGPU107", true, r#"strategy = "exclusive""#),
+    ("EKSGPU107", true, "instance_type", r#"strategy = "exclusive""#),
     (
         "EKSGPU108",
         true,
+        "time_slicing[0].replicas",
         r#"instance_type = "g5.2xlarge"
   strategy = "time_slicing"
   time_slicing { replicas = 1 }"#,
@@ -524,6 +769,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU109",
         true,
+        "mig[0].profiles[\"1g.18gb\"]",
         r#"instance_type = "p5en.48xlarge"
   strategy = "mig"
   mig { profiles = { "1g.18gb" = 3 } }"#,
@@ -531,6 +777,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU110",
         true,
+        "workload[0].namespace",
         r#"instance_type = "g5.2xlarge"
   strategy = "dra"
   dra { namespace = "inference" }
@@ -543,6 +790,7 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     (
         "EKSGPU131",
         false,
+        "dra[0].sharing",
         r#"instance_type = "g5.2xlarge"
   strategy = "dra"
   dra {
@@ -552,21 +800,152 @@ const SHARING_CASES: &[(&str, bool, &str)] = &[
     ),
 ];
 
+#[tokio::test]
+async fn every_sharing_pool_rule_fails_or_warns_a_plan_with_its_code() {
+    check_all(
+        SHARING_CASES
+            .iter()
+            .map(|(code, is_error, path, body)| (*code, *is_error, *path, sharing_config(body))),
+    )
+    .await;
+}
+
+/// Rules whose case needs a configuration of its own: EKSGPU132 a strategy without
+/// `gpu_operator` (the shared configuration always has one), EKSGPU130 Karpenter 1.15
+/// (a provider setting, through `ConfigureProvider`).
+#[tokio::test]
+async fn warnings_that_need_their_own_configuration() {
+    let cases = [
+        (
+            "EKSGPU132",
+            "",
+            "pool[0].capacity",
+            r#"pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+        (
+            "EKSGPU130",
+            "karpenter_version = \"1.15\"",
+            "pool[0].dra",
+            r#"kubernetes_version = "1.34"
+  gpu_operator {}
+  pool {
+    name           = "p"
+    capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    dra            = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }
+  }"#,
+        ),
+    ];
+    check_all(cases.iter().map(|(code, provider, path, body)| {
+        (
+            *code,
+            false,
+            *path,
+            format!(
+                "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  {body}\n}}\n",
+                Provider::new().setting(provider).header()
+            ),
+        )
+    }))
+    .await;
+}
+
+/// The cases that also run through both Terraform CLIs, each for what it shows
+/// of Terraform: (code, why, the configuration line Terraform quotes for the path).
+const ON_THE_CLI: &[(&str, &str, &str)] = &[
+    (
+        "EKSGPU001",
+        "a path ending in a map key: Terraform quotes the map's line",
+        r#"labels = { "nvidia.com/mig.config" = "all-1g.10gb" }"#,
+    ),
+    (
+        "EKSGPU006",
+        "a path through a nested block to the block inside it (node_class, kubelet)",
+        "kubelet { max_pods = 110 }",
+    ),
+    (
+        "EKSGPU105",
+        "a path into the second of two repeated blocks",
+        r#"name = "p""#,
+    ),
+    (
+        "EKSGPU009",
+        "a warning: Terraform shows it and the plan still has changes (exit 2)",
+        r#"instance_types = ["p5en.48xlarge"]"#,
+    ),
+];
+
+/// The same for the sharing pool (another resource type and schema).
+const SHARING_ON_THE_CLI: &[(&str, &str, &str)] = &[(
+    "EKSGPU110",
+    "an error in a sharing pool, at an attribute of one of its repeated `workload` blocks",
+    r#"namespace  = "batch""#,
+)];
+
+/// The one case of `cases` with `code`.
+fn case<'a>(cases: &[(&'a str, bool, &'a str, &'a str)], code: &str) -> (bool, &'a str) {
+    let found: Vec<_> = cases.iter().filter(|c| c.0 == code).collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "{code}: ON_THE_CLI needs exactly one case with the code"
+    );
+    (found[0].1, found[0].3)
+}
+
+/// `terraform init` and `plan`: the exit code, and the diagnostic's heading
+/// followed by the configuration line Terraform found for its path.
+fn plan_on_the_cli(tf: &TerraformVersion, main_tf: &str, code: &str, is_error: bool, line: &str) {
+    let w = Workdir::new(tf, main_tf);
+    w.init();
+    let (exit, r) = w.plan_code(&[]);
+    let out = r.combined();
+    assert_eq!(
+        exit,
+        if is_error { 1 } else { 2 },
+        "{} {code}: exit {exit}:\n{out}",
+        tf.label
+    );
+    let heading = format!("{}: {code}: ", if is_error { "Error" } else { "Warning" });
+    let (_, after) = out
+        .split_once(&heading)
+        .unwrap_or_else(|| panic!("{} {code}: no {heading:?}:\n{out}", tf.label));
+    // The diagnostic ends where the next one starts.
+    let end = ["Error: ", "Warning: "]
+        .iter()
+        .filter_map(|h| after.find(h))
+        .min()
+        .unwrap_or(after.len());
+    let own = &after[..end];
+    assert!(
+        own.contains("on main.tf line") && own.contains(line),
+        "{} {code}: the diagnostic does not quote {line:?}:\n{out}",
+        tf.label
+    );
+}
+
 #[test]
-fn every_sharing_pool_rule_fails_or_warns_a_plan_with_its_code() {
+fn rule_diagnostics_through_terraform() {
     for tf in terraform_versions() {
-        for (code, is_error, body) in SHARING_CASES {
-            let main_tf = format!(
-                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
-                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n}}\n\
-                 resource \"eksgpu_sharing_pool\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"p\"\n  {body}\n}}\n"
-            );
-            let w = Workdir::new(&tf, &main_tf);
-            w.init();
-            let (exit, r) = w.plan_code(&[]);
-            let out = r.combined();
-            assert!(out.contains(code), "{} {code}: code missing:\n{out}", tf.label);
-            assert_eq!(exit, if *is_error { 1 } else { 2 }, "{} {code}:\n{out}", tf.label);
+        for (code, _why, line) in ON_THE_CLI {
+            let (is_error, body) = case(CASES, code);
+            plan_on_the_cli(&tf, &config(body, mig_strategy(code)), code, is_error, line);
+        }
+        for (code, _why, line) in SHARING_ON_THE_CLI {
+            let (is_error, body) = case(SHARING_CASES, code);
+            plan_on_the_cli(&tf, &sharing_config(body), code, is_error, line);
         }
     }
 }
@@ -587,60 +966,4 @@ fn every_rule_has_an_acceptance_case() {
         .filter(|code| !all.contains(&format!("\"{code}\"")))
         .collect();
     assert!(missing.is_empty(), "rules without an acceptance case: {missing:?}");
-}
-
-/// Rules whose case needs a configuration of its own: EKSGPU132 a strategy without
-/// `gpu_operator` (the shared configuration always has one), EKSGPU130 Karpenter 1.15.
-#[test]
-fn warnings_that_need_their_own_configuration() {
-    let cases = [
-        (
-            "EKSGPU132",
-            "",
-            r#"pool {
-    name           = "p"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {
-      role = "r"
-      root_volume { size = "200Gi" }
-    }
-  }"#,
-        ),
-        (
-            "EKSGPU130",
-            "karpenter_version = \"1.15\"",
-            r#"kubernetes_version = "1.34"
-  gpu_operator {}
-  pool {
-    name           = "p"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    dra            = true
-    node_class {
-      role = "r"
-      root_volume { size = "200Gi" }
-    }
-  }"#,
-        ),
-    ];
-    for tf in terraform_versions() {
-        for (code, provider, body) in cases {
-            let main_tf = format!(
-                "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\n\
-                 provider \"eksgpu\" {{\n  region = \"us-west-2\"\n  {provider}\n}}\n\
-                 resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  {body}\n}}\n"
-            );
-            let w = Workdir::new(&tf, &main_tf);
-            w.init();
-            let (exit, r) = w.plan_code(&[]);
-            let out = r.combined();
-            assert!(
-                out.contains(code) && out.contains("Warning: "),
-                "{} {code}: {out}",
-                tf.label
-            );
-            assert_eq!(exit, 2, "{} {code}: {out}", tf.label);
-        }
-    }
 }

@@ -4,6 +4,7 @@
 //! line the provider writes to stderr, as go-plugin forwards them) nor in the
 //! CLI's own output.
 
+use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
 use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
 
 const SECRET_KEY: &str = "canarySecretKeyQ7wZ3xV9";
@@ -15,13 +16,7 @@ const SESSION_TOKEN: &str = "canarySessionTokenM4kP8rT2";
 /// `kubeconfig` reads a kubeconfig with a client certificate and key.
 fn config(kube: &eksgpu_acceptance_tests::kube::KubeTarget, kubeconfig: &str) -> String {
     format!(
-        r#"
-terraform {{
-  required_providers {{
-    eksgpu = {{ source = "eksgpu/eksgpu" }}
-  }}
-}}
-provider "eksgpu" {{
+        r#"{REQUIRED_PROVIDERS}provider "eksgpu" {{
   region = "us-west-2"
 }}
 provider "eksgpu" {{

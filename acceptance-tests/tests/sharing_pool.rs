@@ -1,15 +1,13 @@
 //! `eksgpu_sharing_pool` through the real Terraform CLI against the Kubernetes
 //! API emulator: each strategy's lifecycle, shared ConfigMaps, rules.
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::kube::{CONFIG_MAP, KubeTarget, NAMESPACE, RESOURCE_CLAIM};
 use eksgpu_acceptance_tests::{Workdir, skip, terraform_versions};
 use serde_json::{Value, json};
 
 fn config(kube: &KubeTarget, pools: &str) -> String {
-    format!(
-        "terraform {{\n  required_providers {{\n    eksgpu = {{ source = \"eksgpu/eksgpu\" }}\n  }}\n}}\nprovider \"eksgpu\" {{\n  region = \"us-west-2\"\n{}}}\n{pools}",
-        kube.provider_block()
-    )
+    format!("{}{pools}", Provider::new().kube(kube).header())
 }
 
 fn pool(name: &str, strategy: &str, body: &str) -> String {

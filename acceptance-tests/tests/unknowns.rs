@@ -3,25 +3,10 @@
 //! their inputs are, rules on whatever is known, exact numbers, and `labels =
 //! {}` versus no labels after an import.
 
+use eksgpu_acceptance_tests::hcl::{Provider, REQUIRED_PROVIDERS};
 use eksgpu_acceptance_tests::kube::KubeTarget;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::Value;
-
-const HEADER: &str = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-"#;
-
-/// A provider that plans offline: its endpoints refuse connections at once.
-fn offline_provider() -> String {
-    let dead = "http://127.0.0.1:1";
-    format!(
-        "provider \"eksgpu\" {{\n  region = \"us-west-2\"\n  endpoints {{\n    eks = \"{dead}\"\n    sts = \"{dead}\"\n  }}\n}}\n"
-    )
-}
 
 /// A strategy whose `kubernetes_version` is known only after apply: the
 /// source of unknown values for the others.
@@ -44,10 +29,7 @@ resource "eksgpu_node_strategy" "base" {
 fn dynamic_blocks_over_unknown_values_plan_and_apply() {
     let main_tf = |kube: &KubeTarget| {
         format!(
-            r#"{HEADER}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+            r#"{}
 {BASE}
 locals {{
   pools = {{ inference = "g6e.12xlarge", training = "p5.48xlarge" }}
@@ -74,7 +56,7 @@ resource "eksgpu_node_strategy" "dyn" {{
   }}
 }}
 "#,
-            kube.provider_block()
+            Provider::new().kube(kube).header()
         )
     };
     for tf in terraform_versions() {
@@ -110,7 +92,7 @@ resource "eksgpu_node_strategy" "dyn" {{
 #[test]
 fn outputs_that_do_not_need_the_cluster_are_known_at_plan() {
     let main_tf = format!(
-        r#"{HEADER}{}{BASE}
+        r#"{}{BASE}
 resource "eksgpu_node_strategy" "late" {{
   # Known only after apply: the pool's selector and tolerations do not depend on it.
   cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
@@ -130,16 +112,11 @@ module "workload" {{
   tolerations   = eksgpu_node_strategy.late.pool[0].tolerations
 }}
 "#,
-        offline_provider()
+        Provider::new().offline().header()
     );
     // A workload module that iterates over what the strategy hands it.
-    let module = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-variable "node_selector" { type = map(string) }
+    let module = REQUIRED_PROVIDERS.to_owned()
+        + r#"variable "node_selector" { type = map(string) }
 variable "tolerations" { type = list(map(string)) }
 data "eksgpu_gpu_catalog" "per_selector" {
   for_each  = var.node_selector
@@ -150,7 +127,7 @@ output "keys" { value = keys(data.eksgpu_gpu_catalog.per_selector) }
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);
         std::fs::create_dir_all(w.path().join("workload")).unwrap();
-        w.write("workload/main.tf", module);
+        w.write("workload/main.tf", &module);
         w.init();
         w.ok(&["plan", "-no-color", "-out", "late.tfplan"]);
         let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "late.tfplan"]).stdout).unwrap();
@@ -195,7 +172,7 @@ fn rules_run_on_what_is_known_when_other_values_are_unknown() {
     // name and the consolidation policy are known, so their rules fire at plan.
     plan_fails_with(
         &format!(
-            r#"{HEADER}{}{BASE}
+            r#"{}{BASE}
 resource "eksgpu_node_strategy" "late" {{
   cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
   name         = "late"
@@ -220,14 +197,14 @@ resource "eksgpu_node_strategy" "late" {{
   }}
 }}
 "#,
-            offline_provider()
+            Provider::new().offline().header()
         ),
         &["EKSGPU005", "EKSGPU105"],
     );
     // A sharing pool whose cluster is unknown: its replicas are still checked.
     plan_fails_with(
         &format!(
-            r#"{HEADER}{}{BASE}
+            r#"{}{BASE}
 resource "eksgpu_sharing_pool" "late" {{
   cluster_name  = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
   name          = "late"
@@ -238,7 +215,7 @@ resource "eksgpu_sharing_pool" "late" {{
   }}
 }}
 "#,
-            offline_provider()
+            Provider::new().offline().header()
         ),
         &["EKSGPU108"],
     );
@@ -252,7 +229,7 @@ fn numbers_are_exact_and_errors_point_at_the_attribute() {
         ("-4", "gpu_limit"),
     ] {
         let main_tf = format!(
-            r#"{HEADER}{}
+            r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "numbers"
@@ -267,7 +244,7 @@ resource "eksgpu_node_strategy" "s" {{
   }}
 }}
 "#,
-            offline_provider()
+            Provider::new().offline().header()
         );
         for tf in terraform_versions() {
             let w = Workdir::new(&tf, &main_tf);
@@ -294,10 +271,7 @@ fn import_plans_nothing_whether_labels_are_empty_or_absent() {
     for labels in ["labels = {}", ""] {
         let config = |kube: &KubeTarget| {
             format!(
-                r#"{HEADER}
-provider "eksgpu" {{
-  region = "us-west-2"
-{}}}
+                r#"{}
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "labels"
@@ -312,7 +286,7 @@ resource "eksgpu_node_strategy" "s" {{
   }}
 }}
 "#,
-                kube.provider_block()
+                Provider::new().kube(kube).header()
             )
         };
         for tf in terraform_versions() {

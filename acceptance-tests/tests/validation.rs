@@ -2,22 +2,8 @@
 //! with what to write instead — one configuration per class of input, on
 //! Terraform current and 1.0.3, with no cluster and no AWS call.
 
+use eksgpu_acceptance_tests::hcl::Provider;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
-
-const HEADER: &str = r#"
-terraform {
-  required_providers {
-    eksgpu = { source = "eksgpu/eksgpu" }
-  }
-}
-provider "eksgpu" {
-  region = "us-west-2"
-  endpoints {
-    eks = "http://127.0.0.1:1"
-    sts = "http://127.0.0.1:1"
-  }
-}
-"#;
 
 /// A node strategy with one Karpenter pool whose body is `pool`.
 fn strategy(name: &str, pool: &str) -> String {
@@ -39,7 +25,7 @@ resource "eksgpu_node_strategy" "{name}" {{
 
 /// Plans `resources` and asserts the plan fails with each `(attribute path, text)`.
 fn fails_at(resources: &str, expected: &[(&str, &str)]) {
-    let main_tf = format!("{HEADER}{resources}");
+    let main_tf = format!("{}{resources}", Provider::new().offline().header());
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);
         w.init();

@@ -34,8 +34,9 @@ impl KindInfo {
     }
 }
 
-const CRDS: [&str; 7] = [
+const CRDS: [&str; 8] = [
     include_str!("../crds/karpenter.sh_nodepools.yaml"),
+    include_str!("../crds/karpenter.sh_nodeoverlays.yaml"),
     include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
     include_str!("../crds/eks.amazonaws.com_nodeclasses.yaml"),
     include_str!("../crds/nvidia.com_clusterpolicies.yaml"),

@@ -330,6 +330,8 @@ pub struct Filter {
     pub gpu_model: Option<String>,
     pub mig_capable: Option<bool>,
     pub min_gpu_memory_mib: Option<u64>,
+    /// Only this accelerator vendor's types (`nvidia`, `neuron`).
+    pub vendor: Option<Vendor>,
 }
 
 impl Filter {
@@ -338,6 +340,7 @@ impl Filter {
             .as_deref()
             .is_none_or(|m| t.gpu_model.eq_ignore_ascii_case(m.trim()))
             && self.mig_capable.is_none_or(|m| t.mig_capable() == m)
+            && self.vendor.is_none_or(|v| t.vendor == v)
             && self
                 .min_gpu_memory_mib
                 .is_none_or(|min| t.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))

@@ -13,8 +13,8 @@ pub use status::{ClusterStatus, NodeGroupStatus};
 use serde_json::{Value, json};
 
 pub use node_group::{
-    DEFAULT_DISK_SIZE_GIB, NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group, node_group_name,
-    read_back_node_group,
+    DEFAULT_DISK_SIZE_GIB, NEURON_AMI_TYPE, NodeGroup, NodeGroupUpdate, Replacement, default_ami_type, node_group,
+    node_group_name, read_back_node_group,
 };
 
 use crate::kinds::labels;
@@ -32,6 +32,9 @@ pub mod tags {
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
     /// On the cluster: the strategy whose hybrid pool set its remote networks.
     pub const REMOTE_NETWORKS: &str = "eksgpu.terraform.io/remote-networks";
+    /// On the cluster: the `owner_token` of the strategy instance that set them (see
+    /// `kinds::labels::OWNER_TOKEN`): a replaced instance's destroy leaves its successor's networks.
+    pub const REMOTE_NETWORKS_TOKEN: &str = "eksgpu.terraform.io/remote-networks-owner-token";
 }
 
 /// Whether a tag key is one of the provider's identifying tags (`app.kubernetes.io/managed-by`,

@@ -50,6 +50,17 @@ pub const AUTO_MODE_NODE_CLASS: Kind = Kind {
     provided_by: "EKS Auto Mode (enable compute on the cluster)",
 };
 
+/// karpenter.sh/v1alpha1 NodeOverlay (karpenter-provider-aws v1.14.1
+/// `pkg/apis/crds/karpenter.sh_nodeoverlays.yaml`, cluster-scoped; in Karpenter from v1.7.0).
+pub const NODE_OVERLAY: Kind = Kind {
+    group: "karpenter.sh",
+    version: "v1alpha1",
+    kind: "NodeOverlay",
+    plural: "nodeoverlays",
+    namespaced: false,
+    provided_by: "Karpenter 1.7 or later (its CRDs), run with the nodeOverlay feature gate",
+};
+
 pub const CONFIG_MAP: Kind = Kind {
     group: "",
     version: "v1",
@@ -75,6 +86,10 @@ pub mod labels {
     pub const MANAGED_BY_VALUE: &str = "terraform-provider-eksgpu";
     pub const STRATEGY: &str = "eksgpu.terraform.io/strategy";
     pub const CLUSTER: &str = "eksgpu.terraform.io/cluster";
+    /// The token of the resource instance that last wrote the object (its `owner_token`): a
+    /// destroy deletes only what bears its own, so an instance replaced with
+    /// `create_before_destroy` leaves what its successor wrote.
+    pub const OWNER_TOKEN: &str = "eksgpu.terraform.io/owner-token";
 }
 
 /// Annotations that carry what the objects alone cannot say, so that

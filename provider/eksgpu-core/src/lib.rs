@@ -10,6 +10,7 @@ pub mod eks;
 pub mod fields;
 #[cfg(test)]
 pub(crate) mod fixture;
+pub mod karpenter_gates;
 pub mod kinds;
 pub mod node_strategy;
 pub mod ownership;

@@ -1,6 +1,7 @@
 //! The node strategy as the domain sees it: plain data, built by the provider
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
+pub mod accelerator;
 pub mod inputs;
 pub mod matching;
 pub mod readback;
@@ -227,11 +228,16 @@ pub struct Pool {
     pub memory_limit: Option<String>,
     /// NodePool `weight` (1–100): higher weights are tried first.
     pub weight: Option<i64>,
+    /// NodePool `spec.replicas`: a static NodePool of this many nodes (Karpenter 1.8+, Auto Mode).
+    pub replicas: Option<i64>,
+    /// NodePool `limits.nodes`: the most nodes the pool may hold.
+    pub node_limit: Option<i64>,
     /// NodePool `template.spec.expireAfter` (a Karpenter duration or `Never`).
     pub expire_after: Option<String>,
     /// Labels the user asked for, before the provider adds its own.
     pub labels: BTreeMap<String, String>,
-    /// Add `nvidia.com/gpu=true:NoSchedule` unless a taint on `nvidia.com/gpu` is given (default true).
+    /// Add the vendor's default taint (`nvidia.com/gpu=true:NoSchedule`, `aws.amazon.com/neuron:NoSchedule`)
+    /// unless a taint on its key is given (default true).
     pub gpu_taint: bool,
     pub taints: Vec<Taint>,
     pub disruption: Option<Disruption>,
@@ -269,6 +275,8 @@ impl Pool {
             cpu_limit: None,
             memory_limit: None,
             weight: None,
+            replicas: None,
+            node_limit: None,
             expire_after: None,
             labels: BTreeMap::new(),
             gpu_taint: false,
@@ -372,4 +380,7 @@ pub struct NodeStrategy {
     /// The provider's `default_tags`, on every AWS object the strategy creates (not part of the
     /// resource's own values: the provider configuration sets them).
     pub default_tags: BTreeMap<String, String>,
+    /// The provider's `karpenter_feature_gates`: what the clusters' Karpenter runs with, which
+    /// decides what is rendered (a NodeOverlay needs `nodeOverlay`) and what the rules accept.
+    pub karpenter_gates: crate::karpenter_gates::FeatureGates,
 }

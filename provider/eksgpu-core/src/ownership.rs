@@ -21,8 +21,13 @@ pub const BURST_SCALER_LABEL: &str = "eksgpu.terraform.io/burst-scaler";
 /// The owner an existing object names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
-    /// A node strategy of this provider.
-    Strategy { cluster: String, name: String },
+    /// A node strategy of this provider; `token` is the `owner_token` of the instance that last
+    /// wrote the object (`None` before tokens existed).
+    Strategy {
+        cluster: String,
+        name: String,
+        token: Option<String>,
+    },
     /// A sharing pool of this provider.
     SharingPool { cluster: String, name: String },
     /// A burst scaler of this provider.
@@ -48,7 +53,11 @@ impl Owner {
         }
         let cluster = get(labels::CLUSTER).unwrap_or_default();
         if let Some(name) = get(labels::STRATEGY) {
-            Owner::Strategy { cluster, name }
+            Owner::Strategy {
+                cluster,
+                name,
+                token: get(labels::OWNER_TOKEN),
+            }
         } else if let Some(name) = get(SHARING_POOL_LABEL) {
             Owner::SharingPool { cluster, name }
         } else if l.contains_key(BURST_SCALER_LABEL) {
@@ -98,7 +107,7 @@ impl Owner {
 impl fmt::Display for Owner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Owner::Strategy { cluster, name } => write!(f, "eksgpu_node_strategy {name:?} of cluster {cluster:?}"),
+            Owner::Strategy { cluster, name, .. } => write!(f, "eksgpu_node_strategy {name:?} of cluster {cluster:?}"),
             Owner::SharingPool { cluster, name } => write!(f, "eksgpu_sharing_pool {name:?} of cluster {cluster:?}"),
             Owner::BurstScaler { cluster } => write!(f, "an eksgpu_burst_scaler of cluster {cluster:?}"),
             Owner::ProviderUnknown => f.write_str("this provider, without an owner label (an older version made it)"),
@@ -114,12 +123,14 @@ impl fmt::Display for Owner {
     }
 }
 
-/// Who is asking: a strategy (with its name before a rename, if any).
+/// Who is asking: a strategy (with its name before a rename, if any), and the `owner_token` of
+/// the resource instance asking (`None` for states written before tokens).
 #[derive(Clone, Debug)]
 pub struct Claimant<'a> {
     pub cluster: &'a str,
     pub name: &'a str,
     pub prior_name: Option<&'a str>,
+    pub token: Option<&'a str>,
 }
 
 impl Claimant<'_> {
@@ -127,7 +138,7 @@ impl Claimant<'_> {
     /// under its name now or before the rename being applied.
     pub fn owns(&self, owner: &Owner) -> bool {
         match owner {
-            Owner::Strategy { cluster, name } => {
+            Owner::Strategy { cluster, name, .. } => {
                 cluster == self.cluster && (name == self.name || Some(name.as_str()) == self.prior_name)
             }
             _ => false,
@@ -180,9 +191,40 @@ pub fn check_write(what: &str, live_owner: Option<Owner>, me: &Claimant<'_>, ado
 }
 
 /// Decides a delete: `true` when the object is the claimant's own (a delete
-/// of an object someone else now owns would destroy their work).
+/// of an object someone else now owns would destroy their work) and was last
+/// written by this very instance: when Terraform replaces a strategy with
+/// `create_before_destroy`, the new instance has already written the objects
+/// (same names, same strategy) with its own token, and the old one's destroy
+/// must leave them. An object or a state from before tokens decides by name.
 pub fn may_delete(live_owner: &Owner, me: &Claimant<'_>) -> bool {
-    me.owns(live_owner) || *live_owner == Owner::ProviderUnknown
+    let same_instance = match (live_owner, me.token) {
+        (
+            Owner::Strategy {
+                token: Some(theirs), ..
+            },
+            Some(mine),
+        ) => theirs == mine,
+        _ => true,
+    };
+    (me.owns(live_owner) && same_instance) || *live_owner == Owner::ProviderUnknown
+}
+
+/// Whether a delete is refused only because a newer instance of the same strategy wrote the
+/// object (a replacement with `create_before_destroy`): not an error, the object is its.
+pub fn replaced_by_successor(live_owner: &Owner, me: &Claimant<'_>) -> bool {
+    me.owns(live_owner) && !may_delete(live_owner, me)
+}
+
+/// Marks a Kubernetes object as written by the instance with `token` (applied, never rendered:
+/// the token is unknown when a create is planned, and plans show objects without it).
+pub fn stamp(object: &mut Value, token: &str) {
+    if !object["metadata"].is_object() {
+        return;
+    }
+    if !object["metadata"]["labels"].is_object() {
+        object["metadata"]["labels"] = Value::Object(Default::default());
+    }
+    object["metadata"]["labels"][labels::OWNER_TOKEN] = Value::String(token.to_owned());
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! `RULES` (data, in `rules/catalogue.rs`) is the catalogue `docs/guides/rules.md` is
 //! generated from; the checks return data (`Violation`), never errors.
 
-pub(crate) mod aws_side;
 mod catalogue;
 mod code;
+pub(crate) mod eks_api;
 
 pub use catalogue::RULES;
 pub use code::Code;
@@ -13,7 +13,7 @@ pub use code::Code;
 pub use crate::node_strategy::rules::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
 };
-pub use aws_side::{
+pub use eks_api::{
     check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
 };
 

@@ -45,7 +45,7 @@ pub use names::{
 };
 pub use node_class::{
     EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
-    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value, selector_tag,
+    eviction_signal, eviction_threshold, karpenter_volume_size, node_class_tag_key, node_class_tag_value,
 };
 pub use node_class_ids::{
     ebs_snapshot_id, instance_profile_name, security_group_id, subnet_id, termination_grace_period,

@@ -108,6 +108,16 @@ pub fn schema() -> Schema {
                  assumes Karpenter API features this release has. Default `\"{DEFAULT_KARPENTER_VERSION}\"`."
             ),
         ))
+        .attribute(Attribute::optional(
+            "karpenter_feature_gates",
+            Type::set(Type::String),
+            "The feature gates the clusters' Karpenter runs with, as its Helm chart's `settings.featureGates` keys \
+             (`staticCapacity`, `nodeOverlay`, `reservedCapacity`, `nodeRepair`, `spotToSpotConsolidation`, \
+             `capacityBuffer`), each known from the Karpenter release that introduced it. `staticCapacity` \
+             (Karpenter 1.8+) lets `karpenter` pools set `replicas`; `nodeOverlay` (1.7+) makes each `karpenter` \
+             pool whose nodes advertise resources Karpenter cannot know (device-plugin time-slicing or MPS \
+             replicas, MIG `mixed` profiles, HAMi) render a NodeOverlay. Auto Mode needs none. Default: none.",
+        ))
         .attribute(s(
             "field_manager",
             &format!("Server-side apply field manager for in-cluster objects. Default `\"{DEFAULT_FIELD_MANAGER}\"`."),

@@ -32,6 +32,10 @@ use std::path::{Path, PathBuf};
 const RULES: &[(&str, &str)] = &[
     // pool[].capacity_types: `reserved` needs Karpenter 1.3, which the rule knows from the provider block.
     ("karpenter_capacity_type", "EKSGPU106"),
+    // pool[].disruption.consolidation_policy: `Balanced` needs Karpenter 1.14, which the rule knows.
+    ("karpenter_consolidation_policy", "EKSGPU005"),
+    // pool[].node_class.ami_alias: families per Karpenter and Kubernetes version, which the rule knows.
+    ("ami_alias", "EKSGPU118"),
 ];
 
 /// Validators only eksgpu-cloud calls, before a request: (validator, file under eksgpu-cloud/src).
@@ -45,35 +49,9 @@ const GUARDS: &[(&str, &str)] = &[
 /// Validators not wired yet: (validator, the attribute(s) whose constraint it encodes). All are the node
 /// strategy's, whose schema and model are being rewritten as one declaration per field (issue 19).
 const NOT_WIRED: &[(&str, &str)] = &[
-    // TODO(lead): wire on pool[].node_class.role (EC2NodeClass `spec.role` takes a role name, not an ARN).
-    ("iam_role_name", "pool[].node_class.role"),
-    // TODO(lead): wire on pool[].labels keys and values of `managed_node_group` pools (CreateNodegroup
-    // labels: 1-63 characters, values not empty); a plan check, as it depends on the capacity kind.
-    ("eks_label_key", "pool[].labels (keys), managed_node_group"),
-    ("eks_label_value", "pool[].labels (values), managed_node_group"),
-    // TODO(lead): wire on pool[].taint[].key and .value of `managed_node_group` pools (CreateNodegroup Taint).
-    ("eks_taint_key", "pool[].taint[].key, managed_node_group"),
-    ("eks_taint_value", "pool[].taint[].value, managed_node_group"),
-    // TODO(lead): wire on pool[].disruption.consolidation_policy; rule EKSGPU005 restates it in
-    // eksgpu-core node_strategy/rules.rs (call the validator there: it then belongs in RULES).
-    (
-        "karpenter_consolidation_policy",
-        "pool[].disruption.consolidation_policy",
-    ),
-    // TODO(lead): wire on pool[].node_class.ami_alias; rule EKSGPU118 (check_alias, node_strategy/rules/
-    // node_class.rs) restates part of it: not the 30-character limit, Windows `@latest` or windows2025's
-    // Karpenter 1.9 / Kubernetes 1.35.
-    ("ami_alias", "pool[].node_class.ami_alias"),
-    // TODO(lead): wire on pool[].node_class.subnet_selector_tags and .security_group_selector_tags, in place
-    // of the inline `non_empty` checks of node_strategy/schema.rs.
-    (
-        "selector_tag",
-        "pool[].node_class.subnet_selector_tags, pool[].node_class.security_group_selector_tags",
-    ),
-    // TODO(lead): no attribute writes annotations. Wire on pool[].labels if issue 26's "label map past
-    // Kubernetes' 256 KiB total" means this limit (apimachinery limits annotations, not labels, to 256 KiB);
-    // otherwise delete it.
-    ("annotations_size", "(none yet: pool[].labels?)"),
+    // Kubernetes limits annotations, not labels, to 256 KiB in all (apimachinery
+    // ValidateAnnotationsSize); no attribute writes annotations yet.
+    ("annotations_size", "(none yet)"),
 ];
 
 fn provider_dir() -> PathBuf {

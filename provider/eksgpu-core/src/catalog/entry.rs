@@ -126,6 +126,7 @@ impl super::Filter {
             .as_deref()
             .is_none_or(|m| e.gpu_model.eq_ignore_ascii_case(m.trim()))
             && self.mig_capable.is_none_or(|m| e.mig_capable == m)
+            && self.vendor.is_none_or(|v| e.vendor == v)
             && self
                 .min_gpu_memory_mib
                 .is_none_or(|min| e.gpu_memory_mib.is_some_and(|mib| u64::from(mib) >= min))

@@ -281,3 +281,29 @@ fn auto_mode_support_is_per_family() {
         AutoModeSupport::NotDocumented
     );
 }
+
+#[test]
+fn the_vendor_filter_splits_nvidia_from_neuron() {
+    let of = |v: Vendor| -> Vec<&str> {
+        let f = Filter {
+            vendor: Some(v),
+            ..Filter::default()
+        };
+        instance_types()
+            .iter()
+            .filter(|t| f.matches(t))
+            .map(|t| t.name)
+            .collect()
+    };
+    let neuron = of(Vendor::Neuron);
+    assert!(neuron.contains(&"trn2.48xlarge") && neuron.contains(&"inf1.xlarge"));
+    assert!(neuron.iter().all(|n| n.starts_with("trn") || n.starts_with("inf")));
+    let nvidia = of(Vendor::Nvidia);
+    assert!(nvidia.contains(&"p5.48xlarge") && !nvidia.contains(&"trn2.48xlarge"));
+    assert_eq!(neuron.len() + nvidia.len(), instance_types().len());
+    let f = Filter {
+        vendor: Some(Vendor::Neuron),
+        ..Filter::default()
+    };
+    assert!(entries(&f, None).iter().all(|e| e.vendor == Vendor::Neuron));
+}

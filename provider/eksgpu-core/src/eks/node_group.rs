@@ -67,8 +67,14 @@ static CREATE_ORDER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
 pub const DEFAULT_DISK_SIZE_GIB: i64 = 20;
 
 /// The AL2023 NVIDIA AMI for the pool's architecture: it carries the driver
-/// and container toolkit (EKS user guide, accelerated AMIs).
+/// and container toolkit (EKS user guide, accelerated AMIs). Neuron pools get the AL2023 Neuron
+/// AMI, which carries the Neuron driver and is x86_64 only (EKS API `amiType`
+/// `AL2023_x86_64_NEURON`; karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go:
+/// no arm64 Neuron variant).
 pub fn default_ami_type(pool: &Pool) -> &'static str {
+    if pool.is_neuron() {
+        return NEURON_AMI_TYPE;
+    }
     let arm = pool
         .instance_types
         .iter()
@@ -80,6 +86,9 @@ pub fn default_ami_type(pool: &Pool) -> &'static str {
         "AL2023_x86_64_NVIDIA"
     }
 }
+
+/// The node group AMI type of Neuron pools.
+pub const NEURON_AMI_TYPE: &str = "AL2023_x86_64_NEURON";
 
 /// `<cluster>-<pool>`: the node group of a pool.
 pub fn node_group_name(strategy: &NodeStrategy, pool: &Pool) -> String {
@@ -287,7 +296,7 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         _ if prior.capacity_types.is_empty() => Vec::new(),
         _ => vec!["on-demand".to_owned()],
     };
-    let (taints, gpu_taint) = split_gpu_taint(prior, live.taints.clone());
+    let (taints, gpu_taint) = split_gpu_taint(prior, pool.vendor(), live.taints.clone());
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;
 

@@ -21,8 +21,8 @@ pub mod value;
 mod tests;
 
 pub use engine::{
-    Decl, InputError, Node, NodeSchema, Object, Target, misplaced, order_like, read_back_all, read_config, render_all,
-    set_path, write_config,
+    Decl, InputError, Node, NodeSchema, Object, Target, check_on_kinds, misplaced, order_like, read_back_all,
+    read_config, render_all, set_path, write_config,
 };
 pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS};
 pub use node_group::{HYBRID, MANAGED_NODE_GROUP, check_update};
@@ -71,6 +71,15 @@ pub enum Check {
     /// Selector tags: no empty key or value (Karpenter's selector terms refuse both: EC2NodeClass
     /// CRD CEL rules on `subnetSelectorTerms` / `securityGroupSelectorTerms`, v1.14.1).
     SelectorTags,
+}
+
+/// A check the attribute's value must pass on some capacity kinds only (their API is stricter,
+/// e.g. EKS takes label keys of at most 63 characters): a rule `code` at plan, at the value's path.
+#[derive(Debug, Clone, Copy)]
+pub struct KindCheck {
+    pub kinds: &'static [Capacity],
+    pub code: Code,
+    pub check: Check,
 }
 
 /// A literal: an attribute's default, or what renders when it is unset.
@@ -147,6 +156,8 @@ pub struct Attr<M: 'static> {
     pub required: bool,
     pub default: Option<Lit>,
     pub checks: &'static [Check],
+    /// Checks only some capacity kinds need (rules at plan, not schema validators).
+    pub on_kinds: &'static [KindCheck],
     pub kinds: Kinds,
     /// Where it renders: object and path (relative to the enclosing block's target).
     pub renders: &'static [Target],
@@ -197,6 +208,7 @@ pub const fn attr<M>(name: &'static str, ty: Ty, doc: &'static str, lens: Lens<M
         required: false,
         default: None,
         checks: &[],
+        on_kinds: &[],
         kinds: Kinds::All,
         renders: &[],
         unset: None,
@@ -218,6 +230,10 @@ impl<M> Attr<M> {
     }
     pub const fn checks(mut self, c: &'static [Check]) -> Self {
         self.checks = c;
+        self
+    }
+    pub const fn on_kinds(mut self, c: &'static [KindCheck]) -> Self {
+        self.on_kinds = c;
         self
     }
     pub const fn only(mut self, kinds: &'static [Capacity], code: Code) -> Self {
@@ -244,6 +260,22 @@ impl<M> Attr<M> {
         self.read_back = ReadBack::KeepPrior;
         self
     }
+}
+
+/// Every declared input that only some capacity kinds take: `(pool.path, kinds, rule code)`, in
+/// declaration order. The rules guide lists them (generated), so the misplaced-field rule and its
+/// documentation come from the same declarations.
+pub fn by_kind() -> Vec<(String, &'static [Capacity], Code)> {
+    let mut all = Vec::new();
+    for d in POOL {
+        d.walk("pool.", &mut all);
+    }
+    all.into_iter()
+        .filter_map(|(path, kinds, ..)| match kinds {
+            Kinds::Only(ok, code) => Some((path, ok, code)),
+            Kinds::All => None,
+        })
+        .collect()
 }
 
 /// A lens on nothing: a setting of the apply that the model does not hold (`adopt`).

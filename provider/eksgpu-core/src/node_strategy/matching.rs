@@ -6,7 +6,8 @@
 //! (kubernetes-sigs/karpenter v1.14.1 scheduling: instance types are filtered by requests
 //! before the cheapest is picked), so for pods requesting `nvidia.com/gpu` it never picks a
 //! fractional-GPU type (g6f, gr6f: Karpenter advertises no `nvidia.com/gpu` on them) or a
-//! Neuron type: those stay out of the match. Auto Mode launches only the families its
+//! Neuron type: those stay out of the match (and on a Neuron pool, whose vendor its listed types
+//! set, the NVIDIA types). Auto Mode launches only the families its
 //! documented table names (`catalog::auto_mode_supports`).
 
 use crate::catalog::labels::{Selector, admits, confines_to_accelerators};
@@ -28,10 +29,11 @@ pub fn selectors(requirements: &[Requirement]) -> Vec<Selector<'_>> {
 /// What a pool's requirements match.
 #[derive(Debug, Default)]
 pub struct Matched {
-    /// The NVIDIA GPU types the pool may launch for GPU pods, in catalog order.
+    /// The accelerated types of the pool's vendor it may launch for accelerator pods (whole
+    /// NVIDIA GPUs, or Neuron devices), in catalog order.
     pub types: Vec<&'static InstanceType>,
-    /// Catalog types the requirements admit that carry no NVIDIA GPU (Neuron types): Karpenter
-    /// may launch them for other pods.
+    /// Catalog types the requirements admit of another vendor than the pool's (Neuron types on
+    /// an NVIDIA pool): Karpenter may launch them for other pods.
     pub others: Vec<&'static InstanceType>,
     /// Fractional-GPU types the requirements admit (NVIDIA nodes, but no `nvidia.com/gpu`).
     pub fractional: Vec<&'static InstanceType>,
@@ -69,8 +71,10 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
             m.emptied_by = Some(k);
         }
     }
+    // One pool, one vendor (EKSGPU150): the pool's vendor is its listed types' (NVIDIA without).
+    let vendor = pool.vendor();
     for t in left {
-        if !t.is_nvidia_gpu() {
+        if t.vendor() != vendor {
             m.others.push(t);
         } else if t.fractional {
             m.fractional.push(t);

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::catalog::Vendor;
 use crate::kinds;
 use crate::model::{Capacity, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
 use crate::node_strategy::inputs::{self, Object};
@@ -30,7 +31,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     pool.dra = pool_annotation(node_pool).map_or(prior.dra, |(_, dra)| dra);
 
     // The provider's own requirements by key, then the pool's `requirement` blocks as written.
-    let mut live = selection::split_requirements(&template["spec"]["requirements"]);
+    let mut live = selection::split_requirements(&template["spec"]["requirements"], pool.capacity);
     pool.instance_types = live.own.remove(selection::INSTANCE_TYPE).unwrap_or_default();
     let capacity_types = live.own.remove(selection::CAPACITY_TYPE).unwrap_or_default();
     pool.capacity_types = if prior.capacity_types.is_empty() && capacity_types == ["on-demand"] {
@@ -40,6 +41,10 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     };
     pool.zones = live.own.remove(selection::ZONE).unwrap_or_default();
     pool.requirements = live.requirements;
+    // `gpu_limit` is the limit on the vendor's device resource (render/karpenter.rs).
+    // A quantity: the server may report it as a number or as a string.
+    let limit = &spec["limits"][pool.vendor().device_resource()];
+    pool.gpu_limit = limit.as_i64().or_else(|| limit.as_str().and_then(|s| s.parse().ok()));
 
     let live_labels = string_map(&template["metadata"]["labels"]);
 
@@ -53,7 +58,7 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
             effect: t["effect"].as_str().unwrap_or_default().to_owned(),
         })
         .collect();
-    let (taints, gpu_taint) = split_gpu_taint(prior, taints);
+    let (taints, gpu_taint) = split_gpu_taint(prior, pool.vendor(), taints);
     pool.taints = taints;
     pool.gpu_taint = gpu_taint;
 
@@ -218,13 +223,14 @@ pub fn user_labels(strategy: &NodeStrategy, prior: &Pool, live: BTreeMap<String,
     live.into_iter().filter(|(k, v)| added.get(k) != Some(v)).collect()
 }
 
-/// Live taints as `(taints, gpu_taint)`: the default GPU taint counts as
-/// `gpu_taint = true` unless the user wrote their own `nvidia.com/gpu` taint.
-pub fn split_gpu_taint(prior: &Pool, mut taints: Vec<Taint>) -> (Vec<Taint>, bool) {
-    if prior.taints.iter().any(|t| t.key == "nvidia.com/gpu") {
+/// Live taints as `(taints, gpu_taint)`: the default taint of `vendor` (the read-back pool's)
+/// counts as `gpu_taint = true` unless the user wrote their own taint on its key.
+pub fn split_gpu_taint(prior: &Pool, vendor: Vendor, mut taints: Vec<Taint>) -> (Vec<Taint>, bool) {
+    let default = Taint::default_for(vendor);
+    if prior.taints.iter().any(|t| t.key == default.key) {
         return (taints, prior.gpu_taint);
     }
-    match taints.iter().position(|t| *t == Taint::default_gpu()) {
+    match taints.iter().position(|t| *t == default) {
         Some(i) => {
             taints.remove(i);
             (taints, true)

@@ -4,6 +4,8 @@
 
 mod gpu_operator;
 mod karpenter;
+mod neuron;
+mod node_overlay;
 pub mod selection;
 
 use std::collections::BTreeMap;
@@ -15,6 +17,9 @@ pub use gpu_operator::{
 };
 pub(crate) use karpenter::bottlerocket_os_volume;
 pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
+pub use neuron::neuron_values;
+pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays};
+pub use selection::AUTO_MODE_INSTANCE_FAMILY;
 
 use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};
@@ -42,6 +47,11 @@ pub const DEVICE_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
 /// drivers (hybrid pools present) the NVIDIA AMIs' preinstalled ones must win.
 pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
     let mut labels = pool.labels.clone();
+    // Neuron nodes carry no NVIDIA device: the GPU Operator's labels mean nothing there
+    // (its operands land only on nodes NFD finds NVIDIA PCI devices on).
+    if pool.is_neuron() {
+        return labels;
+    }
     let mut default = |k: &str| {
         labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
     };
@@ -69,23 +79,30 @@ pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String
     labels
 }
 
-/// Taints of a pool: the user's, plus the GPU taint unless one is given or opted out.
+/// Taints of a pool: the user's, plus the vendor's default taint unless one on its key is given
+/// or the pool opts out.
 pub fn effective_taints(pool: &Pool) -> Vec<Taint> {
     let mut taints = pool.taints.clone();
-    if pool.gpu_taint && !taints.iter().any(|t| t.key == "nvidia.com/gpu") {
-        taints.insert(0, Taint::default_gpu());
+    let default = pool.default_taint();
+    if pool.gpu_taint && !taints.iter().any(|t| t.key == default.key) {
+        taints.insert(0, default);
     }
     taints
 }
 
-/// The in-cluster objects of one pool, in apply order (node classes first).
+/// The in-cluster objects of one pool, in apply order (node classes first, the NodePool, then
+/// the NodeOverlays that tell Karpenter what its nodes advertise).
 /// Managed node groups and hybrid pools live on the AWS side and render none.
 pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
     match pool.capacity {
-        Capacity::Karpenter => vec![
-            karpenter::ec2_node_class(strategy, pool),
-            karpenter::node_pool(strategy, pool),
-        ],
+        Capacity::Karpenter => {
+            let mut out = vec![
+                karpenter::ec2_node_class(strategy, pool),
+                karpenter::node_pool(strategy, pool),
+            ];
+            out.extend(node_overlay::node_overlays(strategy, pool));
+            out
+        }
         Capacity::AutoMode => {
             let mut out = Vec::new();
             if pool.node_class.is_some() {
@@ -131,11 +148,15 @@ pub fn tolerations(pool: &Pool) -> Vec<BTreeMap<&'static str, String>> {
         .collect()
 }
 
-/// The extended resource a container requests to get a GPU of this pool;
-/// `None` for DRA pools, whose GPUs are claimed through ResourceClaims.
+/// The extended resource a container requests to get a GPU (or a Neuron device) of this pool;
+/// `None` for DRA pools, whose devices are claimed through ResourceClaims.
 pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String> {
     if pool.dra {
         return None;
+    }
+    // Neuron pools: whole devices, as the Neuron device plugin and Karpenter name them.
+    if pool.is_neuron() {
+        return Some(crate::catalog::NEURON_DEVICE_RESOURCE.to_owned());
     }
     let mixed = strategy
         .gpu_operator

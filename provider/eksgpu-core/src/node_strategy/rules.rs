@@ -2,6 +2,7 @@
 //! known yet are left out of the model and skipped by the provider). One
 //! function per rule code; `check_pool` calls them in the order they report.
 
+mod auto_mode;
 mod device_managers;
 mod disruption;
 mod dra;
@@ -9,15 +10,21 @@ mod efa;
 mod instance_types;
 mod mig;
 mod misplaced;
+mod neuron;
 mod node_class;
+mod overlay;
 mod requirements;
+mod static_capacity;
 mod upstream_node_class;
+
+pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
+pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::Code;
-use crate::rules::{At, Step, Violation, aws_side};
+use crate::rules::{At, Step, Violation, eks_api};
 
 /// The 2026-04 Auto Mode observations now live in the catalog beside the documented
 /// table (`catalog::AUTO_MODE_OBSERVATIONS`); the old names stay for their users.
@@ -43,9 +50,11 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
-        aws_side::check_pool(s, pool, &at, &mut out);
+        misplaced::kind_checks(pool, &at, &mut out);
+        eks_api::check_pool(s, pool, &at, &mut out);
     }
-    aws_side::check_strategy(s, &mut out);
+    neuron::one_neuron_device_manager(s, &mut out);
+    eks_api::check_strategy(s, &mut out);
     out
 }
 
@@ -99,18 +108,29 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     requirements::requirement_shape(pool, ctx, at, out);
     requirements::provider_keys(pool, at, out);
-    let selected = instance_types::check(pool, at, out);
-    let types: Vec<_> = selected.iter().map(|s| s.t).collect();
+    let selected = instance_types::check(s, pool, ctx, at, out);
+    let types: Vec<_> = selected.iter().map(|s| s.t).filter(|t| t.is_nvidia_gpu()).collect();
     kubernetes_spelling(pool, ctx, at, out);
     disruption::karpenter_disruption(pool, ctx, at, out);
     karpenter_node_role(pool, at, out);
-    mig::mig_labels(s, pool, &types, at, out);
-    device_managers::device_plugin_sharing(pool, at, out);
-    device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
-    device_managers::one_device_manager(s, pool, at, out);
+    auto_mode::node_lifetime(pool, at, out);
+    if pool.is_neuron() {
+        // The NVIDIA stack's rules do not apply; its labels are refused instead.
+        neuron::nvidia_labels_on_neuron(pool, at, out);
+        neuron::neuron_dra_supported(pool, at, out);
+    } else {
+        mig::mig_labels(s, pool, &types, at, out);
+        device_managers::device_plugin_sharing(s, pool, ctx, at, out);
+        device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
+        device_managers::one_device_manager(s, pool, at, out);
+    }
     dra::dra_supported(s, pool, ctx, at, out);
     dra::karpenter_dra_opt_in(pool, ctx, at, out);
-    device_managers::nvidia_ami_without_plugin(s, pool, at, out);
+    dra::karpenter_dra_existing_nodes(pool, ctx, at, out);
+    static_capacity::check(s, pool, ctx, at, out);
+    if !pool.is_neuron() {
+        device_managers::nvidia_ami_without_plugin(s, pool, at, out);
+    }
     if pool.efa {
         efa::efa_capable(pool, &selected, at, out);
         efa::efa_one_zone(pool, at, out);
@@ -202,5 +222,7 @@ fn is_karpenter_duration(s: &str) -> bool {
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod tests_neuron;
 #[cfg(test)]
 mod upstream_tests;

@@ -7,6 +7,7 @@ fn me() -> Claimant<'static> {
         cluster: "prod",
         name: "genai",
         prior_name: None,
+        token: None,
     }
 }
 
@@ -90,4 +91,34 @@ fn other_resources_of_the_provider_are_named() {
     );
     let old = json!({"metadata": {"labels": {labels::MANAGED_BY: labels::MANAGED_BY_VALUE}}});
     assert_eq!(Owner::of_object(&old), Owner::ProviderUnknown);
+}
+
+/// A strategy replaced with `create_before_destroy`: the new instance wrote the objects with its
+/// token; the old instance's destroy leaves them, and says why (not someone else's).
+#[test]
+fn a_destroy_leaves_what_the_instance_replacing_it_wrote() {
+    let mut l = BTreeMap::from([
+        (labels::MANAGED_BY.to_owned(), labels::MANAGED_BY_VALUE.to_owned()),
+        (labels::STRATEGY.to_owned(), "genai".to_owned()),
+        (labels::CLUSTER.to_owned(), "prod".to_owned()),
+        (labels::OWNER_TOKEN.to_owned(), "new".to_owned()),
+    ]);
+    let written_by_new = Owner::of_labels(&l, Vec::new());
+    let old = Claimant {
+        token: Some("old"),
+        ..me()
+    };
+    let new = Claimant {
+        token: Some("new"),
+        ..me()
+    };
+    assert!(!may_delete(&written_by_new, &old));
+    assert!(replaced_by_successor(&written_by_new, &old));
+    assert!(may_delete(&written_by_new, &new));
+    // The new instance may write over what the old one wrote.
+    assert!(check_write("NodePool gpu", Some(written_by_new.clone()), &old, false).is_ok());
+    // Objects and states from before tokens decide by name.
+    assert!(may_delete(&written_by_new, &me()));
+    l.remove(labels::OWNER_TOKEN);
+    assert!(may_delete(&Owner::of_labels(&l, Vec::new()), &old));
 }

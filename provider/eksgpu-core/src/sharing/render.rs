@@ -40,6 +40,7 @@ pub fn node_labels(p: &SharingPool) -> BTreeMap<String, String> {
             set(DEPLOY_DEVICE_PLUGIN, "false");
         }
     }
+    l.extend(super::handover::handover_labels(p));
     l
 }
 

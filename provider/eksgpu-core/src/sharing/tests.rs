@@ -62,7 +62,11 @@ fn time_slicing_on_g5_matches_the_seed() {
     p.time_slicing = slicing(2);
     assert_eq!(
         node_labels(&p),
-        BTreeMap::from([("nvidia.com/device-plugin.config".into(), "small-models".into())])
+        BTreeMap::from([
+            ("nvidia.com/device-plugin.config".into(), "small-models".into()),
+            // Handed over for the node strategy's NodeOverlay (sharing::handover).
+            ("eksgpu.terraform.io/gpu-replicas".into(), "2".into()),
+        ])
     );
     assert_eq!(
         resource_requests(&p),

@@ -239,19 +239,6 @@ pub fn node_class_tag_value(value: &str) -> Validation {
     Ok(())
 }
 
-/// One tag of a subnet, security group (or AMI, capacity reservation)
-/// selector term: neither key nor value may be empty.
-pub fn selector_tag(key: &str, value: &str) -> Validation {
-    if key.is_empty() || value.is_empty() {
-        return Err(ValidationError::new(
-            format!("Selector tag {key:?} = {value:?} has an empty key or value."),
-            "a non-empty tag key and value (\"*\" matches any value)",
-            EC2NODECLASS_CRD,
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests;
 

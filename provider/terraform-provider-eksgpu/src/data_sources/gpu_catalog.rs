@@ -37,6 +37,7 @@ fn instance_type_type() -> Type {
     Type::object([
         ("instance_type", Type::String),
         ("gpu_model", Type::String),
+        ("vendor", Type::String),
         ("gpu_count", Type::Number),
         ("gpu_memory_mib", Type::Number),
         ("mig_capable", Type::Bool),
@@ -61,6 +62,15 @@ pub fn schema() -> Schema {
             Type::String,
             "Only instance types with this GPU model (case-insensitive), e.g. `\"H200\"`, `\"A10G\"`, `\"L40S\"`.",
         ))
+        .attribute(
+            Attribute::optional(
+                "vendor",
+                Type::String,
+                "Only instance types of this accelerator vendor: `nvidia` (NVIDIA GPUs) or `neuron` (AWS Trainium, \
+                 Inferentia).",
+            )
+            .validate(validators::one_of(&["nvidia", "neuron"])),
+        )
         .attribute(Attribute::optional(
             "mig_capable",
             Type::Bool,
@@ -85,7 +95,7 @@ pub fn schema() -> Schema {
             "instance_types",
             Type::list(instance_type_type()),
             "Matching instance types, ordered by family and size. Each has `instance_type`, `gpu_model`, \
-             `gpu_count` (whole GPUs; 0 for fractional GPUs such as g6f), `gpu_memory_mib` (per GPU; null \
+             `vendor` (`nvidia` or `neuron`), `gpu_count` (whole GPUs, or Neuron devices; 0 for fractional GPUs such as g6f), `gpu_memory_mib` (per GPU; null \
              where unknown), `mig_capable`, `mig_profiles` (`name`, `memory_gb`, `compute_slices`, \
              `max_instances` per GPU), `architecture` (`x86_64` or `arm64`), `efa` (null where unknown), \
              `source` (where the row's facts come from) and `verified` (false for rows not yet confirmed by \
@@ -110,6 +120,11 @@ fn query(config: &Value) -> Result<Query, ModelError> {
             gpu_model: o.get("gpu_model")?,
             mig_capable: o.get("mig_capable")?,
             min_gpu_memory_mib: o.get::<Option<u32>>("min_gpu_memory_mib")?.map(u64::from),
+            // The schema's validator admits only the two spellings.
+            vendor: o
+                .get::<Option<String>>("vendor")?
+                .as_deref()
+                .and_then(catalog::Vendor::parse),
         },
         refresh_from_ec2: o.get::<Option<bool>>("refresh_from_ec2")?.unwrap_or(false),
     })
@@ -127,6 +142,7 @@ fn write_query(q: &Query) -> Value {
         .map(|m| Value::Number(Number::Int(i64::try_from(m).unwrap_or(i64::MAX))));
     ObjBuilder::new()
         .set("gpu_model", q.filter.gpu_model.clone())
+        .set("vendor", q.filter.vendor.map(|v| v.as_str().to_owned()))
         .set("mig_capable", q.filter.mig_capable)
         .set("min_gpu_memory_mib", memory)
         .set("refresh_from_ec2", q.refresh_from_ec2)
@@ -172,6 +188,7 @@ fn to_value(e: &Entry) -> Value {
     Value::object([
         ("instance_type", e.instance_type.as_str().into()),
         ("gpu_model", e.gpu_model.as_str().into()),
+        ("vendor", e.vendor.as_str().into()),
         ("gpu_count", num(e.gpu_count)),
         ("gpu_memory_mib", e.gpu_memory_mib.map_or(Value::Null, num)),
         ("mig_capable", e.mig_capable.into()),
@@ -258,6 +275,7 @@ mod tests {
     fn config(pairs: Vec<(&str, Value)>) -> Value {
         let mut v = Value::object([
             ("gpu_model", Value::Null),
+            ("vendor", Value::Null),
             ("mig_capable", Value::Null),
             ("min_gpu_memory_mib", Value::Null),
             ("refresh_from_ec2", Value::Null),
@@ -326,15 +344,22 @@ mod tests {
             proptest::option::of(any::<bool>()),
             proptest::option::of(0..=u64::from(u32::MAX)),
             any::<bool>(),
+            proptest::option::of(prop_oneof![
+                Just(catalog::Vendor::Nvidia),
+                Just(catalog::Vendor::Neuron)
+            ]),
         )
-            .prop_map(|(gpu_model, mig_capable, min_gpu_memory_mib, refresh_from_ec2)| Query {
-                filter: Filter {
-                    gpu_model,
-                    mig_capable,
-                    min_gpu_memory_mib,
+            .prop_map(
+                |(gpu_model, mig_capable, min_gpu_memory_mib, refresh_from_ec2, vendor)| Query {
+                    filter: Filter {
+                        gpu_model,
+                        mig_capable,
+                        min_gpu_memory_mib,
+                        vendor,
+                    },
+                    refresh_from_ec2,
                 },
-                refresh_from_ec2,
-            })
+            )
     }
 
     proptest! {

@@ -11,7 +11,7 @@ use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
 pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
 /// The Karpenter release whose CRDs the tests vendor in acceptance-tests/kube-emulator/crds (v1.14.1).
-pub const DEFAULT_KARPENTER_VERSION: &str = "1.14";
+pub const DEFAULT_KARPENTER_VERSION: KarpenterVersion = KarpenterVersion::new(1, 14);
 /// Kubernetes rejects longer field managers (apimachinery `validateFieldManager`).
 const MAX_FIELD_MANAGER_LEN: usize = 128;
 
@@ -53,9 +53,40 @@ pub struct Configured {
     pub clusters: Clusters,
     pub kubernetes: Option<KubernetesSettings>,
     pub karpenter_version: KarpenterVersion,
+    /// `karpenter_feature_gates`: what the rules accept and what is rendered (NodeOverlays).
+    pub karpenter_gates: eksgpu_core::karpenter_gates::FeatureGates,
     pub field_manager: String,
     /// `default_tags { tags }`: on every AWS object the provider creates (node groups, access entries).
     pub default_tags: BTreeMap<String, String>,
+}
+
+/// The keys listed in `karpenter_feature_gates` (unknown elements are left out: checked once known).
+fn feature_gates(config: &Value) -> Vec<String> {
+    config
+        .get("karpenter_feature_gates")
+        .elements()
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Each gate exists in the configured Karpenter release (the chart's `settings.featureGates`).
+fn validate_feature_gates(config: &Value, diags: &mut Diagnostics) {
+    let karpenter = config
+        .get("karpenter_version")
+        .as_str()
+        .and_then(|s| KarpenterVersion::parse(s.trim()).ok())
+        .unwrap_or(DEFAULT_KARPENTER_VERSION)
+        .as_tuple();
+    for gate in feature_gates(config) {
+        if let Err(e) = eksgpu_core::karpenter_gates::karpenter_feature_gate(&gate, karpenter) {
+            diags.error_at(
+                AttributePath::attr("karpenter_feature_gates"),
+                "Invalid Karpenter feature gate",
+                e.to_string(),
+            );
+        }
+    }
 }
 
 fn string(v: &Value, name: &str) -> Option<String> {
@@ -100,6 +131,7 @@ fn validate_default_tags(config: &Value, diags: &mut Diagnostics) {
 
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     validate_default_tags(config, diags);
+    validate_feature_gates(config, diags);
     if let Some(s) = config.get("karpenter_version").as_str()
         && KarpenterVersion::parse(s.trim()).map_or(true, |v| v.major < 1)
     {
@@ -284,8 +316,10 @@ pub(super) fn parse(config: &Value) -> Configured {
             .get("karpenter_version")
             .as_str()
             .and_then(|s| KarpenterVersion::parse(s.trim()).ok())
-            .or_else(|| KarpenterVersion::parse(DEFAULT_KARPENTER_VERSION).ok())
-            .unwrap_or(KarpenterVersion::new(1, 14)),
+            .unwrap_or(DEFAULT_KARPENTER_VERSION),
+        karpenter_gates: eksgpu_core::karpenter_gates::FeatureGates::of(
+            feature_gates(config).iter().map(String::as_str),
+        ),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
         default_tags: default_tags(config),
     }
@@ -351,6 +385,23 @@ mod tests {
     }
 
     #[test]
+    fn feature_gates_are_checked_against_the_karpenter_release() {
+        let gates = |v: &str, g: &[&str]| {
+            let set = Value::Set(g.iter().map(|g| (*g).into()).collect());
+            let mut d = Diagnostics::new();
+            validate(
+                &config(vec![("karpenter_version", v.into()), ("karpenter_feature_gates", set)]),
+                &mut d,
+            );
+            d.iter().map(|d| d.detail.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(gates("1.8", &["staticCapacity", "nodeOverlay"]), Vec::<String>::new());
+        let found = gates("1.7", &["staticCapacity"]);
+        assert!(found.len() == 1 && found[0].contains("arrived in 1.8"), "{found:?}");
+        assert_eq!(gates("1.14", &["StaticCapacity"]).len(), 1, "Helm keys are camelCase");
+    }
+
+    #[test]
     fn bad_endpoints_and_roles_point_at_their_attribute() {
         let mut d = Diagnostics::new();
         let endpoints = Value::object([("ec2", "localhost:5000".into())]);
@@ -397,7 +448,7 @@ mod tests {
         let k = Value::object([("token", "s3cr3t".into())]);
         let c = parse(&config(vec![("region", "us-west-2".into()), ("kubernetes", k)]));
         assert_eq!(c.field_manager, DEFAULT_FIELD_MANAGER);
-        assert_eq!(c.karpenter_version.to_string(), DEFAULT_KARPENTER_VERSION);
+        assert_eq!(c.karpenter_version, DEFAULT_KARPENTER_VERSION);
         assert_eq!(c.aws.settings().region.as_deref(), Some("us-west-2"));
         let k = c.kubernetes.unwrap();
         assert!(!format!("{k:?}").contains("s3cr3t"));

@@ -1,19 +1,19 @@
 //! `eksgpu_node_strategy`: which capacity kind serves which GPU workload class
 //! in one cluster. Karpenter and Auto Mode pools become NodePools and node
 //! classes applied in-cluster with server-side apply (`in_cluster`); managed
-//! node groups and Hybrid Nodes go through the EKS API (`aws_pools`); `work`
+//! node groups and Hybrid Nodes go through the EKS API (`eks_api`); `work`
 //! drives both for an apply, read or import, and `plan` computes outputs and
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
-mod aws_pools;
+mod eks_api;
 mod in_cluster;
 mod model;
 mod plan;
+mod run;
 mod schema;
 mod sides;
 mod timeouts;
-mod work;
 
 use std::sync::Arc;
 
@@ -25,11 +25,11 @@ use eksgpu_framework::model::reported;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, normalize, path};
 use eksgpu_tfplugin::{Context, Diagnostic, Diagnostics, Schema, Value};
 
+use self::run::Run;
 use self::sides::Applied;
 use self::timeouts::Timeouts;
-use self::work::Work;
 use super::configured;
-use crate::provider::ProviderState;
+use crate::provider::{DEFAULT_KARPENTER_VERSION, ProviderState};
 
 pub use schema::schema;
 
@@ -50,11 +50,17 @@ impl NodeStrategyResource {
             .unwrap_or_default()
     }
 
+    /// The provider's `karpenter_feature_gates` (none before it is configured).
+    fn karpenter_gates(&self) -> eksgpu_core::karpenter_gates::FeatureGates {
+        self.state.configured().map(|c| c.karpenter_gates).unwrap_or_default()
+    }
+
     /// The Karpenter release validation may assume (the provider's `karpenter_version`).
     fn karpenter_version(&self) -> (u32, u32) {
         self.state
             .configured()
-            .map_or((1, 14), |c| (c.karpenter_version.major, c.karpenter_version.minor))
+            .map_or(DEFAULT_KARPENTER_VERSION, |c| c.karpenter_version)
+            .as_tuple()
     }
 }
 
@@ -105,11 +111,17 @@ impl ManagedResource for NodeStrategyResource {
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {
-        plan::modify(p, self.karpenter_version(), &self.default_tags(), diags);
+        plan::modify(
+            p,
+            self.karpenter_version(),
+            self.karpenter_gates(),
+            &self.default_tags(),
+            diags,
+        );
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
-        plan::check(planned, self.karpenter_version(), diags);
+        plan::check(planned, self.karpenter_version(), self.karpenter_gates(), diags);
     }
 
     async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -122,11 +134,13 @@ impl ManagedResource for NodeStrategyResource {
 
     async fn delete(&self, ctx: &Context, prior_state: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
-        let prior = reported(model::strategy, prior_state, diags)?;
+        let mut prior = reported(model::strategy, prior_state, diags)?;
+        prior.karpenter_gates = c.karpenter_gates;
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
-        let mut work = Work::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
+        let mut run = Run::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
+        run.owner_token(prior_state.get("owner_token").as_str().map(str::to_owned));
         let prior_values = prior_state.get("pool").elements().to_vec();
-        let remaining = work.delete_pools(&prior, None, &prior.pools, diags).await;
+        let remaining = run.delete_pools(&prior, None, &prior.pools, diags).await;
         Some(with_pools(prior_state, &prior_values, &remaining)).filter(|s| !s.is_null())
     }
 
@@ -134,12 +148,13 @@ impl ManagedResource for NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut s = reported(model::strategy, state, diags)?;
         s.default_tags = c.default_tags.clone();
-        let mut work = Work::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
+        s.karpenter_gates = c.karpenter_gates;
+        let mut run = Run::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
         let prior_values = state.get("pool").elements().to_vec();
         let mut pools = Vec::new();
         let mut gone = Vec::new();
         for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
-            match work.read_pool(&s, i, pool, diags).await {
+            match run.read_pool(&s, i, pool, diags).await {
                 Some(Some(mut live)) => {
                     // The provider's default tags are not the pool's own.
                     live.tags = eksgpu_core::eks::user_tags(&s, &pool.tags, &live.tags);
@@ -147,6 +162,13 @@ impl ManagedResource for NodeStrategyResource {
                     // What was read back, as YAML too: a drifted pool's manifests say what is live.
                     if live != *pool {
                         path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, i, &live));
+                    }
+                    if let Some(drifted) = run.drifted_overlays(&pool.name) {
+                        path::set(
+                            &mut v,
+                            "manifests_yaml",
+                            plan::manifests_yaml_with(&s, i, &live, drifted),
+                        );
                     }
                     pools.push(v);
                 }
@@ -193,15 +215,16 @@ impl ManagedResource for NodeStrategyResource {
             gpu_operator: None,
             pools: Vec::new(),
             default_tags: c.default_tags.clone(),
+            karpenter_gates: c.karpenter_gates,
         };
-        let mut work = Work::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
+        let mut run = Run::new(ctx, c, cluster_name, Timeouts::of(&Value::Null), false);
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
         let mut found: Vec<(usize, Pool)> = Vec::new();
         let mut operator = None;
         let mut sides = Vec::new();
-        for (side, result, side_diags) in work.find(&s).await {
+        for (side, result, side_diags) in run.find(&s).await {
             if let Some((pools, op)) = result {
                 found.extend(pools);
                 operator = operator.or(op);
@@ -240,7 +263,7 @@ impl ManagedResource for NodeStrategyResource {
         found.sort_by_key(|(i, _)| *i);
         s.gpu_operator = operator;
         s.pools = found.into_iter().map(|(_, p)| p).collect();
-        let version = work.kubernetes_version(&s, diags).await?;
+        let version = run.kubernetes_version(&s, diags).await?;
         let pools = s
             .pools
             .iter()
@@ -261,7 +284,10 @@ impl ManagedResource for NodeStrategyResource {
                 "gpu_operator_values_yaml",
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
+            ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
+            // The imported objects bear no token yet: the next apply writes this one on them.
+            ("owner_token", new_owner_token().into()),
         ]);
         Some(state)
     }
@@ -269,7 +295,9 @@ impl ManagedResource for NodeStrategyResource {
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
         // Before version 2 pools had no `efa`, which now defaults to false.
-        if version >= 2 {
+        // Before version 3 there were no Neuron pools (EKSGPU016 refused them): every pool is
+        // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
+        if version >= 3 {
             return state;
         }
         let mut state = state;
@@ -277,10 +305,14 @@ impl ManagedResource for NodeStrategyResource {
             if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
             }
-            if p.get("efa").is_null() {
+            if version < 2 && p.get("efa").is_null() {
                 path::set(p, "efa", Value::Bool(false));
             }
+            if p.get("accelerator").is_null() {
+                path::set(p, "accelerator", Value::from("nvidia"));
+            }
         });
+        path::set(&mut state, "neuron_values_yaml", Value::Null);
         state
     }
 }
@@ -299,31 +331,42 @@ impl NodeStrategyResource {
         let c = configured(&self.state, diags)?;
         let mut planned = reported(model::strategy, planned_state, diags)?;
         planned.default_tags = c.default_tags.clone();
+        planned.karpenter_gates = c.karpenter_gates;
         let force = planned_state.get("force_conflicts").as_bool() == Some(true);
         let cluster_name = planned.cluster_name.clone();
-        let mut work = Work::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
-        let prior = model::strategy(prior_state).ok();
+        let mut run = Run::new(ctx, c, &cluster_name, Timeouts::of(planned_state), force);
+        let prior = model::strategy(prior_state).ok().map(|p| NodeStrategy {
+            karpenter_gates: c.karpenter_gates,
+            ..p
+        });
         let prior_values = prior_state.get("pool").elements().to_vec();
-        work.renamed_from(prior.as_ref().map(|p| p.name.clone()));
+        run.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
-            work.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
+            run.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
         }
 
         let mut new_state = planned_state.clone();
+        let token = planned_state
+            .get("owner_token")
+            .as_str()
+            .map_or_else(new_owner_token, str::to_owned);
+        run.owner_token(Some(token.clone()));
+        path::set(&mut new_state, "owner_token", token.into());
         if new_state.get("kubernetes_version").as_str().is_none() {
-            let v = work.kubernetes_version(&planned, diags).await?;
+            let v = run.kubernetes_version(&planned, diags).await?;
             planned.kubernetes_version = Some(v.clone());
             path::set(&mut new_state, "kubernetes_version", v.into());
         }
         // What needs the cluster's facts is checked before any change.
-        if !work.check_against_cluster(&planned, diags).await {
+        if !run.check_against_cluster(&planned, diags).await {
             return None;
         }
 
         // A pool whose capacity kind changes cannot change in place (a NodePool's
         // nodeClassRef group and kind are immutable in the upstream CRD; a node
-        // group is no NodePool): its prior objects go first, then the new ones
-        // are created. The plan warned.
+        // group is no NodePool), nor a NodePool turning static or dynamic (the CRD's
+        // `has(self.replicas) == has(oldSelf.replicas)`): its prior objects go first,
+        // then the new ones are created. The plan warned.
         if let Some(prior) = &prior {
             let moved: Vec<Pool> = prior
                 .pools
@@ -332,11 +375,11 @@ impl NodeStrategyResource {
                     planned
                         .pools
                         .iter()
-                        .any(|q| q.name == p.name && q.capacity != p.capacity)
+                        .any(|q| q.name == p.name && (q.capacity != p.capacity || plan::static_changes(p, q)))
                 })
                 .cloned()
                 .collect();
-            if !moved.is_empty() && !work.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
+            if !moved.is_empty() && !run.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
                 return None;
             }
         }
@@ -355,7 +398,7 @@ impl NodeStrategyResource {
             }
             let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
             let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
-            match work
+            match run
                 .apply_pool(&planned, i, pool, prior_pool.as_ref(), adopt, diags)
                 .await
             {
@@ -381,8 +424,8 @@ impl NodeStrategyResource {
                 .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
                 .cloned()
                 .collect();
-            let mut remaining = work.delete_pools(prior, Some(&planned), &gone, diags).await;
-            remaining.extend(work.delete_stale_objects(prior, &planned, diags).await);
+            let mut remaining = run.delete_pools(prior, Some(&planned), &gone, diags).await;
+            remaining.extend(run.delete_stale_objects(prior, &planned, diags).await);
             // A pool whose objects could not be deleted stays in state, to be deleted next time.
             for name in remaining {
                 if let Some(p) = prior_values
@@ -401,7 +444,7 @@ impl NodeStrategyResource {
             // delete and recreate everything that worked: so nothing is kept in state.
             // In-cluster objects are deleted again; AWS objects (slow to make) stay,
             // carry the strategy's tags, and the next apply takes them over.
-            work.abandon_create(&planned, &state_pools, diags).await;
+            run.abandon_create(&planned, &state_pools, diags).await;
             return Some(Value::Null);
         }
         if state_pools.is_empty() && prior_state.is_null() {
@@ -410,6 +453,18 @@ impl NodeStrategyResource {
         path::set(&mut new_state, "pool", Value::List(state_pools));
         Some(new_state)
     }
+}
+
+/// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
+/// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
+fn new_owner_token() -> String {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let a = std::collections::hash_map::RandomState::new().hash_one(nanos);
+    let b = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
+    format!("{a:016x}{b:016x}")
 }
 
 #[cfg(test)]
@@ -447,6 +502,12 @@ mod tests {
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
         assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
+        // Version 3: pools stored before Neuron pools existed are NVIDIA pools.
+        assert_eq!(
+            state.get("pool").elements()[0].get("accelerator"),
+            &Value::from("nvidia")
+        );
+        assert!(state.get("neuron_values_yaml").is_null());
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())

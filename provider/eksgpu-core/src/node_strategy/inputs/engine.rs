@@ -94,6 +94,8 @@ pub trait Decl<M>: Sync {
     fn read_back(&self, object: Object, live: &Json, prior: Option<&M>, m: &mut M);
     /// Refuses the input on a capacity kind that does not take it (and looks inside blocks).
     fn misplaced(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>);
+    /// Runs the checks only `capacity` needs (`Attr::on_kinds`), and looks inside blocks.
+    fn check_on_kind(&self, _capacity: Capacity, _m: &M, _path: &[Step], _out: &mut Vec<Violation>) {}
     /// Every declared attribute below here, as `(path, declaration)`: for docs and tests.
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>);
 }
@@ -236,6 +238,22 @@ impl<M> Decl<M> for Attr<M> {
             misplaced_here(self.kinds, capacity, self.name, path, out);
         }
     }
+    fn check_on_kind(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+        let v = (self.lens.get)(m);
+        for kc in self.on_kinds.iter().filter(|kc| kc.kinds.contains(&capacity)) {
+            let mut at = path.to_vec();
+            at.push(Step::Attr(self.name));
+            for (step, problem) in run(&kc.check, &v) {
+                let mut p = at.clone();
+                p.extend(step);
+                out.push(Violation::new(
+                    kc.code,
+                    p,
+                    format!("{problem} (on a {} pool)", capacity.as_str()),
+                ));
+            }
+        }
+    }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         out.push((
             format!("{prefix}{}", self.name),
@@ -243,6 +261,28 @@ impl<M> Decl<M> for Attr<M> {
             self.renders,
             self.read_back,
         ));
+    }
+}
+
+/// The problems `check` finds in `v`, each with the step below the attribute it is at.
+fn run(check: &Check, v: &Json) -> Vec<(Option<Step>, String)> {
+    let one = |f: super::CheckFn, s: &str, step: Option<Step>| f(s).err().map(|e| (step, e.to_string()));
+    match (check, v) {
+        (Check::Str(_, f), Json::String(s)) => one(*f, s, None).into_iter().collect(),
+        (Check::Keys(_, f), Json::Object(m)) => m
+            .keys()
+            .filter_map(|k| one(*f, k, Some(Step::Key(k.clone()))))
+            .collect(),
+        (Check::Each(_, f), Json::Object(m)) => m
+            .iter()
+            .filter_map(|(k, x)| one(*f, x.as_str().unwrap_or_default(), Some(Step::Key(k.clone()))))
+            .collect(),
+        (Check::Each(_, f), Json::Array(a)) => a
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| one(*f, x.as_str().unwrap_or_default(), Some(Step::Index(i))))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -373,6 +413,14 @@ impl<M, S: Default + Sync> Decl<M> for One<M, S> {
             c.misplaced(capacity, s, &inner, out);
         }
     }
+    fn check_on_kind(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+        let Some(s) = (self.get)(m) else { return };
+        let mut inner = path.to_vec();
+        inner.push(Step::Attr(self.name));
+        for c in self.children {
+            c.check_on_kind(capacity, s, &inner, out);
+        }
+    }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         out.push((
             format!("{prefix}{}", self.name),
@@ -457,6 +505,15 @@ impl<M, S: Default + Sync> Decl<M> for List<M, S> {
             misplaced_here(self.kinds, capacity, self.name, path, out);
         }
     }
+    fn check_on_kind(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+        for (i, s) in (self.get)(m).iter().enumerate() {
+            let mut inner = path.to_vec();
+            inner.extend([Step::Attr(self.name), Step::Index(i)]);
+            for c in self.children {
+                c.check_on_kind(capacity, s, &inner, out);
+            }
+        }
+    }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         out.push((
             format!("{prefix}{}", self.name),
@@ -502,6 +559,13 @@ pub fn read_back_all<M>(decls: &[&dyn Decl<M>], object: Object, live: &Json, pri
 pub fn misplaced<M>(decls: &[&dyn Decl<M>], capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
     for d in decls {
         d.misplaced(capacity, m, path, out);
+    }
+}
+
+/// The checks only the pool's capacity kind needs, over every declared input.
+pub fn check_on_kinds<M>(decls: &[&dyn Decl<M>], capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+    for d in decls {
+        d.check_on_kind(capacity, m, path, out);
     }
 }
 

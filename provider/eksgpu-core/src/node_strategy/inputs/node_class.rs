@@ -8,7 +8,7 @@ use super::engine::{
     Object::{AutoModeNodeClass, Ec2NodeClass},
     at,
 };
-use super::{Attr, Check, IN_CLUSTER, KARPENTER, Kinds, List, One, ReadBack, Ty, attr, lens};
+use super::{Attr, Check, IN_CLUSTER, KARPENTER, KindCheck, Kinds, List, One, ReadBack, Ty, attr, lens};
 use crate::model::{
     BlockDeviceMapping, CapacityReservationTerm, Kubelet, MetadataOptions, NetworkInterface, NodeClass, Pool,
     RootVolume,
@@ -33,6 +33,8 @@ const ROLE: Attr<NodeClass> = attr(
      (EKSGPU104), and for an `auto_mode` pool's own NodeClass (EKSGPU120).",
     lens!(NodeClass, role),
 )
+// EC2NodeClass `spec.role` and the Auto Mode NodeClass `role` take a role name, not an ARN.
+.checks(&[Check::Str("An IAM role name.", validate::iam_role_name)])
 .renders(&[at(Ec2NodeClass, &["role"]), at(AutoModeNodeClass, &["role"])]);
 
 const SUBNET_SELECTOR_TAGS: Attr<NodeClass> = attr(
@@ -194,6 +196,12 @@ const SIZE: Attr<RootVolume> = attr(
     lens!(RootVolume, size),
 )
 .checks(&[Check::Str("A Kubernetes quantity.", validate::quantity)])
+// EC2NodeClass blockDeviceMappings[].ebs.volumeSize pattern (v1.14.1 CRD): whole Gi, G, Ti or T.
+.on_kinds(&[KindCheck {
+    kinds: KARPENTER,
+    code: Code::EKSGPU139,
+    check: Check::Str("An EC2NodeClass volume size.", validate::karpenter_volume_size),
+}])
 .custom();
 
 const VOLUME_TYPE: Attr<RootVolume> = attr(

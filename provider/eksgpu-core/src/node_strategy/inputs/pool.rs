@@ -5,7 +5,9 @@
 use super::engine::{Decl, Object::NodePool, at};
 use super::node_class::NODE_CLASS_BLOCK;
 use super::node_group::{HYBRID_BLOCK, MANAGED_NODE_GROUP_BLOCK};
-use super::{AWS_API, Attr, Check, IN_CLUSTER, List, Lit, One, ReadBack, Ty, attr, lens, setting};
+use super::{
+    AWS_API, Attr, Check, IN_CLUSTER, KindCheck, List, Lit, NODE_GROUP, One, ReadBack, Ty, attr, lens, setting,
+};
 use crate::catalog::labels::REQUIREMENT_OPERATORS;
 use crate::model::{Budget, Capacity, Disruption, Pool, Requirement, Taint};
 use crate::rules::Code;
@@ -73,13 +75,21 @@ const ZONES: Attr<Pool> = attr(
 const GPU_LIMIT: Attr<Pool> = attr(
     "gpu_limit",
     Ty::Number,
-    "Most GPUs the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]`.",
+    "Most accelerators the pool may hold: NodePool `limits[\"nvidia.com/gpu\"]` (whole GPUs) on NVIDIA pools, \
+     `limits[\"aws.amazon.com/neuron\"]` on Neuron pools, counting Neuron devices (chips), not NeuronCores \
+     (`aws.amazon.com/neuroncore`, devices x cores per device).",
     lens!(Pool, gpu_limit),
 )
-// A resource quantity; whole GPUs, and a count no fleet reaches keeps arithmetic on it exact.
-.checks(&[Check::Int(0, 1 << 31, "NodePool `limits[\"nvidia.com/gpu\"]`, GPUs")])
+// A resource quantity; whole devices, and a count no fleet reaches keeps arithmetic on it exact.
+.checks(&[Check::Int(
+    0,
+    1 << 31,
+    "NodePool `limits` of the pool's accelerator, whole devices",
+)])
 .only(IN_CLUSTER, Code::EKSGPU115)
-.renders(&[at(NodePool, &["spec", "limits", "nvidia.com/gpu"])]);
+// The limit's key is the vendor's device resource (karpenter-provider-aws v1.14.1
+// pkg/apis/v1/labels.go ResourceNVIDIAGPU, ResourceAWSNeuron): rendered by hand (render/karpenter.rs).
+.custom();
 
 const CPU_LIMIT: Attr<Pool> = attr(
     "cpu_limit",
@@ -113,6 +123,37 @@ const WEIGHT: Attr<Pool> = attr(
 .only(IN_CLUSTER, Code::EKSGPU115)
 .renders(&[at(NodePool, &["spec", "weight"])]);
 
+const REPLICAS: Attr<Pool> = attr(
+    "replicas",
+    Ty::Number,
+    "A static NodePool of this many nodes: NodePool `spec.replicas` (Karpenter 1.8+ with the `staticCapacity` \
+     gate in the provider's `karpenter_feature_gates`; Auto Mode needs no gate). Karpenter keeps the count \
+     whatever pods ask for; only `node_limit` may limit the pool (EKSGPU160), no `weight` (EKSGPU161), and \
+     `disruption` consolidation is ignored (EKSGPU162). Setting or removing it on an existing pool replaces the \
+     NodePool (the CRD refuses the change in place; the plan warns and apply drains the old nodes). A scale by \
+     someone else (`kubectl scale nodepool`) is drift: the plan shows it and apply restores this count (with \
+     `force_conflicts = true`, since the scale takes the field over). Default: none (a dynamic NodePool).",
+    lens!(Pool, replicas),
+)
+// karpenter.sh/v1 NodePool spec.replicas: int64, minimum 0 (kubernetes-sigs/karpenter v1.8.0
+// pkg/apis/v1/nodepool.go; karpenter-provider-aws v1.14.1 CRD).
+.checks(&[Check::Int(0, 1 << 31, "NodePool `spec.replicas`, nodes")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "replicas"])]);
+
+const NODE_LIMIT: Attr<Pool> = attr(
+    "node_limit",
+    Ty::Number,
+    "Most nodes the pool may hold: NodePool `limits.nodes` (Karpenter 1.8+). The one limit a static pool \
+     (`replicas`) takes; keep it above `replicas` so drifted nodes can be replaced before they go (EKSGPU163).",
+    lens!(Pool, node_limit),
+)
+// limits is a map of resource quantities; `nodes` counts NodeClaims (kubernetes-sigs/karpenter
+// v1.8.0, the static capacity change; karpenter-provider-aws v1.14.1 CRD, spec.limits).
+.checks(&[Check::Int(0, 1 << 31, "NodePool `limits.nodes`, nodes")])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "limits", "nodes"])]);
+
 const EXPIRE_AFTER: Attr<Pool> = attr(
     "expire_after",
     Ty::String,
@@ -137,13 +178,27 @@ const LABELS: Attr<Pool> = attr(
     Check::Keys("Kubernetes label keys.", validate::label_key),
     Check::Each("Kubernetes label values.", validate::label_value),
 ])
+// EKS API CreateNodegroup `labels`: keys and values 1–63 characters.
+.on_kinds(&[
+    KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Keys("EKS label keys.", validate::eks_label_key),
+    },
+    KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Each("EKS label values.", validate::eks_label_value),
+    },
+])
 // Merged with the labels the GPU stack needs (render::effective_labels).
 .custom();
 
 const GPU_TAINT: Attr<Pool> = attr(
     "gpu_taint",
     Ty::Bool,
-    "Add the taint `nvidia.com/gpu=true:NoSchedule` unless a `taint` on `nvidia.com/gpu` is given. Default `true`.",
+    "Add the taint `nvidia.com/gpu=true:NoSchedule` (Neuron pools: `aws.amazon.com/neuron:NoSchedule`) unless a \
+     `taint` on that key is given. Default `true`.",
     lens!(Pool, gpu_taint),
 )
 .default(Lit::Bool(true))
@@ -274,7 +329,13 @@ pub const REQUIREMENT: List<Pool, Requirement> = List {
 
 const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
     .required()
-    .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)]);
+    .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
+    // EKS API CreateNodegroup `Taint.key`: 1–63 characters.
+    .on_kinds(&[KindCheck {
+        kinds: NODE_GROUP,
+        code: Code::EKSGPU117,
+        check: Check::Str("An EKS taint key.", validate::eks_taint_key),
+    }]);
 
 const TAINT_VALUE: Attr<Taint> = attr(
     "value",
@@ -292,7 +353,13 @@ const TAINT_VALUE: Attr<Taint> = attr(
 .checks(&[Check::Str(
     "A taint value (a label value, may be empty).",
     validate::taint_value,
-)]);
+)])
+// EKS API CreateNodegroup `Taint.value`: at most 63 characters.
+.on_kinds(&[KindCheck {
+    kinds: NODE_GROUP,
+    code: Code::EKSGPU117,
+    check: Check::Str("An EKS taint value.", validate::eks_taint_value),
+}]);
 
 const TAINT_EFFECT: Attr<Taint> = attr(
     "effect",
@@ -426,6 +493,8 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &CPU_LIMIT,
     &MEMORY_LIMIT,
     &WEIGHT,
+    &REPLICAS,
+    &NODE_LIMIT,
     &EXPIRE_AFTER,
     &TERMINATION_GRACE_PERIOD,
     &LABELS,

@@ -125,6 +125,8 @@ fn requirement() -> BoxedStrategy<Requirement> {
         Just(r("karpenter.k8s.aws/instance-gpu-memory", "Gte", &["24000"])),
         Just(r("node.kubernetes.io/instance-type", "NotIn", &["g5.xlarge"])),
         Just(r("topology.kubernetes.io/zone", "NotIn", &["us-west-2d"])),
+        // After an Auto Mode Neuron pool's own family requirement, a user's on the same key.
+        Just(r("eks.amazonaws.com/instance-family", "In", &["trn2"])),
     ]
     .boxed()
 }
@@ -267,10 +269,17 @@ fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
 /// The fields every kind takes, over a pool of `capacity`.
 fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
     (
-        vec(
-            prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
-            1..3,
-        ),
+        // One vendor per pool (EKSGPU150): NVIDIA GPU types or AWS Neuron types.
+        prop_oneof![
+            vec(
+                prop_oneof![Just("p5.48xlarge"), Just("g6e.12xlarge"), Just("g5.xlarge")],
+                1..3,
+            ),
+            vec(
+                prop_oneof![Just("trn2.48xlarge"), Just("inf2.48xlarge"), Just("trn1.32xlarge")],
+                1..3,
+            ),
+        ],
         btree_map(word().prop_map(|k| format!("team.example.com/{k}")), word(), 0..3),
         any::<bool>(),
         vec(taint(), 0..3),
@@ -312,10 +321,18 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
             vec(requirement(), 0..4),
             of(prop_oneof![Just("30s"), Just("24h")]),
             any::<bool>(),
+            // Static capacity: NodePool spec.replicas and limits.nodes.
+            (of(0..10i64), of(0..20i64)),
         ),
     )
         .prop_map(
-            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc, (requirements, tgp, no_types))| {
+            move |(
+                base,
+                (ct, zones, gpu, cpu, mem, weight, expire),
+                disruption,
+                nc,
+                (requirements, tgp, no_types, (replicas, node_limit)),
+            )| {
                 let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
                 capacity_types.dedup();
                 let mut zones: Vec<String> = zones.into_iter().map(str::to_owned).collect();
@@ -327,6 +344,8 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                     cpu_limit: cpu.map(str::to_owned),
                     memory_limit: mem.map(str::to_owned),
                     weight,
+                    replicas,
+                    node_limit,
                     expire_after: expire.map(str::to_owned),
                     disruption,
                     termination_grace_period: tgp.map(str::to_owned),
@@ -369,8 +388,10 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
             of(any::<bool>()),
         ),
     )
-        .prop_map(
-            |(base, ct, tags, (ami, (min, max), update, release, disk, repair))| Pool {
+        .prop_map(|(base, ct, tags, (ami, (min, max), update, release, disk, repair))| {
+            // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
+            let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
+            Pool {
                 capacity_types: ct.into_iter().map(str::to_owned).collect(),
                 tags,
                 managed_node_group: Some(ManagedNodeGroup {
@@ -384,8 +405,8 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
                     node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
                 }),
                 ..base
-            },
-        )
+            }
+        })
         .boxed()
 }
 
@@ -401,6 +422,7 @@ fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
         }),
         pools: vec![pool.clone()],
         default_tags: BTreeMap::from([("env".into(), "prod".into())]),
+        karpenter_gates: Default::default(),
     }
 }
 
@@ -508,4 +530,46 @@ fn every_input_renders_somewhere_or_says_why_not() {
         .filter(|p| !containers.contains(&p.as_str()) && !by_hand.iter().any(|h| p.starts_with(h.as_str())))
         .collect();
     assert!(undeclared.is_empty(), "inputs with no render target: {undeclared:?}");
+}
+
+/// Checks only some kinds need run on those kinds, at the value's path: EKS node group label keys
+/// of at most 63 characters, the EC2NodeClass `volumeSize` pattern on Karpenter pools.
+#[test]
+fn kind_checks_run_on_their_kinds_only() {
+    use crate::rules::Step::{Attr, Key};
+    let long = format!("example.com/{}", "k".repeat(60));
+    let mut ng = Pool::named("p", Capacity::ManagedNodeGroup);
+    ng.labels.insert(long.clone(), "v".into());
+    let mut out = Vec::new();
+    check_on_kinds(POOL, ng.capacity, &ng, &[], &mut out);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(
+        (out[0].code, out[0].path.clone()),
+        (Code::EKSGPU117, vec![Attr("labels"), Key(long.clone())])
+    );
+    // The same label is fine on Karpenter, whose labels are Kubernetes labels.
+    let mut k = Pool::named("p", Capacity::Karpenter);
+    k.labels = ng.labels.clone();
+    let mut out = Vec::new();
+    check_on_kinds(POOL, k.capacity, &k, &[], &mut out);
+    assert!(out.is_empty(), "{out:?}");
+
+    k.node_class = Some(NodeClass {
+        root_volume: Some(RootVolume {
+            size: Some("1.5Ti".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    check_on_kinds(POOL, k.capacity, &k, &[], &mut out);
+    assert_eq!(out.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU139]);
+    assert_eq!(out[0].path, vec![Attr("node_class"), Attr("root_volume"), Attr("size")]);
+    let mut auto = k.clone();
+    auto.capacity = Capacity::AutoMode;
+    let mut out = Vec::new();
+    check_on_kinds(POOL, auto.capacity, &auto, &[], &mut out);
+    assert!(
+        out.is_empty(),
+        "Auto Mode's ephemeral storage is not an EC2NodeClass: {out:?}"
+    );
 }

@@ -21,6 +21,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         }),
         pools,
         default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
     }
 }
 

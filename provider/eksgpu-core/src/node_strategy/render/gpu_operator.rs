@@ -9,7 +9,7 @@
 //! - MIG Manager runs only where some pool selects a MIG layout;
 //! - device-plugin sharing (time-slicing, MPS) is read from the sharing pools'
 //!   ConfigMap only when `devicePlugin.config.name` names it;
-//! - the operands and NFD's worker tolerate every pool's taints;
+//! - the operands and NFD's worker tolerate every NVIDIA pool's taints, and no Neuron pool's;
 //! - DCGM exporter stays on everywhere.
 
 use serde_json::{Value, json};
@@ -64,7 +64,11 @@ pub fn gpu_operator_values_with_config(strategy: &NodeStrategy, device_plugin_co
     // the chart's own default (`nvidia.com/gpu` Exists) is kept since the value replaces it.
     let mut tolerations: Vec<Value> =
         vec![json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})];
-    for pool in &strategy.pools {
+    // Neuron pools are left out: their taints (`aws.amazon.com/neuron` by default) then keep the
+    // operator's DaemonSets and NFD's worker off Neuron nodes, which carry no NVIDIA device
+    // (the operands select `nvidia.com/gpu.present=true` nodes; gpu-operator v26.7.0
+    // controllers/state_manager.go, which sets it from NFD's `pci-10de` labels).
+    for pool in strategy.pools.iter().filter(|p| !p.is_neuron()) {
         for t in effective_taints(pool) {
             let tol = json!({"key": t.key, "operator": "Exists", "effect": t.effect});
             if !tolerations.contains(&tol) {

@@ -26,7 +26,7 @@ static NODE_POOL_ORDER: LazyLock<Value> = LazyLock::new(|| {
     json!({"spec": {
         "template": {"metadata": null, "spec": {"nodeClassRef": null, "requirements": null, "expireAfter": null, "taints": null}},
         "disruption": {"consolidationPolicy": null, "consolidateAfter": null, "budgets": null},
-        "limits": {"nvidia.com/gpu": null, "cpu": null, "memory": null},
+        "limits": {"nvidia.com/gpu": null, "aws.amazon.com/neuron": null, "cpu": null, "memory": null},
         "weight": null,
     }})
 });
@@ -58,7 +58,8 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             "name": pool.name,
         }),
     };
-    // The provider's instance-type, capacity-type and zone requirements, then the pool's own.
+    // The provider's instance-type, capacity-type, zone (and Auto Mode Neuron family)
+    // requirements, then the pool's own.
     let requirements = selection::node_pool_requirements(pool);
 
     let mut template_spec = Map::new();
@@ -73,6 +74,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     let mut body = json!({"spec": {"template": Value::Object(template)}});
     // Limits, weight, expiry and disruption, as declared (node_strategy::inputs).
     inputs::render_all(inputs::POOL, pool, Object::NodePool, &mut body);
+    if let Some(limit) = pool.gpu_limit {
+        let resource = pool.vendor().device_resource();
+        inputs::set_path(&mut body, &["spec", "limits", resource], limit.into());
+    }
     let taints = effective_taints(pool);
     if !taints.is_empty() {
         let taints = taints

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{BlockDeviceMapping, NodeClass, Pool, Requirement};
+use crate::model::{BlockDeviceMapping, Capacity, NodeClass, Pool, Requirement};
 use crate::node_strategy::inputs::{self, Object};
 
 /// The requirement keys the provider renders from its own inputs with `In`, in order:
@@ -51,6 +51,9 @@ pub fn node_pool_requirements(pool: &Pool) -> Vec<Value> {
     if !pool.zones.is_empty() {
         out.push(json!({"key": ZONE, "operator": "In", "values": pool.zones}));
     }
+    if let Some(r) = auto_mode_family_requirement(pool) {
+        out.push(r);
+    }
     out.extend(
         pool.requirements
             .iter()
@@ -59,23 +62,69 @@ pub fn node_pool_requirements(pool: &Pool) -> Vec<Value> {
     out
 }
 
+/// The key of Auto Mode's instance-family label (EKS user guide, Create a Node Pool for EKS Auto
+/// Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
+pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
+
+/// Auto Mode Neuron pools also select their families by `eks.amazonaws.com/instance-family`, the
+/// label Auto Mode NodePools take for them (awsdocs/amazon-eks-user-guide
+/// latest/ug/automode/create-node-pool.adoc @01385604; awslabs/ai-on-eks
+/// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
+/// requirement stays. Derived from `instance_types`, so read back as the provider's own.
+fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
+    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
+        return None;
+    }
+    let mut families: Vec<&str> = pool
+        .instance_types
+        .iter()
+        .map(|t| crate::catalog::instance_family(t))
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    Some(json!({"key": AUTO_MODE_INSTANCE_FAMILY, "operator": "In", "values": families}))
+}
+
+/// Whether the pool renders the Auto Mode family requirement (`auto_mode_family_requirement`),
+/// judged from what reads back before the rest of the pool: its capacity and instance types.
+pub fn renders_family_requirement(capacity: Capacity, instance_types: &[String]) -> bool {
+    let probe = Pool {
+        capacity,
+        instance_types: instance_types.to_vec(),
+        ..Pool::default()
+    };
+    auto_mode_family_requirement(&probe).is_some()
+}
+
 /// Live requirements split into the provider's (by key, the first `In` on each of its keys)
 /// and the pool's own, in order. EKSGPU171 keeps a pool's own requirements off `In` on those
-/// keys, so the split is exact.
+/// keys, so the split is exact. On an Auto Mode Neuron pool the first `In` on
+/// `eks.amazonaws.com/instance-family` is the provider's too (rendered before the pool's own).
 pub struct LiveRequirements {
     pub own: BTreeMap<&'static str, Vec<String>>,
     pub requirements: Vec<Requirement>,
 }
 
-pub fn split_requirements(live: &Value) -> LiveRequirements {
+pub fn split_requirements(live: &Value, capacity: Capacity) -> LiveRequirements {
+    let live = live.as_array().map(Vec::as_slice).unwrap_or_default();
+    let instance_types = live
+        .iter()
+        .find(|r| r["key"] == INSTANCE_TYPE && r["operator"] == "In")
+        .map(|r| strings(&r["values"]))
+        .unwrap_or_default();
+    let mut keys = vec![INSTANCE_TYPE, CAPACITY_TYPE, ZONE];
+    if renders_family_requirement(capacity, &instance_types) {
+        keys.push(AUTO_MODE_INSTANCE_FAMILY);
+    }
     let mut own = BTreeMap::new();
     let mut requirements = Vec::new();
-    for r in live.as_array().into_iter().flatten() {
+    for r in live {
         let key = r["key"].as_str().unwrap_or_default();
         let operator = r["operator"].as_str().unwrap_or_default();
         let values = strings(&r["values"]);
-        let slot = [INSTANCE_TYPE, CAPACITY_TYPE, ZONE]
-            .into_iter()
+        let slot = keys
+            .iter()
+            .copied()
             .find(|k| *k == key && operator == "In" && !own.contains_key(k));
         match slot {
             Some(k) => {

@@ -85,6 +85,7 @@ fn seed_strategy() -> NodeStrategy {
         }),
         pools: vec![inference, auto],
         default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
     }
 }
 
@@ -349,4 +350,54 @@ fn a_root_volume_without_a_size_keeps_karpenters_default_size() {
     // And reads back as no size.
     let read = crate::readback::read_back_pool(&s, &pool, &m[1].body, Some(&m[0].body));
     assert_eq!(read.node_class, pool.node_class);
+}
+
+/// Neuron pools: the Neuron taint, the limit on `aws.amazon.com/neuron`, Auto Mode's
+/// instance-family requirement, no NVIDIA labels; the GPU Operator does not tolerate them.
+#[test]
+fn neuron_pools_render_their_vendors_names() {
+    let auto = Pool {
+        gpu_limit: Some(32),
+        ..fixture::pool(
+            "volume",
+            Capacity::AutoMode,
+            &["trn2.48xlarge", "inf2.48xlarge", "trn2.48xlarge"],
+        )
+    };
+    let mut s = seed_strategy();
+    s.pools = vec![auto.clone()];
+    let np = &pool_manifests(&s, &auto)[0].body;
+    assert_eq!(np["spec"]["limits"], json!({"aws.amazon.com/neuron": 32}));
+    assert_eq!(
+        np["spec"]["template"]["spec"]["taints"],
+        json!([{"key": "aws.amazon.com/neuron", "effect": "NoSchedule"}])
+    );
+    let reqs = np["spec"]["template"]["spec"]["requirements"].as_array().unwrap();
+    assert!(reqs.contains(&json!({"key": AUTO_MODE_INSTANCE_FAMILY, "operator": "In", "values": ["inf2", "trn2"]})));
+    // With the GPU Operator on, an Auto Mode NVIDIA pool gets the device-plugin label; a Neuron one none.
+    assert!(np["spec"]["template"]["metadata"].get("labels").is_none(), "{np}");
+    assert_eq!(gpu_resource_name(&s, &auto).as_deref(), Some("aws.amazon.com/neuron"));
+    assert_eq!(
+        tolerations(&auto),
+        vec![BTreeMap::from([
+            ("key", "aws.amazon.com/neuron".to_owned()),
+            ("effect", "NoSchedule".to_owned()),
+            ("operator", "Exists".to_owned()),
+        ])]
+    );
+    let ops = gpu_operator_values(&s).unwrap();
+    assert!(!ops.to_string().contains("aws.amazon.com/neuron"), "{ops}");
+    let dra = Pool {
+        dra: true,
+        ..auto.clone()
+    };
+    assert_eq!(gpu_resource_name(&s, &dra), None);
+    // A Karpenter Neuron pool has no instance-family requirement (its types pin it).
+    let k = fixture::pool("volume", Capacity::Karpenter, &["trn2.48xlarge"]);
+    s.pools = vec![k.clone()];
+    let np = &pool_manifests(&s, &k)[1].body;
+    assert!(!np.to_string().contains(AUTO_MODE_INSTANCE_FAMILY));
+    // A node group of Neuron types boots the Neuron AMI.
+    let mng = fixture::valid_pool("volume", Capacity::ManagedNodeGroup, &["inf2.xlarge"]);
+    assert_eq!(crate::eks::default_ami_type(&mng), "AL2023_x86_64_NEURON");
 }

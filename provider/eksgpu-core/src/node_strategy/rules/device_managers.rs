@@ -20,8 +20,17 @@ fn hami(pool: &Pool) -> bool {
 }
 
 /// EKSGPU102 on Auto Mode, EKSGPU011 on Karpenter: device-plugin sharing (`nvidia.com/device-plugin.config`).
-pub(super) fn device_plugin_sharing(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    if label(pool, DEVICE_PLUGIN_CONFIG).is_none() {
+pub(super) fn device_plugin_sharing(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx: &super::Context,
+    at: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
+    // A NodeOverlay advertising the replicas answers the Karpenter warning.
+    if label(pool, DEVICE_PLUGIN_CONFIG).is_none()
+        || (pool.capacity == Capacity::Karpenter && super::overlay::answered(s, pool))
+    {
         return;
     }
     match pool.capacity {
@@ -33,7 +42,11 @@ pub(super) fn device_plugin_sharing(pool: &Pool, at: &At<'_>, out: &mut Vec<Viol
         Capacity::Karpenter => out.push(Violation::new(
             Code::EKSGPU011,
             label_path(at, DEVICE_PLUGIN_CONFIG),
-            format!("Pool {:?} is a Karpenter pool.", pool.name),
+            format!(
+                "Pool {:?} is a Karpenter pool. {}",
+                pool.name,
+                super::overlay::how_to_overlay(s, pool, ctx.karpenter_version)
+            ),
         )),
         _ => {}
     }

@@ -24,24 +24,22 @@ pub(super) fn karpenter_disruption(pool: &Pool, ctx: &Context, at: &At<'_>, out:
 
 /// EKSGPU005: `consolidation_policy` is a v1 value this Karpenter knows, `consolidate_after` a duration.
 fn consolidation(d: &Disruption, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
-    if let Some(p) = &d.consolidation_policy {
-        let balanced_ok = ctx.karpenter_version >= (1, 14);
-        let valid = p == "WhenEmpty" || p == "WhenEmptyOrUnderutilized" || (p == "Balanced" && balanced_ok);
-        if !valid {
-            let why = match p.as_str() {
-                "WhenUnderutilized" => "WhenUnderutilized is the v1beta1 name; Karpenter v1 rejects it.".to_owned(),
-                "Balanced" => format!(
-                    "Balanced needs Karpenter 1.14; the provider is configured for {}.{}.",
-                    ctx.karpenter_version.0, ctx.karpenter_version.1
-                ),
-                other => format!("{other:?} is not a consolidation policy."),
-            };
-            out.push(Violation::new(
-                Code::EKSGPU005,
-                at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]),
-                why,
-            ));
-        }
+    if let Some(p) = &d.consolidation_policy
+        && crate::validate::karpenter_consolidation_policy(p, ctx.karpenter_version).is_err()
+    {
+        let why = match p.as_str() {
+            "WhenUnderutilized" => "WhenUnderutilized is the v1beta1 name; Karpenter v1 rejects it.".to_owned(),
+            "Balanced" => format!(
+                "Balanced needs Karpenter 1.14; the provider is configured for {}.{}.",
+                ctx.karpenter_version.0, ctx.karpenter_version.1
+            ),
+            other => format!("{other:?} is not a consolidation policy."),
+        };
+        out.push(Violation::new(
+            Code::EKSGPU005,
+            at(&[Step::Attr("disruption"), Step::Attr("consolidation_policy")]),
+            why,
+        ));
     }
     if let Some(a) = &d.consolidate_after
         && !is_karpenter_duration(a)

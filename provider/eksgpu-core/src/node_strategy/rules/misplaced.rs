@@ -11,3 +11,9 @@ use crate::rules::{At, Violation};
 pub(super) fn misplaced_fields(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     inputs::misplaced(inputs::POOL, pool.capacity, pool, &at(&[]), out);
 }
+
+/// The declared checks only the pool's capacity kind needs (its API is stricter than the
+/// attribute's type: EKS node group labels, the EC2NodeClass volume size pattern).
+pub(super) fn kind_checks(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    inputs::check_on_kinds(inputs::POOL, pool.capacity, pool, &at(&[]), out);
+}

@@ -28,7 +28,13 @@ pub(super) fn check_pool(
         && pool.capacity == Capacity::Karpenter
         && let Some(alias) = &nc.ami_alias
     {
-        check_alias(s, alias, &at(&[Step::Attr("node_class"), Step::Attr("ami_alias")]), out);
+        check_alias(
+            s,
+            alias,
+            ctx_karpenter,
+            &at(&[Step::Attr("node_class"), Step::Attr("ami_alias")]),
+            out,
+        );
     }
     auto_mode_node_role(pool, at, out);
     let reservations = pool
@@ -137,7 +143,12 @@ fn unpredictable_resources(
             .get(MIG_CONFIG)
             .is_some_and(|c| MigLayout::parse(c).splits());
     let hami = pool.labels.get("gpu").is_some_and(|v| v == "on");
-    if pool.capacity == Capacity::Karpenter && (mixed_mig || hami) {
+    // On a Neuron pool these labels are EKSGPU152's error: nothing serves them there.
+    if pool.capacity == Capacity::Karpenter
+        && !pool.is_neuron()
+        && (mixed_mig || hami)
+        && !super::overlay::answered(s, pool)
+    {
         let (what, label) = if mixed_mig {
             (
                 "MIG profiles under the mixed strategy (nvidia.com/mig-<profile>)",
@@ -152,7 +163,7 @@ fn unpredictable_resources(
             format!(
                 "Pool {:?} serves {what}; {}",
                 pool.name,
-                node_overlay_note(ctx_karpenter)
+                super::overlay::how_to_overlay(s, pool, ctx_karpenter)
             ),
         ));
     }
@@ -249,7 +260,7 @@ pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
 }
 
 /// EKSGPU118: `family@version`, a family with NVIDIA variants, and AL2 only where EKS has AMIs.
-fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Violation>) {
+fn check_alias(s: &NodeStrategy, alias: &str, karpenter: (u32, u32), path: &[Step], out: &mut Vec<Violation>) {
     let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU118, path.to_vec(), detail));
     // The EC2NodeClass CRD's own pattern (karpenter-provider-aws v1.14.1): `^[a-zA-Z0-9]+@.+$`.
     let Some((family, version)) = alias.split_once('@') else {
@@ -271,23 +282,15 @@ fn check_alias(s: &NodeStrategy, alias: &str, path: &[Step], out: &mut Vec<Viola
         && v > LAST_AL2_KUBERNETES
     {
         push(format!("EKS publishes no AL2 AMIs for Kubernetes {}.{}.", v.0, v.1));
+        return;
+    }
+    // What the CRD and Karpenter refuse beyond GPU concerns (length, families per version).
+    let kubernetes = s.kubernetes_version.as_deref().and_then(parse_version);
+    if let Err(e) = crate::validate::ami_alias(alias, kubernetes, karpenter) {
+        push(e.to_string());
     }
 }
 
 /// Karpenter's NodeOverlay (`karpenter.sh/v1alpha1`, alpha since v1.7.0 behind the
 /// `NodeOverlay` feature gate) is the only way to make it count such resources.
 pub(crate) const NODE_OVERLAY_MINIMUM_KARPENTER: (u32, u32) = (1, 7);
-
-pub(crate) fn node_overlay_note(karpenter: (u32, u32)) -> String {
-    if karpenter >= NODE_OVERLAY_MINIMUM_KARPENTER {
-        format!(
-            "Karpenter {}.{} can count them only through a NodeOverlay (feature gate NodeOverlay).",
-            karpenter.0, karpenter.1
-        )
-    } else {
-        format!(
-            "Karpenter {}.{} has no NodeOverlay (1.7+) to count them.",
-            karpenter.0, karpenter.1
-        )
-    }
-}

@@ -41,6 +41,7 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
         }),
         pools,
         default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
     }
 }
 
@@ -321,15 +322,8 @@ fn eksgpu015_single_strategy_with_balanced_layout() {
 
 #[test]
 fn eksgpu016_101_instance_types() {
-    let s = strategy(
-        vec![pool(
-            "k",
-            Capacity::Karpenter,
-            &["m5.large", "trn1.2xlarge", "g6f.xlarge"],
-        )],
-        false,
-    );
-    assert_eq!(codes(&s), [Code::EKSGPU016, Code::EKSGPU016, Code::EKSGPU101]);
+    let s = strategy(vec![pool("k", Capacity::Karpenter, &["m5.large", "g6f.xlarge"])], false);
+    assert_eq!(codes(&s), [Code::EKSGPU016, Code::EKSGPU101]);
     let v = check(&s, &CTX);
     assert_eq!(
         v[0].path,
@@ -415,13 +409,21 @@ fn eksgpu004_dra_support_matrix() {
     let mut p = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     p.dra = true;
     let mut s = strategy(vec![p], true);
-    // Karpenter 1.14 is too old; 1.15 provisions for claims.
+    // Before 1.14 a dynamic pool cannot serve claims; 1.14 only on existing nodes (EKSGPU165);
+    // 1.15 provisions for claims.
     let old = Context {
-        karpenter_version: (1, 14),
+        karpenter_version: (1, 13),
     };
     assert_eq!(
         check(&s, &old).iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU004]
+    );
+    let allocator = Context {
+        karpenter_version: (1, 14),
+    };
+    assert_eq!(
+        check(&s, &allocator).iter().map(|v| v.code).collect::<Vec<_>>(),
+        [Code::EKSGPU165]
     );
     let new = Context {
         karpenter_version: (1, 15),
@@ -729,12 +731,25 @@ fn eksgpu130_karpenter_dra_needs_enable_dra() {
     s.kubernetes_version = Some("1.34".into());
     let found: Vec<_> = check_node_strategy(&s, &CTX).into_iter().map(|v| v.code).collect();
     assert_eq!(found, [Code::EKSGPU130]);
-    // Before 1.15 Karpenter has no DRA support at all: EKSGPU004 says so instead.
+    // Before 1.15 Karpenter launches no node for a claim: EKSGPU165 (1.14) or EKSGPU004 say so instead.
     let old = Context {
         karpenter_version: (1, 14),
     };
     let found: Vec<_> = check_node_strategy(&s, &old).into_iter().map(|v| v.code).collect();
+    assert_eq!(found, [Code::EKSGPU165]);
+    let older = Context {
+        karpenter_version: (1, 13),
+    };
+    let found: Vec<_> = check_node_strategy(&s, &older).into_iter().map(|v| v.code).collect();
     assert_eq!(found, [Code::EKSGPU004]);
+    // A static pool is neither: its nodes exist before the claims.
+    s.pools[0].replicas = Some(2);
+    s.karpenter_gates.static_capacity = true;
+    for v in [(1, 8), (1, 14), (1, 15)] {
+        let ctx = Context { karpenter_version: v };
+        let found: Vec<_> = check_node_strategy(&s, &ctx).into_iter().map(|v| v.code).collect();
+        assert_eq!(found, Vec::<Code>::new(), "{v:?}");
+    }
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn codes(pool: Pool) -> Vec<Code> {
         }),
         pools: vec![pool],
         default_tags: Default::default(),
+        karpenter_gates: Default::default(),
     };
     check_node_strategy(&s, &CTX)
         .into_iter()
@@ -120,6 +121,7 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
         gpu_operator: None,
         pools: vec![p],
         default_tags: Default::default(),
+        karpenter_gates: Default::default(),
     };
     let v: Vec<_> = check_node_strategy(&s, &CTX)
         .into_iter()
@@ -262,4 +264,29 @@ fn network_interfaces_follow_the_crd_and_the_types_efa_count() {
     let mut g5 = with_class(|nc| nc.network_interfaces = good);
     g5.instance_types = vec!["g5.xlarge".into()];
     assert!(codes(g5).contains(&Code::EKSGPU126));
+}
+
+#[test]
+fn a_neuron_pool_narrowed_by_requirements_matches_its_neuron_types() {
+    let p = Pool {
+        requirements: vec![req("karpenter.k8s.aws/instance-family", "NotIn", &["trn1"])],
+        ..fixture::valid_pool("neuron", Capacity::Karpenter, &["trn1.32xlarge", "trn2.48xlarge"])
+    };
+    assert_eq!(
+        crate::node_strategy::matching::matched_instance_types(&p),
+        ["trn2.48xlarge"]
+    );
+    assert_eq!(codes(p), Vec::<Code>::new());
+}
+
+#[test]
+fn the_vendor_rule_still_runs_with_requirements() {
+    let p = Pool {
+        requirements: vec![req("karpenter.k8s.aws/instance-generation", "Gt", &["0"])],
+        ..fixture::valid_pool("mixed", Capacity::Karpenter, &["trn2.48xlarge", "p5.48xlarge"])
+    };
+    let c = codes(p);
+    assert!(c.contains(&Code::EKSGPU150), "{c:?}");
+    // The NVIDIA type is another vendor's: it is not matched, so nothing else is said of it.
+    assert!(!c.contains(&Code::EKSGPU172), "{c:?}");
 }

@@ -212,8 +212,4 @@ fn selector_tags_agree_with_the_crd_rule() {
             "{term}: {rules:?}"
         );
     }
-    assert!(selector_tag("karpenter.sh/discovery", "gpu").is_ok());
-    assert!(selector_tag("karpenter.sh/discovery", "*").is_ok());
-    assert!(selector_tag("", "gpu").is_err());
-    assert!(selector_tag("k", "").is_err());
 }

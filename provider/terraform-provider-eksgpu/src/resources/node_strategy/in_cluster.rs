@@ -26,6 +26,11 @@ use crate::resources::{cancellable, connect};
 pub(super) struct InCluster<'a> {
     pub cluster_name: &'a str,
     conn: Option<Arc<dyn Cluster>>,
+    /// Per pool, the NodeOverlays read that differ from what the pool renders: by name, the
+    /// strategy's fields of the live object, or `None` when it is gone. An overlay has no input
+    /// of its own (the pool's labels and the provider's gates make it), so its drift shows in
+    /// the pool's `manifests_yaml`, and apply writes it back.
+    pub drifted_overlays: std::collections::BTreeMap<String, Vec<(String, Option<serde_json::Value>)>>,
 }
 
 impl<'a> InCluster<'a> {
@@ -33,6 +38,7 @@ impl<'a> InCluster<'a> {
         InCluster {
             cluster_name,
             conn: None,
+            drifted_overlays: Default::default(),
         }
     }
 
@@ -70,14 +76,14 @@ impl<'a> InCluster<'a> {
                     .iter()
                     .any(|q| q.name == p.name && q.capacity == p.capacity)
             })
-            .flat_map(|p| render::pool_manifests(prior, p))
+            .flat_map(|p| every_object(prior, p))
             .filter(|m| !wanted.contains(&(m.kind.kind, m.name.clone())))
             .collect();
         if stale.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &stale, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &stale, diags).await,
             None => stale.into_iter().map(|m| m.name).collect(),
         }
     }
@@ -95,18 +101,23 @@ impl PoolSide for InCluster<'_> {
         diags: &mut Diagnostics,
     ) -> Applied {
         let path = AttributePath::attr("pool").index(i);
-        let Some(cluster) = self.connection(job.c, diags).await else {
+        let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: false };
         };
-        let objects = render::pool_manifests(job.s, pool);
+        let mut objects = render::pool_manifests(job.strategy, pool);
+        if let Some(token) = job.claimant.token {
+            for o in &mut objects {
+                ownership::stamp(&mut o.body, token);
+            }
+        }
         let writer = Writer {
             ctx: job.ctx,
             cluster: cluster.as_ref(),
             opts: ApplyOptions {
-                field_manager: &job.c.field_manager,
+                field_manager: &job.configured.field_manager,
                 force: job.force,
             },
-            me: &job.me,
+            me: &job.claimant,
             adopt,
         };
         if apply_pool_objects(&writer, &objects, &path, diags).await.is_err() {
@@ -127,9 +138,25 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
-        let cluster = self.connection(job.c, diags).await?;
-        match read_in_cluster_pool(job.ctx, cluster.as_ref(), &job.c.field_manager, job.s, pool, diags).await {
-            Ok(p) => Some(p),
+        let cluster = self.connection(job.configured, diags).await?;
+        match read_in_cluster_pool(
+            job.ctx,
+            cluster.as_ref(),
+            &job.configured.field_manager,
+            job.strategy,
+            pool,
+            diags,
+        )
+        .await
+        {
+            Ok((p, drifted)) => {
+                if drifted.is_empty() {
+                    self.drifted_overlays.remove(&pool.name);
+                } else {
+                    self.drifted_overlays.insert(pool.name.clone(), drifted);
+                }
+                Some(p)
+            }
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -142,12 +169,12 @@ impl PoolSide for InCluster<'_> {
     }
 
     async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String> {
-        let objects: Vec<Manifest> = pools.iter().flat_map(|p| render::pool_manifests(job.s, p)).collect();
+        let objects: Vec<Manifest> = pools.iter().flat_map(|p| every_object(job.strategy, p)).collect();
         if objects.is_empty() {
             return Vec::new();
         }
-        match self.connection(job.c, diags).await {
-            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.me, &objects, diags).await,
+        match self.connection(job.configured, diags).await {
+            Some(cluster) => delete_objects(job.ctx, cluster.as_ref(), &job.claimant, &objects, diags).await,
             None => pools.iter().map(|p| p.name.clone()).collect(),
         }
     }
@@ -161,8 +188,8 @@ impl PoolSide for InCluster<'_> {
     /// NodePools (and node classes) labelled as the strategy's. A cluster
     /// without Karpenter's kinds has none.
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
-        let s = job.s;
-        let cluster = self.connection(job.c, diags).await?;
+        let s = job.strategy;
+        let cluster = self.connection(job.configured, diags).await?;
         let selector = format!("{}={},{}={}", labels::STRATEGY, s.name, labels::CLUSTER, s.cluster_name);
         let node_pools =
             match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
@@ -178,7 +205,7 @@ impl PoolSide for InCluster<'_> {
             gpu_operator: operator.clone(),
             ..s.clone()
         };
-        let owned = |o: &serde_json::Value| project_ours(o, &job.c.field_manager, None);
+        let owned = |o: &serde_json::Value| project_ours(o, &job.configured.field_manager, None);
         let mut out = Vec::new();
         for np in &node_pools {
             let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
@@ -203,7 +230,32 @@ impl PoolSide for InCluster<'_> {
     }
 }
 
-/// Reads one in-cluster pool back: `None` when its NodePool is gone. A field
+/// What a pool may have left in the cluster: its objects as rendered, and the NodeOverlays it
+/// would render with the `nodeOverlay` gate on, so that turning the gate off (or a layout that
+/// no longer needs one) deletes an overlay applied before. Deleting an object that is not there
+/// is a no-op.
+fn every_object(s: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
+    let gated = NodeStrategy {
+        karpenter_gates: eksgpu_core::karpenter_gates::FeatureGates {
+            node_overlay: true,
+            ..s.karpenter_gates
+        },
+        ..s.clone()
+    };
+    let mut out = render::pool_manifests(s, pool);
+    for m in render::pool_manifests(&gated, pool) {
+        if !out.iter().any(|o| o.kind == m.kind && o.name == m.name) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// The overlays read: by name, our fields of the live object (`None`: gone).
+type Overlays = Vec<(String, Option<serde_json::Value>)>;
+
+/// Reads one in-cluster pool back: `None` when its NodePool is gone; with it the pool's
+/// NodeOverlays that differ from what it renders (see `InCluster::drifted_overlays`). A field
 /// the strategy writes that another manager now owns whole, or an object
 /// another owner took over, is told in a warning: the plan says what the
 /// next apply will meet.
@@ -214,9 +266,10 @@ async fn read_in_cluster_pool(
     s: &NodeStrategy,
     pool: &Pool,
     diags: &mut Diagnostics,
-) -> Result<Option<Pool>, KubeError> {
+) -> Result<(Option<Pool>, Overlays), KubeError> {
     let mut node_pool = None;
     let mut node_class = None;
+    let mut drifted = Vec::new();
     for m in render::pool_manifests(s, pool) {
         let live = cancellable(
             ctx,
@@ -232,11 +285,16 @@ async fn read_in_cluster_pool(
         let projected = live.map(|o| project_ours(&o, manager, Some(&m.body)));
         if m.kind == kinds::NODE_POOL {
             node_pool = projected;
+        } else if m.kind == kinds::NODE_OVERLAY {
+            if projected.as_ref().map(|o| &o["spec"]) != Some(&m.body["spec"]) {
+                drifted.push((m.name.clone(), projected));
+            }
         } else {
             node_class = projected;
         }
     }
-    Ok(node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref())))
+    let pool = node_pool.map(|np| readback::read_back_pool(s, pool, &np, node_class.as_ref()));
+    Ok((pool, drifted))
 }
 
 /// Waits until each of the pool's objects (node class first) reports `Ready`;
@@ -296,10 +354,12 @@ async fn wait_pool_ready(
 fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeStrategy, diags: &mut Diagnostics) {
     let object = format!("{} {}", m.kind.kind, m.name);
     let owner = Owner::of_object(live);
+    // Refresh warns about another owner; which instance of this strategy wrote it is not that.
     let me = Claimant {
         cluster: &s.cluster_name,
         name: &s.name,
         prior_name: None,
+        token: None,
     };
     if !ownership::may_delete(&owner, &me) {
         diags.push(Diagnostic::warning(
@@ -456,7 +516,8 @@ async fn delete_objects(
         let object = format!("{} {}", m.kind.kind, m.name);
         let what = format!("deleting {object}");
         let live = match cancellable(ctx, &what, cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await {
-            Ok(None) => continue,
+            // A cluster without the kind (no NodeOverlay CRD) has no such object.
+            Ok(None) | Err(KubeError::KindNotInstalled { .. }) => continue,
             Ok(Some(live)) => live,
             Err(e) => {
                 diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));
@@ -466,14 +527,7 @@ async fn delete_objects(
         };
         let owner = Owner::of_object(&live);
         if !ownership::may_delete(&owner, me) {
-            diags.push(Diagnostic::warning(
-                format!("{object} left in place"),
-                format!(
-                    "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy \
-                     no longer tracks it.",
-                    me.name
-                ),
-            ));
+            diags.push(super::eks_api::left_in_place(&object, &owner, me));
             continue;
         }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {

@@ -48,6 +48,7 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         pools: o.blocks("pool", |p| pool(&p))?,
         // Provider configuration, not the resource's: the caller sets them.
         default_tags: Default::default(),
+        karpenter_gates: Default::default(),
     })
 }
 

@@ -4,6 +4,7 @@
 //! still plans them), and the rules on whatever is known.
 
 use eksgpu_core::eks;
+use eksgpu_core::karpenter_gates::FeatureGates;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{rules, validate, yaml};
@@ -54,10 +55,34 @@ pub(super) fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Val
     yaml::to_yaml_stream(&docs).into()
 }
 
+/// `manifests_yaml` with some NodeOverlays as they are live (`None`: gone) instead of as rendered:
+/// an overlay's drift shows as this one computed value's diff, which apply restores.
+pub(super) fn manifests_yaml_with(
+    s: &NodeStrategy,
+    index: usize,
+    pool: &Pool,
+    live: &[(String, Option<serde_json::Value>)],
+) -> Value {
+    let mut docs = Vec::new();
+    for m in render::pool_manifests(s, pool) {
+        match live
+            .iter()
+            .find(|(name, _)| m.kind == eksgpu_core::kinds::NODE_OVERLAY && *name == m.name)
+        {
+            Some((_, Some(body))) => docs.push(body.clone()),
+            Some((_, None)) => {}
+            None => docs.push(m.body),
+        }
+    }
+    docs.extend(eks::aws_requests(s, index, pool));
+    yaml::to_yaml_stream(&docs).into()
+}
+
 /// A pool value with every computed output filled from the model (import, refresh).
 pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
     path::set(&mut v, "node_selector", node_selector(s, pool));
     path::set(&mut v, "tolerations", tolerations(pool));
+    path::set(&mut v, "accelerator", pool.vendor().as_str().into());
     path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
     path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
@@ -71,6 +96,11 @@ fn matched_instance_types(pool: &Pool) -> Value {
             .map(Value::String)
             .collect(),
     )
+}
+
+/// `neuron_values_yaml`: null without a Neuron pool.
+pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
+    render::neuron_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
 }
 
 /// What is known of the strategy at plan.
@@ -126,6 +156,7 @@ fn known(planned: &Value) -> Option<Known> {
             .and_then(|v| model::gpu_operator(v).ok().flatten()),
         pools: pools.iter().map(|(_, p)| p.clone()).collect(),
         default_tags: Default::default(),
+        karpenter_gates: Default::default(),
     };
     Some(Known {
         header_known: cluster_known && name_known && operator_known,
@@ -141,10 +172,15 @@ fn known(planned: &Value) -> Option<Known> {
 pub(super) fn modify(
     plan: &mut Plan<'_>,
     karpenter_version: (u32, u32),
+    gates: FeatureGates,
     default_tags: &std::collections::BTreeMap<String, String>,
     diags: &mut Diagnostics,
 ) {
     plan_id(&mut plan.planned, &["cluster_name", "name"]);
+    // The instance's token is set once (at create or import, unknown until then) and kept.
+    if let Value::String(t) = plan.prior.get("owner_token") {
+        path::set(&mut plan.planned, "owner_token", Value::String(t.clone()));
+    }
     if plan.config.get("kubernetes_version").is_null() {
         // Read from the cluster at apply, unless the cluster already told us.
         let same_cluster = plan.prior.get("cluster_name") == plan.planned.get("cluster_name");
@@ -161,6 +197,7 @@ pub(super) fn modify(
     };
     // The provider's default tags go on every AWS object, so on the requests plans show.
     k.strategy.default_tags = default_tags.clone();
+    k.strategy.karpenter_gates = gates;
     let s = &k.strategy;
     for (i, pool) in &k.pools {
         let pool_known = !k.partial.touches_unknown(&pool_at(*i));
@@ -175,6 +212,7 @@ pub(super) fn modify(
             out.insert("node_selector".into(), node_selector(s, pool));
         }
         out.insert("tolerations".into(), tolerations(pool));
+        out.insert("accelerator".into(), pool.vendor().as_str().into());
         out.insert("matched_instance_types".into(), matched_instance_types(pool));
         if k.operator_known {
             out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
@@ -190,6 +228,13 @@ pub(super) fn modify(
         Value::Unknown
     };
     path::set(&mut plan.planned, "gpu_operator_values_yaml", values_yaml);
+    // Only the pools are read: known as soon as they are, whatever the cluster's name.
+    let neuron = if all_pools_known {
+        neuron_values_yaml(s)
+    } else {
+        Value::Unknown
+    };
+    path::set(&mut plan.planned, "neuron_values_yaml", neuron);
 
     // Rules on what is known; paths point at the pool's place in the configuration.
     for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
@@ -315,9 +360,10 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
 }
 
 /// The rules on the known plan, again at apply: those whose inputs were unknown at plan fire here.
-pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), gates: FeatureGates, diags: &mut Diagnostics) {
     match model::strategy(planned) {
-        Ok(s) => {
+        Ok(mut s) => {
+            s.karpenter_gates = gates;
             diags.extend(errors_only(rules::check_node_strategy(
                 &s,
                 &rules::NodeStrategyContext { karpenter_version },
@@ -385,6 +431,28 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
             );
             continue;
         }
+        if static_changes(before, pool) {
+            let (from, to) = if pool.replicas.is_some() {
+                ("dynamic", "static (replicas)")
+            } else {
+                ("static (replicas)", "dynamic")
+            };
+            diags.push(
+                Diagnostic::warning(
+                    format!("NodePool {} will be replaced", pool.name),
+                    format!(
+                        "Pool {:?} changes from {from} to {to} capacity, which the NodePool CRD refuses in place \
+                         (CEL rule has(self.replicas) == has(oldSelf.replicas), karpenter-provider-aws v1.14.1 \
+                         karpenter.sh_nodepools.yaml): apply deletes the pool's objects first (its nodes drain) \
+                         and then creates them again. To keep the nodes, add a new pool of the other kind beside \
+                         this one instead, and remove this one once workloads moved.",
+                        pool.name
+                    ),
+                )
+                .at(AttributePath::attr("pool").index(*i).attribute("replicas")),
+            );
+            continue;
+        }
         if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
             && let Some(r) = want.replacement(&was)
         {
@@ -401,4 +469,12 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
             );
         }
     }
+}
+
+/// A NodePool that turns static (sets `replicas`) or dynamic (removes it): the CRD refuses both in
+/// place (`has(self.replicas) == has(oldSelf.replicas)`), so apply replaces the pool's objects.
+pub(super) fn static_changes(before: &Pool, after: &Pool) -> bool {
+    before.capacity == after.capacity
+        && after.capacity.is_in_cluster()
+        && before.replicas.is_some() != after.replicas.is_some()
 }

@@ -29,12 +29,23 @@ fn pool_block() -> Block {
             Type::map(Type::String),
             "What a pod needs in `nodeSelector` to land on this pool.",
         ))
-        .attribute(Attribute::computed("tolerations", tolerations_type(), "Tolerations a pod needs for the pool's taints."))
+        .attribute(Attribute::computed(
+            "tolerations",
+            tolerations_type(),
+            "Tolerations a pod needs for the pool's taints.",
+        ))
+        .attribute(Attribute::computed(
+            "accelerator",
+            Type::String,
+            "Whose accelerators the pool's nodes carry, from its instance types: `nvidia` (NVIDIA GPUs) or `neuron` \
+             (AWS Trainium, Inferentia). One pool holds one vendor (EKSGPU150); hybrid pools are `nvidia`.",
+        ))
         .attribute(Attribute::computed(
             "gpu_resource_name",
             Type::String,
-            "Extended resource a container requests for a GPU of this pool (`nvidia.com/gpu`, or `nvidia.com/mig-<profile>` \
-             under MIG `mixed`); null for DRA pools.",
+            "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
+             `nvidia.com/mig-<profile>` under MIG `mixed`, or `aws.amazon.com/neuron` on Neuron pools: whole Neuron \
+             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools.",
         ))
         .attribute(Attribute::computed(
             "matched_instance_types",
@@ -53,29 +64,27 @@ fn pool_block() -> Block {
 }
 
 fn timeouts_block() -> Block {
-    Block::new(
-        "How long to wait for AWS-side pools (node groups, cluster updates), as durations like `30m` or `1h30m`.",
-    )
-    .attribute(
-        Attribute::optional(
-            "create",
-            Type::String,
-            "For a node group to become active. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional(
-            "update",
-            Type::String,
-            "For an update of a node group or the cluster. Default `60m`.",
-        )
-        .validate(duration()),
-    )
-    .attribute(
-        Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+    Block::new("How long to wait for EKS API pools (node groups, cluster updates), as durations like `30m` or `1h30m`.")
+        .attribute(
+            Attribute::optional(
+                "create",
+                Type::String,
+                "For a node group to become active. Default `60m`.",
+            )
             .validate(duration()),
-    )
+        )
+        .attribute(
+            Attribute::optional(
+                "update",
+                Type::String,
+                "For an update of a node group or the cluster. Default `60m`.",
+            )
+            .validate(duration()),
+        )
+        .attribute(
+            Attribute::optional("delete", Type::String, "For a node group to be deleted. Default `60m`.")
+                .validate(duration()),
+        )
 }
 
 fn duration() -> eksgpu_tfplugin::Validator {
@@ -88,14 +97,9 @@ fn duration() -> eksgpu_tfplugin::Validator {
 
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
+/// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
 pub fn schema() -> Schema {
-    let mut schema = schema_v();
-    schema.version = 2;
-    schema
-}
-
-fn schema_v() -> Schema {
-    Schema::new(
+    let mut schema = Schema::new(
         Block::new(
             "Which capacity kind serves which GPU workload class in one EKS cluster. Karpenter and EKS Auto Mode pools \
              become NodePools and node classes, applied with server-side apply; the NVIDIA GPU Operator's Helm values are \
@@ -156,6 +160,24 @@ fn schema_v() -> Schema {
             Type::String,
             "Helm values for `nvidia/gpu-operator` that fit the pools (null without a `gpu_operator` block).",
         ))
+        .attribute(Attribute::computed(
+            "neuron_values_yaml",
+            Type::String,
+            "Helm values for the AWS Neuron chart (`oci://public.ecr.aws/neuron/neuron-helm-chart`, chart 1.10.0) that \
+             fit the Neuron pools (null without one): the Neuron device plugin for `karpenter` and `managed_node_group` \
+             Neuron pools (Auto Mode brings its own; the chart keeps the plugin off Auto Mode, hybrid and Fargate \
+             nodes), or the Neuron DRA driver for `dra = true` Neuron pools (never both, EKSGPU153), with tolerations \
+             for the pools' taints, and the Neuron scheduler extension where an instance holds several Neuron devices \
+             (pods asking for a subset of them set `schedulerName: my-scheduler`, the chart's default name).",
+        ))
+        .attribute(Attribute::computed(
+            "owner_token",
+            Type::String,
+            "A random token this instance of the strategy writes on every object it applies (label or tag \
+             `eksgpu.terraform.io/owner-token`). A destroy deletes only objects bearing its own token, so when \
+             Terraform replaces the strategy with `create_before_destroy`, the old instance's destroy leaves what \
+             the new one wrote. Set at creation (or import) and kept.",
+        ))
         .block(NestedBlock::optional_one(
             "gpu_operator",
             Block::new("The strategy's cluster runs the NVIDIA GPU Operator: compute its values and label pools to match.")
@@ -176,7 +198,9 @@ fn schema_v() -> Schema {
         ))
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
-    )
+    );
+    schema.version = 3;
+    schema
 }
 
 /// What declared validators cannot say: a managed node group needs its `scaling` block.

@@ -1,9 +1,9 @@
 //! The seam of a node strategy: a pool is served either by the cluster
 //! (Karpenter and Auto Mode: NodePools and node classes applied with
 //! server-side apply, `in_cluster::InCluster`) or by EKS (managed node groups
-//! and Hybrid Nodes through the EKS API, `aws_pools::AwsPools`). Both sides
-//! implement `PoolSide`; `Work` picks the side by capacity kind and knows how
-//! neither does its work.
+//! and Hybrid Nodes through the EKS API, `eks_api::EksApi`). Both sides
+//! implement `PoolSide`; `Run` picks the side by capacity kind and knows how
+//! neither does its run.
 
 use std::time::Duration;
 
@@ -18,12 +18,12 @@ use crate::provider::Configured;
 /// What one call of a side needs to know of the apply, read or import it is part of.
 pub(super) struct Job<'a> {
     pub ctx: &'a Context,
-    pub c: &'a Configured,
+    pub configured: &'a Configured,
     /// The strategy the pools belong to: as planned (apply, read, import) or
     /// as it was (delete).
-    pub s: &'a NodeStrategy,
+    pub strategy: &'a NodeStrategy,
     /// Whose objects the side may write or delete.
-    pub me: Claimant<'a>,
+    pub claimant: Claimant<'a>,
     /// `force_conflicts`: take over fields other field managers own.
     pub force: bool,
     /// `wait_for_ready`: how long to wait for each object's own `Ready`.
@@ -51,7 +51,7 @@ pub(super) type Found = (Vec<(usize, Pool)>, Option<GpuOperator>);
 /// One side of the seam: applies, reads, deletes and finds the pools it serves.
 #[async_trait]
 pub(super) trait PoolSide: Send {
-    /// Applies pool number `i` of `job.s`; `prior` is its previous version.
+    /// Applies pool number `i` of `job.strategy`; `prior` is its previous version.
     async fn apply(
         &mut self,
         job: &Job<'_>,
@@ -65,7 +65,7 @@ pub(super) trait PoolSide: Send {
     /// Pool number `i` as it is now: `Some(None)` when gone, `None` after a diagnostic.
     async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>>;
 
-    /// Deletes `pools` of `job.s` (what the strategy still owns of them);
+    /// Deletes `pools` of `job.strategy` (what the strategy still owns of them);
     /// returns the names of pools whose objects remain.
     async fn delete(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String>;
 
@@ -73,6 +73,6 @@ pub(super) trait PoolSide: Send {
     /// cheap; returns what stays for the next apply to take over, in words.
     async fn abandon(&mut self, job: &Job<'_>, pools: &[&Pool], diags: &mut Diagnostics) -> Vec<String>;
 
-    /// The pools of `job.s` this side finds (import); `None` after an error diagnostic.
+    /// The pools of `job.strategy` this side finds (import); `None` after an error diagnostic.
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found>;
 }

@@ -1,4 +1,4 @@
-//! The strategy's `timeouts` block: how long AWS-side operations may take.
+//! The strategy's `timeouts` block: how long EKS API operations may take.
 
 use std::time::Duration;
 

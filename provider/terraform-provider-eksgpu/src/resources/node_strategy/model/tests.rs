@@ -226,7 +226,15 @@ fn pool() -> impl Strategy<Value = Pool> {
             proptest::option::of(0..100_000i64),
             map(),
         ),
-        (any::<bool>(), any::<bool>(), node_pool_settings(), map(), any::<bool>()),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            node_pool_settings(),
+            map(),
+            any::<bool>(),
+            // Static capacity: `replicas`, `node_limit`.
+            (proptest::option::of(0..10i64), proptest::option::of(0..20i64)),
+        ),
         proptest::collection::vec(
             (
                 "[a-z./]{1,10}",
@@ -317,7 +325,7 @@ fn pool() -> impl Strategy<Value = Pool> {
             |(
                 (name, capacity),
                 (instance_types, capacity_types, zones, gpu_limit, labels),
-                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after), tags, efa),
+                (gpu_taint, dra, (cpu_limit, memory_limit, weight, expire_after), tags, efa, (replicas, node_limit)),
                 taints,
                 disruption,
                 node_class,
@@ -336,6 +344,8 @@ fn pool() -> impl Strategy<Value = Pool> {
                 cpu_limit,
                 memory_limit,
                 weight,
+                replicas,
+                node_limit,
                 expire_after,
                 labels,
                 gpu_taint,

@@ -1,4 +1,4 @@
-//! Checks of the AWS-side capacity kinds (managed node groups, Hybrid Nodes)
+//! Checks of the EKS API capacity kinds (managed node groups, Hybrid Nodes)
 //! and of facts about an existing cluster. What the configuration alone
 //! decides is checked at plan; what needs the cluster (its VPC and service
 //! CIDRs, its Auto Mode flags) is checked at apply, before any change.
@@ -297,11 +297,28 @@ fn node_group_disk(pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Ve
     }
 }
 
-/// EKSGPU013: the AMI type must carry NVIDIA drivers for the pool's GPUs, match
-/// their architecture, and exist for the cluster's Kubernetes version.
+/// EKSGPU013: the AMI type must carry the drivers of the pool's accelerators (NVIDIA, or the
+/// Neuron driver of `AL2023_x86_64_NEURON` on Neuron pools), match their architecture, and exist
+/// for the cluster's Kubernetes version.
 fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: &mut Vec<Violation>) {
     let fire =
         |detail: String, out: &mut Vec<Violation>| out.push(Violation::new(Code::EKSGPU013, path.to_vec(), detail));
+    if pool.is_neuron() {
+        // EKS's one Neuron AMI type (EKS API `amiType`); x86_64, as every Neuron type.
+        if ami != crate::eks::NEURON_AMI_TYPE {
+            let known = OTHER_AMI_TYPES.contains(&ami) || NVIDIA_AMI_TYPES.iter().any(|(a, _)| *a == ami);
+            let detail = if known {
+                format!(
+                    "{ami} has no Neuron driver for the pool's Neuron devices; use {}.",
+                    crate::eks::NEURON_AMI_TYPE
+                )
+            } else {
+                format!("{ami:?} is not an EKS AMI type.")
+            };
+            fire(detail, out);
+        }
+        return;
+    }
     let Some(&(_, arch)) = NVIDIA_AMI_TYPES.iter().find(|(a, _)| *a == ami) else {
         if OTHER_AMI_TYPES.contains(&ami) {
             fire(format!("{ami} has no NVIDIA driver for the pool's GPUs."), out);

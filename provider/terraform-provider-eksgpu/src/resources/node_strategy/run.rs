@@ -1,6 +1,6 @@
 //! One apply, read or import of a strategy's pools: the provider's clients
 //! and the two sides of the seam (`sides`), the cluster (`InCluster`, which
-//! connects only when an in-cluster pool needs it) and EKS (`AwsPools`). Work
+//! connects only when an in-cluster pool needs it) and EKS (`EksApi`). Run
 //! picks a pool's side by its capacity kind; the sides do the work.
 
 use eksgpu_core::eks::ClusterFacts;
@@ -9,7 +9,7 @@ use eksgpu_core::ownership::Claimant;
 use eksgpu_core::rules;
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Value};
 
-use super::aws_pools::{AwsPools, Failure};
+use super::eks_api::{EksApi, Failure};
 use super::in_cluster::InCluster;
 use super::sides::{Applied, Found, Job, PoolSide};
 use super::timeouts::Timeouts;
@@ -17,38 +17,42 @@ use crate::diagnostics;
 use crate::resources::cancellable;
 
 /// One apply, read or import: what every call shares, and both sides.
-pub(super) struct Work<'a> {
-    shared: Shared<'a>,
+pub(super) struct Run<'a> {
+    run: RunSettings<'a>,
     in_cluster: InCluster<'a>,
-    aws: AwsPools<'a>,
+    eks: EksApi<'a>,
 }
 
 /// What the calls of one apply, read or import share.
-struct Shared<'a> {
+struct RunSettings<'a> {
     ctx: &'a Context,
-    c: &'a crate::provider::Configured,
+    configured: &'a crate::provider::Configured,
     force: bool,
     /// The cluster as the apply-time checks read it.
     facts: Option<ClusterFacts>,
     /// The strategy's name before the rename being applied: what that name
     /// made is the strategy's own too.
     prior_name: Option<String>,
+    /// The `owner_token` of the resource instance this run is for: written on every object it
+    /// applies, and what a delete requires of an object (`ownership::may_delete`).
+    token: Option<String>,
     /// `wait_for_ready`: how long to wait for each in-cluster object's `Ready`.
     ready: Option<std::time::Duration>,
 }
 
-impl Shared<'_> {
+impl RunSettings<'_> {
     /// The job of one call on strategy `s`; `owner` names whose objects the
     /// side may touch (the planned strategy, when a rename is applied).
     fn job<'s>(&'s self, s: &'s NodeStrategy, owner: &'s NodeStrategy, planned: Option<&'s NodeStrategy>) -> Job<'s> {
         Job {
             ctx: self.ctx,
-            c: self.c,
-            s,
-            me: Claimant {
+            configured: self.configured,
+            strategy: s,
+            claimant: Claimant {
                 cluster: &owner.cluster_name,
                 name: &owner.name,
                 prior_name: self.prior_name.as_deref().filter(|p| *p != owner.name),
+                token: self.token.as_deref(),
             },
             force: self.force,
             ready: self.ready,
@@ -58,7 +62,7 @@ impl Shared<'_> {
     }
 }
 
-impl<'a> Work<'a> {
+impl<'a> Run<'a> {
     pub(super) fn new(
         ctx: &'a Context,
         c: &'a crate::provider::Configured,
@@ -66,17 +70,18 @@ impl<'a> Work<'a> {
         timeouts: Timeouts,
         force: bool,
     ) -> Self {
-        Work {
-            shared: Shared {
+        Run {
+            run: RunSettings {
                 ctx,
-                c,
+                configured: c,
                 force,
                 facts: None,
                 prior_name: None,
+                token: None,
                 ready: None,
             },
             in_cluster: InCluster::new(cluster),
-            aws: AwsPools {
+            eks: EksApi {
                 aws: &c.aws,
                 ctx,
                 timeouts,
@@ -87,12 +92,17 @@ impl<'a> Work<'a> {
 
     /// Applies a rename: objects labelled with `prior` are the strategy's too.
     pub(super) fn renamed_from(&mut self, prior: Option<String>) {
-        self.shared.prior_name = prior;
+        self.run.prior_name = prior;
+    }
+
+    /// The resource instance's `owner_token` (none for states written before tokens).
+    pub(super) fn owner_token(&mut self, token: Option<String>) {
+        self.run.token = token;
     }
 
     /// `wait_for_ready` with its timeout.
     pub(super) fn wait_for_ready(&mut self, timeout: std::time::Duration) {
-        self.shared.ready = Some(timeout);
+        self.run.ready = Some(timeout);
     }
 
     /// The cluster's Kubernetes version: from its API when in-cluster pools
@@ -101,8 +111,8 @@ impl<'a> Work<'a> {
         let what = "reading the Kubernetes version";
         let path = AttributePath::attr("kubernetes_version");
         if s.pools.iter().any(|p| p.capacity.is_in_cluster()) || s.pools.is_empty() {
-            let cluster = self.in_cluster.connection(self.shared.c, diags).await?;
-            return match cancellable(self.shared.ctx, what, cluster.server_version()).await {
+            let cluster = self.in_cluster.connection(self.run.configured, diags).await?;
+            return match cancellable(self.run.ctx, what, cluster.server_version()).await {
                 Ok(v) => Some(v),
                 Err(e) => {
                     diags.push(diagnostics::kube_failed(&e, what, path));
@@ -110,7 +120,7 @@ impl<'a> Work<'a> {
                 }
             };
         }
-        match self.shared.c.aws.cluster(self.aws.cluster).await {
+        match self.run.configured.aws.cluster(self.eks.cluster).await {
             Ok(f) if f.version.is_some() => f.version,
             Ok(_) => {
                 diags.error_at(
@@ -129,16 +139,22 @@ impl<'a> Work<'a> {
 
     /// EKSGPU007 (VPC and service CIDRs), 008 and 018 against the cluster; `false` when an error fired.
     pub(super) async fn check_against_cluster(&mut self, s: &NodeStrategy, diags: &mut Diagnostics) -> bool {
-        let aws_side = s.pools.iter().any(|p| !p.capacity.is_in_cluster());
+        let eks_api = s.pools.iter().any(|p| !p.capacity.is_in_cluster());
         // Auto Mode flags come free with the DescribeCluster made to connect (not with a `kubernetes` block).
-        let auto_mode = s.pools.iter().any(|p| p.capacity == Capacity::AutoMode) && self.shared.c.kubernetes.is_none();
-        if !aws_side && !auto_mode {
+        let auto_mode =
+            s.pools.iter().any(|p| p.capacity == Capacity::AutoMode) && self.run.configured.kubernetes.is_none();
+        if !eks_api && !auto_mode {
             return true;
         }
         let facts = if s.pools.iter().any(|p| p.capacity == Capacity::Hybrid) {
-            self.aws.facts_with_vpc().await
+            self.eks.facts_with_vpc().await
         } else {
-            self.shared.c.aws.cluster(self.aws.cluster).await.map_err(Failure::from)
+            self.run
+                .configured
+                .aws
+                .cluster(self.eks.cluster)
+                .await
+                .map_err(Failure::from)
         };
         let facts = match facts {
             Ok(f) => f,
@@ -152,7 +168,7 @@ impl<'a> Work<'a> {
             ok &= v.severity != rules::Severity::Error;
             diags.push(diagnostics::violation(&v));
         }
-        self.shared.facts = Some(facts);
+        self.run.facts = Some(facts);
         ok
     }
 
@@ -166,11 +182,11 @@ impl<'a> Work<'a> {
         adopt: bool,
         diags: &mut Diagnostics,
     ) -> Applied {
-        let job = self.shared.job(s, s, None);
+        let job = self.run.job(s, s, None);
         let side: &mut dyn PoolSide = if pool.capacity.is_in_cluster() {
             &mut self.in_cluster
         } else {
-            &mut self.aws
+            &mut self.eks
         };
         side.apply(&job, i, pool, prior, adopt, diags).await
     }
@@ -183,13 +199,19 @@ impl<'a> Work<'a> {
         pool: &Pool,
         diags: &mut Diagnostics,
     ) -> Option<Option<Pool>> {
-        let job = self.shared.job(s, s, None);
+        let job = self.run.job(s, s, None);
         let side: &mut dyn PoolSide = if pool.capacity.is_in_cluster() {
             &mut self.in_cluster
         } else {
-            &mut self.aws
+            &mut self.eks
         };
         side.read(&job, i, pool, diags).await
+    }
+
+    /// The NodeOverlays of `pool` that the last read found drifted or gone (see
+    /// `InCluster::drifted_overlays`).
+    pub(super) fn drifted_overlays(&self, pool: &str) -> Option<&[(String, Option<serde_json::Value>)]> {
+        self.in_cluster.drifted_overlays.get(pool).map(Vec::as_slice)
     }
 
     /// Deletes `pools` of strategy `prior` (all of their objects); returns the
@@ -203,14 +225,14 @@ impl<'a> Work<'a> {
         pools: &[Pool],
         diags: &mut Diagnostics,
     ) -> Vec<String> {
-        let job = self.shared.job(prior, planned.unwrap_or(prior), planned);
+        let job = self.run.job(prior, planned.unwrap_or(prior), planned);
         let (in_cluster, aws): (Vec<&Pool>, Vec<&Pool>) = pools.iter().partition(|p| p.capacity.is_in_cluster());
         let mut remaining = Vec::new();
         if !in_cluster.is_empty() {
             remaining.extend(self.in_cluster.delete(&job, &in_cluster, diags).await);
         }
         if !aws.is_empty() {
-            remaining.extend(self.aws.delete(&job, &aws, diags).await);
+            remaining.extend(self.eks.delete(&job, &aws, diags).await);
         }
         remaining
     }
@@ -222,7 +244,7 @@ impl<'a> Work<'a> {
         planned: &NodeStrategy,
         diags: &mut Diagnostics,
     ) -> Vec<String> {
-        let job = self.shared.job(prior, planned, Some(planned));
+        let job = self.run.job(prior, planned, Some(planned));
         self.in_cluster.delete_stale(&job, prior, planned, diags).await
     }
 
@@ -234,10 +256,10 @@ impl<'a> Work<'a> {
             .filter_map(|v| v.get("name").as_str())
             .filter_map(|n| s.pools.iter().find(|p| p.name == n))
             .collect();
-        let job = self.shared.job(s, s, None);
+        let job = self.run.job(s, s, None);
         let (in_cluster, aws): (Vec<&Pool>, Vec<&Pool>) = pools.into_iter().partition(|p| p.capacity.is_in_cluster());
         let mut kept = self.in_cluster.abandon(&job, &in_cluster, diags).await;
-        kept.extend(self.aws.abandon(&job, &aws, diags).await);
+        kept.extend(self.eks.abandon(&job, &aws, diags).await);
         if !kept.is_empty() {
             diags.push(Diagnostic::warning(
                 "AWS objects kept for the next apply",
@@ -256,14 +278,14 @@ impl<'a> Work<'a> {
     /// The strategy's pools each side finds (import), in-cluster first, each
     /// with its own diagnostics: one side failing matters only when the other found nothing.
     pub(super) async fn find(&mut self, s: &NodeStrategy) -> [(&'static str, Option<Found>, Diagnostics); 2] {
-        let job = self.shared.job(s, s, None);
+        let job = self.run.job(s, s, None);
         let mut in_cluster_diags = Diagnostics::default();
         let in_cluster = self.in_cluster.find(&job, &mut in_cluster_diags).await;
         let mut aws_diags = Diagnostics::default();
-        let aws = self.aws.find(&job, &mut aws_diags).await;
+        let aws = self.eks.find(&job, &mut aws_diags).await;
         [
             ("in-cluster", in_cluster, in_cluster_diags),
-            ("AWS-side", aws, aws_diags),
+            ("EKS API", aws, aws_diags),
         ]
     }
 }

@@ -35,6 +35,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         gpu_operator: None,
         pools,
         default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
     }
 }
 

@@ -15,7 +15,7 @@ use super::sides::{Applied, Found, Job, PoolSide};
 use super::timeouts::Timeouts;
 use crate::diagnostics;
 
-/// Why an AWS-side pool could not be applied, read or deleted.
+/// Why an EKS API pool could not be applied, read or deleted.
 pub(super) enum Failure {
     Aws(eksgpu_cloud::AwsError),
     Wait(WaitError),
@@ -70,14 +70,14 @@ impl Failure {
 }
 
 /// Does one pool's AWS work, for one strategy.
-pub(super) struct AwsPools<'a> {
+pub(super) struct EksApi<'a> {
     pub aws: &'a AwsClients,
     pub ctx: &'a Context,
     pub timeouts: Timeouts,
     pub cluster: &'a str,
 }
 
-impl AwsPools<'_> {
+impl EksApi<'_> {
     async fn wait_node_group(&self, name: &str, timeout: std::time::Duration, until_gone: bool) -> Result<(), Failure> {
         let what = format!("node group {name}");
         wait::until(&what, timeout, Backoff::default(), self.ctx.cancelled(), || async {
@@ -274,11 +274,17 @@ impl AwsPools<'_> {
             self.wait_cluster_active().await.touched(true)?;
         }
         // Who set the networks, for the checks of later applies and of the delete.
+        let token_tagged = me
+            .token
+            .is_none_or(|t| facts.tags.get(tags::REMOTE_NETWORKS_TOKEN).map(String::as_str) == Some(t));
         if (differ || set_by_us)
-            && facts.tags.get(tags::REMOTE_NETWORKS).map(String::as_str) != Some(me.name)
+            && (facts.tags.get(tags::REMOTE_NETWORKS).map(String::as_str) != Some(me.name) || !token_tagged)
             && let Some(arn) = &facts.arn
         {
-            let tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
+            let mut tag = std::collections::BTreeMap::from([(tags::REMOTE_NETWORKS.to_owned(), me.name.to_owned())]);
+            if let Some(t) = me.token {
+                tag.insert(tags::REMOTE_NETWORKS_TOKEN.to_owned(), t.to_owned());
+            }
             self.aws.retag(arn, &tag, &[]).await.touched(touched)?;
             touched = true;
         }
@@ -354,8 +360,16 @@ impl AwsPools<'_> {
     async fn delete_hybrid(&self, h: &Hybrid, keep_networks: bool, me: &Claimant<'_>) -> Result<(), Failure> {
         if !keep_networks {
             let facts = self.aws.describe_cluster(self.cluster).await?;
-            // Networks someone else set (the pool only used them) stay.
+            // Networks someone else set (the pool only used them) stay, and so do those the instance
+            // replacing this one set (create_before_destroy).
+            let successor_set_them = me.token.is_some_and(|t| {
+                facts
+                    .tags
+                    .get(tags::REMOTE_NETWORKS_TOKEN)
+                    .is_some_and(|theirs| theirs != t)
+            });
             if networks_owned(&facts, me)
+                && !successor_set_them
                 && (!facts.remote_node_networks.is_empty() || !facts.remote_pod_networks.is_empty())
             {
                 self.aws.set_remote_networks(self.cluster, &[], &[]).await?;
@@ -409,7 +423,7 @@ impl AwsPools<'_> {
         Ok(self.aws.with_vpc_cidrs(facts).await?)
     }
 
-    /// The AWS-side pools of strategy `s` found by their tags (import), with
+    /// The EKS API pools of strategy `s` found by their tags (import), with
     /// their recorded index, and the `gpu_operator` settings recorded there.
     async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
         let mut found = Vec::new();
@@ -461,12 +475,13 @@ fn networks_owned(facts: &ClusterFacts, me: &Claimant<'_>) -> bool {
         me.owns(&Owner::Strategy {
             cluster: me.cluster.to_owned(),
             name: owner.clone(),
+            token: None,
         })
     })
 }
 
 #[async_trait]
-impl PoolSide for AwsPools<'_> {
+impl PoolSide for EksApi<'_> {
     async fn apply(
         &mut self,
         job: &Job<'_>,
@@ -479,19 +494,23 @@ impl PoolSide for AwsPools<'_> {
         let path = AttributePath::attr("pool").index(i);
         let (what, result) = match pool.capacity {
             Capacity::ManagedNodeGroup => {
-                let Some(want) = eks::node_group(job.s, i, pool) else {
+                let Some(mut want) = eks::node_group(job.strategy, i, pool) else {
                     return Applied::Done;
                 };
+                stamp_tags(&mut want.tags, &job.claimant);
                 let what = format!("applying node group {}", want.name);
-                (what, self.apply_node_group(&want, &job.me, adopt).await)
+                (what, self.apply_node_group(&want, &job.claimant, adopt).await)
             }
             Capacity::Hybrid => {
                 let Some(h) = &pool.hybrid else {
                     return Applied::Done;
                 };
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
-                let tags = eks::pool_tags(job.s, i, pool);
-                let result = self.apply_hybrid(h, tags, prior_role, job.facts, &job.me, adopt).await;
+                let mut tags = eks::pool_tags(job.strategy, i, pool);
+                stamp_tags(&mut tags, &job.claimant);
+                let result = self
+                    .apply_hybrid(h, tags, prior_role, job.facts, &job.claimant, adopt)
+                    .await;
                 ("applying the hybrid pool".to_owned(), result)
             }
             _ => return Applied::Done,
@@ -516,7 +535,7 @@ impl PoolSide for AwsPools<'_> {
                 }
             };
         }
-        let name = eks::node_group_name(job.s, pool);
+        let name = eks::node_group_name(job.strategy, pool);
         match self.aws.describe_node_group(self.cluster, &name).await {
             // A node group whose creation failed, or that is being deleted, will not
             // serve the pool: report it gone so the plan creates it again.
@@ -524,7 +543,7 @@ impl PoolSide for AwsPools<'_> {
                 tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
                 Some(None)
             }
-            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.s, pool, &ng, false))),
+            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.strategy, pool, &ng, false))),
             Err(e) => {
                 diags.push(diagnostics::aws_failed(&e, path));
                 None
@@ -541,17 +560,10 @@ impl PoolSide for AwsPools<'_> {
         for pool in pools {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
-                    let name = eks::node_group_name(job.s, pool);
-                    match self.delete_own_node_group(&name, &job.me).await {
+                    let name = eks::node_group_name(job.strategy, pool);
+                    match self.delete_own_node_group(&name, &job.claimant).await {
                         Ok(Some(owner)) => {
-                            diags.push(Diagnostic::warning(
-                                format!("Node group {name} left in place"),
-                                format!(
-                                    "Node group {name} now belongs to {owner}, not to strategy {:?}, so it was \
-                                     not deleted; the strategy no longer tracks it.",
-                                    job.me.name
-                                ),
-                            ));
+                            diags.push(left_in_place(&format!("Node group {name}"), &owner, &job.claimant));
                             Ok(())
                         }
                         Ok(None) => Ok(()),
@@ -559,7 +571,7 @@ impl PoolSide for AwsPools<'_> {
                     }
                 }
                 (Capacity::Hybrid, Some(h)) => self
-                    .delete_hybrid(h, keep_networks, &job.me)
+                    .delete_hybrid(h, keep_networks, &job.claimant)
                     .await
                     .map_err(|e| (e, "deleting the hybrid pool".to_owned())),
                 _ => Ok(()),
@@ -577,7 +589,7 @@ impl PoolSide for AwsPools<'_> {
         pools
             .iter()
             .filter_map(|p| match p.capacity {
-                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(job.s, p))),
+                Capacity::ManagedNodeGroup => Some(format!("node group {}", eks::node_group_name(job.strategy, p))),
                 Capacity::Hybrid => p
                     .hybrid
                     .as_ref()
@@ -588,7 +600,7 @@ impl PoolSide for AwsPools<'_> {
     }
 
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
-        match self.import(job.s).await {
+        match self.import(job.strategy).await {
             Ok(found) => Some(found),
             Err(e) => {
                 diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
@@ -626,4 +638,35 @@ fn blank_pool(t: &std::collections::BTreeMap<String, String>, capacity: Capacity
         dra: t.get(tags::DRA).map(String::as_str) == Some("true"),
         ..Pool::named(t.get(tags::POOL).map_or("", String::as_str), capacity)
     }
+}
+
+/// Tags an object as written by this resource instance (`ownership::may_delete`); applied, never
+/// rendered (plans show the requests without it).
+fn stamp_tags(tags: &mut std::collections::BTreeMap<String, String>, me: &Claimant<'_>) {
+    if let Some(token) = me.token {
+        tags.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.to_owned(), token.to_owned());
+    }
+}
+
+/// Why a delete left an object: another owner has it, or (a replacement with
+/// `create_before_destroy`) the instance of this strategy that replaced this one wrote it last.
+pub(super) fn left_in_place(object: &str, owner: &Owner, me: &Claimant<'_>) -> Diagnostic {
+    if ownership::replaced_by_successor(owner, me) {
+        return Diagnostic::warning(
+            format!("{object} kept for the strategy that replaced this one"),
+            format!(
+                "{object} was last written by the new instance of strategy {:?} (a replacement with \
+                 create_before_destroy), so destroying the old instance leaves it.",
+                me.name
+            ),
+        );
+    }
+    Diagnostic::warning(
+        format!("{object} left in place"),
+        format!(
+            "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy no longer \
+             tracks it.",
+            me.name
+        ),
+    )
 }

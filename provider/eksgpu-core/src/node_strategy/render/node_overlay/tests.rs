@@ -1,0 +1,208 @@
+//! NodeOverlays: what each sharing layout advertises per instance type, only with the gate and
+//! only on `karpenter` pools; and the warnings they answer.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use crate::fixture;
+use crate::karpenter_gates::FeatureGates;
+use crate::kinds;
+use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
+use crate::node_strategy::render::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG, pool_manifests};
+use crate::node_strategy::rules::{Context, check_node_strategy};
+use crate::rules::Code;
+use crate::sharing::handover::{GPU_REPLICAS, GPU_RESOURCE};
+
+const OVERLAYS: FeatureGates = FeatureGates {
+    static_capacity: false,
+    node_overlay: true,
+};
+
+fn strategy(pool: Pool, gates: FeatureGates, mig_strategy: &str) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "gpu".into(),
+        name: "genai".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: Some(GpuOperator {
+            mig_strategy: mig_strategy.into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
+        pools: vec![pool],
+        default_tags: BTreeMap::new(),
+        karpenter_gates: gates,
+    }
+}
+
+fn labelled(capacity: Capacity, types: &[&str], labels: &[(&str, &str)]) -> Pool {
+    Pool {
+        labels: labels.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        ..fixture::valid_pool("shared", capacity, types)
+    }
+}
+
+fn overlays(s: &NodeStrategy) -> Vec<serde_json::Value> {
+    pool_manifests(s, &s.pools[0])
+        .into_iter()
+        .filter(|m| m.kind == kinds::NODE_OVERLAY)
+        .map(|m| m.body)
+        .collect()
+}
+
+fn codes(s: &NodeStrategy) -> Vec<Code> {
+    check_node_strategy(
+        s,
+        &Context {
+            karpenter_version: (1, 14),
+        },
+    )
+    .into_iter()
+    .map(|v| v.code)
+    .collect()
+}
+
+#[test]
+fn time_slicing_advertises_replicas_per_gpu_scoped_to_the_pool() {
+    let p = labelled(
+        Capacity::Karpenter,
+        &["g6e.12xlarge", "g5.xlarge"],
+        &[(DEVICE_PLUGIN_CONFIG, "small-models"), (GPU_REPLICAS, "4")],
+    );
+    let s = strategy(p, OVERLAYS, "single");
+    let o = overlays(&s);
+    assert_eq!(o.len(), 2);
+    assert_eq!(o[0]["apiVersion"], "karpenter.sh/v1alpha1");
+    assert_eq!(o[0]["metadata"]["name"], "shared-g6e.12xlarge");
+    assert_eq!(o[0]["metadata"]["labels"]["eksgpu.terraform.io/strategy"], "genai");
+    assert_eq!(
+        o[0]["spec"],
+        json!({
+            "requirements": [
+                {"key": "karpenter.sh/nodepool", "operator": "In", "values": ["shared"]},
+                {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.12xlarge"]},
+            ],
+            // 4 L40S GPUs, 4 replicas each.
+            "capacity": {"nvidia.com/gpu": "16"},
+        })
+    );
+    assert_eq!(o[1]["spec"]["capacity"], json!({"nvidia.com/gpu": "4"}));
+    // EKSGPU011 is answered.
+    assert!(!codes(&s).contains(&Code::EKSGPU011), "{:?}", codes(&s));
+}
+
+#[test]
+fn a_renamed_resource_is_advertised_under_its_name() {
+    let p = labelled(
+        Capacity::Karpenter,
+        &["g5.xlarge"],
+        &[
+            (DEVICE_PLUGIN_CONFIG, "x"),
+            (GPU_REPLICAS, "2"),
+            (GPU_RESOURCE, "gpu.shared"),
+        ],
+    );
+    let o = overlays(&strategy(p, OVERLAYS, "single"));
+    assert_eq!(o[0]["spec"]["capacity"], json!({"nvidia.com/gpu.shared": "2"}));
+}
+
+#[test]
+fn mig_mixed_counts_come_from_the_mig_tables() {
+    // H100 80GB: seven 1g.10gb per GPU, eight GPUs.
+    let p = labelled(Capacity::Karpenter, &["p5.48xlarge"], &[(MIG_CONFIG, "all-1g.10gb")]);
+    let s = strategy(p, OVERLAYS, "mixed");
+    assert_eq!(
+        overlays(&s)[0]["spec"]["capacity"],
+        json!({"nvidia.com/mig-1g.10gb": "56"})
+    );
+    assert!(!codes(&s).contains(&Code::EKSGPU122), "{:?}", codes(&s));
+    // all-balanced: each profile of the GPU's balanced layout, times the GPUs.
+    let p = labelled(Capacity::Karpenter, &["p5.48xlarge"], &[(MIG_CONFIG, "all-balanced")]);
+    let capacity = overlays(&strategy(p, OVERLAYS, "mixed"))[0]["spec"]["capacity"].clone();
+    let gpu = crate::catalog::instance_type("p5.48xlarge")
+        .and_then(|t| t.mig)
+        .expect("H100 MIG");
+    for (profile, n) in gpu.balanced {
+        let name = crate::catalog::MigProfileName::parse(profile)
+            .expect("profile")
+            .resource_name();
+        assert_eq!(capacity[name.as_str()], (n * 8).to_string(), "{profile}");
+    }
+    // Under `single` the GPUs are advertised as nvidia.com/gpu: nothing to overlay.
+    let p = labelled(Capacity::Karpenter, &["p5.48xlarge"], &[(MIG_CONFIG, "all-1g.10gb")]);
+    assert!(overlays(&strategy(p, OVERLAYS, "single")).is_empty());
+}
+
+#[test]
+fn hami_advertises_its_split_memory_and_cores() {
+    let p = labelled(
+        Capacity::Karpenter,
+        &["g6e.12xlarge"],
+        &[("gpu", "on"), (GPU_REPLICAS, "10")],
+    );
+    let s = strategy(p, OVERLAYS, "single");
+    assert_eq!(
+        overlays(&s)[0]["spec"]["capacity"],
+        json!({"nvidia.com/gpu": "40", "nvidia.com/gpumem": (45776 * 4).to_string(), "nvidia.com/gpucores": "400"})
+    );
+    assert!(!codes(&s).contains(&Code::EKSGPU122), "{:?}", codes(&s));
+}
+
+#[test]
+fn fractional_types_get_one_gpu() {
+    let p = labelled(Capacity::Karpenter, &["g6f.xlarge"], &[]);
+    let s = strategy(p.clone(), OVERLAYS, "single");
+    assert_eq!(overlays(&s)[0]["spec"]["capacity"], json!({"nvidia.com/gpu": "1"}));
+    assert!(!codes(&s).contains(&Code::EKSGPU101));
+    let ungated = strategy(p, FeatureGates::default(), "single");
+    assert!(codes(&ungated).contains(&Code::EKSGPU101));
+}
+
+#[test]
+fn without_the_gate_or_on_auto_mode_nothing_is_rendered_and_the_warning_says_how() {
+    let labels = [(DEVICE_PLUGIN_CONFIG, "small-models"), (GPU_REPLICAS, "4")];
+    let s = strategy(
+        labelled(Capacity::Karpenter, &["g5.xlarge"], &labels),
+        FeatureGates::default(),
+        "single",
+    );
+    assert!(overlays(&s).is_empty());
+    let v = check_node_strategy(
+        &s,
+        &Context {
+            karpenter_version: (1, 14),
+        },
+    );
+    let w = v.iter().find(|v| v.code == Code::EKSGPU011).expect("EKSGPU011 stays");
+    assert!(w.detail.contains("karpenter_feature_gates"), "{}", w.detail);
+    // On Karpenter 1.6 there is no NodeOverlay to turn on.
+    let v = check_node_strategy(
+        &s,
+        &Context {
+            karpenter_version: (1, 6),
+        },
+    );
+    let w = v.iter().find(|v| v.code == Code::EKSGPU011).expect("EKSGPU011 stays");
+    assert!(w.detail.contains("1.7+"), "{}", w.detail);
+    // Labels written by hand without the handed-over replicas: no overlay, and the warning says why.
+    let s = strategy(
+        labelled(Capacity::Karpenter, &["g5.xlarge"], &[(DEVICE_PLUGIN_CONFIG, "x")]),
+        OVERLAYS,
+        "single",
+    );
+    assert!(overlays(&s).is_empty());
+    let v = check_node_strategy(
+        &s,
+        &Context {
+            karpenter_version: (1, 14),
+        },
+    );
+    assert!(
+        v.iter()
+            .any(|v| v.code == Code::EKSGPU011 && v.detail.contains(GPU_REPLICAS))
+    );
+    // Auto Mode has no NodeOverlay.
+    let auto = strategy(labelled(Capacity::AutoMode, &["g6f.xlarge"], &[]), OVERLAYS, "single");
+    assert!(overlays(&auto).is_empty());
+    assert!(codes(&auto).contains(&Code::EKSGPU101));
+}
