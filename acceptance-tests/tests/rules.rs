@@ -43,13 +43,37 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class { role = "r" }"#,
     ),
     (
-        "EKSGPU004",
-        true,
+        // On Karpenter 1.14 (the default) a dynamic DRA pool is served only by existing nodes.
+        "EKSGPU165",
+        false,
         "pool[0].dra",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     dra = true
-    node_class { role = "r" }"#,
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // Static Auto Mode capacity needs no gate; consolidation does not apply to it.
+        "EKSGPU162",
+        false,
+        "pool[0].disruption[0]",
+        r#"capacity = "auto_mode"
+    instance_types = ["p5.48xlarge"]
+    replicas = 2
+    node_limit = 4
+    disruption { consolidation_policy = "WhenEmpty" }"#,
+    ),
+    (
+        "EKSGPU163",
+        false,
+        "pool[0].node_limit",
+        r#"capacity = "auto_mode"
+    instance_types = ["p5.48xlarge"]
+    replicas = 2
+    node_limit = 2"#,
     ),
     (
         "EKSGPU004",
