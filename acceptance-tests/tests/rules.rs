@@ -545,6 +545,119 @@ const CASES: &[(&str, bool, &str, &str)] = &[
       }
     }"#,
     ),
+    (
+        "EKSGPU170",
+        true,
+        "pool[0].requirement[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    requirement {
+      key      = "karpenter.sh/nodepool"
+      operator = "In"
+      values   = ["other"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU171",
+        true,
+        "pool[0].requirement[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    requirement {
+      key      = "karpenter.sh/capacity-type"
+      operator = "In"
+      values   = ["spot"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // p has no L40S: nothing is left after the second requirement.
+        "EKSGPU172",
+        true,
+        "pool[0].requirement[1]",
+        r#"capacity = "karpenter"
+    requirement {
+      key      = "karpenter.k8s.aws/instance-category"
+      operator = "In"
+      values   = ["p"]
+    }
+    requirement {
+      key      = "karpenter.k8s.aws/instance-gpu-name"
+      operator = "In"
+      values   = ["l40s"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // A generation alone does not keep Karpenter on accelerated types.
+        "EKSGPU173",
+        false,
+        "pool[0].requirement",
+        r#"capacity = "karpenter"
+    requirement {
+      key      = "karpenter.k8s.aws/instance-generation"
+      operator = "Gt"
+      values   = ["4"]
+    }
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU174",
+        true,
+        "pool[0].node_class[0].user_data",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role      = "r"
+      user_data = "[settings.kubernetes]\nmax-pods = 50\n"
+      kubelet { max_pods = 110 }
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU175",
+        true,
+        "pool[0].node_class[0].block_device_mapping[0]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      block_device_mapping {
+        device_name = "/dev/xvda"
+        volume_size = "100Gi"
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU176",
+        true,
+        "pool[0].node_class[0].network_interface",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+      network_interface {
+        network_card_index = 1
+        device_index       = 0
+        interface_type     = "efa-only"
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

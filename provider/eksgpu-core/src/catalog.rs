@@ -10,6 +10,7 @@
 
 mod auto_mode;
 mod entry;
+pub mod labels;
 mod mig_layout;
 
 /// The generated tables: `INSTANCE_TYPES`, one `MigGpu` per MIG-capable GPU and

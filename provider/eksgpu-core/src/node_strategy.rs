@@ -3,6 +3,7 @@
 
 pub mod accelerator;
 pub mod inputs;
+pub mod matching;
 pub mod readback;
 pub mod render;
 pub mod rules;
@@ -137,6 +138,42 @@ pub struct CapacityReservationTerm {
     pub instance_match_criteria: Option<String>,
 }
 
+/// One NodePool requirement on a node label (karpenter.sh/v1 NodePool
+/// `spec.template.spec.requirements[]`), rendered as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirement {
+    /// A well-known label (`karpenter.k8s.aws/instance-gpu-count`) or a custom one.
+    pub key: String,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, `Gte`, `Lte`.
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+/// One EC2NodeClass `blockDeviceMappings[]` entry, rendered as written (beside or instead of
+/// the provider's root-volume mapping).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockDeviceMapping {
+    pub device_name: String,
+    /// `ebs.volumeSize` (`100Gi`); required unless `snapshot_id` is set (CEL rule).
+    pub volume_size: Option<String>,
+    pub volume_type: Option<String>,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: Option<bool>,
+    pub delete_on_termination: Option<bool>,
+    pub snapshot_id: Option<String>,
+    pub kms_key_id: Option<String>,
+}
+
+/// One EC2NodeClass `networkInterfaces[]` entry (explicit ENA and EFA interfaces).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkInterface {
+    pub network_card_index: i64,
+    pub device_index: i64,
+    /// `interface` (ENA, EFA-capable on EFA types) or `efa-only`.
+    pub interface_type: String,
+}
+
 /// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeClass {
@@ -154,6 +191,22 @@ pub struct NodeClass {
     /// `capacityReservationSelectorTerms`: the On-Demand Capacity Reservations and Capacity
     /// Blocks for ML that `reserved` capacity launches into.
     pub capacity_reservations: Vec<CapacityReservationTerm>,
+    /// EC2NodeClass `instanceProfile`, instead of `role` (exactly one of them); Karpenter only.
+    pub instance_profile: Option<String>,
+    /// EC2NodeClass `userData` (merged by Karpenter with what it generates); Karpenter only.
+    pub user_data: Option<String>,
+    /// EC2NodeClass `detailedMonitoring`; Karpenter only.
+    pub detailed_monitoring: Option<bool>,
+    /// `associatePublicIPAddress` (Auto Mode: `advancedNetworking.associatePublicIPAddress`).
+    pub associate_public_ip_address: Option<bool>,
+    /// Subnets by ID: one `subnetSelectorTerms` term each.
+    pub subnet_selector_ids: Vec<String>,
+    /// Security groups by ID: one `securityGroupSelectorTerms` term each.
+    pub security_group_selector_ids: Vec<String>,
+    /// `blockDeviceMappings` beside or instead of `root_volume`; Karpenter only.
+    pub block_device_mappings: Vec<BlockDeviceMapping>,
+    /// `networkInterfaces`; Karpenter only.
+    pub network_interfaces: Vec<NetworkInterface>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,6 +214,10 @@ pub struct Pool {
     pub name: String,
     pub capacity: Capacity,
     pub instance_types: Vec<String>,
+    /// NodePool requirements as written (in-cluster pools); with them `instance_types` is optional.
+    pub requirements: Vec<Requirement>,
+    /// NodePool `template.spec.terminationGracePeriod` (a duration, no `Never`).
+    pub termination_grace_period: Option<String>,
     /// Karpenter spelling (`on-demand`, `spot`, `reserved`); empty means on-demand.
     pub capacity_types: Vec<String>,
     pub zones: Vec<String>,
@@ -210,6 +267,8 @@ impl Pool {
             name: name.to_owned(),
             capacity,
             instance_types: Vec::new(),
+            requirements: Vec::new(),
+            termination_grace_period: None,
             capacity_types: Vec::new(),
             zones: Vec::new(),
             gpu_limit: None,

@@ -23,6 +23,7 @@ mod labels;
 mod mig;
 mod names;
 mod node_class;
+mod node_class_ids;
 mod promql;
 mod quantity;
 mod scaler;
@@ -53,11 +54,14 @@ pub use node_class::{
     EBS_VOLUME_TYPES, EVICTION_SIGNALS, ami_alias, aws_account_id, capacity_reservation_id, ebs_volume_type,
     eviction_signal, eviction_threshold, node_class_tag_key, node_class_tag_value,
 };
+pub use node_class_ids::{
+    ebs_snapshot_id, instance_profile_name, security_group_id, subnet_id, termination_grace_period,
+};
 pub use promql::promql;
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::quantity;
 pub use scaler::{TZDB_VERSION, cron_schedule, prometheus_address, time_zone};
-pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_volume};
+pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_volume, ec2_node_class_volume_size};
 
 /// A value the system it is meant for would refuse.
 ///

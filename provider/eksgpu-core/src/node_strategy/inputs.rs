@@ -24,7 +24,7 @@ pub use engine::{
     Decl, InputError, Node, NodeSchema, Object, Target, check_on_kinds, misplaced, order_like, read_back_all,
     read_config, render_all, set_path, write_config,
 };
-pub use node_class::NODE_CLASS;
+pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS};
 pub use node_group::{HYBRID, MANAGED_NODE_GROUP, check_update};
 pub use pool::POOL;
 

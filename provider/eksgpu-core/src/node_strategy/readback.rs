@@ -11,7 +11,7 @@ use crate::catalog::Vendor;
 use crate::kinds;
 use crate::model::{Capacity, NodeClass, NodeStrategy, Pool, RootVolume, Taint};
 use crate::node_strategy::inputs::{self, Object};
-use crate::render::{self, effective_labels};
+use crate::render::{self, effective_labels, selection};
 
 /// The pool as its live NodePool (and node class, if any) say, both already
 /// projected to the provider's fields. It starts from a blank pool: every declared input reads
@@ -30,21 +30,17 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     // What the pool annotation records, or (without one) what the prior said.
     pool.dra = pool_annotation(node_pool).map_or(prior.dra, |(_, dra)| dra);
 
-    let requirement = |key: &str| -> Option<Vec<String>> {
-        template["spec"]["requirements"]
-            .as_array()?
-            .iter()
-            .find(|r| r["key"] == key)
-            .map(|r| strings(&r["values"]))
-    };
-    pool.instance_types = requirement("node.kubernetes.io/instance-type").unwrap_or_default();
-    let capacity_types = requirement("karpenter.sh/capacity-type").unwrap_or_default();
+    // The provider's own requirements by key, then the pool's `requirement` blocks as written.
+    let mut live = selection::split_requirements(&template["spec"]["requirements"], pool.capacity);
+    pool.instance_types = live.own.remove(selection::INSTANCE_TYPE).unwrap_or_default();
+    let capacity_types = live.own.remove(selection::CAPACITY_TYPE).unwrap_or_default();
     pool.capacity_types = if prior.capacity_types.is_empty() && capacity_types == ["on-demand"] {
         Vec::new()
     } else {
         capacity_types
     };
-    pool.zones = requirement("topology.kubernetes.io/zone").unwrap_or_default();
+    pool.zones = live.own.remove(selection::ZONE).unwrap_or_default();
+    pool.requirements = live.requirements;
     // `gpu_limit` is the limit on the vendor's device resource (render/karpenter.rs).
     // A quantity: the server may report it as a number or as a string.
     let limit = &spec["limits"][pool.vendor().device_resource()];
@@ -142,7 +138,15 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
                 encrypted: ebs["encrypted"].as_bool(),
             }
         });
+    // The pool's own mappings: the rest, less the Bottlerocket OS volume the root volume brings.
+    let os_default = (nc.root_volume.is_some() && bottlerocket_alias(nc.ami_alias.as_deref()))
+        .then(|| render::bottlerocket_os_volume(nc.root_volume.as_ref().and_then(|r| r.encrypted)));
+    nc.block_device_mappings = selection::user_mappings(&spec["blockDeviceMappings"], os_default.as_ref(), &p);
     nc
+}
+
+fn bottlerocket_alias(alias: Option<&str>) -> bool {
+    alias.is_some_and(|a| a.split('@').next() == Some("bottlerocket"))
 }
 
 fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeClass {
@@ -167,33 +171,28 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
     nc
 }
 
-/// Subnet and security-group selector tags (hand-rendered with the discovery-tag default).
+/// Subnet and security-group selector tags and IDs (hand-rendered with the discovery-tag default).
 fn selectors(strategy: &NodeStrategy, prior: &NodeClass, spec: &Value, nc: &mut NodeClass) {
-    nc.subnet_selector_tags = selector_tags(strategy, &prior.subnet_selector_tags, &spec["subnetSelectorTerms"]);
-    nc.security_group_selector_tags = selector_tags(
-        strategy,
-        &prior.security_group_selector_tags,
-        &spec["securityGroupSelectorTerms"],
-    );
+    let (tags, ids) = selection::split_selector_terms(&spec["subnetSelectorTerms"]);
+    nc.subnet_selector_tags = selector_tags(strategy, &prior.subnet_selector_tags, tags);
+    nc.subnet_selector_ids = ids;
+    let (tags, ids) = selection::split_selector_terms(&spec["securityGroupSelectorTerms"]);
+    nc.security_group_selector_tags = selector_tags(strategy, &prior.security_group_selector_tags, tags);
+    nc.security_group_selector_ids = ids;
 }
 
 /// Selector tags; the discovery-tag default reads back as "not set".
-fn selector_tags(strategy: &NodeStrategy, prior: &BTreeMap<String, String>, terms: &Value) -> BTreeMap<String, String> {
-    let tags = string_map(&terms[0]["tags"]);
+fn selector_tags(
+    strategy: &NodeStrategy,
+    prior: &BTreeMap<String, String>,
+    tags: BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
     let default = BTreeMap::from([(render::DISCOVERY_TAG.to_owned(), strategy.cluster_name.clone())]);
     if prior.is_empty() && tags == default {
         BTreeMap::new()
     } else {
         tags
     }
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_str().map(str::to_owned))
-        .collect()
 }
 
 fn string_map(v: &Value) -> BTreeMap<String, String> {

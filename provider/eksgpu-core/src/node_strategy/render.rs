@@ -6,6 +6,7 @@ mod gpu_operator;
 mod karpenter;
 mod neuron;
 mod node_overlay;
+pub mod selection;
 
 use std::collections::BTreeMap;
 
@@ -14,9 +15,11 @@ use serde_json::{Value, json};
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
-pub use karpenter::{AUTO_MODE_INSTANCE_FAMILY, DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
+pub(crate) use karpenter::bottlerocket_os_volume;
+pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
 pub use neuron::neuron_values;
 pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays};
+pub use selection::AUTO_MODE_INSTANCE_FAMILY;
 
 use crate::catalog::MigLayout;
 use crate::kinds::{self, Kind};

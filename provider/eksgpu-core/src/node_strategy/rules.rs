@@ -13,7 +13,9 @@ mod misplaced;
 mod neuron;
 mod node_class;
 mod overlay;
+mod requirements;
 mod static_capacity;
+mod upstream_node_class;
 
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
@@ -107,7 +109,10 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 /// The per-pool checks, one function per rule code, in the order their violations are reported.
 fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     node_pool_labels(s, pool, at, out);
-    let types = instance_types::check(s, pool, ctx, at, out);
+    requirements::requirement_shape(pool, ctx, at, out);
+    requirements::provider_keys(pool, at, out);
+    let selected = instance_types::check(s, pool, ctx, at, out);
+    let types: Vec<_> = selected.iter().map(|s| s.t).filter(|t| t.is_nvidia_gpu()).collect();
     kubernetes_spelling(pool, ctx, at, out);
     disruption::karpenter_disruption(pool, ctx, at, out);
     karpenter_node_role(pool, at, out);
@@ -130,9 +135,10 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         device_managers::nvidia_ami_without_plugin(s, pool, at, out);
     }
     if pool.efa {
-        efa::efa_capable(pool, at, out);
+        efa::efa_capable(pool, &selected, at, out);
         efa::efa_one_zone(pool, at, out);
     }
+    upstream_node_class::check_pool(pool, &selected, at, out);
     gpu_taint(pool, at, out);
 }
 
@@ -175,9 +181,18 @@ fn kubernetes_spelling(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Vi
     }
 }
 
-/// EKSGPU104: a Karpenter pool renders an EC2NodeClass, which needs the nodes' IAM role.
+/// EKSGPU104: a Karpenter pool renders an EC2NodeClass, which needs the nodes' IAM role or
+/// an instance profile, exactly one of them (EC2NodeClass CRD v1.14.1 CEL rule).
 fn karpenter_node_role(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    if pool.capacity == Capacity::Karpenter && pool.node_class.as_ref().is_none_or(|nc| nc.role.is_none()) {
+    let nc = pool.node_class.as_ref();
+    if pool.capacity == Capacity::Karpenter && nc.is_some_and(|nc| nc.role.is_some() && nc.instance_profile.is_some()) {
+        out.push(Violation::new(
+            Code::EKSGPU104,
+            at(&[Step::Attr("node_class"), Step::Attr("instance_profile")]),
+            format!("Pool {:?} sets both `role` and `instance_profile`.", pool.name),
+        ));
+    }
+    if pool.capacity == Capacity::Karpenter && nc.is_none_or(|nc| nc.role.is_none() && nc.instance_profile.is_none()) {
         let path = if pool.node_class.is_some() {
             at(&[Step::Attr("node_class"), Step::Attr("role")])
         } else {
@@ -223,5 +238,8 @@ fn is_karpenter_duration(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
 #[cfg(test)]
 mod tests_neuron;
+#[cfg(test)]
+mod upstream_tests;

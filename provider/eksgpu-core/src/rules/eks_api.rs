@@ -135,13 +135,20 @@ fn provider_tags(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Viola
     }
 }
 
-/// EKSGPU115: every pool but a hybrid one names its instance types.
+/// EKSGPU115: every pool but a hybrid one names its instance types, unless (in-cluster) its
+/// `requirement` blocks select them.
 fn instance_types_required(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    if pool.capacity != Capacity::Hybrid && pool.instance_types.is_empty() {
+    let by_requirements = pool.capacity.is_in_cluster() && !pool.requirements.is_empty();
+    if pool.capacity != Capacity::Hybrid && pool.instance_types.is_empty() && !by_requirements {
+        let or = if pool.capacity.is_in_cluster() {
+            " or `requirement` blocks that select instances"
+        } else {
+            ""
+        };
         out.push(Violation::new(
             Code::EKSGPU115,
             at(&[Step::Attr("instance_types")]),
-            format!("A {} pool needs `instance_types`.", pool.capacity.as_str()),
+            format!("A {} pool needs `instance_types`{or}.", pool.capacity.as_str()),
         ));
     }
 }

@@ -42,7 +42,7 @@ fn size_error(s: &str, accepted: &'static str, source: &'static str) -> Validati
 /// refuses `18Ti` although EBS would take it. The pattern's empty
 /// alternatives also let a bare `Ti` or `T` through, which Karpenter's
 /// `resource.Quantity` cannot decode; it is refused here.
-fn ec2_node_class_volume_size(s: &str) -> Validation {
+pub fn ec2_node_class_volume_size(s: &str) -> Validation {
     let ok = whole_size(s).is_some_and(|(n, unit)| match unit {
         "Gi" => (1..=59_000).contains(&n),
         "G" => (1..=64_000).contains(&n),

@@ -9,7 +9,10 @@ use super::engine::{
     at,
 };
 use super::{Attr, Check, IN_CLUSTER, KARPENTER, Kinds, List, One, ReadBack, Ty, attr, lens};
-use crate::model::{CapacityReservationTerm, Kubelet, MetadataOptions, NodeClass, Pool, RootVolume};
+use crate::model::{
+    BlockDeviceMapping, CapacityReservationTerm, Kubelet, MetadataOptions, NetworkInterface, NodeClass, Pool,
+    RootVolume,
+};
 use crate::rules::Code;
 use crate::validate;
 
@@ -26,7 +29,8 @@ const AMI_ALIAS: Attr<NodeClass> = attr(
 const ROLE: Attr<NodeClass> = attr(
     "role",
     Ty::String,
-    "IAM role name of the nodes. Required for `karpenter` pools (EKSGPU104) and for an `auto_mode` pool's own NodeClass (EKSGPU120).",
+    "IAM role name of the nodes. Required for `karpenter` pools unless `instance_profile` is set, never with it \
+     (EKSGPU104), and for an `auto_mode` pool's own NodeClass (EKSGPU120).",
     lens!(NodeClass, role),
 )
 // EC2NodeClass `spec.role` and the Auto Mode NodeClass `role` take a role name, not an ARN.
@@ -286,6 +290,245 @@ const KUBELET: One<NodeClass, Kubelet> = One {
     },
 };
 
+const INSTANCE_PROFILE: Attr<NodeClass> = attr(
+    "instance_profile",
+    Ty::String,
+    "IAM instance profile of the nodes, instead of `role` (the EC2NodeClass takes exactly one of them, EKSGPU104): \
+     for profiles managed outside Karpenter. Karpenter only (EKSGPU124).",
+    lens!(NodeClass, instance_profile),
+)
+// EC2NodeClass spec.instanceProfile: CEL `self != ''`; exactly one of role and instanceProfile.
+.checks(&[Check::Str(
+    "An IAM instance profile name.",
+    validate::instance_profile_name,
+)])
+.only(KARPENTER, Code::EKSGPU124)
+.renders(&[at(Ec2NodeClass, &["instanceProfile"])]);
+
+const SUBNET_SELECTOR_IDS: Attr<NodeClass> = attr(
+    "subnet_selector_ids",
+    Ty::StringList,
+    "Subnets by ID (`subnet-…`), each its own `subnetSelectorTerms` term, beside any `subnet_selector_tags`. \
+     Without tags, the discovery-tag default is not added.",
+    lens!(NodeClass, subnet_selector_ids),
+)
+.checks(&[Check::Each("Subnet IDs.", validate::subnet_id), Check::Distinct])
+// `subnetSelectorTerms: [{id}]` beside the tags term (render::karpenter): an `id` term takes no tags (CEL rule).
+.custom();
+
+const SECURITY_GROUP_SELECTOR_IDS: Attr<NodeClass> = attr(
+    "security_group_selector_ids",
+    Ty::StringList,
+    "Security groups by ID (`sg-…`), each its own `securityGroupSelectorTerms` term, beside any \
+     `security_group_selector_tags`. Without tags, the discovery-tag default is not added.",
+    lens!(NodeClass, security_group_selector_ids),
+)
+.checks(&[
+    Check::Each("Security group IDs.", validate::security_group_id),
+    Check::Distinct,
+])
+.custom();
+
+const ASSOCIATE_PUBLIC_IP_ADDRESS: Attr<NodeClass> = attr(
+    "associate_public_ip_address",
+    Ty::Bool,
+    "Whether nodes get a public IPv4 address (EC2NodeClass `associatePublicIPAddress`; Auto Mode \
+     `advancedNetworking.associatePublicIPAddress`). Default: the subnet's setting.",
+    lens!(NodeClass, associate_public_ip_address),
+)
+// EKS user guide, Create a Node Class (Auto Mode `spec.advancedNetworking.associatePublicIPAddress`, 2025-08-06).
+.renders(&[
+    at(Ec2NodeClass, &["associatePublicIPAddress"]),
+    at(AutoModeNodeClass, &["advancedNetworking", "associatePublicIPAddress"]),
+]);
+
+const DETAILED_MONITORING: Attr<NodeClass> = attr(
+    "detailed_monitoring",
+    Ty::Bool,
+    "EC2 detailed (1-minute) CloudWatch monitoring of the nodes: EC2NodeClass `detailedMonitoring`. Karpenter only \
+     (EKSGPU124). Default `false`.",
+    lens!(NodeClass, detailed_monitoring),
+)
+.only(KARPENTER, Code::EKSGPU124)
+.renders(&[at(Ec2NodeClass, &["detailedMonitoring"])]);
+
+const USER_DATA: Attr<NodeClass> = attr(
+    "user_data",
+    Ty::String,
+    "EC2NodeClass `userData`, which Karpenter merges with what it generates: a MIME multi-part document with a \
+     nodeadm `NodeConfig` on AL2023, TOML settings on Bottlerocket. Kubelet settings the provider also renders \
+     (`kubelet.max_pods`, `kubelet.eviction_hard`) must be set in one place only (EKSGPU174). Karpenter only (EKSGPU124).",
+    lens!(NodeClass, user_data),
+)
+.only(KARPENTER, Code::EKSGPU124)
+.renders(&[at(Ec2NodeClass, &["userData"])]);
+
+const BDM_DEVICE_NAME: Attr<BlockDeviceMapping> = attr(
+    "device_name",
+    Ty::String,
+    "Device name, e.g. `/dev/xvda` (AL2023 root, Bottlerocket OS volume) or `/dev/xvdb` (Bottlerocket data volume).",
+    lens!(BlockDeviceMapping, device_name),
+)
+.required()
+.renders(&[at(Ec2NodeClass, &["deviceName"])]);
+
+const BDM_VOLUME_SIZE: Attr<BlockDeviceMapping> = attr(
+    "volume_size",
+    Ty::String,
+    "Size in `Gi`, `G`, `Ti` or `T`, e.g. `100Gi`. Required unless `snapshot_id` is set (EKSGPU175).",
+    lens!(BlockDeviceMapping, volume_size),
+)
+.checks(&[Check::Str(
+    "A volume size the EC2NodeClass accepts.",
+    validate::ec2_node_class_volume_size,
+)])
+.renders(&[at(Ec2NodeClass, &["ebs", "volumeSize"])]);
+
+const BDM_VOLUME_TYPE: Attr<BlockDeviceMapping> = attr(
+    "volume_type",
+    Ty::String,
+    "EBS volume type (`gp3`, `gp2`, `io1`, `io2`, `sc1`, `st1`, `standard`).",
+    lens!(BlockDeviceMapping, volume_type),
+)
+.checks(&[Check::Str("An EBS volume type.", validate::ebs_volume_type)])
+.renders(&[at(Ec2NodeClass, &["ebs", "volumeType"])]);
+
+const BDM_IOPS: Attr<BlockDeviceMapping> =
+    attr("iops", Ty::Number, "Provisioned IOPS.", lens!(BlockDeviceMapping, iops))
+        // ebs.iops is int64; EBS allows 100–256000 (io2 Block Express).
+        .checks(&[Check::Int(100, 256_000, "EBS `iops`")])
+        .renders(&[at(Ec2NodeClass, &["ebs", "iops"])]);
+
+const BDM_THROUGHPUT: Attr<BlockDeviceMapping> = attr(
+    "throughput",
+    Ty::Number,
+    "Throughput in MiB/s (gp3).",
+    lens!(BlockDeviceMapping, throughput),
+)
+.checks(&[Check::Int(125, 2000, "EBS gp3 `throughput`, MiB/s")])
+.renders(&[at(Ec2NodeClass, &["ebs", "throughput"])]);
+
+const BDM_ENCRYPTED: Attr<BlockDeviceMapping> = attr(
+    "encrypted",
+    Ty::Bool,
+    "Encrypt the volume.",
+    lens!(BlockDeviceMapping, encrypted),
+)
+.renders(&[at(Ec2NodeClass, &["ebs", "encrypted"])]);
+
+const BDM_DELETE_ON_TERMINATION: Attr<BlockDeviceMapping> = attr(
+    "delete_on_termination",
+    Ty::Bool,
+    "Delete the volume when the node terminates. Default EC2's `true`.",
+    lens!(BlockDeviceMapping, delete_on_termination),
+)
+.renders(&[at(Ec2NodeClass, &["ebs", "deleteOnTermination"])]);
+
+const BDM_SNAPSHOT_ID: Attr<BlockDeviceMapping> = attr(
+    "snapshot_id",
+    Ty::String,
+    "EBS snapshot to create the volume from (`snap-…`), e.g. one with pre-pulled model images.",
+    lens!(BlockDeviceMapping, snapshot_id),
+)
+.checks(&[Check::Str("An EBS snapshot ID.", validate::ebs_snapshot_id)])
+.renders(&[at(Ec2NodeClass, &["ebs", "snapshotID"])]);
+
+const BDM_KMS_KEY_ID: Attr<BlockDeviceMapping> = attr(
+    "kms_key_id",
+    Ty::String,
+    "KMS key (ID or ARN) that encrypts the volume.",
+    lens!(BlockDeviceMapping, kms_key_id),
+)
+.renders(&[at(Ec2NodeClass, &["ebs", "kmsKeyID"])]);
+
+/// The fields of one `block_device_mapping`, each a projection onto its mapping; the list is
+/// rendered by hand beside the root volume's mappings (render::karpenter, readback).
+pub const BLOCK_DEVICE_MAPPING_FIELDS: &[&dyn Decl<BlockDeviceMapping>] = &[
+    &BDM_DEVICE_NAME,
+    &BDM_VOLUME_SIZE,
+    &BDM_VOLUME_TYPE,
+    &BDM_IOPS,
+    &BDM_THROUGHPUT,
+    &BDM_ENCRYPTED,
+    &BDM_DELETE_ON_TERMINATION,
+    &BDM_SNAPSHOT_ID,
+    &BDM_KMS_KEY_ID,
+];
+
+const BLOCK_DEVICE_MAPPING: List<NodeClass, BlockDeviceMapping> = List {
+    name: "block_device_mapping",
+    doc: "An EC2NodeClass `blockDeviceMappings` entry, rendered as written, beside or instead of `root_volume`: on \
+          Bottlerocket, `/dev/xvda` sizes the OS volume (the provider's 4Gi otherwise) while `root_volume` sizes the \
+          data volume `/dev/xvdb`; a mapping may not repeat a device `root_volume` renders (EKSGPU175). Karpenter \
+          only (EKSGPU124).",
+    kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
+    min_items: None,
+    // EC2NodeClass spec.blockDeviceMappings: maxItems 50 (v1.14.1 CRD).
+    max_items: Some(50),
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: BLOCK_DEVICE_MAPPING_FIELDS,
+    get: |nc| &nc.block_device_mappings,
+    put: |nc, b| nc.block_device_mappings = b,
+};
+
+const NI_CARD: Attr<NetworkInterface> = attr(
+    "network_card_index",
+    Ty::Number,
+    "Network card of the interface (0 is the primary card).",
+    lens!(NetworkInterface, network_card_index),
+)
+.required()
+// networkInterfaces[].networkCardIndex: int32, minimum 0.
+.checks(&[Check::Int32(
+    0,
+    i32::MAX,
+    "EC2NodeClass `networkInterfaces[].networkCardIndex`",
+)])
+.renders(&[at(Ec2NodeClass, &["networkCardIndex"])]);
+
+const NI_DEVICE: Attr<NetworkInterface> = attr(
+    "device_index",
+    Ty::Number,
+    "Device index on the card (0 for the primary interface).",
+    lens!(NetworkInterface, device_index),
+)
+.required()
+.checks(&[Check::Int32(
+    0,
+    i32::MAX,
+    "EC2NodeClass `networkInterfaces[].deviceIndex`",
+)])
+.renders(&[at(Ec2NodeClass, &["deviceIndex"])]);
+
+const NI_TYPE: Attr<NetworkInterface> = attr(
+    "interface_type",
+    Ty::String,
+    "`interface` (an ENA interface, EFA-capable on EFA types) or `efa-only`.",
+    lens!(NetworkInterface, interface_type),
+)
+.required()
+// networkInterfaces[].interfaceType enum [interface, efa-only].
+.checks(&[Check::OneOf(&["interface", "efa-only"])])
+.renders(&[at(Ec2NodeClass, &["interfaceType"])]);
+
+/// EC2NodeClass `networkInterfaces` (v1.14.1 CRD, maxItems 150).
+const NETWORK_INTERFACE: List<NodeClass, NetworkInterface> = List {
+    name: "network_interface",
+    doc: "An EC2NodeClass `networkInterfaces` entry: explicit ENA and EFA interfaces per network card, as multi-node \
+          training pools on p4d/p5 write them. The list needs the primary interface (card 0, device 0, `interface`), \
+          no card/device pair twice and at most one `efa-only` per card (EKSGPU176); `efa-only` needs EFA types with \
+          enough EFA interfaces (EKSGPU126). Karpenter only (EKSGPU124).",
+    kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
+    min_items: None,
+    max_items: Some(150),
+    renders: &[at(Ec2NodeClass, &["networkInterfaces"])],
+    read_back: ReadBack::Live,
+    children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],
+    get: |nc| &nc.network_interfaces,
+    put: |nc, n| nc.network_interfaces = n,
+};
+
 /// The node class's inputs, in schema order.
 pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
     &AMI_ALIAS,
@@ -296,8 +539,16 @@ pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
     &INSTANCE_STORE_POLICY,
     &CAPACITY_RESERVATION,
     &METADATA_OPTIONS,
+    &INSTANCE_PROFILE,
+    &SUBNET_SELECTOR_IDS,
+    &SECURITY_GROUP_SELECTOR_IDS,
+    &ASSOCIATE_PUBLIC_IP_ADDRESS,
+    &DETAILED_MONITORING,
+    &USER_DATA,
     &ROOT_VOLUME,
     &KUBELET,
+    &BLOCK_DEVICE_MAPPING,
+    &NETWORK_INTERFACE,
 ];
 
 /// The pool's `node_class` block: rendered as its own object, which the renderers build with

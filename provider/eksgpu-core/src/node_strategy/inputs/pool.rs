@@ -8,7 +8,8 @@ use super::node_group::{HYBRID_BLOCK, MANAGED_NODE_GROUP_BLOCK};
 use super::{
     AWS_API, Attr, Check, IN_CLUSTER, KindCheck, List, Lit, NODE_GROUP, One, ReadBack, Ty, attr, lens, setting,
 };
-use crate::model::{Budget, Capacity, Disruption, Pool, Taint};
+use crate::catalog::labels::REQUIREMENT_OPERATORS;
+use crate::model::{Budget, Capacity, Disruption, Pool, Requirement, Taint};
 use crate::rules::Code;
 use crate::validate;
 
@@ -38,7 +39,8 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
     "instance_types",
     Ty::StringList,
     "EC2 instance types, validated against the GPU catalog (EKSGPU016). Required except on `hybrid` pools \
-     (on-prem machines), EKSGPU115. For a node group, changing them replaces the node group.",
+     (on-prem machines) and on `karpenter` / `auto_mode` pools whose `requirement` blocks select instances, \
+     EKSGPU115. For a node group, changing them replaces the node group.",
     lens!(Pool, instance_types),
 )
 // Hybrid nodes are on-prem machines: no EC2 instance type (EKS Hybrid Nodes).
@@ -255,6 +257,76 @@ const TAGS: Attr<Pool> = attr(
 // Merged with `default_tags` and the provider's own (eks::pool_tags).
 .custom();
 
+const TERMINATION_GRACE_PERIOD: Attr<Pool> = attr(
+    "termination_grace_period",
+    Ty::String,
+    "NodePool `template.spec.terminationGracePeriod`: how long Karpenter waits for a node's pods to drain before it \
+     deletes them (past PDBs and `karpenter.sh/do-not-disrupt`), e.g. `24h` for long training steps. Default: no limit.",
+    lens!(Pool, termination_grace_period),
+)
+// Pattern `^([0-9]+(s|m|h))+$` (no `Never`), on the template (karpenter.sh/v1 NodePool v1.14.1 CRD).
+.checks(&[Check::Str(
+    "A duration such as `30s`, `10m` or `24h`.",
+    validate::termination_grace_period,
+)])
+.only(IN_CLUSTER, Code::EKSGPU115)
+.renders(&[at(NodePool, &["spec", "template", "spec", "terminationGracePeriod"])]);
+
+const REQUIREMENT_KEY: Attr<Requirement> = attr(
+    "key",
+    Ty::String,
+    "Node label the requirement is on: a Karpenter well-known label such as `karpenter.k8s.aws/instance-category`, \
+     `karpenter.k8s.aws/instance-generation`, `karpenter.k8s.aws/instance-gpu-manufacturer`, \
+     `karpenter.k8s.aws/instance-gpu-count`, `karpenter.k8s.aws/instance-gpu-memory`, `kubernetes.io/arch`, or a \
+     custom label. Restricted labels (`karpenter.sh/nodepool`, `kubernetes.io/hostname`, other `karpenter.sh` and \
+     `karpenter.k8s.aws` labels) are refused (EKSGPU170).",
+    lens!(Requirement, key),
+)
+.required()
+// `requirements[].key`: a qualified name (pattern, maxLength 316), CEL rules on its domain.
+.checks(&[Check::Str("A label key.", validate::label_key)]);
+
+const REQUIREMENT_OPERATOR: Attr<Requirement> = attr(
+    "operator",
+    Ty::String,
+    "`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt` (and `Gte`, `Lte`). `In` needs values; `Exists` and \
+     `DoesNotExist` take none; `Gt`, `Lt`, `Gte`, `Lte` take one whole number (EKSGPU170).",
+    lens!(Requirement, operator),
+)
+.required()
+// `requirements[].operator` enum (karpenter.sh/v1 NodePool v1.14.1 CRD).
+.checks(&[Check::OneOf(&REQUIREMENT_OPERATORS)]);
+
+const REQUIREMENT_VALUES: Attr<Requirement> = attr(
+    "values",
+    Ty::StringList,
+    "Label values (each a label value, at most 63 characters).",
+    lens!(Requirement, values),
+)
+// `requirements[].values[]`: maxLength 63, pattern `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`.
+.checks(&[Check::Each("Label values.", validate::label_value)]);
+
+/// NodePool `spec.template.spec.requirements[]` as written, after the provider's own (instance
+/// types, capacity types, zones): rendered and read back next to the NodePool renderer.
+pub const REQUIREMENT: List<Pool, Requirement> = List {
+    name: "requirement",
+    doc: "A NodePool requirement on a node label, rendered as written: select instances by well-known labels \
+          (`karpenter.k8s.aws/instance-category In [g, p]`, `karpenter.k8s.aws/instance-generation Gt 4`, \
+          `karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]`) so Karpenter picks new types and sizes as they \
+          appear; `instance_types` is then optional. The rules run on every catalog type the requirements match \
+          (`matched_instance_types`), and refuse requirements that match none (EKSGPU172). Use `capacity_types`, \
+          `instance_types` and `zones` for `In` on their labels (EKSGPU171).",
+    kinds: super::Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
+    min_items: None,
+    // NodePool requirements: maxItems 100, less the provider's own three.
+    max_items: Some(97),
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&REQUIREMENT_KEY, &REQUIREMENT_OPERATOR, &REQUIREMENT_VALUES],
+    get: |p| &p.requirements,
+    put: |p, r| p.requirements = r,
+};
+
 const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
     .required()
     .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
@@ -424,6 +496,7 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &REPLICAS,
     &NODE_LIMIT,
     &EXPIRE_AFTER,
+    &TERMINATION_GRACE_PERIOD,
     &LABELS,
     &GPU_TAINT,
     &ADOPT,
@@ -431,6 +504,7 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &EFA,
     &TAGS,
     &TAINT,
+    &REQUIREMENT,
     &DISRUPTION,
     &NODE_CLASS_BLOCK,
     &MANAGED_NODE_GROUP_BLOCK,

@@ -12,8 +12,9 @@ use proptest::prelude::*;
 use super::*;
 use crate::eks;
 use crate::model::{
-    Budget, CapacityReservationTerm, Disruption, GpuOperator, Kubelet, ManagedNodeGroup, MetadataOptions, NodeClass,
-    NodeRepairConfig, NodeStrategy, Pool, RootVolume, Scaling, Taint, UpdateConfig,
+    BlockDeviceMapping, Budget, CapacityReservationTerm, Disruption, GpuOperator, Kubelet, ManagedNodeGroup,
+    MetadataOptions, NetworkInterface, NodeClass, NodeRepairConfig, NodeStrategy, Pool, Requirement, RootVolume,
+    Scaling, Taint, UpdateConfig,
 };
 use crate::readback::read_back_pool;
 use crate::render::pool_manifests;
@@ -107,6 +108,113 @@ fn root_volume(karpenter: bool) -> BoxedStrategy<RootVolume> {
         .boxed()
 }
 
+/// A requirement of every operator, on keys the provider does not render itself.
+fn requirement() -> BoxedStrategy<Requirement> {
+    let r = |key: &str, operator: &str, values: &[&str]| Requirement {
+        key: key.to_owned(),
+        operator: operator.to_owned(),
+        values: values.iter().map(|v| (*v).to_owned()).collect(),
+    };
+    prop_oneof![
+        Just(r("karpenter.k8s.aws/instance-category", "In", &["g", "p"])),
+        Just(r("karpenter.k8s.aws/instance-family", "NotIn", &["g4dn"])),
+        Just(r("karpenter.k8s.aws/instance-gpu-manufacturer", "Exists", &[])),
+        Just(r("karpenter.k8s.aws/instance-accelerator-count", "DoesNotExist", &[])),
+        Just(r("karpenter.k8s.aws/instance-generation", "Gt", &["4"])),
+        Just(r("karpenter.k8s.aws/instance-gpu-count", "Lt", &["9"])),
+        Just(r("karpenter.k8s.aws/instance-gpu-memory", "Gte", &["24000"])),
+        Just(r("node.kubernetes.io/instance-type", "NotIn", &["g5.xlarge"])),
+        Just(r("topology.kubernetes.io/zone", "NotIn", &["us-west-2d"])),
+        // After an Auto Mode Neuron pool's own family requirement, a user's on the same key.
+        Just(r("eks.amazonaws.com/instance-family", "In", &["trn2"])),
+    ]
+    .boxed()
+}
+
+fn block_device_mapping() -> BoxedStrategy<BlockDeviceMapping> {
+    (
+        prop_oneof![Just("/dev/xvda"), Just("/dev/xvdc"), Just("/dev/xvdd")],
+        of(prop_oneof![Just("4Gi"), Just("300Gi")]),
+        of(prop_oneof![Just("gp3"), Just("io2")]),
+        (of(3000..16000i64), of(125..1000i64)),
+        (of(any::<bool>()), of(any::<bool>())),
+        of(Just("snap-0123456789abcdef0")),
+        of(Just("arn:aws:kms:us-west-2:123456789012:key/k")),
+    )
+        .prop_map(
+            |(device, size, volume_type, (iops, throughput), (encrypted, delete), snapshot, kms)| BlockDeviceMapping {
+                device_name: device.into(),
+                volume_size: size.map(str::to_owned),
+                volume_type: volume_type.map(str::to_owned),
+                iops,
+                throughput,
+                encrypted,
+                delete_on_termination: delete,
+                snapshot_id: snapshot.map(str::to_owned),
+                kms_key_id: kms.map(str::to_owned),
+            },
+        )
+        .boxed()
+}
+
+fn network_interfaces() -> BoxedStrategy<Vec<NetworkInterface>> {
+    (0..4i64)
+        .prop_map(|cards| {
+            let ni = |card, device, t: &str| NetworkInterface {
+                network_card_index: card,
+                device_index: device,
+                interface_type: t.into(),
+            };
+            let mut v = vec![ni(0, 0, "interface")];
+            v.extend((1..cards).map(|c| ni(c, 0, "efa-only")));
+            v
+        })
+        .boxed()
+}
+
+/// The node-class inputs upstream EC2NodeClasses use (Karpenter-only ones filtered by `karpenter`).
+fn upstream_node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
+    (
+        of(Just("KarpenterNodeInstanceProfile")),
+        of(Just("[settings.kubernetes]\nmax-pods = 110\n")),
+        (of(any::<bool>()), of(any::<bool>())),
+        vec(prop_oneof![Just("subnet-0a1"), Just("subnet-0b2")], 0..2),
+        vec(prop_oneof![Just("sg-0a1"), Just("sg-0b2")], 0..2),
+        vec(block_device_mapping(), 0..3),
+        network_interfaces(),
+    )
+        .prop_map(
+            move |(profile, user_data, (monitoring, public_ip), subnets, groups, mappings, interfaces)| {
+                let mut subnet_selector_ids: Vec<String> = subnets.into_iter().map(str::to_owned).collect();
+                subnet_selector_ids.dedup();
+                let mut security_group_selector_ids: Vec<String> = groups.into_iter().map(str::to_owned).collect();
+                security_group_selector_ids.dedup();
+                let mut block_device_mappings: Vec<BlockDeviceMapping> = Vec::new();
+                for m in mappings {
+                    if !block_device_mappings.iter().any(|b| b.device_name == m.device_name) {
+                        block_device_mappings.push(m);
+                    }
+                }
+                NodeClass {
+                    instance_profile: profile.filter(|_| karpenter).map(str::to_owned),
+                    user_data: user_data.filter(|_| karpenter).map(str::to_owned),
+                    detailed_monitoring: monitoring.filter(|_| karpenter),
+                    associate_public_ip_address: public_ip,
+                    subnet_selector_ids,
+                    security_group_selector_ids,
+                    block_device_mappings: if karpenter { block_device_mappings } else { Vec::new() },
+                    network_interfaces: if karpenter && interfaces.len() > 1 {
+                        interfaces
+                    } else {
+                        Vec::new()
+                    },
+                    ..NodeClass::default()
+                }
+            },
+        )
+        .boxed()
+}
+
 fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
     (
         (
@@ -130,25 +238,29 @@ fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
                 btree_map(Just("memory.available".to_owned()), Just("5%".to_owned()), 0..2),
             )),
         ),
+        upstream_node_class(karpenter),
     )
         .prop_map(
-            move |((alias, role, subnets, groups, tags), (store, reservations, imds, root, kubelet))| NodeClass {
-                ami_alias: alias.filter(|_| karpenter).map(str::to_owned),
-                role,
-                subnet_selector_tags: subnets,
-                security_group_selector_tags: groups,
-                tags,
-                instance_store_policy: store.filter(|_| karpenter).map(str::to_owned),
-                capacity_reservations: reservations,
-                metadata_options: imds.filter(|_| karpenter).map(|(t, h)| MetadataOptions {
-                    http_tokens: t.map(str::to_owned),
-                    http_put_response_hop_limit: h,
-                }),
-                root_volume: root,
-                kubelet: kubelet.filter(|_| karpenter).map(|(max_pods, eviction_hard)| Kubelet {
-                    max_pods,
-                    eviction_hard,
-                }),
+            move |((alias, role, subnets, groups, tags), (store, reservations, imds, root, kubelet), upstream)| {
+                NodeClass {
+                    ami_alias: alias.filter(|_| karpenter).map(str::to_owned),
+                    role,
+                    subnet_selector_tags: subnets,
+                    security_group_selector_tags: groups,
+                    tags,
+                    instance_store_policy: store.filter(|_| karpenter).map(str::to_owned),
+                    capacity_reservations: reservations,
+                    metadata_options: imds.filter(|_| karpenter).map(|(t, h)| MetadataOptions {
+                        http_tokens: t.map(str::to_owned),
+                        http_put_response_hop_limit: h,
+                    }),
+                    root_volume: root,
+                    kubelet: kubelet.filter(|_| karpenter).map(|(max_pods, eviction_hard)| Kubelet {
+                        max_pods,
+                        eviction_hard,
+                    }),
+                    ..upstream
+                }
             },
         )
         .boxed()
@@ -205,11 +317,22 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
         ),
         of(disruption()),
         of(node_class(karpenter)),
-        // Static capacity: NodePool spec.replicas and limits.nodes.
-        (of(0..10i64), of(0..20i64)),
+        (
+            vec(requirement(), 0..4),
+            of(prop_oneof![Just("30s"), Just("24h")]),
+            any::<bool>(),
+            // Static capacity: NodePool spec.replicas and limits.nodes.
+            (of(0..10i64), of(0..20i64)),
+        ),
     )
         .prop_map(
-            move |(base, (ct, zones, gpu, cpu, mem, weight, expire), disruption, nc, (replicas, node_limit))| {
+            move |(
+                base,
+                (ct, zones, gpu, cpu, mem, weight, expire),
+                disruption,
+                nc,
+                (requirements, tgp, no_types, (replicas, node_limit)),
+            )| {
                 let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
                 capacity_types.dedup();
                 let mut zones: Vec<String> = zones.into_iter().map(str::to_owned).collect();
@@ -225,6 +348,14 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                     node_limit,
                     expire_after: expire.map(str::to_owned),
                     disruption,
+                    termination_grace_period: tgp.map(str::to_owned),
+                    // Requirements may select the instances alone.
+                    instance_types: if no_types && !requirements.is_empty() {
+                        Vec::new()
+                    } else {
+                        base.instance_types.clone()
+                    },
+                    requirements,
                     // A Karpenter pool always renders its EC2NodeClass.
                     node_class: if karpenter { Some(nc.unwrap_or_default()) } else { nc },
                     ..base

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use std::sync::LazyLock;
 
-use super::{Manifest, effective_labels, effective_taints, metadata, string_map};
+use super::{Manifest, effective_labels, effective_taints, metadata, selection, string_map};
 use crate::kinds;
 use crate::model::{Capacity, NodeClass, NodeStrategy, Pool};
 use crate::node_strategy::inputs::{self, Object};
@@ -58,23 +58,9 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             "name": pool.name,
         }),
     };
-    let mut requirements = vec![json!({
-        "key": "node.kubernetes.io/instance-type",
-        "operator": "In",
-        "values": pool.instance_types,
-    })];
-    let capacity_types = if pool.capacity_types.is_empty() {
-        vec!["on-demand".to_owned()]
-    } else {
-        pool.capacity_types.clone()
-    };
-    requirements.push(json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacity_types}));
-    if !pool.zones.is_empty() {
-        requirements.push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": pool.zones}));
-    }
-    if let Some(r) = auto_mode_family_requirement(pool) {
-        requirements.push(r);
-    }
+    // The provider's instance-type, capacity-type, zone (and Auto Mode Neuron family)
+    // requirements, then the pool's own.
+    let requirements = selection::node_pool_requirements(pool);
 
     let mut template_spec = Map::new();
     template_spec.insert("nodeClassRef".into(), node_class_ref);
@@ -133,38 +119,6 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
-/// The key of Auto Mode's instance-family label (EKS user guide, Create a Node Pool for EKS Auto
-/// Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
-pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
-
-/// Auto Mode Neuron pools also select their families by `eks.amazonaws.com/instance-family`, the
-/// label Auto Mode NodePools take for them (awsdocs/amazon-eks-user-guide
-/// latest/ug/automode/create-node-pool.adoc @01385604; awslabs/ai-on-eks
-/// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
-/// requirement stays. Derived from `instance_types`, so not read back.
-fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
-    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
-        return None;
-    }
-    let mut families: Vec<&str> = pool
-        .instance_types
-        .iter()
-        .map(|t| crate::catalog::instance_family(t))
-        .collect();
-    families.sort_unstable();
-    families.dedup();
-    Some(json!({"key": AUTO_MODE_INSTANCE_FAMILY, "operator": "In", "values": families}))
-}
-
-fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &str) -> Value {
-    let tags = if tags.is_empty() {
-        json!({ DISCOVERY_TAG: cluster })
-    } else {
-        string_map(tags)
-    };
-    json!([{ "tags": tags }])
-}
-
 /// Role and subnet / security-group selection: the same on Karpenter's
 /// EC2NodeClass and Auto Mode's NodeClass.
 /// Subnet and security-group selection: the same on Karpenter's EC2NodeClass and Auto Mode's
@@ -172,11 +126,19 @@ fn selector_terms(tags: &std::collections::BTreeMap<String, String>, cluster: &s
 fn node_class_placement(spec: &mut Map<String, Value>, nc: &NodeClass, cluster: &str) {
     spec.insert(
         "subnetSelectorTerms".into(),
-        selector_terms(&nc.subnet_selector_tags, cluster),
+        selection::selector_terms(
+            &nc.subnet_selector_tags,
+            &nc.subnet_selector_ids,
+            (DISCOVERY_TAG, cluster),
+        ),
     );
     spec.insert(
         "securityGroupSelectorTerms".into(),
-        selector_terms(&nc.security_group_selector_tags, cluster),
+        selection::selector_terms(
+            &nc.security_group_selector_tags,
+            &nc.security_group_selector_ids,
+            (DISCOVERY_TAG, cluster),
+        ),
     );
 }
 
@@ -217,6 +179,17 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
             block_device_mappings(pool, ebs, rv.encrypted),
         );
     }
+    // The pool's own mappings, beside (or instead of) the root volume's.
+    if !nc.block_device_mappings.is_empty() {
+        let provider = match spec.remove("blockDeviceMappings") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        spec.insert(
+            "blockDeviceMappings".into(),
+            Value::Array(selection::with_user_mappings(&nc, provider)),
+        );
+    }
     // Role, tags, reservations, kubelet, IMDS and the instance store, as declared.
     let mut spec = Value::Object(spec);
     inputs::render_all(inputs::NODE_CLASS, &nc, Object::Ec2NodeClass, &mut spec);
@@ -229,6 +202,11 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
 }
 
+/// Bottlerocket's OS volume beside a `root_volume` data volume: Karpenter's default size.
+pub(crate) fn bottlerocket_os_volume(encrypted: Option<bool>) -> Value {
+    json!({"deviceName": "/dev/xvda", "ebs": {"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": encrypted.unwrap_or(true)}})
+}
+
 /// Where the pool's `root_volume` goes. AL2023 has one volume, `/dev/xvda`. Bottlerocket
 /// boots from a small OS volume (`/dev/xvda`, 4Gi) and keeps kubelet, images and containers on
 /// a data volume (`/dev/xvdb`): the user's size (inference images are 10–30 GB) belongs there,
@@ -236,9 +214,8 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
 /// pkg/providers/amifamily/bottlerocket.go, DefaultBlockDeviceMappings and EphemeralBlockDevice).
 fn block_device_mappings(pool: &Pool, data: Map<String, Value>, encrypted: Option<bool>) -> Value {
     if pool.bottlerocket() {
-        let os = json!({"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": encrypted.unwrap_or(true)});
         json!([
-            {"deviceName": "/dev/xvda", "ebs": os},
+            bottlerocket_os_volume(encrypted),
             {"deviceName": "/dev/xvdb", "rootVolume": true, "ebs": Value::Object(data)},
         ])
     } else {

@@ -1,21 +1,18 @@
 //! EFA (Elastic Fabric Adapter) for multi-node training: checked only on pools with `efa = true`.
 
-use crate::catalog;
+use super::instance_types::Selected;
 use crate::model::{Capacity, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
-/// EKSGPU126: EFA needs EFA-capable types and capacity that attaches EFA interfaces.
-pub(super) fn efa_capable(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    for (j, name) in pool.instance_types.iter().enumerate() {
-        if let Some(t) = catalog::instance_type(name)
-            && t.efa_interfaces == Some(0)
-        {
-            out.push(Violation::new(
-                Code::EKSGPU126,
-                at(&[Step::Attr("instance_types"), Step::Index(j)]),
-                format!("{name} has no EFA interface."),
-            ));
-        }
+/// EKSGPU126: EFA needs EFA-capable types (listed, or matched by the requirements) and
+/// capacity that attaches EFA interfaces.
+pub(super) fn efa_capable(pool: &Pool, types: &[Selected], at: &At<'_>, out: &mut Vec<Violation>) {
+    for s in types.iter().filter(|s| s.t.efa_interfaces == Some(0)) {
+        out.push(Violation::new(
+            Code::EKSGPU126,
+            s.path.clone(),
+            format!("{} has no EFA interface.", s.t.name),
+        ));
     }
     match pool.capacity {
         // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request

@@ -7,15 +7,24 @@ use crate::catalog::{self, AutoModeSupport, InstanceType, ObservedOutcome, Vendo
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
+/// A catalog type the pool may launch, with the path its violations point at: its place in
+/// `instance_types`, or `requirement` for a type only the requirements match.
+pub(super) struct Selected {
+    pub t: &'static InstanceType,
+    pub path: Vec<Step>,
+}
+
 /// Each instance type through EKSGPU016, 150, 151, 101, 154 and 009 in turn (so a pool's
-/// violations stay in instance-type order); the NVIDIA GPU types found, for the MIG checks.
+/// violations stay in instance-type order); the catalog types found, for the checks that
+/// follow. With `requirement` blocks, the types they match (EKSGPU172, 173) take the listed
+/// ones' place, and a type only the requirements select goes through the same rules.
 pub(super) fn check(
     s: &NodeStrategy,
     pool: &Pool,
     ctx: &Context,
     at: &At<'_>,
     out: &mut Vec<Violation>,
-) -> Vec<&'static InstanceType> {
+) -> Vec<Selected> {
     let mut types = Vec::new();
     let mut first: Option<&'static InstanceType> = None;
     for (j, name) in pool.instance_types.iter().enumerate() {
@@ -23,19 +32,49 @@ pub(super) fn check(
         let Some(t) = accelerated_type(name, &path, out) else {
             continue;
         };
-        let first = *first.get_or_insert(t);
-        if one_vendor(pool, first, t, &path, out) {
-            continue;
-        }
-        neuron_on_hybrid(pool, t, &path, out);
-        fractional_gpu(s, pool, ctx, t, &path, out);
-        documented_for_auto_mode(pool, t, &path, out);
-        observed_failing_on_auto_mode(pool, t, &path, out);
-        if t.is_nvidia_gpu() {
-            types.push(t);
+        if per_type(s, pool, ctx, &mut first, t, &path, out) {
+            types.push(Selected { t, path });
         }
     }
-    types
+    let Some(m) = super::requirements::matched_types(pool, at, out) else {
+        return types;
+    };
+    let path = at(&[Step::Attr("requirement")]);
+    let mut matched = Vec::new();
+    for t in m.types {
+        if let Some(listed) = types.iter().find(|s| s.t.name == t.name) {
+            matched.push(Selected {
+                t,
+                path: listed.path.clone(),
+            });
+        } else if per_type(s, pool, ctx, &mut first, t, &path, out) {
+            matched.push(Selected { t, path: path.clone() });
+        }
+    }
+    matched
+}
+
+/// The per-type rules (EKSGPU150, 151, 101, 154, 009) on one catalog type at `path`; `false`
+/// when the type is of another vendor than the pool's first (EKSGPU150), so no further rule
+/// runs on it.
+fn per_type(
+    s: &NodeStrategy,
+    pool: &Pool,
+    ctx: &Context,
+    first: &mut Option<&'static InstanceType>,
+    t: &'static InstanceType,
+    path: &[Step],
+    out: &mut Vec<Violation>,
+) -> bool {
+    let first = *first.get_or_insert(t);
+    if one_vendor(pool, first, t, path, out) {
+        return false;
+    }
+    neuron_on_hybrid(pool, t, path, out);
+    fractional_gpu(s, pool, ctx, t, path, out);
+    documented_for_auto_mode(pool, t, path, out);
+    observed_failing_on_auto_mode(pool, t, path, out);
+    true
 }
 
 /// EKSGPU016: the type is in the catalog (NVIDIA GPU and AWS Neuron types).

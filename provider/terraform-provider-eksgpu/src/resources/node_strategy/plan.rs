@@ -85,7 +85,17 @@ pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: 
     path::set(&mut v, "accelerator", pool.vendor().as_str().into());
     path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
+    path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
     v
+}
+
+fn matched_instance_types(pool: &Pool) -> Value {
+    Value::List(
+        eksgpu_core::model::matching::matched_instance_types(pool)
+            .into_iter()
+            .map(Value::String)
+            .collect(),
+    )
 }
 
 /// `neuron_values_yaml`: null without a Neuron pool.
@@ -203,6 +213,7 @@ pub(super) fn modify(
         }
         out.insert("tolerations".into(), tolerations(pool));
         out.insert("accelerator".into(), pool.vendor().as_str().into());
+        out.insert("matched_instance_types".into(), matched_instance_types(pool));
         if k.operator_known {
             out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
         }

@@ -48,6 +48,13 @@ fn pool_block() -> Block {
              devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools.",
         ))
         .attribute(Attribute::computed(
+            "matched_instance_types",
+            Type::list(Type::String),
+            "The catalog instance types the pool may launch today: with `requirement` blocks, every NVIDIA GPU type of \
+             the catalog they match (bounded by Auto Mode's documented families on `auto_mode` pools); otherwise its \
+             `instance_types`. Karpenter also launches types that appear later and match.",
+        ))
+        .attribute(Attribute::computed(
             "manifests_yaml",
             Type::String,
             "What this pool creates, as YAML rendered at plan time: the in-cluster objects of `karpenter` and \

@@ -7,7 +7,7 @@ use eksgpu_core::model::{
 use proptest::prelude::*;
 
 use super::*;
-use eksgpu_core::model::{NodeRepairConfig, UpdateConfig};
+use eksgpu_core::model::{BlockDeviceMapping, NetworkInterface, NodeRepairConfig, Requirement, UpdateConfig};
 
 fn name() -> impl Strategy<Value = String> {
     "[a-z][a-z0-9-]{0,10}"
@@ -19,6 +19,84 @@ fn strings() -> impl Strategy<Value = Vec<String>> {
 
 fn map() -> impl Strategy<Value = BTreeMap<String, String>> {
     proptest::collection::btree_map("[a-z./-]{1,12}", "[a-z0-9]{0,8}", 0..3)
+}
+
+/// The node-class inputs upstream EC2NodeClasses use (issue #23).
+fn upstream_node_class() -> impl Strategy<Value = NodeClass> {
+    (
+        (
+            proptest::option::of(name()),
+            proptest::option::of("[ -~]{0,40}"),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(any::<bool>()),
+        ),
+        (strings(), strings()),
+        proptest::collection::vec(
+            (
+                "/dev/xvd[a-z]",
+                proptest::option::of("[1-9][0-9]{0,2}Gi"),
+                proptest::option::of(Just("gp3".to_owned())),
+                (proptest::option::of(3000..16000i64), proptest::option::of(125..1000i64)),
+                (proptest::option::of(any::<bool>()), proptest::option::of(any::<bool>())),
+                (proptest::option::of("snap-[0-9a-f]{8}"), proptest::option::of(name())),
+            )
+                .prop_map(
+                    |(device_name, volume_size, volume_type, (iops, throughput), (encrypted, delete), (snap, kms))| {
+                        BlockDeviceMapping {
+                            device_name,
+                            volume_size,
+                            volume_type,
+                            iops,
+                            throughput,
+                            encrypted,
+                            delete_on_termination: delete,
+                            snapshot_id: snap,
+                            kms_key_id: kms,
+                        }
+                    },
+                ),
+            0..3,
+        ),
+        proptest::collection::vec(
+            (
+                0..8i64,
+                0..2i64,
+                prop_oneof![Just("interface".to_owned()), Just("efa-only".to_owned())],
+            )
+                .prop_map(|(network_card_index, device_index, interface_type)| NetworkInterface {
+                    network_card_index,
+                    device_index,
+                    interface_type,
+                }),
+            0..3,
+        ),
+    )
+        .prop_map(
+            |((instance_profile, user_data, detailed_monitoring, public_ip), (subnets, groups), bdm, nis)| NodeClass {
+                instance_profile,
+                user_data,
+                detailed_monitoring,
+                associate_public_ip_address: public_ip,
+                subnet_selector_ids: subnets,
+                security_group_selector_ids: groups,
+                block_device_mappings: bdm,
+                network_interfaces: nis,
+                ..NodeClass::default()
+            },
+        )
+}
+
+fn requirement() -> impl Strategy<Value = Requirement> {
+    (
+        "[a-z./-]{1,20}",
+        prop_oneof![Just("In"), Just("NotIn"), Just("Exists"), Just("Gt")],
+        strings(),
+    )
+        .prop_map(|(key, operator, values)| Requirement {
+            key,
+            operator: operator.to_owned(),
+            values,
+        })
 }
 
 fn node_class() -> impl Strategy<Value = NodeClass> {
@@ -58,9 +136,18 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
                 0..3,
             ),
         ),
+        upstream_node_class(),
     )
         .prop_map(
-            |(ami_alias, role, (s, g, tags), rv, kubelet, (imds, instance_store_policy, capacity_reservations))| {
+            |(
+                ami_alias,
+                role,
+                (s, g, tags),
+                rv,
+                kubelet,
+                (imds, instance_store_policy, capacity_reservations),
+                upstream,
+            )| {
                 NodeClass {
                     ami_alias,
                     role,
@@ -84,6 +171,7 @@ fn node_class() -> impl Strategy<Value = NodeClass> {
                     }),
                     instance_store_policy,
                     capacity_reservations,
+                    ..upstream
                 }
             },
         )
@@ -228,6 +316,10 @@ fn pool() -> impl Strategy<Value = Pool> {
                     node_role_arn,
                 }),
         ),
+        (
+            proptest::collection::vec(requirement(), 0..3),
+            proptest::option::of(prop_oneof![Just("30s".to_owned()), Just("24h".to_owned())]),
+        ),
     )
         .prop_map(
             |(
@@ -239,10 +331,13 @@ fn pool() -> impl Strategy<Value = Pool> {
                 node_class,
                 managed_node_group,
                 hybrid,
+                (requirements, termination_grace_period),
             )| Pool {
                 name,
                 capacity,
                 instance_types,
+                requirements,
+                termination_grace_period,
                 capacity_types,
                 zones,
                 gpu_limit,

@@ -1,0 +1,154 @@
+//! The catalog types a pool may launch today: its `instance_types`, narrowed by its
+//! `requirement` blocks, or (without `instance_types`) every catalog type the requirements
+//! admit (`catalog::labels`). What the rules check and what `matched_instance_types` shows.
+//!
+//! Karpenter launches a type for a pod only if the type offers what the pod requests
+//! (kubernetes-sigs/karpenter v1.14.1 scheduling: instance types are filtered by requests
+//! before the cheapest is picked), so for pods requesting `nvidia.com/gpu` it never picks a
+//! fractional-GPU type (g6f, gr6f: Karpenter advertises no `nvidia.com/gpu` on them) or a
+//! Neuron type: those stay out of the match (and on a Neuron pool, whose vendor its listed types
+//! set, the NVIDIA types). Auto Mode launches only the families its
+//! documented table names (`catalog::auto_mode_supports`).
+
+use crate::catalog::labels::{Selector, admits, confines_to_accelerators};
+use crate::catalog::{self, AutoModeSupport, InstanceType};
+use crate::model::{Capacity, Pool, Requirement};
+
+/// A pool's requirements as the matcher reads them.
+pub fn selectors(requirements: &[Requirement]) -> Vec<Selector<'_>> {
+    requirements
+        .iter()
+        .map(|r| Selector {
+            key: &r.key,
+            operator: &r.operator,
+            values: &r.values,
+        })
+        .collect()
+}
+
+/// What a pool's requirements match.
+#[derive(Debug, Default)]
+pub struct Matched {
+    /// The accelerated types of the pool's vendor it may launch for accelerator pods (whole
+    /// NVIDIA GPUs, or Neuron devices), in catalog order.
+    pub types: Vec<&'static InstanceType>,
+    /// Catalog types the requirements admit of another vendor than the pool's (Neuron types on
+    /// an NVIDIA pool): Karpenter may launch them for other pods.
+    pub others: Vec<&'static InstanceType>,
+    /// Fractional-GPU types the requirements admit (NVIDIA nodes, but no `nvidia.com/gpu`).
+    pub fractional: Vec<&'static InstanceType>,
+    /// Types the requirements admit that Auto Mode's documented table leaves out.
+    pub auto_mode_undocumented: Vec<&'static InstanceType>,
+    /// The first requirement after which nothing is left, if any.
+    pub emptied_by: Option<usize>,
+    /// Some requirement keeps Karpenter inside accelerated types (or instance types are listed).
+    pub confined: bool,
+}
+
+/// The match of an in-cluster pool with requirements; `None` for other pools.
+pub fn matched(pool: &Pool) -> Option<Matched> {
+    if pool.requirements.is_empty() || !pool.capacity.is_in_cluster() {
+        return None;
+    }
+    let listed: Vec<&'static InstanceType> = pool
+        .instance_types
+        .iter()
+        .filter_map(|t| catalog::instance_type(t))
+        .collect();
+    let mut left: Vec<&'static InstanceType> = if pool.instance_types.is_empty() {
+        catalog::instance_types().iter().collect()
+    } else {
+        listed
+    };
+    let selectors = selectors(&pool.requirements);
+    let mut m = Matched {
+        confined: !pool.instance_types.is_empty() || selectors.iter().any(|s| confines_to_accelerators(*s)),
+        ..Matched::default()
+    };
+    for (k, s) in selectors.iter().enumerate() {
+        left.retain(|t| admits(t, *s) != Some(false));
+        if left.is_empty() && m.emptied_by.is_none() {
+            m.emptied_by = Some(k);
+        }
+    }
+    // One pool, one vendor (EKSGPU150): the pool's vendor is its listed types' (NVIDIA without).
+    let vendor = pool.vendor();
+    for t in left {
+        if t.vendor() != vendor {
+            m.others.push(t);
+        } else if t.fractional {
+            m.fractional.push(t);
+        } else if pool.capacity == Capacity::AutoMode && t.auto_mode_support() == AutoModeSupport::NotDocumented {
+            m.auto_mode_undocumented.push(t);
+        } else {
+            m.types.push(t);
+        }
+    }
+    Some(m)
+}
+
+/// The `matched_instance_types` output: with requirements, the catalog types they match today;
+/// without, the pool's `instance_types`.
+pub fn matched_instance_types(pool: &Pool) -> Vec<String> {
+    match matched(pool) {
+        Some(m) => m.types.iter().map(|t| t.name.to_owned()).collect(),
+        None => pool.instance_types.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+
+    fn req(key: &str, operator: &str, values: &[&str]) -> Requirement {
+        Requirement {
+            key: key.into(),
+            operator: operator.into(),
+            values: values.iter().map(|v| (*v).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn requirements_alone_select_from_the_catalog() {
+        let p = Pool {
+            requirements: vec![
+                req("karpenter.k8s.aws/instance-family", "In", &["g6e", "g6f"]),
+                req("karpenter.k8s.aws/instance-gpu-count", "Gt", &["3"]),
+            ],
+            ..fixture::pool("p", Capacity::Karpenter, &[])
+        };
+        let names = matched_instance_types(&p);
+        assert_eq!(names, ["g6e.12xlarge", "g6e.24xlarge", "g6e.48xlarge"]);
+    }
+
+    #[test]
+    fn listed_types_are_narrowed_and_auto_mode_bounds_the_match() {
+        let p = Pool {
+            requirements: vec![req("karpenter.k8s.aws/instance-gpu-name", "NotIn", &["a10g"])],
+            ..fixture::pool("p", Capacity::Karpenter, &["g5.xlarge", "g6e.xlarge"])
+        };
+        assert_eq!(matched_instance_types(&p), ["g6e.xlarge"]);
+        let auto = Pool {
+            requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g7", "g6"])],
+            ..fixture::pool("a", Capacity::AutoMode, &[])
+        };
+        let m = matched(&auto).expect("requirements");
+        assert!(m.types.iter().all(|t| t.family() == "g6"));
+        assert!(!m.auto_mode_undocumented.is_empty() && m.auto_mode_undocumented.iter().all(|t| t.family() == "g7"));
+    }
+
+    #[test]
+    fn the_requirement_that_leaves_nothing_is_named() {
+        let p = Pool {
+            requirements: vec![
+                req("karpenter.k8s.aws/instance-category", "In", &["p"]),
+                req("karpenter.k8s.aws/instance-gpu-name", "In", &["l40s"]),
+            ],
+            ..fixture::pool("p", Capacity::Karpenter, &[])
+        };
+        let m = matched(&p).expect("requirements");
+        assert_eq!(m.emptied_by, Some(1));
+        assert!(m.types.is_empty());
+    }
+}

@@ -1,0 +1,127 @@
+//! A pool's `requirement` blocks: their shape as the NodePool CRD and Karpenter accept it,
+//! keys the provider renders itself, and what they match in the catalog (`matching`).
+
+use super::Context;
+use crate::catalog::InstanceType;
+use crate::model::Pool;
+use crate::node_strategy::matching::{self, Matched};
+use crate::render::selection::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
+use crate::rules::{At, Code, Step, Violation};
+
+fn path(at: &At<'_>, j: usize) -> Vec<Step> {
+    at(&[Step::Attr("requirement"), Step::Index(j)])
+}
+
+/// EKSGPU170: restricted keys (the CRD's CEL rules and Karpenter's IsRestrictedLabel, the same
+/// as for template labels) and values that do not fit the operator.
+pub(super) fn requirement_shape(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
+    for (j, r) in pool.requirements.iter().enumerate() {
+        // `karpenter.sh/capacity-type` is EKSGPU171's.
+        if r.key != CAPACITY_TYPE
+            && let Err(e) = crate::validate::karpenter_node_label_key(&r.key, ctx.karpenter_version)
+        {
+            out.push(Violation::new(
+                Code::EKSGPU170,
+                path(at, j),
+                format!("Requirement {j}: {}", e.message),
+            ));
+        }
+        if let Some(problem) = values_problem(&r.operator, &r.values) {
+            out.push(Violation::new(
+                Code::EKSGPU170,
+                path(at, j),
+                format!("Requirement {j} ({} {}): {problem}.", r.key, r.operator),
+            ));
+        }
+    }
+}
+
+/// What the CRD says about `values` for `operator` (its description and CEL rules).
+fn values_problem(operator: &str, values: &[String]) -> Option<&'static str> {
+    match operator {
+        "In" if values.is_empty() => Some("`In` needs at least one value"),
+        "Exists" | "DoesNotExist" if !values.is_empty() => Some("this operator takes no values"),
+        "Gt" | "Lt" | "Gte" | "Lte" => {
+            let one_number = values.len() == 1 && values[0].parse::<u64>().is_ok();
+            (!one_number).then_some("this operator takes exactly one non-negative whole number")
+        }
+        _ => None,
+    }
+}
+
+/// EKSGPU171: a requirement on a label the pool renders from its own inputs.
+pub(super) fn provider_keys(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    for (j, r) in pool.requirements.iter().enumerate() {
+        let instead = match (r.key.as_str(), r.operator.as_str()) {
+            (CAPACITY_TYPE, _) => Some("capacity_types"),
+            (INSTANCE_TYPE, "In") => Some("instance_types"),
+            (ZONE, "In") => Some("zones"),
+            _ => None,
+        };
+        if let Some(input) = instead {
+            out.push(Violation::new(
+                Code::EKSGPU171,
+                path(at, j),
+                format!("Requirement {j} is on {}; set `{input}`.", r.key),
+            ));
+        }
+    }
+}
+
+fn names(types: &[&InstanceType]) -> String {
+    let mut v: Vec<&str> = types.iter().take(6).map(|t| t.name).collect();
+    if types.len() > 6 {
+        v.push("…");
+    }
+    v.join(", ")
+}
+
+/// EKSGPU172 and EKSGPU173 on what the requirements match; the matched types for the rules
+/// that follow (each with the path of the requirements).
+pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) -> Option<Matched> {
+    let m = matching::matched(pool)?;
+    if m.types.is_empty() {
+        let (p, why) = match m.emptied_by {
+            Some(k) => (
+                path(at, k),
+                format!(
+                    "After requirement {k} ({} {}) no catalog type is left",
+                    pool.requirements[k].key, pool.requirements[k].operator
+                ),
+            ),
+            None if !m.auto_mode_undocumented.is_empty() => (
+                at(&[Step::Attr("requirement")]),
+                format!(
+                    "Auto Mode documents none of the GPU types they match ({})",
+                    names(&m.auto_mode_undocumented)
+                ),
+            ),
+            None => (
+                at(&[Step::Attr("requirement")]),
+                format!(
+                    "They match only types without whole NVIDIA GPUs ({})",
+                    names(&[&m.others[..], &m.fractional[..]].concat())
+                ),
+            ),
+        };
+        out.push(Violation::new(
+            Code::EKSGPU172,
+            p,
+            format!("Pool {:?}: {why}.", pool.name),
+        ));
+        return Some(m);
+    }
+    if !m.confined || !m.others.is_empty() {
+        let what = if m.confined {
+            format!("also {}", names(&m.others))
+        } else {
+            "instance types without accelerators".to_owned()
+        };
+        out.push(Violation::new(
+            Code::EKSGPU173,
+            at(&[Step::Attr("requirement")]),
+            format!("Pool {:?}'s requirements admit {what}.", pool.name),
+        ));
+    }
+    Some(m)
+}
