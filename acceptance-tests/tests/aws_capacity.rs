@@ -747,16 +747,16 @@ fn node_group_release_disk_repair_and_update_percentage() {
         )
     };
     for tf in terraform_versions() {
-        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool("1.34.0-20260701", true)));
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool("1.33.0-20260701", true)));
         w.apply();
         let ng = &node_group(&moto, "gpu-training")["nodegroup"];
-        assert_eq!(ng["releaseVersion"], "1.34.0-20260701", "{}: {ng}", tf.label);
+        assert_eq!(ng["releaseVersion"], "1.33.0-20260701", "{}: {ng}", tf.label);
         assert_eq!(ng["diskSize"], 200);
         assert_eq!(ng["updateConfig"]["maxUnavailablePercentage"], 25);
         assert_eq!(ng["nodeRepairConfig"]["enabled"], true);
         w.assert_empty_plan();
 
-        w.write("main.tf", &strategy(None, &pool("1.34.0-20260801", false)));
+        w.write("main.tf", &strategy(None, &pool("1.33.0-20260801", false)));
         let changes = w.planned_changes();
         assert!(
             changes.contains(&"pool[0].managed_node_group[0].release_version".to_owned()),
@@ -774,7 +774,7 @@ fn node_group_release_disk_repair_and_update_percentage() {
         assert_eq!(creates, 0, "no new node group");
         assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0);
         let ng = &node_group(&moto, "gpu-training")["nodegroup"];
-        assert_eq!(ng["releaseVersion"], "1.34.0-20260801");
+        assert_eq!(ng["releaseVersion"], "1.33.0-20260801");
         assert_eq!(ng["nodeRepairConfig"]["enabled"], false);
         w.assert_empty_plan();
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
