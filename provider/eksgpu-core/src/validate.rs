@@ -42,9 +42,7 @@ pub use karpenter::{
     karpenter_capacity_type, karpenter_consolidation_policy, karpenter_duration, karpenter_node_label_key,
     node_pool_label_count,
 };
-pub use labels::{
-    annotations_size, label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value,
-};
+pub use labels::{label_key, label_value, non_empty_label_value, taint_effect, taint_key, taint_value};
 pub use mig::mig_config_name;
 pub use names::{
     cluster_name_label_value, config_map_key, config_map_name, device_class_name, dns1123_subdomain, namespace_name,

@@ -60,11 +60,7 @@ const GUARDS: &[(&str, &str)] = &[
 
 /// Validators not wired yet: (validator, the attribute(s) whose constraint it encodes). All are the node
 /// strategy's, whose schema and model are being rewritten as one declaration per field (issue 19).
-const NOT_WIRED: &[(&str, &str)] = &[
-    // Kubernetes limits annotations, not labels, to 256 KiB in all (apimachinery
-    // ValidateAnnotationsSize); no attribute writes annotations yet.
-    ("annotations_size", "(none yet)"),
-];
+const NOT_WIRED: &[(&str, &str)] = &[];
 
 fn provider_dir() -> PathBuf {
     // The running test's package directory: the shared build directory may hold

@@ -8,8 +8,6 @@ const KUBE: &str = "k8s.io/apimachinery v0.36.3 pkg/api/validate/content/kube.go
      re-exported as IsQualifiedName, IsValidLabelValue by pkg/util/validation/validation.go)";
 const TAINTS: &str = "kubernetes/kubernetes pkg/apis/core/validation/validation.go \
      (validateNodeTaints: key is a qualified name, value a label value; validateTaintEffect)";
-const ANNOTATIONS: &str =
-    "k8s.io/apimachinery v0.36.3 pkg/api/validation/objectmeta.go (TotalAnnotationSizeLimitB = 256 KiB)";
 
 const NAME_MAX: usize = 63;
 const KEY_ACCEPTED: &str = "an optional DNS subdomain prefix (at most 253 characters) and '/', then a name of at most \
@@ -150,21 +148,6 @@ pub fn taint_effect(effect: &str) -> Validation {
     }
 }
 
-/// The total size of an object's annotations: the bytes of all keys and
-/// values together may not exceed 256 KiB.
-pub fn annotations_size<'a>(annotations: impl IntoIterator<Item = (&'a str, &'a str)>) -> Validation {
-    const LIMIT: usize = 256 * 1024;
-    let total: usize = annotations.into_iter().map(|(k, v)| k.len() + v.len()).sum();
-    if total > LIMIT {
-        return Err(ValidationError::new(
-            format!("The annotations take {total} bytes, more than {LIMIT}."),
-            "annotations whose keys and values total at most 262144 bytes",
-            ANNOTATIONS,
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,13 +224,5 @@ mod tests {
         for bad in ["", "NO_SCHEDULE", "noschedule", "NoScheduleNoAdmit"] {
             assert!(taint_effect(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn annotation_sizes() {
-        let big = "x".repeat(256 * 1024 - 1);
-        assert!(annotations_size([("k", big.as_str())]).is_ok());
-        assert!(annotations_size([("k", big.as_str()), ("l", "")]).is_err());
-        assert!(annotations_size(std::iter::empty()).is_ok());
     }
 }
