@@ -72,7 +72,7 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     }
     template.insert("spec".into(), Value::Object(template_spec));
     let mut body = json!({"spec": {"template": Value::Object(template)}});
-    // Limits, weight, expiry and disruption, as declared (node_strategy::inputs).
+    // The declared inputs (node_strategy::inputs) that render on the NodePool.
     inputs::render_all(inputs::POOL, pool, Object::NodePool, &mut body);
     if let Some(limit) = pool.gpu_limit {
         let resource = pool.vendor().device_resource();

@@ -11,7 +11,7 @@ pub(super) fn karpenter_disruption(pool: &Pool, ctx: &Context, at: &At<'_>, out:
         consolidation(d, ctx, at, out);
         budgets(d, at, out);
     }
-    // `expire_after` is refused where it is declared (its validator), not again here.
+    // A pool's expiry is refused where it is declared (its validator), not again here.
 }
 
 /// EKSGPU005: `consolidation_policy` is a v1 value this Karpenter knows, `consolidate_after` a duration.
