@@ -362,82 +362,14 @@ impl NodeStrategyResource {
             return None;
         }
 
-        // A pool whose capacity kind changes cannot change in place (a NodePool's
-        // nodeClassRef group and kind are immutable in the upstream CRD; a node
-        // group is no NodePool), nor a NodePool turning static or dynamic (the CRD's
-        // `has(self.replicas) == has(oldSelf.replicas)`): its prior objects go first,
-        // then the new ones are created. The plan warned.
-        if let Some(prior) = &prior {
-            let moved: Vec<Pool> = prior
-                .pools
-                .iter()
-                .filter(|p| {
-                    planned
-                        .pools
-                        .iter()
-                        .any(|q| q.name == p.name && (q.capacity != p.capacity || plan::static_changes(p, q)))
-                })
-                .cloned()
-                .collect();
-            if !moved.is_empty() && !run.delete_pools(prior, Some(&planned), &moved, diags).await.is_empty() {
-                return None;
-            }
+        if let Some(prior) = &prior
+            && !delete_replaced_pools(&mut run, prior, &planned, diags).await
+        {
+            return None;
         }
-
-        let planned_values = planned_state.get("pool").elements().to_vec();
-        let mut state_pools: Vec<Value> = Vec::new();
-        let mut failed = false;
-        for (i, pool) in planned.pools.iter().enumerate() {
-            let prior_same_name = prior_values
-                .iter()
-                .find(|p| p.get("name").as_str() == Some(pool.name.as_str()))
-                .cloned();
-            if failed {
-                state_pools.extend(prior_same_name);
-                continue;
-            }
-            let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
-            let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
-            match run
-                .apply_pool(&planned, i, pool, prior_pool.as_ref(), adopt, diags)
-                .await
-            {
-                Applied::Done => state_pools.push(planned_values[i].clone()),
-                Applied::Failed { touched } => {
-                    failed = true;
-                    // An AWS object that was created or changed before the failure is
-                    // recorded as planned; refresh then reports what it really is.
-                    if touched {
-                        state_pools.push(planned_values[i].clone());
-                    } else {
-                        state_pools.extend(prior_same_name);
-                    }
-                }
-            }
-        }
+        let (mut state_pools, failed) = apply_pools(&mut run, &planned, planned_state, &prior_values, diags).await;
         if !failed && let Some(prior) = &prior {
-            // Objects of the prior strategy the new one no longer has: delete them.
-            let gone: Vec<Pool> = prior
-                .pools
-                .iter()
-                // Pools that changed kind were deleted before the apply.
-                .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
-                .cloned()
-                .collect();
-            let mut remaining = run.delete_pools(prior, Some(&planned), &gone, diags).await;
-            remaining.extend(run.delete_stale_objects(prior, &planned, diags).await);
-            // A pool whose objects could not be deleted stays in state, to be deleted next time.
-            for name in remaining {
-                if let Some(p) = prior_values
-                    .iter()
-                    .find(|p| p.get("name").as_str() == Some(name.as_str()))
-                    && !state_pools
-                        .iter()
-                        .any(|s| s.get("name").as_str() == Some(name.as_str()))
-                {
-                    state_pools.push(p.clone());
-                }
-            }
+            delete_gone_pools(&mut run, prior, &planned, &prior_values, &mut state_pools, diags).await;
         }
         if prior_state.is_null() && failed {
             // Terraform taints a resource whose create fails, and the next apply would
@@ -452,6 +384,105 @@ impl NodeStrategyResource {
         }
         path::set(&mut new_state, "pool", Value::List(state_pools));
         Some(new_state)
+    }
+}
+
+/// A pool whose capacity kind changes cannot change in place (a NodePool's nodeClassRef group
+/// and kind are immutable in the upstream CRD; a node group is no NodePool), nor a NodePool
+/// turning static or dynamic (the CRD's `has(self.replicas) == has(oldSelf.replicas)`): its prior
+/// objects go first, then the new ones are created. The plan warned. `false` when some could not
+/// be deleted.
+async fn delete_replaced_pools(
+    run: &mut Run<'_>,
+    prior: &NodeStrategy,
+    planned: &NodeStrategy,
+    diags: &mut Diagnostics,
+) -> bool {
+    let moved: Vec<Pool> = prior
+        .pools
+        .iter()
+        .filter(|p| {
+            planned
+                .pools
+                .iter()
+                .any(|q| q.name == p.name && (q.capacity != p.capacity || plan::static_changes(p, q)))
+        })
+        .cloned()
+        .collect();
+    moved.is_empty() || run.delete_pools(prior, Some(planned), &moved, diags).await.is_empty()
+}
+
+/// Applies the planned pools in order; after a failure the rest keep their prior state. The pool
+/// values for the new state, and whether one failed.
+async fn apply_pools(
+    run: &mut Run<'_>,
+    planned: &NodeStrategy,
+    planned_state: &Value,
+    prior_values: &[Value],
+    diags: &mut Diagnostics,
+) -> (Vec<Value>, bool) {
+    let planned_values = planned_state.get("pool").elements().to_vec();
+    let mut state_pools: Vec<Value> = Vec::new();
+    let mut failed = false;
+    for (i, pool) in planned.pools.iter().enumerate() {
+        let prior_same_name = prior_values
+            .iter()
+            .find(|p| p.get("name").as_str() == Some(pool.name.as_str()))
+            .cloned();
+        if failed {
+            state_pools.extend(prior_same_name);
+            continue;
+        }
+        let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
+        let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
+        match run
+            .apply_pool(planned, i, pool, prior_pool.as_ref(), adopt, diags)
+            .await
+        {
+            Applied::Done => state_pools.push(planned_values[i].clone()),
+            Applied::Failed { touched } => {
+                failed = true;
+                // An AWS object that was created or changed before the failure is
+                // recorded as planned; refresh then reports what it really is.
+                if touched {
+                    state_pools.push(planned_values[i].clone());
+                } else {
+                    state_pools.extend(prior_same_name);
+                }
+            }
+        }
+    }
+    (state_pools, failed)
+}
+
+/// Deletes the objects of prior pools the strategy no longer has (pools that changed kind went
+/// before the apply); a pool whose objects could not be deleted stays in state, to be deleted next time.
+async fn delete_gone_pools(
+    run: &mut Run<'_>,
+    prior: &NodeStrategy,
+    planned: &NodeStrategy,
+    prior_values: &[Value],
+    state_pools: &mut Vec<Value>,
+    diags: &mut Diagnostics,
+) {
+    let gone: Vec<Pool> = prior
+        .pools
+        .iter()
+        .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
+        .cloned()
+        .collect();
+    let mut remaining = run.delete_pools(prior, Some(planned), &gone, diags).await;
+    remaining.extend(run.delete_stale_objects(prior, planned, diags).await);
+    for name in remaining {
+        if let Some(p) = prior_values
+            .iter()
+            .find(|p| p.get("name").as_str() == Some(name.as_str()))
+            && !state_pools
+                .iter()
+                .any(|s| s.get("name").as_str() == Some(name.as_str()))
+        {
+            state_pools.push(p.clone());
+        }
     }
 }
 

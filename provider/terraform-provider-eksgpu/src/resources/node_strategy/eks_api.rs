@@ -563,7 +563,11 @@ impl PoolSide for EksApi<'_> {
                     let name = eks::node_group_name(job.strategy, pool);
                     match self.delete_own_node_group(&name, &job.claimant).await {
                         Ok(Some(owner)) => {
-                            diags.push(left_in_place(&format!("Node group {name}"), &owner, &job.claimant));
+                            diags.push(super::sides::left_in_place(
+                                &format!("Node group {name}"),
+                                &owner,
+                                &job.claimant,
+                            ));
                             Ok(())
                         }
                         Ok(None) => Ok(()),
@@ -646,27 +650,4 @@ fn stamp_tags(tags: &mut std::collections::BTreeMap<String, String>, me: &Claima
     if let Some(token) = me.token {
         tags.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.to_owned(), token.to_owned());
     }
-}
-
-/// Why a delete left an object: another owner has it, or (a replacement with
-/// `create_before_destroy`) the instance of this strategy that replaced this one wrote it last.
-pub(super) fn left_in_place(object: &str, owner: &Owner, me: &Claimant<'_>) -> Diagnostic {
-    if ownership::replaced_by_successor(owner, me) {
-        return Diagnostic::warning(
-            format!("{object} kept for the strategy that replaced this one"),
-            format!(
-                "{object} was last written by the new instance of strategy {:?} (a replacement with \
-                 create_before_destroy), so destroying the old instance leaves it.",
-                me.name
-            ),
-        );
-    }
-    Diagnostic::warning(
-        format!("{object} left in place"),
-        format!(
-            "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy no longer \
-             tracks it.",
-            me.name
-        ),
-    )
 }

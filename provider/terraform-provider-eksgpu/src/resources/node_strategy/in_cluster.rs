@@ -539,7 +539,7 @@ async fn delete_objects(
         };
         let owner = Owner::of_object(&live);
         if !ownership::may_delete(&owner, me) {
-            diags.push(super::eks_api::left_in_place(&object, &owner, me));
+            diags.push(super::sides::left_in_place(&object, &owner, me));
             continue;
         }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {

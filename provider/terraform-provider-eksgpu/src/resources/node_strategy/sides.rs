@@ -10,8 +10,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use eksgpu_core::eks::ClusterFacts;
 use eksgpu_core::model::{GpuOperator, NodeStrategy, Pool};
-use eksgpu_core::ownership::Claimant;
-use eksgpu_tfplugin::{Context, Diagnostics};
+use eksgpu_core::ownership::{self, Claimant, Owner};
+use eksgpu_tfplugin::{Context, Diagnostic, Diagnostics};
 
 use crate::provider::Configured;
 
@@ -75,4 +75,27 @@ pub(super) trait PoolSide: Send {
 
     /// The pools of `job.strategy` this side finds (import); `None` after an error diagnostic.
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found>;
+}
+
+/// Why a delete left an object: another owner has it, or (a replacement with
+/// `create_before_destroy`) the instance of this strategy that replaced this one wrote it last.
+pub(super) fn left_in_place(object: &str, owner: &Owner, me: &Claimant<'_>) -> Diagnostic {
+    if ownership::replaced_by_successor(owner, me) {
+        return Diagnostic::warning(
+            format!("{object} kept for the strategy that replaced this one"),
+            format!(
+                "{object} was last written by the new instance of strategy {:?} (a replacement with \
+                 create_before_destroy), so destroying the old instance leaves it.",
+                me.name
+            ),
+        );
+    }
+    Diagnostic::warning(
+        format!("{object} left in place"),
+        format!(
+            "{object} now belongs to {owner}, not to strategy {:?}, so it was not deleted; the strategy no longer \
+             tracks it.",
+            me.name
+        ),
+    )
 }
