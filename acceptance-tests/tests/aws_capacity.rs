@@ -195,6 +195,46 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
     }
 }
 
+/// An import ID that names nothing says so: a part no attribute takes is refused before any
+/// request, naming the part; a well-formed ID of a cluster that does not exist leads with
+/// "Nothing to import" before the AWS error.
+#[test]
+fn import_ids_that_name_nothing_say_which_part_and_why() {
+    for tf in terraform_versions() {
+        let main_tf = strategy(None, &mng_pool("training", r#"{ team = "ml" }"#));
+        let (_kube, moto, w) = setup(&tf, &main_tf);
+        moto.clear_requests();
+        let r = w.run(&["import", "-no-color", "eksgpu_node_strategy.s", "bad!cluster/genai"]);
+        let out = r.combined();
+        assert_ne!(r.code, 0, "{}: {out}", tf.label);
+        assert!(out.contains("Invalid import ID"), "{}: {out}", tf.label);
+        assert!(out.contains("`cluster_name` part of the ID"), "{}: {out}", tf.label);
+        // The configuration's data source reads cluster "gpu"; nothing asks for the ID's cluster.
+        assert_eq!(
+            moto.count("GET", "bad"),
+            0,
+            "no request for an invalid ID: {:?}",
+            moto.requests()
+        );
+        assert_eq!(moto.count("GET", "/node-groups"), 0, "{:?}", moto.requests());
+
+        let r = w.run(&["import", "-no-color", "eksgpu_node_strategy.s", "nosuch/genai"]);
+        let out = r.combined();
+        assert_ne!(r.code, 0, "{}: {out}", tf.label);
+        let lead = out.find("Nothing to import");
+        assert!(lead.is_some(), "{}: {out}", tf.label);
+        assert!(out.contains("\"nosuch\""), "{}: {out}", tf.label);
+        let state = w.state();
+        assert!(
+            state["values"]["root_module"]["resources"]
+                .as_array()
+                .is_none_or(Vec::is_empty),
+            "{}: nothing was imported: {state}",
+            tf.label
+        );
+    }
+}
+
 #[test]
 fn hybrid_lifecycle_create_import_drift_restore_destroy() {
     for tf in terraform_versions() {

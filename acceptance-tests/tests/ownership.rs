@@ -563,3 +563,58 @@ fn inserting_and_reordering_pools_is_explained_by_name_and_changes_no_other_pool
         w.assert_empty_plan();
     }
 }
+
+/// When the API server fails mid-apply and the rollback cannot delete what it created, each
+/// strategy's "Objects left" warning names its strategy and objects in the summary: Terraform
+/// folds warnings of equal summary and detail into "(and N more similar warnings)", which would
+/// name the node classes of only one strategy.
+#[test]
+fn objects_left_by_a_failed_apply_are_named_per_strategy() {
+    let tf = &terraform_versions()[0];
+    let kube = KubeTarget::start();
+    if !kube.is_emulator() {
+        return eksgpu_acceptance_tests::skip("needs the emulator's fault injection");
+    }
+    let strategy = |resource: &str, name: &str, pool_name: &str| {
+        format!(
+            r#"
+resource "eksgpu_node_strategy" "{resource}" {{
+  cluster_name = "gpu"
+  name         = "{name}"
+{}
+}}
+"#,
+            pool(pool_name, 1, "")
+        )
+    };
+    let main_tf = format!(
+        "{}{}{}",
+        Provider::new().kube(&kube).header(),
+        strategy("one", "s1", "a"),
+        strategy("two", "s2", "b")
+    );
+    let w = Workdir::new(tf, &main_tf);
+    w.init();
+    for object in ["a", "b"] {
+        kube.fault(&json!({"method": "PATCH", "path": format!("nodepools/{object}$"), "status": 403, "count": 1}));
+        kube.fault(
+            &json!({"method": "DELETE", "path": format!("ec2nodeclasses/{object}$"), "status": 403, "count": 1}),
+        );
+    }
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    kube.clear_faults();
+    let out = words(&r.combined());
+    assert_ne!(r.code, 0, "{out}");
+    for (strategy, class) in [("s1", "a"), ("s2", "b")] {
+        let summary = format!("Objects left after a failed apply of strategy \"{strategy}\": EC2NodeClass {class}");
+        assert!(out.contains(&summary), "{summary:?} missing: {out}");
+    }
+    assert_eq!(out.matches("Objects left after a failed apply").count(), 2, "{out}");
+    // The next apply takes the left objects over and converges; destroy leaves nothing.
+    w.apply();
+    w.assert_empty_plan();
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    for name in ["a", "b"] {
+        assert!(kube.get(EC2_NODE_CLASS, name).is_none(), "EC2NodeClass {name} left");
+    }
+}

@@ -396,6 +396,36 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        "EKSGPU123",
+        false,
+        "pool[0].node_class[0].root_volume[0].size",
+        r#"capacity = "karpenter"
+    instance_types = ["g5g.xlarge"]
+    node_class {
+      role                  = "r"
+      instance_store_policy = "RAID0"
+      root_volume { size = "20Gi" }
+    }"#,
+    ),
+    (
+        "EKSGPU135",
+        true,
+        "pool[0].gpu_limit",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    gpu_limit = 4
+    node_class { role = "r" }"#,
+    ),
+    (
+        "EKSGPU136",
+        false,
+        "pool[0].memory_limit",
+        r#"capacity = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    memory_limit = "16Gi"
+    node_class { role = "r" }"#,
+    ),
+    (
         "EKSGPU125",
         true,
         "pool[0].tags[\"eksgpu.terraform.io/strategy\"]",
@@ -842,6 +872,14 @@ const SHARING_CASES: &[(&str, bool, &str, &str)] = &[
   mps { replicas = 2 }"#,
     ),
     ("EKSGPU107", true, "instance_type", r#"strategy = "exclusive""#),
+    (
+        "EKSGPU107",
+        true,
+        "gpu_model",
+        r#"instance_type = "g5.2xlarge"
+  gpu_model = "L40S"
+  strategy = "exclusive""#,
+    ),
     (
         "EKSGPU108",
         true,

@@ -415,3 +415,30 @@ resource "eksgpu_burst_scaler" "b" {{
         ],
     );
 }
+
+/// A 64 KiB input in an error is shortened to its ends: the error keeps its path, its reason
+/// and its advice readable instead of filling the terminal (the value is computed, so
+/// Terraform's own source snippet stays one short line).
+#[test]
+fn errors_echo_a_64_kib_input_shortened() {
+    let main_tf = format!(
+        "{}{}",
+        Provider::new().offline().header(),
+        strategy(
+            "big",
+            r#"    cpu_limit = replace(format("%65536s", "END"), " ", "y")"#
+        )
+    );
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        let r = w.run(&["plan", "-no-color"]);
+        let out = r.combined();
+        assert_ne!(r.code, 0, "{}: must fail", tf.label);
+        assert!(out.len() < 8 * 1024, "{}: {} bytes of output", tf.label, out.len());
+        let flat = out.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("pool[0].cpu_limit"), "{}: {flat}", tf.label);
+        assert!(flat.contains("characters left out"), "{}: {flat}", tf.label);
+        assert!(flat.contains("yyyEND"), "{}: the value's end is kept: {flat}", tf.label);
+    }
+}

@@ -199,12 +199,13 @@ fn generate(data: &Path) -> Result<String, Box<dyn Error>> {
         let fractional: bool = field(&t, "fractional")?.parse()?;
         writeln!(
             out,
-            "    InstanceType {{ name: {name:?}, gpu_model: {model:?}, vendor: Vendor::{vendor}, gpu_count: {}, gpu_memory_mib: {}, fractional: {fractional}, vcpus: {}, memory_gib: {}, architecture: Arch::{arch}, efa_interfaces: {}, mig: {mig}, neuron: {neuron}, neuron_cores: {neuron_cores}, source: Source::{}, source_url: {} }},",
+            "    InstanceType {{ name: {name:?}, gpu_model: {model:?}, vendor: Vendor::{vendor}, gpu_count: {}, gpu_memory_mib: {}, fractional: {fractional}, vcpus: {}, memory_gib: {}, architecture: Arch::{arch}, efa_interfaces: {}, mig: {mig}, neuron: {neuron}, neuron_cores: {neuron_cores}, local_nvme_gb: {}, source: Source::{}, source_url: {} }},",
             number(&t, "gpu_count")?,
             optional_number(&t, "gpu_memory_mib")?,
             number(&t, "vcpus")?,
             number(&t, "memory_gib")?,
             optional_number(&t, "efa_interfaces")?,
+            optional_number(&t, "local_nvme_gb")?,
             source(field(&t, "source")?)?,
             url(&t, "source_url")?
         )?;

@@ -229,6 +229,9 @@ pub struct InstanceType {
     /// NeuronCores of the whole instance as Karpenter counts them
     /// (`aws.amazon.com/neuroncore`); `None` on NVIDIA rows.
     pub neuron_cores: Option<u32>,
+    /// Instance store NVMe in GB, as Karpenter's `karpenter.k8s.aws/instance-local-nvme`
+    /// label gives it; `Some(0)` = EBS only, `None` = not known.
+    pub local_nvme_gb: Option<u32>,
     pub source: Source,
     /// Public source of the row (a versioned URL).
     pub source_url: &'static str,
@@ -286,6 +289,11 @@ impl InstanceType {
     }
 
     /// Most EFA interfaces (`Some(0)` = none, `None` = not known).
+    /// Instance store NVMe in GB; `Some(0)` = none, `None` = not known.
+    pub fn local_nvme_gb(&self) -> Option<u32> {
+        self.local_nvme_gb
+    }
+
     pub fn efa_interfaces(&self) -> Option<u32> {
         self.efa_interfaces
     }

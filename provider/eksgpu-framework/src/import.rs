@@ -1,7 +1,8 @@
 //! Import IDs: split on `/` and checked against the formats a resource
 //! declares, with an error that shows them.
 
-use eksgpu_tfplugin::Diagnostic;
+use eksgpu_tfplugin::schema::Block;
+use eksgpu_tfplugin::{Diagnostic, Value};
 
 /// The accepted forms of a resource's import ID, each a list of part names.
 #[derive(Debug, Clone, Copy)]
@@ -33,6 +34,36 @@ impl ImportId {
     }
 }
 
+impl ImportId {
+    /// Each part checked by the validators of the attribute it names (an import ID names
+    /// attributes: `cluster_name`, `name`): an ID that could name nothing is refused before any
+    /// request, saying which part and why, instead of surfacing as the cloud API's error.
+    pub fn check_parts(&self, format: usize, parts: &[&str], block: &Block) -> Vec<Diagnostic> {
+        let Some(names) = self.formats.get(format) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (name, part) in names.iter().zip(parts) {
+            let Some(attr) = block.attributes.iter().find(|a| a.name == *name) else {
+                continue;
+            };
+            for problem in attr.validators.iter().flat_map(|v| v.check(&Value::from(*part))) {
+                out.push(Diagnostic::error(
+                    "Invalid import ID",
+                    format!(
+                        "The `{name}` part of the ID, {part:?}, is not a value `{name}` takes: {} The ID is \
+                         <{}>, e.g. {:?}.",
+                        problem.message,
+                        names.join(">/<"),
+                        self.example
+                    ),
+                ));
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,6 +72,30 @@ mod tests {
         formats: &[&["cluster", "name"], &["cluster", "namespace", "name"]],
         example: "gpu-prod/small",
     };
+
+    #[test]
+    fn parts_are_checked_by_the_attributes_they_name() {
+        use eksgpu_tfplugin::Type;
+        use eksgpu_tfplugin::schema::Attribute;
+        let block = Block::new("b").attribute(Attribute::required("cluster", Type::String, "c").validate(
+            crate::validators::string("short", |s| {
+                if s.len() <= 3 {
+                    Ok(())
+                } else {
+                    Err("at most 3 characters.".into())
+                }
+            }),
+        ));
+        assert!(ID.check_parts(0, &["abc", "n"], &block).is_empty());
+        let d = ID.check_parts(0, &["../../x", "n"], &block);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].detail.contains("`cluster` part of the ID, \"../../x\""),
+            "{}",
+            d[0].detail
+        );
+        assert!(d[0].detail.contains("at most 3 characters."), "{}", d[0].detail);
+    }
 
     #[test]
     fn parses_each_declared_format() {

@@ -193,6 +193,11 @@ impl<R: ManagedResource> Resource for Framework<R> {
                 return None;
             }
         };
+        let invalid = self.0.import_id().check_parts(format, &parts, &self.1.block);
+        if !invalid.is_empty() {
+            invalid.into_iter().for_each(|d| diags.push(d));
+            return None;
+        }
         let state = self.0.import(ctx, format, &parts, diags).await?;
         Some(ImportResponse {
             state,

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+mod bounded;
+pub(crate) use bounded::{DETAIL_MAX, SUMMARY_MAX, bounded};
+
 /// One step of an attribute path. Set elements have no key: paths stop at the set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Step {

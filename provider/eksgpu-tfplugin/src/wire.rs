@@ -133,8 +133,9 @@ fn diagnostic_to_proto(d: Diagnostic) -> tfplugin6::Diagnostic {
             Severity::Warning => tfplugin6::diagnostic::Severity::Warning,
         }
         .into(),
-        summary,
-        detail,
+        // Bounded here, where every diagnostic leaves the provider (diag/bounded.rs).
+        summary: crate::diag::bounded(summary, crate::diag::SUMMARY_MAX),
+        detail: crate::diag::bounded(detail, crate::diag::DETAIL_MAX),
         attribute: path.filter(|p| !p.is_empty()).map(|p| path_to_proto(&p)),
     }
 }

@@ -8,6 +8,7 @@ mod disruption;
 mod dra;
 mod efa;
 mod instance_types;
+mod limits;
 mod mig;
 mod misplaced;
 mod neuron;
@@ -139,6 +140,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         efa::efa_one_zone(pool, at, out);
     }
     upstream_node_class::check_pool(pool, &selected, at, out);
+    limits::check(pool, &selected, at, out);
     gpu_taint(pool, at, out);
 }
 

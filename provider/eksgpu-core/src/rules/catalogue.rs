@@ -202,9 +202,9 @@ pub static RULES: &[Rule] = &[
     Rule {
         code: Code::EKSGPU107,
         severity: Severity::Error,
-        summary: "Sharing pool without a GPU",
-        trigger: "A sharing pool sets neither `instance_type` nor `gpu_model`.",
-        fix: "Name the instance type (or GPU model) the pool's nodes have, so memory and MIG can be checked.",
+        summary: "Sharing pool without one GPU",
+        trigger: "A sharing pool sets neither `instance_type` nor `gpu_model`, or sets both.",
+        fix: "Name the instance type or the GPU model the pool's nodes have (one of them), so memory and MIG can be checked against that GPU.",
         source: "this provider",
     },
     Rule {
@@ -331,9 +331,9 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU123,
         severity: Severity::Warning,
         summary: "GPU pool with a small image volume",
-        trigger: "A `karpenter` pool keeps Karpenter's default 20Gi root volume (the data volume `/dev/xvdb` on Bottlerocket) or sets `node_class.root_volume.size` under 30Gi without `instance_store_policy = \"RAID0\"`, an `auto_mode` pool sets its ephemeral storage under 30Gi, or a `managed_node_group` pool keeps EKS's default 20 GiB disk or sets `disk_size` under 30.",
+        trigger: "A `karpenter` pool keeps Karpenter's default 20Gi root volume (the data volume `/dev/xvdb` on Bottlerocket) or sets `node_class.root_volume.size` under 30Gi, without `instance_store_policy = \"RAID0\"` or with it on types that have no instance store (g5g, inf2: the catalog's `local_nvme_gb`), an `auto_mode` pool sets its ephemeral storage under 30Gi, or a `managed_node_group` pool keeps EKS's default 20 GiB disk or sets `disk_size` under 30.",
         fix: "Inference images are 10–30 GB and a pull needs room for compressed and unpacked layers: set `node_class { root_volume { size = \"200Gi\" } }` or `managed_node_group { disk_size = 200 }` (100+), or on Karpenter put images on the instance store with `instance_store_policy = \"RAID0\"` on types that have NVMe disks.",
-        source: "karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go and bottlerocket.go, DefaultBlockDeviceMappings 20Gi (https://github.com/aws/karpenter-provider-aws/tree/v1.14.1/pkg/providers/amifamily); EKS API CreateNodegroup `diskSize`, default 20 GiB (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS best practices, AI/ML compute, reduce container image sizes and pull time (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
+        source: "karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go and bottlerocket.go, DefaultBlockDeviceMappings 20Gi (https://github.com/aws/karpenter-provider-aws/tree/v1.14.1/pkg/providers/amifamily), instance-store RAID0 only on types with local NVMe (the `karpenter.k8s.aws/instance-local-nvme` label of the generated instance-type reference, https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/instance-types.md); EKS API CreateNodegroup `diskSize`, default 20 GiB (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS best practices, AI/ML compute, reduce container image sizes and pull time (https://docs.aws.amazon.com/eks/latest/best-practices/aiml-compute.html)",
     },
     Rule {
         code: Code::EKSGPU124,
@@ -422,6 +422,22 @@ pub static RULES: &[Rule] = &[
         trigger: "A `karpenter` or `auto_mode` pool would render more than 100 template labels: its `labels` and those the provider adds (`nvidia.com/gpu.deploy.*`).",
         fix: "Keep at most 100 labels on the pool; the API server refuses the NodePool otherwise.",
         source: "karpenter-provider-aws v1.14.1 NodePool CRD, spec.template.metadata.labels maxProperties: 100 (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml)",
+    },
+    Rule {
+        code: Code::EKSGPU135,
+        severity: Severity::Error,
+        summary: "Accelerator or CPU limit below one node",
+        trigger: "A `karpenter` or `auto_mode` pool's `gpu_limit` is below the accelerators (whole GPUs or Neuron devices), or its `cpu_limit` below the vCPUs, of every type it may launch.",
+        fix: "Raise the limit to at least one node of the smallest type the detail names, or add a smaller type: Karpenter drops every type whose capacity exceeds what is left of the limits, so with none left the pool never launches a node.",
+        source: "kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/scheduler.go, filterByRemainingResources (https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go); karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go (capacity)",
+    },
+    Rule {
+        code: Code::EKSGPU136,
+        severity: Severity::Warning,
+        summary: "Memory limit below one node",
+        trigger: "A `karpenter` or `auto_mode` pool's `memory_limit` is below the memory of every type it may launch, as Karpenter counts it with its default 7.5% VM memory overhead.",
+        fix: "Raise `memory_limit` to at least one node of the smallest type the detail names. A warning, not an error: Karpenter's `--vm-memory-overhead-percent` (and its cache of observed memory) changes the figure, and the provider cannot see it.",
+        source: "kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/scheduler.go, filterByRemainingResources; karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go memory() and pkg/operator/options/options.go VM_MEMORY_OVERHEAD_PERCENT (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go)",
     },
     Rule {
         code: Code::EKSGPU140,

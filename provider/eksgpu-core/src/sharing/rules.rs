@@ -41,14 +41,23 @@ fn attr(a: &'static str) -> Vec<Step> {
     vec![Step::Attr(a)]
 }
 
-/// EKSGPU107: the pool names its GPU, by instance type or GPU model.
+/// EKSGPU107: the pool names its GPU once, by instance type or by GPU model. With both, the
+/// checks would read the instance type and silently drop the model (`SharingPool::gpus`).
 fn gpu_named(p: &SharingPool, out: &mut Vec<Violation>) {
-    if p.instance_type.is_none() && p.gpu_model.is_none() {
-        out.push(Violation::new(
+    match (&p.instance_type, &p.gpu_model) {
+        (None, None) => out.push(Violation::new(
             Code::EKSGPU107,
             attr("instance_type"),
             "Neither instance_type nor gpu_model is set.".into(),
-        ));
+        )),
+        (Some(t), Some(m)) => out.push(Violation::new(
+            Code::EKSGPU107,
+            attr("gpu_model"),
+            format!(
+                "Both instance_type ({t:?}) and gpu_model ({m:?}) are set; the pool's GPU is named by one of them."
+            ),
+        )),
+        _ => {}
     }
 }
 

@@ -59,6 +59,34 @@ pub fn quantity(s: &str) -> Validation {
     parts(s).map(|_| ())
 }
 
+/// The value of a quantity as a number (`1500m` = 1.5, `4Gi` = 4294967296), or `None` if it
+/// is not one. Floating point: for comparisons against node sizes, not for rendering.
+pub fn quantity_value(s: &str) -> Option<f64> {
+    let (positive, number, suffix) = parts(s).ok()?;
+    let n: f64 = number.parse().ok()?;
+    let scale = match suffix {
+        "" => 1.0,
+        "Ki" => 1024f64,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        e => 10f64.powi(e[1..].parse::<i32>().ok()?),
+    };
+    let v = n * scale;
+    Some(if positive { v } else { -v })
+}
+
 #[cfg(test)]
 mod tests {
     use regex::Regex;
@@ -71,6 +99,16 @@ mod tests {
         "1P", "1E", "1Ei", "1e3", "1E3", "1e-3", "1e+3", "1e", "Gi", ".", "+", "1 Gi", "1gi", "1GB", "1.2.3", "1i",
         "1Gi ", "--1", "0x10", "1_000",
     ];
+
+    #[test]
+    fn values() {
+        assert_eq!(quantity_value("1500m"), Some(1.5));
+        assert_eq!(quantity_value("4Gi"), Some(4.0 * 1024f64.powi(3)));
+        assert_eq!(quantity_value("1e3"), Some(1000.0));
+        assert_eq!(quantity_value("2k"), Some(2000.0));
+        assert_eq!(quantity_value("-1"), Some(-1.0));
+        assert_eq!(quantity_value("1 Gi"), None);
+    }
 
     #[test]
     fn agrees_with_the_crd_pattern() {

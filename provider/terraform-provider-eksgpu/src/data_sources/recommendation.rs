@@ -80,7 +80,18 @@ pub fn schema() -> Schema {
                 0.0,
                 1_000_000.0,
                 "USD per instance-hour",
-            ))),
+            )))
+            // Only catalog types are candidates: a price for another type would narrow the
+            // candidates to nothing and read as "no type fits".
+            .validate(validators::keys("An instance type of the GPU catalog.", |k| {
+                match eksgpu_core::catalog::instance_type(k) {
+                    Some(_) => Ok(()),
+                    None => Err(format!(
+                        "{k:?} is not an instance type of the GPU catalog, so the recommendation never considers \
+                         it: see data.eksgpu_gpu_catalog for the types it knows."
+                    )),
+                }
+            })),
         )
         .attribute(Attribute::computed(
             "capacity",

@@ -231,6 +231,18 @@ impl ManagedResource for NodeStrategyResource {
             }
             sides.push((side, side_diags));
         }
+        if found.is_empty() && sides.iter().any(|(_, d)| d.has_errors()) {
+            // Lead with what the ID asked for: the side errors alone read as an AWS or
+            // Kubernetes failure, not as "this ID names nothing reachable".
+            diags.error(
+                "Nothing to import",
+                format!(
+                    "Looked for strategy {name:?} in cluster {cluster_name:?} (import ID <cluster_name>/<name>) and \
+                     found nothing: the lookups below failed. Check that the cluster exists in the provider's region \
+                     and account, and that the provider may read it."
+                ),
+            );
+        }
         for (side, side_diags) in sides {
             if found.is_empty() {
                 diags.extend(side_diags);

@@ -231,7 +231,8 @@ pub(crate) fn volume_gib(s: &str) -> Option<f64> {
 
 /// EKSGPU123: where the pool's container images land, and whether it is big enough. `None`
 /// when it is: an explicit size of 30 GiB or more, Auto Mode's 80Gi default, or
-/// instance-store RAID0 (images then go to the NVMe array).
+/// instance-store RAID0 on types that have an instance store (images then go to the NVMe
+/// array; on a type without one Karpenter builds no array and they stay on the volume).
 pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
     let nc = pool.node_class.as_ref();
     let size = nc
@@ -245,7 +246,14 @@ pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
     if gib >= MIN_GPU_IMAGE_VOLUME_GIB {
         return None;
     }
-    if pool.capacity == Capacity::Karpenter && nc.and_then(|nc| nc.instance_store_policy.as_deref()) == Some("RAID0") {
+    let raid0 =
+        pool.capacity == Capacity::Karpenter && nc.and_then(|nc| nc.instance_store_policy.as_deref()) == Some("RAID0");
+    let no_store = if raid0 {
+        without_instance_store(pool)
+    } else {
+        Vec::new()
+    };
+    if raid0 && no_store.is_empty() {
         return None;
     }
     let volume = if pool.bottlerocket() {
@@ -253,10 +261,36 @@ pub(crate) fn small_image_volume(pool: &Pool) -> Option<String> {
     } else {
         "root volume"
     };
-    Some(match size {
+    let mut detail = match size {
         Some(s) => format!("Pool {:?} has a {s} {volume}.", pool.name),
         None => format!("Pool {:?} keeps Karpenter's default 20Gi {volume}.", pool.name),
-    })
+    };
+    if raid0 {
+        detail.push_str(&format!(
+            " instance_store_policy = \"RAID0\" does nothing on {}: no instance store, so images land on that volume.",
+            no_store.join(", ")
+        ));
+    }
+    Some(detail)
+}
+
+/// The pool's types that EC2 builds with no instance store (catalog `local_nvme_gb` = 0, as
+/// Karpenter's `karpenter.k8s.aws/instance-local-nvme` label reports it); types whose store is
+/// not known are left out, so that RAID0 on them stays silent.
+fn without_instance_store(pool: &Pool) -> Vec<&'static str> {
+    let types: Vec<&'static crate::catalog::InstanceType> = match crate::node_strategy::matching::matched(pool) {
+        Some(m) => m.types,
+        None => pool
+            .instance_types
+            .iter()
+            .filter_map(|t| crate::catalog::instance_type(t))
+            .collect(),
+    };
+    types
+        .into_iter()
+        .filter(|t| t.local_nvme_gb() == Some(0))
+        .map(|t| t.name)
+        .collect()
 }
 
 /// EKSGPU118: `family@version`, a family with NVIDIA variants, and AL2 only where EKS has AMIs.

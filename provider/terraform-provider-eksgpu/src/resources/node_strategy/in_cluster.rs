@@ -433,7 +433,13 @@ async fn apply_pool_objects(
             diags.push(d);
             let rolled_back: Vec<Manifest> = created.into_iter().cloned().collect();
             let mut ignore = Diagnostics::default();
-            let left = delete_objects(ctx, cluster, me, &rolled_back, &mut ignore).await;
+            let left_names = delete_objects(ctx, cluster, me, &rolled_back, &mut ignore).await;
+            // Kind and name: a pool's NodePool and node class share its name.
+            let left: Vec<String> = rolled_back
+                .iter()
+                .filter(|m| left_names.contains(&m.name))
+                .map(|m| format!("{} {}", m.kind.kind, m.name))
+                .collect();
             if !left.is_empty() {
                 // The objects and strategy in the summary: Terraform folds warnings of equal
                 // summary and detail into "(and N more similar warnings)".
