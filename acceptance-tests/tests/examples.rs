@@ -42,6 +42,9 @@ fn recommendation_example_reproduces_the_billed_instance_example() {
         assert_eq!(small["monthly_cost"], 40179.2);
         let large = &out["large_model"]["value"];
         assert_eq!(large["capacity"], "auto_mode");
+        let volume = &out["volume"]["value"];
+        assert_eq!(volume["accelerator"], "neuron");
+        assert_eq!(volume["instance_types"][0], "trn2.48xlarge");
         assert!(large["monthly_cost"].is_null());
         assert!(
             out["rationale"]["value"][0]

@@ -424,10 +424,7 @@ fn errors_echo_a_64_kib_input_shortened() {
     let main_tf = format!(
         "{}{}",
         Provider::new().offline().header(),
-        strategy(
-            "big",
-            r#"    cpu_limit = replace(format("%65536s", "END"), " ", "y")"#
-        )
+        strategy("big", r#"    cpu_limit = replace(format("%65536s", "END"), " ", "y")"#)
     );
     for tf in terraform_versions() {
         let w = Workdir::new(&tf, &main_tf);

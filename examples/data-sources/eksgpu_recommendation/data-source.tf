@@ -20,11 +20,29 @@ data "eksgpu_recommendation" "small_models" {
   price_per_hour = { "p5.48xlarge" = 55.04 }
 }
 
-# A 70B model with whole GPUs; without prices the smallest GPU memory that
-# fits decides, and monthly_cost stays null.
+# A 70B model with whole GPUs; without prices the fewest GPUs per replica (then
+# the smallest GPU memory) decide, and monthly_cost stays null.
 data "eksgpu_recommendation" "large_model" {
   model_params_b = 70
   precision      = "bf16"
+}
+
+# A stable, high-traffic model you have checked runs on AWS Neuron: the volume
+# layer goes to Trainium / Inferentia unless something needs NVIDIA (here AWQ
+# weights would: try quantization = "awq").
+data "eksgpu_recommendation" "volume" {
+  model_params_b      = 70
+  precision           = "bf16"
+  available_on_neuron = true
+  quantization        = "none"
+}
+
+output "volume" {
+  value = {
+    accelerator    = data.eksgpu_recommendation.volume.accelerator
+    capacity       = data.eksgpu_recommendation.volume.capacity
+    instance_types = data.eksgpu_recommendation.volume.instance_types
+  }
 }
 
 output "small_models" {

@@ -288,12 +288,12 @@ impl InstanceType {
         }
     }
 
-    /// Most EFA interfaces (`Some(0)` = none, `None` = not known).
     /// Instance store NVMe in GB; `Some(0)` = none, `None` = not known.
     pub fn local_nvme_gb(&self) -> Option<u32> {
         self.local_nvme_gb
     }
 
+    /// Most EFA interfaces (`Some(0)` = none, `None` = not known).
     pub fn efa_interfaces(&self) -> Option<u32> {
         self.efa_interfaces
     }

@@ -8,6 +8,7 @@ mod billing;
 mod choose;
 mod decisions;
 mod placement;
+mod vendor;
 
 use std::collections::BTreeMap;
 
@@ -74,6 +75,38 @@ pub fn round_gb(gb: f64) -> f64 {
     (gb * 10.0).round() / 10.0
 }
 
+/// How the model's weights are quantized, where that decides the vendor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantization {
+    /// None beyond the precision.
+    None,
+    Awq,
+    Gptq,
+    Gguf,
+}
+
+impl Quantization {
+    pub const ALL: [Quantization; 4] = [
+        Quantization::None,
+        Quantization::Awq,
+        Quantization::Gptq,
+        Quantization::Gguf,
+    ];
+
+    pub fn parse(s: &str) -> Option<Quantization> {
+        Quantization::ALL.into_iter().find(|q| q.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Quantization::None => "none",
+            Quantization::Awq => "awq",
+            Quantization::Gptq => "gptq",
+            Quantization::Gguf => "gguf",
+        }
+    }
+}
+
 /// What the user says about the workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
@@ -87,6 +120,16 @@ pub struct Request {
     pub multi_node_nvlink: bool,
     /// USD per instance-hour by instance type; when given, only these types are candidates.
     pub price_per_hour: BTreeMap<String, f64>,
+    /// The model uses custom CUDA kernels (NVIDIA only).
+    pub custom_cuda_kernels: bool,
+    pub quantization: Option<Quantization>,
+    /// The user states that the model is available on Neuron; never guessed.
+    pub available_on_neuron: bool,
+    /// Data must stay on premises (Hybrid Nodes, NVIDIA).
+    pub data_residency: bool,
+    /// The clusters' Karpenter counts MIG slices through NodeOverlays (Karpenter 1.7+ with the
+    /// `nodeOverlay` gate, from the provider's `karpenter_version` and `karpenter_feature_gates`).
+    pub karpenter_node_overlay: bool,
 }
 
 /// How GPUs are shared.
@@ -119,6 +162,8 @@ pub struct Reason {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recommendation {
+    /// Whose accelerators: NVIDIA GPUs or AWS Neuron devices.
+    pub accelerator: crate::catalog::Vendor,
     pub capacity: Capacity,
     /// Candidate instance types, the billed one first; empty for on-prem.
     pub instance_types: Vec<String>,
@@ -157,11 +202,18 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     validate(req)?;
     let memory_gb = replica_memory_gb(req.model_params_b, req.precision);
     let mut why = vec![sizing(req, memory_gb)];
-    if req.on_prem {
+    if req.on_prem || req.data_residency {
+        why.push(vendor::on_prem_reason(req));
         return Ok(on_prem(req, memory_gb, why));
     }
-    let candidates = choose::candidates(req);
-    let (capacity, sharing, placements) = choose::capacity_and_sharing(req, &candidates, memory_gb, &mut why);
+    let (accelerator, reason) = vendor::choose(req);
+    why.push(reason);
+    let candidates = choose::candidates(req, accelerator);
+    let (capacity, sharing, placements) = if accelerator == crate::catalog::Vendor::Neuron {
+        choose::neuron(req, &candidates, memory_gb, &mut why)
+    } else {
+        choose::capacity_and_sharing(req, &candidates, memory_gb, &mut why)
+    };
     let Some(first) = placements.first() else {
         return Err(RecommendError::NothingFits {
             memory_gb,
@@ -177,6 +229,7 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
     why.push(billing::cost(req, &best, monthly_cost));
     let replicas = req.replicas;
     Ok(Recommendation {
+        accelerator,
         capacity,
         instance_types: billing::instance_types(&best, &placements),
         sharing,
@@ -225,6 +278,7 @@ fn on_prem(req: &Request, memory_gb: f64, mut why: Vec<Reason>) -> Recommendatio
         "On-prem GPUs join the cluster as EKS Hybrid Nodes; size them for the memory above.".into(),
     ));
     Recommendation {
+        accelerator: crate::catalog::Vendor::Nvidia,
         capacity: Capacity::Hybrid,
         instance_types: Vec::new(),
         sharing: if req.needs_dra {

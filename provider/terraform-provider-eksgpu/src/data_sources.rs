@@ -15,6 +15,8 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
     vec![
         Arc::new(Framework::data_source(cluster::Cluster::new(state.clone()))),
         Arc::new(Framework::data_source(gpu_catalog::GpuCatalog::new(state.clone()))),
-        Arc::new(Framework::data_source(recommendation::RecommendationDataSource)),
+        Arc::new(Framework::data_source(recommendation::RecommendationDataSource::new(
+            state.clone(),
+        ))),
     ]
 }

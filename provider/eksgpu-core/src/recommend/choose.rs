@@ -1,25 +1,77 @@
 //! The capacity kind and sharing of a recommendation, in the order of the decision table:
-//! multi-node NVLink or DRA, MIG by model size, Spot, then whole GPUs on Auto Mode or Karpenter.
+//! multi-node NVLink or DRA, MIG by model size, Spot, then whole GPUs on Auto Mode or Karpenter;
+//! Neuron devices by the same rows where Neuron serves the model.
 
-use super::placement::{Placement, mig_placements, whole_gpu, whole_gpu_spanning};
+use super::placement::{Placement, mig_placements, runs_precision, whole_gpu, whole_gpu_spanning};
 use super::{LARGE_MODEL_B, MIG_SMALL_MAX_B, MIG_TWO_WAY_MAX_B, Reason, Request, Sharing, decisions};
-use crate::catalog::{self, InstanceType};
+use crate::catalog::{self, AutoModeSupport, InstanceType, ObservedOutcome, Vendor};
 use crate::model::Capacity;
 use crate::rules::Code;
-// Auto Mode recommendations use only types observed to provision there (EKSGPU009 warns of the others).
-use crate::rules::AUTO_MODE_OBSERVED_WORKING;
 
-/// The instance types a recommendation may use: whole NVIDIA GPUs, NVL72 capacity only for
-/// multi-node NVLink, and only the priced types when prices are given.
-pub(super) fn candidates(req: &Request) -> Vec<&'static InstanceType> {
+/// The instance types a recommendation may use: whole accelerators of the chosen vendor that
+/// run the precision, NVL72 capacity only for multi-node NVLink, and only the priced types
+/// when prices are given. Inferentia (inf1) is left out: Neuron's LLM serving (NxD Inference)
+/// runs on Inferentia2 and Trainium.
+pub(super) fn candidates(req: &Request, vendor: Vendor) -> Vec<&'static InstanceType> {
     let priced = !req.price_per_hour.is_empty();
     catalog::instance_types()
         .iter()
-        .filter(|t| t.is_nvidia_gpu() && !t.fractional && t.gpu_count > 0)
+        .filter(|t| t.vendor() == vendor && !t.fractional && t.gpu_count > 0)
+        .filter(|t| t.family() != "inf1")
+        .filter(|t| runs_precision(t, req.precision))
         // NVL72 UltraServer capacity (p6e) is for multi-node NVLink only.
         .filter(|t| req.multi_node_nvlink || !t.name.starts_with("p6e-"))
         .filter(|t| !priced || req.price_per_hour.contains_key(t.name))
         .collect()
+}
+
+/// Types EKS documents for Auto Mode, less those observed to fail there (EKSGPU009 warns of
+/// them): a recommendation should not be a plan that warns.
+fn on_auto_mode(candidates: &[&'static InstanceType]) -> Vec<&'static InstanceType> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|t| t.auto_mode_support() == AutoModeSupport::Documented)
+        .filter(|t| {
+            catalog::auto_mode_observation(t.name).is_none_or(|o| o.outcome != ObservedOutcome::FailedToProvision)
+        })
+        .collect()
+}
+
+/// EKSGPU212: a Neuron model on whole devices: Karpenter with Spot when acceptable, else Auto
+/// Mode on the Neuron families it documents, else Karpenter (its Neuron pools get the device
+/// plugin from `neuron_values_yaml`).
+pub(super) fn neuron(
+    req: &Request,
+    candidates: &[&'static InstanceType],
+    memory_gb: f64,
+    why: &mut Vec<Reason>,
+) -> (Capacity, Sharing, Vec<Placement>) {
+    let auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
+    let (capacity, placements, how) = if req.spot_ok {
+        (
+            Capacity::Karpenter,
+            whole_gpu(candidates, memory_gb),
+            "Spot acceptable: a Karpenter pool with Spot first",
+        )
+    } else if auto.is_empty() {
+        (
+            Capacity::Karpenter,
+            whole_gpu(candidates, memory_gb),
+            "no Neuron family Auto Mode documents holds it: a Karpenter pool, with the Neuron device plugin from neuron_values_yaml",
+        )
+    } else {
+        (
+            Capacity::AutoMode,
+            auto,
+            "EKS Auto Mode, which ships the Neuron device plugin on the Neuron families it documents",
+        )
+    };
+    why.push(decisions::reason(
+        Code::EKSGPU212,
+        format!("Neuron devices, whole ones per replica: {how}."),
+    ));
+    (capacity, Sharing::Exclusive, placements)
 }
 
 /// The first row of the decision table that applies, with its reason.
@@ -34,7 +86,12 @@ pub(super) fn capacity_and_sharing(
     }
     // MIG by model size (or on request), before any whole-GPU choice.
     if let Some(mig) = mig_by_size(req, candidates, memory_gb, why) {
-        return (Capacity::ManagedNodeGroup, Sharing::Mig, mig);
+        let capacity = if req.karpenter_node_overlay {
+            Capacity::Karpenter
+        } else {
+            Capacity::ManagedNodeGroup
+        };
+        return (capacity, Sharing::Mig, mig);
     }
     if req.spot_ok {
         why.push(decisions::reason(
@@ -109,20 +166,26 @@ fn mig_by_size(
     } else {
         "13–30B: 2 slices per GPU"
     };
+    let where_ = if req.karpenter_node_overlay {
+        "MIG on a Karpenter pool: the provider's Karpenter runs with NodeOverlays, and the pool's overlay \
+         advertises the nvidia.com/mig-<profile> slices Karpenter would otherwise count as zero"
+    } else {
+        "MIG on a managed node group: Karpenter counts nvidia.com/mig-<profile> as zero and launches no \
+         node for it without a NodeOverlay (EKSGPU122; list nodeOverlay in the provider's \
+         karpenter_feature_gates on Karpenter 1.7+ for a Karpenter pool instead)"
+    };
     why.push(decisions::reason(
         Code::EKSGPU204,
         format!(
-            "{}: MIG on a managed node group. Static capacity, because Karpenter counts \
-             nvidia.com/mig-<profile> as zero and launches no node for it (EKSGPU122); Auto Mode \
-             cannot run MIG Manager.",
+            "{}: {where_}; Auto Mode cannot run MIG Manager.",
             if req.needs_mig { "MIG requested" } else { size }
         ),
     ));
     Some(mig)
 }
 
-/// EKSGPU206: whole-GPU inference on Auto Mode where a type observed to provision there holds
-/// the model, else on Karpenter.
+/// EKSGPU206: whole-GPU inference on Auto Mode on the families EKS documents for it (less the
+/// types observed to fail there), else on Karpenter.
 fn whole_gpu_inference(
     req: &Request,
     candidates: &[&'static InstanceType],
@@ -136,20 +199,14 @@ fn whole_gpu_inference(
     } else {
         "small"
     };
-    // Auto Mode only on types observed to provision there.
-    let auto: Vec<_> = candidates
-        .iter()
-        .copied()
-        .filter(|t| AUTO_MODE_OBSERVED_WORKING.contains(&t.name))
-        .collect();
-    let on_auto = whole_gpu(&auto, memory_gb);
+    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
     if on_auto.is_empty() {
         why.push(decisions::reason(
             Code::EKSGPU206,
             format!(
-                "Whole-GPU inference of a {size} model: no type observed to provision on Auto Mode ({}) \
-                 holds it, so a Karpenter pool.",
-                AUTO_MODE_OBSERVED_WORKING.join(", ")
+                "Whole-GPU inference of a {size} model: no type of a family EKS documents for Auto Mode \
+                 (table read {}) holds it, so a Karpenter pool.",
+                catalog::AUTO_MODE_TABLE_READ
             ),
         ));
         (
@@ -161,9 +218,9 @@ fn whole_gpu_inference(
         why.push(decisions::reason(
             Code::EKSGPU206,
             format!(
-                "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, \
-                 on types observed to provision there ({}).",
-                AUTO_MODE_OBSERVED_WORKING.join(", ")
+                "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, on \
+                 the families EKS documents for it (table read {}; types observed to fail there left out).",
+                catalog::AUTO_MODE_TABLE_READ
             ),
         ));
         (Capacity::AutoMode, Sharing::Exclusive, on_auto)
@@ -172,13 +229,24 @@ fn whole_gpu_inference(
 
 /// EKSGPU205: the whole GPUs of one replica (not under MIG, where replicas share GPUs).
 pub(super) fn gpus_per_replica(p: &Placement) -> Reason {
+    let (one, many) = if p.instance.is_neuron() {
+        ("device", "devices")
+    } else {
+        ("GPU", "GPUs")
+    };
     decisions::reason(
         Code::EKSGPU205,
         format!(
-            "{} GPU{} of {} per replica (tensor parallelism in powers of two), the smallest GPU memory that fits.",
+            "{} {} of {} per replica: the fewest that hold it on one instance (in powers of two, for tensor \
+             parallelism{}), then the smallest memory per {one}.",
             p.gpus_per_replica,
-            if p.gpus_per_replica == 1 { "" } else { "s" },
-            p.instance.gpu_model
+            if p.gpus_per_replica == 1 { one } else { many },
+            p.instance.gpu_model,
+            if p.instance.is_neuron() {
+                ""
+            } else {
+                "; over NVLink when more than one"
+            },
         ),
     )
 }

@@ -30,18 +30,18 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: Code::EKSGPU204,
-        summary: "MIG by model size: up to 13B on the smallest slice that fits 4–7 times per GPU (2 times when none holds it), 13–30B on one that fits 2 times, or any slice when MIG is asked for; on a managed node group, because Karpenter counts `nvidia.com/mig-<profile>` as zero (EKSGPU122) and Auto Mode cannot run MIG Manager.",
-        source: "Model-size starting points of EKS GPU node strategies (≤7B MIG 4–7-way, 13–30B MIG 2-way, larger whole GPUs); kubernetes-sigs/karpenter v1.7.0 pkg/utils/resources",
+        summary: "MIG by model size: up to 13B on the smallest slice that fits 4–7 times per GPU (2 times when none holds it), 13–30B on one that fits 2 times, or any slice when MIG is asked for. On a Karpenter pool when the provider's Karpenter runs NodeOverlays (1.7+ with `nodeOverlay` in `karpenter_feature_gates`: the pool's overlay advertises the slices), else on a managed node group, because Karpenter counts `nvidia.com/mig-<profile>` as zero (EKSGPU122); Auto Mode cannot run MIG Manager.",
+        source: "Model-size starting points of EKS GPU node strategies (≤7B MIG 4–7-way, 13–30B MIG 2-way, larger whole GPUs); kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1alpha1 NodeOverlay (capacity), pkg/utils/resources",
     },
     Decision {
         code: Code::EKSGPU205,
-        summary: "Whole GPUs for models above 30B: the smallest GPU memory that holds a replica on one instance, then the fewest GPUs of it, rounded up to a power of two (tensor parallelism).",
-        source: "Model-size starting points of EKS GPU node strategies (30–65B and 70B+: whole GPUs)",
+        summary: "Whole GPUs (or Neuron devices) for models above 30B: the fewest per replica that hold it on one instance, rounded up to a power of two (tensor parallelism), then the smallest memory per GPU; more than one GPU per replica only where NVLink joins them (P families), and only GPUs that compute at the precision (BF16 from compute capability 8.0, FP8 from Ada and Hopper).",
+        source: "Model-size starting points of EKS GPU node strategies (30–65B and 70B+: whole GPUs); EC2 accelerated computing instances (https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing); CUDA C++ Programming Guide (bfloat16); NVIDIA Transformer Engine FP8 primer",
     },
     Decision {
         code: Code::EKSGPU206,
-        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS), only on instance types observed to provision there (p5.48xlarge, 2026-04); when none of them holds the model, a Karpenter pool.",
-        source: "EKS user guide, Auto Mode accelerated workloads; provisioning observed 2026-04 (p5.48xlarge provisioned; p5en.48xlarge and p6-b200.48xlarge failed, EKSGPU009)",
+        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS) on the families EKS documents for it, less the types observed to fail there (EKSGPU009); when none holds the model, a Karpenter pool.",
+        source: "EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html)",
     },
     Decision {
         code: Code::EKSGPU207,
@@ -62,6 +62,16 @@ pub static DECISIONS: &[Decision] = &[
         code: Code::EKSGPU210,
         summary: "Memory per replica: parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations.",
         source: "Weights at the parameter dtype plus a KV-cache allowance: an estimate to validate per dtype, context and batch",
+    },
+    Decision {
+        code: Code::EKSGPU211,
+        summary: "NVIDIA or AWS Neuron: Neuron (Trainium, Inferentia2) when the model is stated to be available on Neuron (`available_on_neuron`; never guessed) and nothing needs NVIDIA: custom CUDA kernels, AWQ/GPTQ/GGUF quantization, INT4 weights, MIG, multi-node NVLink or DRA; on premises (`on_prem`, `data_residency`) always NVIDIA on Hybrid Nodes, Neuron being EC2 only.",
+        source: "AWS Neuron documentation: Neuron compiler (NEFF, no CUDA), data types (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-features/data-types.html); vLLM quantization hardware support (https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html); EKS Hybrid Nodes (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-overview.html)",
+    },
+    Decision {
+        code: Code::EKSGPU212,
+        summary: "A Neuron model on whole Neuron devices (the fewest that hold a replica, NeuronLink joining them): Karpenter with Spot when acceptable, else EKS Auto Mode on the Neuron families it documents, else Karpenter with the Neuron device plugin (`neuron_values_yaml`). Inferentia (inf1) is not offered: Neuron's LLM serving runs on Inferentia2 and Trainium.",
+        source: "EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html); AWS Neuron, NxD Inference supported instances (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/)",
     },
 ];
 

@@ -1,7 +1,57 @@
 //! Ways to place a model's replicas on instance types: MIG slices or whole GPUs
 //! (tensor parallelism in powers of two), and what each placement uses and bills.
 
+use super::Precision;
 use crate::catalog::{InstanceType, MigProfile, MigProfileName};
+
+/// NVIDIA GPU models without BF16 (compute capability below 8.0: CUDA C++ Programming Guide,
+/// "bfloat16" arithmetic on devices of compute capability 8.0 and higher,
+/// https://docs.nvidia.com/cuda/cuda-c-programming-guide/) and without FP8 (before Ada and
+/// Hopper: NVIDIA Transformer Engine, "FP8 ... on Hopper, Ada and Blackwell GPUs",
+/// https://docs.nvidia.com/deeplearning/transformer-engine/user-guide/examples/fp8_primer.html).
+/// INT4 weight kernels (AWQ, GPTQ in vLLM) need compute capability 7.5, which V100 (7.0) lacks
+/// (vLLM quantization hardware support, https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html).
+const NO_BF16: &[&str] = &["V100", "T4", "T4G"];
+const NO_FP8: &[&str] = &["V100", "T4", "T4G", "A10G", "A100"];
+const NO_INT4: &[&str] = &["V100"];
+
+/// Whether the type's accelerator computes at `precision` natively. Neuron devices take BF16,
+/// FP16 and FP8 (AWS Neuron, data types: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-features/data-types.html);
+/// INT4 is decided at the vendor step.
+pub(super) fn runs_precision(t: &InstanceType, precision: Precision) -> bool {
+    if t.is_neuron() {
+        return precision != Precision::Int4;
+    }
+    let refused = match precision {
+        Precision::Fp16 => &[][..],
+        Precision::Bf16 => NO_BF16,
+        Precision::Fp8 => NO_FP8,
+        Precision::Int4 => NO_INT4,
+    };
+    !refused.iter().any(|m| t.gpu_model.eq_ignore_ascii_case(m))
+}
+
+/// EC2 families whose GPUs are joined by NVLink (NVSwitch on p4, p5 and p6): tensor parallelism
+/// across GPUs of one replica needs it; the G families join their GPUs over PCIe only (EC2
+/// accelerated computing instances, https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing,
+/// and the P3, P4, P5 and P6 pages). Neuron devices of one instance are joined by NeuronLink
+/// (AWS Neuron, Inf2, Trn1 and Trn2 architecture guides).
+const NVLINK_FAMILIES: &[&str] = &[
+    "p3",
+    "p3dn",
+    "p4d",
+    "p4de",
+    "p5",
+    "p5e",
+    "p5en",
+    "p6-b200",
+    "p6-b300",
+    "p6e-gb200",
+];
+
+fn devices_linked(t: &InstanceType) -> bool {
+    t.is_neuron() || NVLINK_FAMILIES.contains(&t.family())
+}
 
 /// A way to place replicas on one instance type.
 #[derive(Debug, Clone)]
@@ -42,8 +92,9 @@ fn profile_memory_gb(p: &MigProfile) -> f64 {
     p.memory_mib as f64 * 1_048_576.0 / 1e9
 }
 
+/// Memory per accelerator in GB: per GPU, or per Neuron device.
 pub(super) fn gpu_memory_gb(t: &InstanceType) -> Option<f64> {
-    t.gpu_memory_mib.map(|m| f64::from(m) * 1_048_576.0 / 1e9)
+    t.accelerator_memory_mib().map(|m| f64::from(m) * 1_048_576.0 / 1e9)
 }
 
 /// MIG placements on the GPU with the smallest fitting slice among the plain
@@ -84,9 +135,11 @@ pub(super) fn mig_placements(
 /// One NVL72 NVLink domain: 72 GPUs (18 nodes of 4).
 const NVLINK_DOMAIN_GPUS: u32 = 72;
 
-/// Whole-GPU placements on the GPU model with the smallest memory that holds a
-/// replica on one instance, then the fewest GPUs: GPUs per replica rounded up
-/// to a power of two (tensor parallelism).
+/// Whole-GPU placements with the fewest GPUs (or Neuron devices) per replica that hold it on one
+/// instance, rounded up to a power of two (tensor parallelism), then the smallest memory per
+/// GPU: fewer GPUs per replica mean less tensor-parallel traffic, and the smallest GPU that
+/// holds it leaves the larger ones to larger models. More than one GPU per replica only where
+/// NVLink joins them.
 pub(super) fn whole_gpu(candidates: &[&'static InstanceType], memory_gb: f64) -> Vec<Placement> {
     whole_gpu_spanning(candidates, memory_gb, false)
 }
@@ -105,7 +158,7 @@ pub(super) fn whole_gpu_spanning(
         let needed = (1..=most).find(|n| f64::from(*n) * mem >= memory_gb);
         let Some(needed) = needed else { continue };
         let gpus = needed.next_power_of_two();
-        if gpus > most {
+        if gpus > most || (gpus > 1 && !devices_linked(t)) {
             continue;
         }
         options.push((
@@ -118,11 +171,11 @@ pub(super) fn whole_gpu_spanning(
             },
         ));
     }
-    // The smallest GPU memory that fits, then the fewest GPUs of it.
+    // The fewest GPUs that fit, then the smallest GPU memory of them.
     let Some((gpus, mem)) = options
         .iter()
         .map(|(g, m, _)| (*g, *m))
-        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
     else {
         return Vec::new();
     };
@@ -131,6 +184,7 @@ pub(super) fn whole_gpu_spanning(
         .filter(|(g, m, _)| *g == gpus && (*m - mem).abs() < 0.5)
         .map(|(_, _, p)| p)
         .collect();
-    out.sort_by_key(|p| (p.instance.gpu_count, p.instance.name));
+    // Of equal GPUs, the smallest instance first (inf2.xlarge before inf2.8xlarge).
+    out.sort_by_key(|p| (p.instance.gpu_count, p.instance.vcpus, p.instance.name));
     out
 }

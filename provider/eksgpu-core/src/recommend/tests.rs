@@ -16,6 +16,18 @@ fn req(params: f64) -> Request {
         spot_ok: false,
         multi_node_nvlink: false,
         price_per_hour: BTreeMap::new(),
+        custom_cuda_kernels: false,
+        quantization: None,
+        available_on_neuron: false,
+        data_residency: false,
+        karpenter_node_overlay: false,
+    }
+}
+
+fn on_neuron(params: f64) -> Request {
+    Request {
+        available_on_neuron: true,
+        ..req(params)
     }
 }
 
@@ -39,20 +51,46 @@ fn seventy_b_and_larger_run_on_auto_mode_with_whole_gpus() {
     let r = recommend(&req(70.0)).unwrap();
     assert_eq!(r.capacity, Capacity::AutoMode);
     assert_eq!(r.sharing, Sharing::Exclusive);
+    assert_eq!(r.accelerator, catalog::Vendor::Nvidia);
     assert!(r.memory_gb_per_replica > 160.0);
-    // Only on types observed to provision on Auto Mode: 4 × H100, not one p6-b300 GPU.
-    assert_eq!(r.instance_types, ["p5.48xlarge"]);
-    assert_eq!(r.gpus_per_replica, 2);
+    // The fewest GPUs that hold 168 GB on a family Auto Mode documents, less the types observed
+    // to fail there (p6-b200): one B300.
+    assert_eq!(
+        (r.instance_types[0].as_str(), r.gpus_per_replica),
+        ("p6-b300.48xlarge", 1)
+    );
     assert!(codes(&r).contains(&Code::EKSGPU206));
     let bf16 = recommend(&Request {
         precision: Precision::Bf16,
         ..req(70.0)
     })
     .unwrap();
-    assert_eq!(
-        (bf16.capacity, bf16.instance_types[0].as_str()),
-        (Capacity::AutoMode, "p5.48xlarge")
-    );
+    assert_eq!(bf16.capacity, Capacity::AutoMode);
+}
+
+#[test]
+fn replicas_over_several_gpus_need_nvlink_and_gpus_that_compute_the_precision() {
+    // 150B at fp16 (360 GB) takes two GPUs; never over PCIe (g6e.48xlarge has 8 × 48 GB L40S).
+    let r = recommend(&Request {
+        spot_ok: true,
+        ..req(150.0)
+    })
+    .unwrap();
+    assert_eq!(r.gpus_per_replica, 2);
+    for t in &r.instance_types {
+        assert!(t.starts_with('p'), "{t} joins its GPUs over PCIe");
+    }
+    // FP8 needs Ada, Hopper or Blackwell: a 20B fp8 replica never lands on A10G or A100.
+    let fp8 = recommend(&Request {
+        precision: Precision::Fp8,
+        spot_ok: true,
+        ..req(40.0)
+    })
+    .unwrap();
+    for t in &fp8.instance_types {
+        let model = catalog::instance_type(t).unwrap().gpu_model;
+        assert!(!["A10G", "A100", "T4", "V100"].contains(&model), "{t}: {model}");
+    }
 }
 
 #[test]
@@ -87,14 +125,15 @@ fn thirty_to_seventy_b_run_on_auto_mode_or_karpenter_with_whole_gpus() {
 }
 
 #[test]
-fn whole_gpus_use_the_smallest_gpu_memory_that_fits() {
-    // What EKSGPU205 promises: among all types, the smallest per-GPU memory holding a replica
-    // on one instance, not the fewest GPUs.
+fn whole_gpus_use_the_fewest_gpus_then_the_smallest_memory() {
+    // What EKSGPU205 promises: the fewest GPUs per replica on one instance, then among those the
+    // smallest per-GPU memory.
     let r = recommend(&Request {
         spot_ok: true,
         ..req(40.0)
     })
     .unwrap();
+    assert_eq!(r.gpus_per_replica, 1);
     let chosen = catalog::instance_type(&r.instance_types[0])
         .unwrap()
         .gpu_memory_mib
@@ -107,11 +146,7 @@ fn whole_gpus_use_the_smallest_gpu_memory_that_fits() {
         if let Some(m) = t.gpu_memory_mib
             && m < chosen
         {
-            assert!(
-                f64::from(m) * f64::from(t.gpu_count) < need_mib,
-                "{} fits with less",
-                t.name
-            );
+            assert!(f64::from(m) < need_mib, "{} holds it on one smaller GPU", t.name);
         }
     }
 }
@@ -142,8 +177,122 @@ fn seven_b_and_smaller_split_gpus_four_to_seven_ways_with_mig() {
     assert_eq!(ways(&h100), 4);
     let any = recommend(&req(7.0)).unwrap();
     assert!((4..=7).contains(&ways(&any)), "{any:?}");
-    // Never MIG mixed on Karpenter, whose scheduler counts nvidia.com/mig-* as zero.
+    // Never MIG on Karpenter without NodeOverlays: its scheduler counts nvidia.com/mig-* as zero.
     assert_ne!(any.capacity, Capacity::Karpenter);
+}
+
+#[test]
+fn mig_goes_to_karpenter_where_its_node_overlays_count_the_slices() {
+    let r = recommend(&Request {
+        karpenter_node_overlay: true,
+        ..req(7.0)
+    })
+    .unwrap();
+    assert_eq!((r.capacity, r.sharing), (Capacity::Karpenter, Sharing::Mig));
+    let why = r.rationale.iter().find(|x| x.code == Code::EKSGPU204).unwrap();
+    assert!(why.message.contains("NodeOverlays"), "{}", why.message);
+    let without = recommend(&req(7.0)).unwrap();
+    let why = without.rationale.iter().find(|x| x.code == Code::EKSGPU204).unwrap();
+    assert!(why.message.contains("karpenter_feature_gates"), "{}", why.message);
+}
+
+#[test]
+fn a_model_available_on_neuron_runs_on_neuron_devices() {
+    let r = recommend(&on_neuron(70.0)).unwrap();
+    assert_eq!(r.accelerator, catalog::Vendor::Neuron);
+    assert_eq!((r.capacity, r.sharing), (Capacity::AutoMode, Sharing::Exclusive));
+    // 168 GB: two 96 GB Trainium2 devices, fewer than Inferentia2's or Trainium's 32 GB ones.
+    assert_eq!((r.instance_types[0].as_str(), r.gpus_per_replica), ("trn2.48xlarge", 2));
+    assert!(codes(&r).contains(&Code::EKSGPU211) && codes(&r).contains(&Code::EKSGPU212));
+    let small = recommend(&Request {
+        spot_ok: true,
+        ..on_neuron(7.0)
+    })
+    .unwrap();
+    assert_eq!(
+        (small.capacity, small.instance_types[0].as_str()),
+        (Capacity::Karpenter, "inf2.xlarge")
+    );
+}
+
+#[test]
+fn each_nvidia_need_keeps_a_neuron_model_on_nvidia_naming_it() {
+    for (r, says) in [
+        (
+            Request {
+                custom_cuda_kernels: true,
+                ..on_neuron(7.0)
+            },
+            "custom CUDA kernels",
+        ),
+        (
+            Request {
+                quantization: Some(Quantization::Awq),
+                ..on_neuron(7.0)
+            },
+            "AWQ",
+        ),
+        (
+            Request {
+                quantization: Some(Quantization::Gguf),
+                ..on_neuron(7.0)
+            },
+            "GGUF",
+        ),
+        (
+            Request {
+                precision: Precision::Int4,
+                ..on_neuron(7.0)
+            },
+            "int4",
+        ),
+        (
+            Request {
+                needs_mig: true,
+                ..on_neuron(7.0)
+            },
+            "MIG",
+        ),
+        (
+            Request {
+                multi_node_nvlink: true,
+                ..on_neuron(400.0)
+            },
+            "NVLink",
+        ),
+        (
+            Request {
+                needs_dra: true,
+                ..on_neuron(7.0)
+            },
+            "DRA",
+        ),
+        (req(7.0), "available_on_neuron"),
+    ] {
+        let out = recommend(&r).unwrap();
+        assert_eq!(out.accelerator, catalog::Vendor::Nvidia, "{says}");
+        let why = out.rationale.iter().find(|x| x.code == Code::EKSGPU211).unwrap();
+        assert!(why.message.contains(says), "{says}: {}", why.message);
+    }
+    // No quantization beyond the precision leaves Neuron open.
+    let none = recommend(&Request {
+        quantization: Some(Quantization::None),
+        ..on_neuron(7.0)
+    })
+    .unwrap();
+    assert_eq!(none.accelerator, catalog::Vendor::Neuron);
+}
+
+#[test]
+fn data_residency_goes_to_nvidia_on_hybrid_nodes_never_neuron() {
+    let r = recommend(&Request {
+        data_residency: true,
+        ..on_neuron(7.0)
+    })
+    .unwrap();
+    assert_eq!((r.capacity, r.accelerator), (Capacity::Hybrid, catalog::Vendor::Nvidia));
+    let why = r.rationale.iter().find(|x| x.code == Code::EKSGPU211).unwrap();
+    assert!(why.message.contains("only on EC2"), "{}", why.message);
 }
 
 #[test]
@@ -303,6 +452,11 @@ fn every_rationale_code_is_a_documented_decision() {
         req(70.0),
         Request {
             on_prem: true,
+            ..req(7.0)
+        },
+        on_neuron(13.0),
+        Request {
+            karpenter_node_overlay: true,
             ..req(7.0)
         },
     ] {

@@ -4,29 +4,45 @@
 //! the decision rules that decided it. Pure: no AWS call.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use eksgpu_core::model::Capacity;
-use eksgpu_core::recommend::{self, Precision, Recommendation, Request};
+use eksgpu_core::recommend::{self, Precision, Quantization, Recommendation, Request};
+
+use crate::provider::ProviderState;
 use eksgpu_framework::model::{ModelError, Obj, reported};
 use eksgpu_framework::{ManagedDataSource, validators};
 use eksgpu_tfplugin::schema::{Attribute, Block, Schema};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Number, Type, Value};
 
-pub struct RecommendationDataSource;
+pub struct RecommendationDataSource {
+    /// The provider's Karpenter settings decide where MIG goes (NodeOverlays).
+    state: Arc<ProviderState>,
+}
+
+impl RecommendationDataSource {
+    pub(crate) fn new(state: Arc<ProviderState>) -> Self {
+        Self { state }
+    }
+}
 
 pub fn schema() -> Schema {
     let flag = |name: &str, d: &str| Attribute::optional(name, Type::Bool, d);
     Schema::new(
         Block::new(
-            "Where one model should run on EKS, from the decision tables of the field reports: capacity kind, \
-             instance types, sharing strategy, GPUs used and instances billed. Memory per replica is parameters \
-             × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and activations — an \
-             estimate to validate for your context length and batch size. By model size: up to 13B share a GPU \
-             4–7 ways with MIG, 13–30B 2 ways, on a managed node group (Karpenter counts MIG resources as zero); \
-             larger models get whole GPUs, the smallest GPU memory that fits, on EKS Auto Mode where a type \
-             observed to provision there holds them (else, or with Spot, Karpenter). Instance-hours are billed, \
-             not GPUs. Costs come only from `price_per_hour`. Needs no AWS access.",
+            "Where one model should run on EKS, from the decision tables of the field reports: accelerator \
+             vendor, capacity kind, instance types, sharing strategy, GPUs used and instances billed. Memory per \
+             replica is parameters × bytes per parameter (fp16/bf16 2, fp8 1, int4 0.5) plus 20 % for KV cache and \
+             activations — an estimate to validate for your context length and batch size. AWS Neuron serves a \
+             model you state is available on Neuron (`available_on_neuron`) unless something needs NVIDIA \
+             (custom CUDA kernels, AWQ/GPTQ/GGUF, int4, MIG, DRA, multi-node NVLink); on-prem and data residency \
+             mean NVIDIA on Hybrid Nodes. By model size: up to 13B share a GPU 4–7 ways with MIG, 13–30B 2 ways, \
+             on Karpenter when the provider's Karpenter runs NodeOverlays (`nodeOverlay` in \
+             `karpenter_feature_gates`), else on a managed node group; larger models get whole GPUs, the fewest \
+             per replica (over NVLink when more than one), on EKS Auto Mode's documented families (else, or with \
+             Spot, Karpenter). Instance-hours are billed, not GPUs. Costs come only from `price_per_hour`. Needs \
+             no AWS access.",
         )
         .attribute(
             Attribute::required(
@@ -69,6 +85,30 @@ pub fn schema() -> Schema {
             "multi_node_nvlink",
             "A replica spans nodes over NVLink (GB200/GB300 NVL72). Default `false`.",
         ))
+        .attribute(flag(
+            "custom_cuda_kernels",
+            "The model or its serving stack uses custom CUDA kernels (NVIDIA only: Neuron runs graphs its compiler \
+             builds). Default `false`.",
+        ))
+        .attribute(
+            Attribute::optional(
+                "quantization",
+                Type::String,
+                "How the weights are quantized: `none`, `awq`, `gptq` or `gguf` (the last three run on NVIDIA \
+                 serving backends). Default: none beyond `precision`.",
+            )
+            .validate(validators::one_of(&["none", "awq", "gptq", "gguf"])),
+        )
+        .attribute(flag(
+            "available_on_neuron",
+            "You have checked that the model runs on AWS Neuron (NxD Inference, vLLM Neuron or TGI Neuron): the \
+             provider never guesses model support. With it, Neuron serves the model unless something needs \
+             NVIDIA. Default `false`.",
+        ))
+        .attribute(flag(
+            "data_residency",
+            "Data must stay on premises: NVIDIA GPUs on EKS Hybrid Nodes (Neuron is EC2 only). Default `false`.",
+        ))
         .attribute(
             Attribute::optional(
                 "price_per_hour",
@@ -93,6 +133,11 @@ pub fn schema() -> Schema {
                 }
             })),
         )
+        .attribute(Attribute::computed(
+            "accelerator",
+            Type::String,
+            "`nvidia` or `neuron`: whose accelerators serve the model (a node strategy pool's `accelerator`).",
+        ))
         .attribute(Attribute::computed(
             "capacity",
             Type::String,
@@ -172,6 +217,19 @@ fn request(config: &Value) -> Result<Request, ModelError> {
         spot_ok: flag("spot_ok")?,
         multi_node_nvlink: flag("multi_node_nvlink")?,
         price_per_hour: o.get("price_per_hour")?,
+        custom_cuda_kernels: flag("custom_cuda_kernels")?,
+        quantization: match o.get::<Option<String>>("quantization")? {
+            None => None,
+            Some(q) => {
+                Some(Quantization::parse(&q).ok_or_else(|| {
+                    ModelError::invalid(format!("quantization: {q:?} is not none, awq, gptq or gguf"))
+                })?)
+            }
+        },
+        available_on_neuron: flag("available_on_neuron")?,
+        data_residency: flag("data_residency")?,
+        // From the provider's configuration, in `read`.
+        karpenter_node_overlay: false,
     })
 }
 
@@ -191,6 +249,10 @@ fn write_request(r: &Request) -> Value {
         .set("spot_ok", r.spot_ok)
         .set("multi_node_nvlink", r.multi_node_nvlink)
         .set("price_per_hour", r.price_per_hour.clone())
+        .set("custom_cuda_kernels", r.custom_cuda_kernels)
+        .set("quantization", r.quantization.map(Quantization::as_str))
+        .set("available_on_neuron", r.available_on_neuron)
+        .set("data_residency", r.data_residency)
         .build()
 }
 
@@ -213,6 +275,7 @@ fn value(config: &Value, r: &Recommendation) -> Value {
             vec!["on-demand".into()]
         }),
     );
+    set("accelerator", r.accelerator.as_str().into());
     set("instance_types", strings(&r.instance_types));
     set("sharing_strategy", r.sharing.as_str().into());
     set("mig_profile", r.mig_profile.as_deref().map_or(Value::Null, Value::from));
@@ -256,7 +319,9 @@ impl ManagedDataSource for RecommendationDataSource {
     }
 
     async fn read(&self, _ctx: &Context, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let req = reported(request, config, diags)?;
+        let mut req = reported(request, config, diags)?;
+        // The gate is checked against `karpenter_version` in the provider block (NodeOverlay from 1.7).
+        req.karpenter_node_overlay = self.state.configured().is_some_and(|c| c.karpenter_gates.node_overlay);
         match recommend::recommend(&req) {
             Ok(r) => Some(value(config, &r)),
             Err(e) => {
@@ -293,14 +358,25 @@ mod tests {
                 ],
                 1..=100_000u32,
             ),
-            proptest::array::uniform5(any::<bool>()),
+            proptest::array::uniform8(any::<bool>()),
             proptest::collection::btree_map("[a-z0-9]{1,4}\\.[a-z0-9]{1,8}", 0.0..1_000_000.0f64, 0..3),
+            proptest::option::of(proptest::sample::select(Quantization::ALL.to_vec())),
         )
             .prop_map(
                 |(
                     (model_params_b, precision, replicas),
-                    [needs_mig, needs_dra, on_prem, spot_ok, multi_node_nvlink],
+                    [
+                        needs_mig,
+                        needs_dra,
+                        on_prem,
+                        spot_ok,
+                        multi_node_nvlink,
+                        custom_cuda_kernels,
+                        available_on_neuron,
+                        data_residency,
+                    ],
                     price_per_hour,
+                    quantization,
                 )| {
                     Request {
                         model_params_b,
@@ -312,6 +388,11 @@ mod tests {
                         spot_ok,
                         multi_node_nvlink,
                         price_per_hour,
+                        custom_cuda_kernels,
+                        quantization,
+                        available_on_neuron,
+                        data_residency,
+                        karpenter_node_overlay: false,
                     }
                 },
             )
