@@ -324,3 +324,51 @@ fn a_function_error_names_the_argument() {
     assert!(out.contains("\"fp4\" is not a precision"), "{out}");
     assert!(out.contains("Invalid value for \"precision\" parameter"), "{out}");
 }
+
+#[test]
+fn neuron_inference_scenario() {
+    for out in apply_against_cluster("examples/scenarios/neuron-inference") {
+        assert_eq!(out["accelerators"]["value"], serde_json::json!(["neuron", "neuron"]));
+        assert_eq!(out["device_resource"]["value"], "aws.amazon.com/neuron");
+        let values = out["neuron_values"]["value"].as_str().unwrap();
+        assert!(values.contains("aws.amazon.com/neuron"), "{values}");
+        let why = out["recommendation"]["value"].to_string();
+        assert!(why.contains("EKSGPU211") && why.contains("EKSGPU212"), "{why}");
+    }
+}
+
+#[test]
+fn frontier_and_volume_scenario() {
+    for out in apply_against_cluster("examples/scenarios/frontier-and-volume") {
+        let layers = &out["layers"]["value"];
+        assert_eq!(layers["frontier"], "nvidia");
+        assert_eq!(layers["volume"], "neuron");
+        assert_eq!(
+            layers["pools"],
+            serde_json::json!({"frontier": "nvidia", "volume": "neuron", "onprem": "nvidia"})
+        );
+        assert!(!out["neuron_values"]["value"].as_str().unwrap().is_empty());
+        assert!(!out["gpu_operator_values"]["value"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn karpenter_mig_overlay_scenario() {
+    for out in apply_against_cluster("examples/scenarios/karpenter-mig-overlay") {
+        let m = out["manifests"]["value"].as_str().unwrap();
+        assert!(m.contains("kind: NodeOverlay"), "{m}");
+        // Two 3g.40gb slices on each of 8 H100s.
+        assert!(m.contains("nvidia.com/mig-3g.40gb: '16'") || m.contains("nvidia.com/mig-3g.40gb: \"16\""), "{m}");
+        assert_eq!(out["resource_requests"]["value"]["nvidia.com/mig-3g.40gb"], "1");
+    }
+}
+
+#[test]
+fn static_dra_scenario() {
+    for out in apply_against_cluster("examples/scenarios/static-dra") {
+        let m = out["warm_manifests"]["value"].as_str().unwrap();
+        assert!(m.contains("replicas: 2"), "{m}");
+        assert!(m.contains("nodes: 3"), "{m}");
+        assert_eq!(out["burst_node_selector"]["value"]["karpenter.sh/nodepool"], "burst");
+    }
+}

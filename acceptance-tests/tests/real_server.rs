@@ -29,6 +29,10 @@ const EXAMPLES: &[&str] = &[
     "examples/scenarios/efa-training",
     "examples/scenarios/capacity-block",
     "examples/scenarios/bottlerocket",
+    "examples/scenarios/neuron-inference",
+    "examples/scenarios/frontier-and-volume",
+    "examples/scenarios/karpenter-mig-overlay",
+    "examples/scenarios/static-dra",
 ];
 
 /// Rejections the real server gives today, as `label: Kind name: message

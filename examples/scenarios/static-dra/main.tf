@@ -1,0 +1,89 @@
+# DRA on static Karpenter capacity, with a dynamic pool to burst into: two L40S
+# nodes kept warm (NodePool spec.replicas) serve ResourceClaims through the
+# NVIDIA DRA driver, and a Spot pool of whole GPUs takes bursts. On Karpenter
+# 1.14 a dynamic NodePool cannot launch nodes for DRA claims; a static one runs
+# its nodes whatever is pending, so claims land on them (Karpenter 1.8+ with the
+# staticCapacity gate).
+#
+# Plans offline: the cluster is a variable (read it with data.eksgpu_cluster in
+# a real configuration).
+
+terraform {
+  required_providers {
+    eksgpu = {
+      source = "eksgpu/eksgpu"
+    }
+  }
+}
+
+# The clusters' Karpenter runs with settings.featureGates.staticCapacity: true.
+provider "eksgpu" {
+  region                  = "us-west-2"
+  karpenter_version       = "1.14"
+  karpenter_feature_gates = ["staticCapacity"]
+}
+
+variable "cluster_name" {
+  type    = string
+  default = "gpu-cluster"
+}
+
+variable "node_role" {
+  description = "The IAM role of Karpenter's nodes."
+  type        = string
+  default     = "KarpenterNodeRole-gpu-cluster"
+}
+
+resource "eksgpu_node_strategy" "dra" {
+  cluster_name       = var.cluster_name
+  name               = "static-dra"
+  kubernetes_version = "1.34"
+
+  gpu_operator {}
+
+  # Warm: two nodes always, at most three while one is replaced.
+  pool {
+    name           = "warm"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    dra            = true
+    replicas       = 2
+    node_limit     = 3
+
+    node_class {
+      role = var.node_role
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
+
+  # Burst: whole GPUs on Spot, removed once empty.
+  pool {
+    name           = "burst"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge", "g6e.24xlarge"]
+    capacity_types = ["spot", "on-demand"]
+    gpu_limit      = 16
+
+    disruption {
+      consolidation_policy = "WhenEmpty"
+      consolidate_after    = "5m"
+    }
+
+    node_class {
+      role = var.node_role
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
+}
+
+output "warm_manifests" {
+  value = eksgpu_node_strategy.dra.pool[0].manifests_yaml
+}
+
+output "burst_node_selector" {
+  value = eksgpu_node_strategy.dra.pool[1].node_selector
+}
