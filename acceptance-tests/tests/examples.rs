@@ -358,7 +358,10 @@ fn karpenter_mig_overlay_scenario() {
         let m = out["manifests"]["value"].as_str().unwrap();
         assert!(m.contains("kind: NodeOverlay"), "{m}");
         // Two 3g.40gb slices on each of 8 H100s.
-        assert!(m.contains("nvidia.com/mig-3g.40gb: '16'") || m.contains("nvidia.com/mig-3g.40gb: \"16\""), "{m}");
+        assert!(
+            m.contains("nvidia.com/mig-3g.40gb: '16'") || m.contains("nvidia.com/mig-3g.40gb: \"16\""),
+            "{m}"
+        );
         assert_eq!(out["resource_requests"]["value"]["nvidia.com/mig-3g.40gb"], "1");
     }
 }

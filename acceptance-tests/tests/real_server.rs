@@ -260,6 +260,22 @@ const EDGES: &[(&str, &str)] = &[
         "node_class {\n      role = \"R\"\n      root_volume {\n        volume_type = \"gp3\"\n      }\n    }",
     ),
     (
+        "requirements on well-known labels with every operator",
+        "requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-manufacturer\"\n      operator = \"In\"\n      values = [\"nvidia\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-count\"\n      operator = \"Gt\"\n      values = [\"1\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-memory\"\n      operator = \"Lt\"\n      values = [\"100000\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-family\"\n      operator = \"NotIn\"\n      values = [\"g5\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-local-nvme\"\n      operator = \"Exists\"\n    }\n    termination_grace_period = \"24h\"\n    node_class {\n      role = \"R\"\n    }",
+    ),
+    (
+        "node class upstream inputs",
+        "node_class {\n      instance_profile = \"KarpenterNodeInstanceProfile\"\n      detailed_monitoring = true\n      associate_public_ip_address = false\n      subnet_selector_ids = [\"subnet-0123456789abcdef0\"]\n      security_group_selector_ids = [\"sg-0123456789abcdef0\"]\n      user_data = \"#!/bin/bash\\necho hello\\n\"\n    }",
+    ),
+    (
+        "block device mappings beside the root volume",
+        "node_class {\n      role = \"R\"\n      root_volume {\n        size = \"200Gi\"\n      }\n      block_device_mapping {\n        device_name = \"/dev/xvdb\"\n        volume_size = \"500Gi\"\n        volume_type = \"gp3\"\n        iops = 16000\n        throughput = 1000\n        encrypted = true\n        delete_on_termination = true\n      }\n    }",
+    ),
+    (
+        "network interfaces on EFA cards",
+        "instance_types = [\"p5.48xlarge\"]\n    efa = true\n    zones = [\"us-west-2a\"]\n    node_class {\n      role = \"R\"\n      network_interface {\n        network_card_index = 0\n        device_index = 0\n        interface_type = \"interface\"\n      }\n      network_interface {\n        network_card_index = 1\n        device_index = 1\n        interface_type = \"efa-only\"\n      }\n    }",
+    ),
+    (
         "limits, weight and expiry",
         "cpu_limit = \"1.5k\"\n    memory_limit = \"4Ti\"\n    weight = 100\n    expire_after = \"336h\"\n    node_class {\n      role = \"R\"\n      instance_store_policy = \"RAID0\"\n    }",
     ),
@@ -281,12 +297,18 @@ fn configurations_that_plan_are_accepted_by_the_real_server() {
             &tf,
             &format!(
                 "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"c\"\n  name = \"s\"\n  \
-                 pool {{\n    name = \"{name}\"\n    capacity = \"{}\"\n    instance_types = [\"g6e.12xlarge\"]\n    {body}\n  }}\n}}\n",
+                 pool {{\n    name = \"{name}\"\n    capacity = \"{}\"\n    {}\n    {body}\n  }}\n}}\n",
                 provider_header(),
                 if body.contains("node_class") {
                     "karpenter"
                 } else {
                     "auto_mode"
+                },
+                // An edge may name its own types (EFA on p5); the others run on g6e.12xlarge.
+                if body.contains("instance_types") {
+                    ""
+                } else {
+                    "instance_types = [\"g6e.12xlarge\"]"
                 }
             ),
         );
