@@ -375,3 +375,15 @@ fn static_dra_scenario() {
         assert_eq!(out["burst_node_selector"]["value"]["karpenter.sh/nodepool"], "burst");
     }
 }
+
+#[test]
+fn gpu_stack_example_merges_two_teams_into_one_release() {
+    for out in apply_against_cluster("examples/data-sources/eksgpu_gpu_stack") {
+        let values = out["gpu_operator_values"]["value"].as_str().unwrap();
+        // Both teams' taints are tolerated by the one release's DaemonSets.
+        for team in ["research", "serving"] {
+            assert!(values.contains(&format!("key: example.com/{team}")), "{team}: {values}");
+        }
+        assert!(values.contains("daemonsets:"), "{values}");
+    }
+}

@@ -17,6 +17,7 @@ pub mod ownership;
 pub mod recommend;
 pub mod rules;
 pub mod sharing;
+pub mod stack;
 pub mod validate;
 pub mod version;
 pub mod yaml;

@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod gpu_catalog;
+pub mod gpu_stack;
 pub mod recommendation;
 
 use std::sync::Arc;
@@ -15,6 +16,7 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
     vec![
         Arc::new(Framework::data_source(cluster::Cluster::new(state.clone()))),
         Arc::new(Framework::data_source(gpu_catalog::GpuCatalog::new(state.clone()))),
+        Arc::new(Framework::data_source(gpu_stack::GpuStack)),
         Arc::new(Framework::data_source(recommendation::RecommendationDataSource::new(
             state.clone(),
         ))),
