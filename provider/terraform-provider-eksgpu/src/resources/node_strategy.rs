@@ -6,6 +6,7 @@
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
+mod companions;
 mod eks_api;
 mod in_cluster;
 mod model;
@@ -285,6 +286,7 @@ impl ManagedResource for NodeStrategyResource {
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
             ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
+            ("dra_driver_values_yaml", plan::dra_driver_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
             // The imported objects bear no token yet: the next apply writes this one on them.
             ("owner_token", new_owner_token().into()),
@@ -297,7 +299,9 @@ impl ManagedResource for NodeStrategyResource {
         // Before version 2 pools had no `efa`, which now defaults to false.
         // Before version 3 there were no Neuron pools (EKSGPU016 refused them): every pool is
         // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
-        if version >= 3 {
+        // Before version 4 pools had no `multi_node_nvlink` (now false) and the strategy no
+        // `dra_driver_values_yaml`, computed from what is stored, as a plan would.
+        if version >= 4 {
             return state;
         }
         let mut state = state;
@@ -311,8 +315,15 @@ impl ManagedResource for NodeStrategyResource {
             if p.get("accelerator").is_null() {
                 path::set(p, "accelerator", Value::from("nvidia"));
             }
+            if p.get("multi_node_nvlink").is_null() {
+                path::set(p, "multi_node_nvlink", Value::Bool(false));
+            }
         });
-        path::set(&mut state, "neuron_values_yaml", Value::Null);
+        if version < 3 {
+            path::set(&mut state, "neuron_values_yaml", Value::Null);
+        }
+        let dra_driver = model::strategy(&state).map_or(Value::Null, |s| plan::dra_driver_values_yaml(&s));
+        path::set(&mut state, "dra_driver_values_yaml", dra_driver);
         state
     }
 }
@@ -539,6 +550,12 @@ mod tests {
             &Value::from("nvidia")
         );
         assert!(state.get("neuron_values_yaml").is_null());
+        // Version 4: no pool was multi_node_nvlink, and no DRA pool means empty driver values.
+        assert_eq!(
+            state.get("pool").elements()[0].get("multi_node_nvlink"),
+            &Value::Bool(false)
+        );
+        assert_eq!(state.get("dra_driver_values_yaml"), &Value::from(""));
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())
