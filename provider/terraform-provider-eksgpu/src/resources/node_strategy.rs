@@ -561,4 +561,36 @@ mod tests {
             &Value::Map(Default::default())
         );
     }
+
+    /// A version 3 state with a DRA pool gets the driver values its pools call for, as a plan
+    /// would compute them, so the first plan after the upgrade shows no change.
+    #[test]
+    fn version_3_state_gets_the_dra_driver_values_of_its_pools() {
+        let r = Framework::new(NodeStrategyResource::new(Arc::new(ProviderState::default())));
+        let mut json = serde_json::json!({
+            "id": "gpu/genai", "cluster_name": "gpu", "name": "genai", "kubernetes_version": "1.34",
+            "force_conflicts": false, "gpu_operator_values_yaml": null, "neuron_values_yaml": null,
+            "gpu_operator": null, "timeouts": [],
+            "pool": [{
+                "name": "dra", "capacity": "karpenter", "instance_types": ["p5.48xlarge"], "replicas": 2,
+                "labels": {}, "gpu_taint": true, "dra": true, "efa": false, "taint": [],
+                "node_class": [{"role": "R"}], "accelerator": "nvidia"
+            }]
+        });
+        r.upgrade_json(3, &mut json);
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let state = eksgpu_tfplugin::value::decode_json(&bytes, &schema().value_type()).unwrap();
+        let state = r.upgrade(3, state, &mut Diagnostics::new());
+        assert_eq!(
+            state.get("pool").elements()[0].get("multi_node_nvlink"),
+            &Value::Bool(false)
+        );
+        let values = state
+            .get("dra_driver_values_yaml")
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(values.contains("gpuResourcesEnabledOverride: true"), "{values}");
+        assert!(values.contains("karpenter.sh/nodepool"), "{values}");
+    }
 }
