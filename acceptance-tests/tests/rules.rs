@@ -727,6 +727,25 @@ const CASES: &[(&str, bool, &str, &str)] = &[
       root_volume { size = "200Gi" }
     }"#,
     ),
+    (
+        // Bottlerocket's own device plugin would serve the GPUs the DRA driver hands out.
+        "EKSGPU189",
+        false,
+        "pool[0].dra",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

@@ -6,6 +6,7 @@ mod auto_mode;
 mod device_managers;
 mod disruption;
 mod dra;
+mod dra_driver;
 mod efa;
 mod instance_types;
 mod mig;
@@ -143,6 +144,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     nvlink::nvlink_needs_gb200(pool, &selected, at, out);
     nvlink::namespace_needs_nvlink(pool, at, out);
     nvlink::nvlink_on_node_groups(pool, at, out);
+    dra_driver::bottlerocket_plugin_off(pool, at, out);
     upstream_node_class::check_pool(pool, &selected, at, out);
     gpu_taint(pool, at, out);
 }

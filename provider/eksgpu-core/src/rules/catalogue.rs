@@ -615,4 +615,12 @@ pub static RULES: &[Rule] = &[
         fix: "Use a `managed_node_group` pool: for P6e-GB200 the EKS user guide says DRA is not supported in Karpenter or EKS Auto Mode and recommends managed or self-managed node groups.",
         source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html)",
     },
+    Rule {
+        code: Code::EKSGPU189,
+        severity: Severity::Warning,
+        summary: "Bottlerocket's device plugin is still on for the DRA driver",
+        trigger: "A `dra = true` NVIDIA pool (not `multi_node_nvlink`) runs Bottlerocket (a `BOTTLEROCKET_*` node group AMI type or a `bottlerocket@…` alias) and its `node_class.user_data` does not set `settings.kubelet-device-plugins.nvidia.enabled = false` (node groups take no user data from this provider).",
+        fix: "Turn Bottlerocket's NVIDIA device plugin off on the pool's nodes (Bottlerocket 1.63.0 or later): in a Karpenter pool's `node_class.user_data`, `[settings.kubelet-device-plugins.nvidia]` with `enabled = false`; on a node group, in its launch template's user data. Otherwise it advertises the GPUs the DRA driver hands out.",
+        source: "EKS user guide, Install the NVIDIA DRA driver (https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html): Bottlerocket NVIDIA nodes set settings.kubelet-device-plugins.nvidia.enabled = false (Bottlerocket 1.63.0+) before the DRA driver runs",
+    },
 ];

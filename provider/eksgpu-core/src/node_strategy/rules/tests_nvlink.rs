@@ -1,4 +1,5 @@
-//! The multi-node NVLink rules (EKSGPU185-188): each one fires, and a GB200 DRA node group passes.
+//! The multi-node NVLink rules (EKSGPU185-188) and the DRA driver's node rule (EKSGPU189): each one
+//! fires, and a GB200 DRA node group passes.
 
 use std::collections::BTreeMap;
 
@@ -26,7 +27,7 @@ fn codes(pool: Pool) -> Vec<Code> {
     check_node_strategy(&s, &CTX)
         .into_iter()
         .map(|v| v.code)
-        .filter(|c| (185..=188).contains(&c.as_str()[6..].parse::<u32>().unwrap_or(0)))
+        .filter(|c| (185..=189).contains(&c.as_str()[6..].parse::<u32>().unwrap_or(0)))
         .collect()
 }
 
@@ -128,4 +129,35 @@ fn an_nvlink_pool_keeps_the_device_plugin_for_its_gpus() {
         ..p
     };
     assert_eq!(crate::render::gpu_resource_name(&s, &d), None);
+}
+
+#[test]
+fn a_bottlerocket_dra_pool_must_turn_its_device_plugin_off() {
+    let mut mng = Pool {
+        dra: true,
+        ..fixture::valid_pool("d", Capacity::ManagedNodeGroup, &["p5.48xlarge"])
+    };
+    if let Some(m) = mng.managed_node_group.as_mut() {
+        m.ami_type = Some("BOTTLEROCKET_x86_64_NVIDIA".into());
+    }
+    assert_eq!(codes(mng.clone()), [Code::EKSGPU189]);
+    // GB200 keeps the device plugin for its GPUs: nothing to turn off.
+    let gb200 = Pool {
+        multi_node_nvlink: true,
+        instance_types: vec!["p6e-gb200.36xlarge".into()],
+        ..mng
+    };
+    assert_eq!(codes(gb200), NONE);
+
+    let mut k = Pool {
+        dra: true,
+        replicas: Some(2),
+        ..fixture::valid_pool("k", Capacity::Karpenter, &["p5.48xlarge"])
+    };
+    let nc = k.node_class.as_mut().unwrap();
+    nc.ami_alias = Some("bottlerocket@latest".into());
+    assert_eq!(codes(k.clone()), [Code::EKSGPU189]);
+    k.node_class.as_mut().unwrap().user_data =
+        Some("[settings.kubelet-device-plugins.nvidia]\nenabled = false\n".into());
+    assert_eq!(codes(k), NONE);
 }

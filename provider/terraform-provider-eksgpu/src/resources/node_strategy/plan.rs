@@ -364,7 +364,7 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
         .iter()
         .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
     {
-        let objects = match gone.capacity {
+        let mut objects = match gone.capacity {
             Capacity::ManagedNodeGroup => format!("node group {}", eks::node_group_name(prior, gone)),
             Capacity::Hybrid => "the cluster's remote networks and the nodes' access entry".to_owned(),
             _ => render::pool_manifests(prior, gone)
@@ -373,6 +373,10 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
                 .collect::<Vec<_>>()
                 .join(" and "),
         };
+        for m in render::compute_domains(prior, gone) {
+            let ns = m.namespace.as_deref().unwrap_or_default();
+            objects.push_str(&format!(" and ComputeDomain {ns}/{}", m.name));
+        }
         let rename = if added.is_empty() {
             String::new()
         } else {
