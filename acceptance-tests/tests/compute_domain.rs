@@ -31,9 +31,14 @@ fn cannot_run() -> Option<&'static str> {
 /// A cluster "gpu" on Kubernetes 1.34 (DRA on node groups, EKSGPU004) in moto, served by the emulator,
 /// with the workloads' namespace.
 fn cluster() -> (KubeTarget, Moto) {
+    cluster_without(&[])
+}
+
+/// [`cluster`], with the emulator serving none of `kinds` (`plural.group`).
+fn cluster_without(kinds: &[&str]) -> (KubeTarget, Moto) {
     let kube = KubeTarget::start_with(&EmulatorOptions {
         eks_cluster: Some("gpu".into()),
-        ..Default::default()
+        without: kinds.iter().map(|k| (*k).to_owned()).collect(),
     });
     let moto = Moto::start();
     moto.create_cluster("gpu", "1.34", &kube.url, kube.ca_pem.as_deref().unwrap_or_default());
@@ -221,5 +226,30 @@ fn a_compute_domain_another_owner_holds_is_refused_and_left_alone() {
         assert_eq!(cd["spec"]["channel"]["resourceClaimTemplate"]["name"], "their-channel");
         assert_eq!(cd["spec"]["numNodes"], 2);
         assert!(cd["metadata"]["labels"].get("eksgpu.terraform.io/strategy").is_none());
+    }
+}
+
+/// The DRA driver's chart brings the ComputeDomain CRD and takes its values from the strategy, so
+/// a first apply meets a cluster without the kind: the node group is made, the ComputeDomain is
+/// not, a warning says why, and the next plan shows it still to be created.
+#[test]
+fn without_the_compute_domain_crd_the_pool_is_applied_and_the_domain_waits() {
+    for tf in terraform_versions() {
+        if let Some(why) = cannot_run() {
+            return skip(why);
+        }
+        let (_kube, moto) = cluster_without(&["computedomains.resource.nvidia.com"]);
+        let w = workdir(&tf, &config("training"), &moto);
+        let r = w.apply();
+        let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            out.contains("ComputeDomain nvl72 not applied yet") && out.contains("dra_driver_values_yaml"),
+            "{}: {out}",
+            tf.label
+        );
+        let ng = moto.eks("GET", "/clusters/gpu/node-groups/gpu-nvl72", &Value::Null);
+        assert_eq!(ng["nodegroup"]["status"], "ACTIVE", "{}: {ng}", tf.label);
+        assert_eq!(w.planned_changes(), ["pool[0].manifests_yaml"], "{}", tf.label);
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }

@@ -8,13 +8,18 @@
 //! A ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, kubernetes-sigs/dra-driver-nvidia-gpu
 //! chart 0.4.1 `crds/resource.nvidia.com_computedomains.yaml`): a live one of the strategy's whose
 //! spec differs from what the pool renders is deleted and created again, not patched.
+//!
+//! The ComputeDomain CRD comes with the NVIDIA DRA driver's chart, whose values are this
+//! strategy's `dra_driver_values_yaml`: a configuration that installs the chart from that output
+//! applies the strategy first. So a cluster without the kind gets the pool's other objects and a
+//! warning, and reads the ComputeDomain as gone: the next apply (the chart installed) creates it.
 
-use eksgpu_cloud::kube::ApplyOptions;
+use eksgpu_cloud::kube::{ApplyOptions, KubeError};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Owner};
 use eksgpu_core::render::{self, Manifest};
-use eksgpu_tfplugin::{AttributePath, Diagnostics};
+use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics};
 
 use super::in_cluster::{InCluster, Writer, apply_pool_objects, delete_objects, warn_shared};
 use super::sides::{Applied, Job};
@@ -62,8 +67,13 @@ impl InCluster<'_> {
             adopt,
         };
         for m in &objects {
-            if replace_changed_spec(&writer, m, &path, diags).await.is_err() {
-                return Applied::Failed { touched: true };
+            match replace_changed_spec(&writer, m, &path, diags).await {
+                Ok(Kind::Installed) => {}
+                Ok(Kind::Missing) => {
+                    diags.push(not_installed(m, pool).at(path.clone()));
+                    return Applied::Done;
+                }
+                Err(()) => return Applied::Failed { touched: true },
             }
         }
         match apply_pool_objects(&writer, &objects, &path, diags).await {
@@ -91,6 +101,8 @@ impl InCluster<'_> {
             let what = format!("reading {} {}", m.kind.kind, m.name);
             let live = match cancellable(job.ctx, &what, cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await {
                 Ok(live) => live,
+                // Not installed yet (see the module's doc): none is there.
+                Err(KubeError::KindNotInstalled { .. }) => None,
                 Err(e) => {
                     diags.push(diagnostics::kube_failed(
                         &e,
@@ -184,6 +196,28 @@ impl InCluster<'_> {
     }
 }
 
+/// Whether the cluster serves a companion's kind.
+enum Kind {
+    Installed,
+    Missing,
+}
+
+/// The warning of an apply that could not write a companion because its CRD is not installed.
+fn not_installed(m: &Manifest, pool: &Pool) -> Diagnostic {
+    Diagnostic::warning(
+        format!("{} {} not applied yet", m.kind.kind, m.name),
+        format!(
+            "The cluster does not serve {} ({}): install {}, e.g. with this strategy's dra_driver_values_yaml. \
+             Pool {:?}'s other objects were applied; the next apply creates the {} once the kind is served.",
+            m.kind.kind,
+            m.kind.api_version(),
+            m.kind.provided_by,
+            pool.name,
+            m.kind.kind
+        ),
+    )
+}
+
 /// Deletes a live ComputeDomain of the strategy's whose spec is not the one rendered, so the apply
 /// creates it anew (the spec cannot change in place). Another owner's object is left to the
 /// writer's ownership check, which refuses it.
@@ -192,12 +226,13 @@ async fn replace_changed_spec(
     m: &Manifest,
     path: &AttributePath,
     diags: &mut Diagnostics,
-) -> Result<(), ()> {
+) -> Result<Kind, ()> {
     let object = format!("{} {}", m.kind.kind, m.name);
     let what = format!("reading {object}");
     let live = match cancellable(w.ctx, &what, w.cluster.get(&m.kind, m.namespace.as_deref(), &m.name)).await {
         Ok(Some(live)) => live,
-        Ok(None) => return Ok(()),
+        Ok(None) => return Ok(Kind::Installed),
+        Err(KubeError::KindNotInstalled { .. }) => return Ok(Kind::Missing),
         Err(e) => {
             diags.push(diagnostics::kube_failed(&e, &what, path.clone()));
             return Err(());
@@ -208,11 +243,11 @@ async fn replace_changed_spec(
     // Our fields only: the server's defaults (`channel.allocationMode`) are not a change.
     let spec = project_ours(&live, w.opts.field_manager, Some(&m.body))["spec"].clone();
     if !ours || spec == m.body["spec"] {
-        return Ok(());
+        return Ok(Kind::Installed);
     }
     let what = format!("replacing {object} (its spec is immutable)");
     match cancellable(w.ctx, &what, w.cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(Kind::Installed),
         Err(e) => {
             diags.push(diagnostics::kube_failed(&e, &what, path.clone()));
             Err(())
