@@ -589,7 +589,7 @@ pub static RULES: &[Rule] = &[
         summary: "Multi-node NVLink needs DRA",
         trigger: "A pool sets `multi_node_nvlink = true` without `dra = true`.",
         fix: "Set `dra = true`: the pool's ComputeDomain is served by the NVIDIA DRA driver, and workloads claim its IMEX channel through a ResourceClaimTemplate (`compute_domain_claim_template`). Install the driver with the strategy's `dra_driver_values_yaml`.",
-        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): NVIDIA DRA driver with resources.computeDomains.enabled; kubernetes-sigs/dra-driver-nvidia-gpu chart 0.4.1 ComputeDomain (resource.nvidia.com/v1beta1)",
+        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): NVIDIA DRA driver with resources.computeDomains.enabled; kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml (ComputeDomain, resource.nvidia.com/v1beta1)",
     },
     Rule {
         code: Code::EKSGPU186,
@@ -605,7 +605,7 @@ pub static RULES: &[Rule] = &[
         summary: "compute_domain_namespace without multi_node_nvlink",
         trigger: "A pool sets `compute_domain_namespace` but not `multi_node_nvlink = true`.",
         fix: "Set `multi_node_nvlink = true` (the namespace is where its ComputeDomain and ResourceClaimTemplate live), or remove `compute_domain_namespace`.",
-        source: "kubernetes-sigs/dra-driver-nvidia-gpu chart 0.4.1: ComputeDomain is namespaced and its ResourceClaimTemplate is created in the ComputeDomain's namespace; Kubernetes DRA, a pod references ResourceClaimTemplates of its own namespace (https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/)",
+        source: "kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 cmd/compute-domain-controller/computedomain.go (the ResourceClaimTemplate is created in the ComputeDomain's namespace, under spec.channel.resourceClaimTemplate.name); Kubernetes DRA, a pod references ResourceClaimTemplates of its own namespace (https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/)",
     },
     Rule {
         code: Code::EKSGPU188,

@@ -220,7 +220,9 @@ const ADOPT: Attr<Pool> = attr(
 const DRA: Attr<Pool> = attr(
     "dra",
     Ty::Bool,
-    "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
+    "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes (not on a \
+     `multi_node_nvlink` pool, whose GPUs the device plugin keeps serving while the DRA driver serves its \
+     ComputeDomain). Default `false`.",
     lens!(Pool, dra),
 )
 .default(Lit::Bool(false))

@@ -1,6 +1,7 @@
 //! The DRA `ComputeDomain` of a `multi_node_nvlink` pool (resource.nvidia.com/v1beta1, NVIDIA DRA
 //! driver for GPUs, chart `oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu`
-//! 0.4.1, CRD `computedomains.resource.nvidia.com`; EKS user guide, "Use P6e-GB200 UltraServers
+//! 0.4.1, CRD kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+//! `deployments/helm/dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml`; EKS user guide, "Use P6e-GB200 UltraServers
 //! with Amazon EKS", https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html).
 //! A ComputeDomain is the set of nodes a multi-node job shares GPU memory across (IMEX over
 //! NVLink); the driver's controller creates, in the ComputeDomain's namespace, the
@@ -10,18 +11,15 @@
 //! - `metadata.name` is the pool's name (as its NodePool's), in `compute_domain_namespace`
 //!   (`default` when unset): a pod can only claim a template of its own namespace.
 //! - `spec.numNodes` is 0, which the driver accepts from 25.8.0 on (EKS user guide, P6e-GB200).
-//!   With the driver's `IMEXDaemonsWithDNSNames` gate, its default, the CRD's own description of
-//!   `numNodes` (kubernetes-sigs/dra-driver-nvidia-gpu
-//!   `deployments/helm/dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml`)
-//!   recommends 0: IMEX daemons start as the job's pods land, and a non-zero value only drives
+//!   With the driver's `IMEXDaemonsWithDNSNames` gate, on by default at v0.4.1
+//!   (`pkg/featuregates/featuregates.go`), the CRD's own description of `numNodes` recommends 0: IMEX daemons start as the job's pods land, and a non-zero value only drives
 //!   the object's `status`. A pool's node count is no fixed number anyway (a node group scales
 //!   between `min` and `max`, the Cluster Autoscaler moves `desired`), and the spec is immutable
 //!   (CRD rule `self == oldSelf`), so a count would replace the object on every resize.
 //! - `spec.channel.resourceClaimTemplate.name` is `<pool>-channel`.
 //!
 //! Nodes of one NVLink domain carry the clique label [`CLIQUE_LABEL`] (set by GPU Feature
-//! Discovery, or by the DRA driver's kubelet plugin with `gpuCliqueLabelEnabled`): a job keeps its
-//! pods in one clique with a pod affinity on that topology key, as the EKS user guide's examples do.
+//! Discovery, as the EKS P6e-GB200 guide uses it): a job keeps its pods in one clique with a pod affinity on that topology key, as the EKS user guide's examples do.
 
 use serde_json::json;
 

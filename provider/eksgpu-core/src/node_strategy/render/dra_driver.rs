@@ -1,19 +1,21 @@
 //! Helm values for NVIDIA's DRA driver for GPUs (chart
 //! `oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu` 0.4.1, source
-//! kubernetes-sigs/dra-driver-nvidia-gpu `deployments/helm/dra-driver-nvidia-gpu/values.yaml`),
+//! kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 `deployments/helm/dra-driver-nvidia-gpu/values.yaml`),
 //! installed as the EKS user guide does ("Install the NVIDIA DRA driver",
 //! https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html;
 //! "Use P6e-GB200 UltraServers with Amazon EKS",
 //! https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html), for the
 //! strategy's NVIDIA `dra = true` pools:
 //! - `resources.gpus.enabled` with `gpuResourcesEnabledOverride: true` where a pool's GPUs are
-//!   claimed (the EKS DRA guide sets both; the chart refuses GPU resources without the override);
+//!   claimed (the EKS DRA guide sets both; the chart's `templates/validation.yaml` refuses GPU
+//!   resources without the override while the device plugin may run beside it);
 //!   `resources.computeDomains.enabled` only where a pool is `multi_node_nvlink`. A strategy of
 //!   only `multi_node_nvlink` pools gets the P6e-GB200 values: GPUs off (the device plugin keeps
 //!   them), ComputeDomains on;
 //! - `featureGates` the sharing pools need, read from the labels they hand over
 //!   (`sharing::handover::DRA_SHARING`): `TimeSlicingSettings` for time-sliced claims (as the EKS
-//!   DRA guide enables it), `MPSSupport` for MPS claims;
+//!   DRA guide enables it), `MPSSupport` for MPS claims (both off by default, v0.4.1
+//!   `pkg/featuregates/featuregates.go`);
 //! - `kubeletPlugin.tolerations`: the chart's default (`nvidia.com/gpu` Exists NoSchedule, kept as
 //!   the value replaces it) and every DRA pool's taints;
 //! - `kubeletPlugin.affinity`: the DRA pools' nodes (one node-selector term per pool, by the label
@@ -29,7 +31,7 @@ use super::{effective_taints, node_selector};
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::sharing::handover::DRA_SHARING;
 
-/// The chart's default `kubeletPlugin.tolerations` (values.yaml, chart 0.4.1).
+/// The chart's default `kubeletPlugin.tolerations` (values.yaml, v0.4.1).
 fn chart_tolerations() -> Vec<Value> {
     vec![json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})]
 }

@@ -5,9 +5,11 @@
 //! they are read back for drift like NodeOverlays (shown in the pool's `manifests_yaml`). The
 //! cluster is connected to only when a pool has one.
 //!
-//! A ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, kubernetes-sigs/dra-driver-nvidia-gpu
-//! chart 0.4.1 `crds/resource.nvidia.com_computedomains.yaml`): a live one of the strategy's whose
-//! spec differs from what the pool renders is deleted and created again, not patched.
+//! A ComputeDomain's spec is immutable (CRD rule `self == oldSelf`,
+//! kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+//! `deployments/helm/dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml`): a live
+//! one of the strategy's whose spec differs from what the pool renders is deleted and created
+//! again, not patched.
 //!
 //! The ComputeDomain CRD comes with the NVIDIA DRA driver's chart, whose values are this
 //! strategy's `dra_driver_values_yaml`: a configuration that installs the chart from that output

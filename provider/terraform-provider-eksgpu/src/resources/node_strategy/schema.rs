@@ -45,7 +45,8 @@ fn pool_block() -> Block {
             Type::String,
             "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
              `nvidia.com/mig-<profile>` under MIG `mixed`, or `aws.amazon.com/neuron` on Neuron pools: whole Neuron \
-             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools.",
+             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools, except `multi_node_nvlink` \
+             pools (their GPUs stay the device plugin's).",
         ))
         .attribute(Attribute::computed(
             "matched_instance_types",
