@@ -55,6 +55,11 @@ fn cluster_without(kinds: &[&str]) -> (KubeTarget, Moto) {
 
 /// A GB200 DRA node group pool with its ComputeDomain in `namespace`.
 fn config(namespace: &str) -> String {
+    config_with(namespace, "")
+}
+
+/// [`config`] with more pool attributes (`extra`, one per line).
+fn config_with(namespace: &str, extra: &str) -> String {
     format!(
         r#"{}data "eksgpu_cluster" "gpu" {{
   name = "gpu"
@@ -70,6 +75,7 @@ resource "eksgpu_node_strategy" "s" {{
     dra                      = true
     multi_node_nvlink        = true
     compute_domain_namespace = "{namespace}"
+{extra}
     managed_node_group {{
       node_role_arn = "{NODE_ROLE}"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
@@ -199,7 +205,7 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
 }
 
 #[test]
-fn a_compute_domain_another_owner_holds_is_refused_and_left_alone() {
+fn a_compute_domain_another_owner_holds_is_refused_left_alone_and_adopted_by_name() {
     for tf in terraform_versions() {
         if let Some(why) = cannot_run() {
             return skip(why);
@@ -226,6 +232,26 @@ fn a_compute_domain_another_owner_holds_is_refused_and_left_alone() {
         assert_eq!(cd["spec"]["channel"]["resourceClaimTemplate"]["name"], "their-channel");
         assert_eq!(cd["spec"]["numNodes"], 2);
         assert!(cd["metadata"]["labels"].get("eksgpu.terraform.io/strategy").is_none());
+
+        // Adopted by name: relabelled as the strategy's, and (its spec being immutable) made anew
+        // as the pool renders it.
+        w.write("main.tf", &config_with("training", "    adopt = true"));
+        w.apply();
+        let cd = kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").unwrap();
+        assert_eq!(
+            cd["metadata"]["labels"]["eksgpu.terraform.io/strategy"], "training",
+            "{}",
+            tf.label
+        );
+        assert_eq!(cd["spec"]["channel"]["resourceClaimTemplate"]["name"], "nvl72-channel");
+        assert_eq!(cd["spec"]["numNodes"], 0);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(
+            kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").is_none(),
+            "{}",
+            tf.label
+        );
     }
 }
 
