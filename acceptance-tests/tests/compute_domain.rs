@@ -226,6 +226,8 @@ fn a_compute_domain_another_owner_holds_is_refused_left_alone_and_adopted_by_nam
             "{}: {out}",
             tf.label
         );
+        // Undoing the failed create does not talk of an object it never made.
+        assert!(!out.contains("left in place"), "{}: {out}", tf.label);
         let cd = kube
             .get_in(COMPUTE_DOMAIN, Some("training"), "nvl72")
             .expect("theirs is kept");

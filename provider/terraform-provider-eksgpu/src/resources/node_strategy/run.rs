@@ -273,8 +273,16 @@ impl<'a> Run<'a> {
             .filter_map(|n| s.pools.iter().find(|p| p.name == n))
             .collect();
         let job = self.run.job(s, s, None);
-        // Cheap to make again: deleted, so nothing is left that no state knows.
-        self.in_cluster.delete_companions(&job, &pools, diags).await;
+        // Cheap to make again: deleted, so nothing is left that no state knows. One another owner
+        // holds (the reason the create failed) is left without a word: this apply never made it.
+        let mut companions = Diagnostics::default();
+        self.in_cluster.delete_companions(&job, &pools, &mut companions).await;
+        for d in companions
+            .iter()
+            .filter(|d| d.severity == eksgpu_tfplugin::Severity::Error)
+        {
+            diags.push(d.clone());
+        }
         let (in_cluster, aws): (Vec<&Pool>, Vec<&Pool>) = pools.into_iter().partition(|p| p.capacity.is_in_cluster());
         let mut kept = self.in_cluster.abandon(&job, &in_cluster, diags).await;
         kept.extend(self.eks.abandon(&job, &aws, diags).await);
