@@ -124,6 +124,14 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
         }
         let (kube, moto) = cluster();
         let w = workdir(&tf, &config("training"), &moto);
+        // What a workload module reads is known at plan, before anything exists.
+        let plan = w.ok(&["plan", "-no-color"]).combined();
+        assert!(
+            plan.contains(r#"+ claim_template = "nvl72-channel""#),
+            "{}: {plan}",
+            tf.label
+        );
+        assert!(plan.contains("kind: ComputeDomain"), "{}: {plan}", tf.label);
         w.apply();
         let cd = kube
             .get_in(COMPUTE_DOMAIN, Some("training"), "nvl72")
