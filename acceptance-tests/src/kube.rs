@@ -57,6 +57,14 @@ pub const RESOURCE_CLAIM: TestKind = TestKind {
     kind: "ResourceClaim",
     plural: "resourceclaims",
 };
+/// NVIDIA's DRA ComputeDomain: served by the emulator from a project-written CRD only
+/// (`kube-emulator/crds/emulator-only/`), absent from the real API server lane.
+pub const COMPUTE_DOMAIN: TestKind = TestKind {
+    group: "resource.nvidia.com",
+    version: "v1beta1",
+    kind: "ComputeDomain",
+    plural: "computedomains",
+};
 pub const EC2_NODE_CLASS: TestKind = TestKind {
     group: "karpenter.k8s.aws",
     version: "v1",

@@ -214,6 +214,14 @@ fn mng_dra_scenario() {
         let request = out["dra_node_labels"]["value"].as_str().unwrap();
         assert!(request.contains("CreateNodegroup"), "{request}");
         assert!(request.contains("nvidia.com/gpu.deploy.device-plugin"), "{request}");
+        // The DRA driver's values: GPUs (with the chart's override), no ComputeDomains, the kubelet
+        // plugin on the DRA node group only (not on the Karpenter inference pool).
+        let values = out["dra_driver_values"]["value"].as_str().unwrap();
+        assert!(values.contains("gpus:\n    enabled: true"), "{values}");
+        assert!(values.contains("computeDomains:\n    enabled: false"), "{values}");
+        assert!(values.contains("gpuResourcesEnabledOverride: true"), "{values}");
+        assert!(values.contains("gpu-cluster-h100-dra"), "{values}");
+        assert!(!values.contains("karpenter.sh/nodepool"), "{values}");
     }
 }
 

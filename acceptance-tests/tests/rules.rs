@@ -688,6 +688,94 @@ const CASES: &[(&str, bool, &str, &str)] = &[
       }
     }"#,
     ),
+    (
+        "EKSGPU185",
+        true,
+        "pool[0].multi_node_nvlink",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    multi_node_nvlink = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type      = "AL2023_ARM_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU186",
+        true,
+        "pool[0].instance_types[0]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    multi_node_nvlink = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type      = "AL2023_x86_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU187",
+        true,
+        "pool[0].compute_domain_namespace",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    compute_domain_namespace = "training"
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type      = "AL2023_x86_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU188",
+        true,
+        "pool[0].capacity",
+        r#"capacity = "karpenter"
+    instance_types = ["p6e-gb200.36xlarge"]
+    replicas = 2
+    dra = true
+    multi_node_nvlink = true
+    node_class {
+      role = "r"
+      root_volume { size = "200Gi" }
+    }"#,
+    ),
+    (
+        // Bottlerocket's own device plugin would serve the GPUs the DRA driver hands out.
+        "EKSGPU189",
+        false,
+        "pool[0].dra",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {

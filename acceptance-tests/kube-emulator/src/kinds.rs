@@ -34,7 +34,7 @@ impl KindInfo {
     }
 }
 
-const CRDS: [&str; 8] = [
+const CRDS: [&str; 9] = [
     include_str!("../crds/karpenter.sh_nodepools.yaml"),
     include_str!("../crds/karpenter.sh_nodeoverlays.yaml"),
     include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
@@ -43,6 +43,9 @@ const CRDS: [&str; 8] = [
     include_str!("../crds/keda.sh_scaledobjects.yaml"),
     include_str!("../crds/resource.k8s.io_resourceclaims.yaml"),
     include_str!("../crds/resource.k8s.io_deviceclasses.yaml"),
+    // Project-written (no upstream schema): served by the emulator only, not loaded into the real
+    // API server lane (crds/emulator-only/ is outside scripts/real-apiserver/start's crds/*.yaml).
+    include_str!("../crds/emulator-only/resource.nvidia.com_computedomains.yaml"),
 ];
 
 #[derive(Debug, Clone)]
@@ -143,6 +146,7 @@ mod tests {
             ("keda.sh", "scaledobjects"),
             ("resource.k8s.io", "resourceclaims"),
             ("resource.k8s.io", "deviceclasses"),
+            ("resource.nvidia.com", "computedomains"),
             ("", "configmaps"),
         ] {
             let k = r.find(g, p).unwrap_or_else(|| panic!("{p}.{g} not loaded"));
@@ -150,5 +154,6 @@ mod tests {
         }
         assert!(!r.find("karpenter.sh", "nodepools").unwrap().namespaced);
         assert!(r.find("keda.sh", "scaledobjects").unwrap().namespaced);
+        assert!(r.find("resource.nvidia.com", "computedomains").unwrap().namespaced);
     }
 }

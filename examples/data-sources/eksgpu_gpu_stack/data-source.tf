@@ -58,6 +58,7 @@ data "eksgpu_gpu_stack" "cluster" {
       name                     = strategy.value.name
       gpu_operator_values_yaml = strategy.value.gpu_operator_values_yaml
       neuron_values_yaml       = strategy.value.neuron_values_yaml
+      dra_driver_values_yaml   = strategy.value.dra_driver_values_yaml
     }
   }
 }

@@ -94,3 +94,9 @@ output "dra_pod_resource_claims" {
 output "dra_gpu_resource_name" {
   value = eksgpu_node_strategy.dra.pool[0].gpu_resource_name
 }
+
+# Helm values for NVIDIA's DRA driver chart (dra-driver-nvidia-gpu 0.4.1) that fit the DRA pool:
+# GPU resources on, its kubelet plugin on the node group's nodes only.
+output "dra_driver_values" {
+  value = eksgpu_node_strategy.dra.dra_driver_values_yaml
+}

@@ -61,6 +61,18 @@ pub const NODE_OVERLAY: Kind = Kind {
     provided_by: "Karpenter 1.7 or later (its CRDs), run with the nodeOverlay feature gate",
 };
 
+/// resource.nvidia.com/v1beta1 ComputeDomain (NVIDIA DRA driver for GPUs, chart
+/// `oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu` 0.4.1, CRD
+/// `computedomains.resource.nvidia.com`, namespaced; EKS user guide, P6e-GB200 UltraServers).
+pub const COMPUTE_DOMAIN: Kind = Kind {
+    group: "resource.nvidia.com",
+    version: "v1beta1",
+    kind: "ComputeDomain",
+    plural: "computedomains",
+    namespaced: true,
+    provided_by: "the NVIDIA DRA driver for GPUs (chart dra-driver-nvidia-gpu) with resources.computeDomains.enabled",
+};
+
 pub const CONFIG_MAP: Kind = Kind {
     group: "",
     version: "v1",

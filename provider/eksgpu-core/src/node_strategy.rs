@@ -244,6 +244,11 @@ pub struct Pool {
     pub dra: bool,
     /// The pool runs multi-node training over EFA (pods request `vpc.amazonaws.com/efa`).
     pub efa: bool,
+    /// Multi-node NVLink (GB200-class UltraServers): a DRA ComputeDomain for the pool's workloads.
+    pub multi_node_nvlink: bool,
+    /// The namespace of the pool's ComputeDomain (and so of the ResourceClaimTemplate the DRA
+    /// driver makes for it); `None` is `default`.
+    pub compute_domain_namespace: Option<String>,
     pub node_class: Option<NodeClass>,
     /// For `managed_node_group` pools.
     pub managed_node_group: Option<ManagedNodeGroup>,
@@ -284,6 +289,8 @@ impl Pool {
             disruption: None,
             dra: false,
             efa: false,
+            multi_node_nvlink: false,
+            compute_domain_namespace: None,
             node_class: None,
             managed_node_group: None,
             hybrid: None,
@@ -309,6 +316,14 @@ impl Pool {
                 .and_then(|nc| nc.ami_alias.as_deref())
                 .is_some_and(|a| a.split('@').next() == Some("bottlerocket"));
         node_group || alias
+    }
+
+    /// The NVIDIA DRA driver serves this pool's GPUs (`dra = true`), so the device plugin stays
+    /// off its nodes. Not on a `multi_node_nvlink` pool: as the EKS user guide documents
+    /// P6e-GB200, the device plugin keeps serving its GPUs and the DRA driver serves only its
+    /// ComputeDomains (`resources.gpus.enabled: false`).
+    pub fn dra_serves_gpus(&self) -> bool {
+        self.dra && !self.multi_node_nvlink
     }
 }
 

@@ -2,6 +2,8 @@
 //! for, computed from the model alone (no cluster contact), so `terraform plan`
 //! can show them before anything exists.
 
+mod compute_domain;
+mod dra_driver;
 mod gpu_operator;
 mod karpenter;
 mod neuron;
@@ -12,6 +14,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+pub use compute_domain::{
+    CLIQUE_LABEL, DEFAULT_COMPUTE_DOMAIN_NAMESPACE, compute_domain_claim_template, compute_domain_namespace,
+    compute_domains,
+};
+pub use dra_driver::dra_driver_values;
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
@@ -58,7 +65,7 @@ pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String
     // A DRA pool is served by the NVIDIA DRA driver, never the device plugin (EKSGPU017): the
     // label is rendered with or without this strategy's `gpu_operator`, since an operator
     // installed by other means reads it too (gpu-operator v26.7.0: a pre-set "false" wins).
-    if pool.dra {
+    if pool.dra_serves_gpus() {
         default(DEPLOY_DEVICE_PLUGIN);
     }
     // Bottlerocket's NVIDIA variants run their own device plugin (EKS user guide, "Use
@@ -149,9 +156,10 @@ pub fn tolerations(pool: &Pool) -> Vec<BTreeMap<&'static str, String>> {
 }
 
 /// The extended resource a container requests to get a GPU (or a Neuron device) of this pool;
-/// `None` for DRA pools, whose devices are claimed through ResourceClaims.
+/// `None` for DRA pools, whose devices are claimed through ResourceClaims (a `multi_node_nvlink`
+/// pool's GPUs stay the device plugin's; only its IMEX channel is claimed).
 pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String> {
-    if pool.dra {
+    if pool.dra_serves_gpus() {
         return None;
     }
     // Neuron pools: whole devices, as the Neuron device plugin and Karpenter name them.

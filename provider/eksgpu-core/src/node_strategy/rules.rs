@@ -6,6 +6,7 @@ mod auto_mode;
 mod device_managers;
 mod disruption;
 mod dra;
+mod dra_driver;
 mod efa;
 mod instance_types;
 mod limits;
@@ -13,6 +14,7 @@ mod mig;
 mod misplaced;
 mod neuron;
 mod node_class;
+mod nvlink;
 mod overlay;
 mod requirements;
 mod static_capacity;
@@ -139,6 +141,11 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         efa::efa_capable(pool, &selected, at, out);
         efa::efa_one_zone(pool, at, out);
     }
+    nvlink::nvlink_needs_dra(pool, at, out);
+    nvlink::nvlink_needs_gb200(pool, &selected, at, out);
+    nvlink::namespace_needs_nvlink(pool, at, out);
+    nvlink::nvlink_on_node_groups(pool, at, out);
+    dra_driver::bottlerocket_plugin_off(pool, at, out);
     upstream_node_class::check_pool(pool, &selected, at, out);
     limits::check(pool, &selected, at, out);
     gpu_taint(pool, at, out);
@@ -243,5 +250,7 @@ mod tests;
 
 #[cfg(test)]
 mod tests_neuron;
+#[cfg(test)]
+mod tests_nvlink;
 #[cfg(test)]
 mod upstream_tests;

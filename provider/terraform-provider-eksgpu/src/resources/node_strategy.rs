@@ -6,6 +6,7 @@
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
+mod companions;
 mod eks_api;
 mod in_cluster;
 mod model;
@@ -297,6 +298,7 @@ impl ManagedResource for NodeStrategyResource {
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
             ),
             ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
+            ("dra_driver_values_yaml", plan::dra_driver_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
             // The imported objects bear no token yet: the next apply writes this one on them.
             ("owner_token", new_owner_token().into()),
@@ -309,7 +311,9 @@ impl ManagedResource for NodeStrategyResource {
         // Before version 2 pools had no `efa`, which now defaults to false.
         // Before version 3 there were no Neuron pools (EKSGPU016 refused them): every pool is
         // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
-        if version >= 3 {
+        // Before version 4 pools had no `multi_node_nvlink` (now false) and the strategy no
+        // `dra_driver_values_yaml`, computed from what is stored, as a plan would.
+        if version >= 4 {
             return state;
         }
         let mut state = state;
@@ -323,8 +327,15 @@ impl ManagedResource for NodeStrategyResource {
             if p.get("accelerator").is_null() {
                 path::set(p, "accelerator", Value::from("nvidia"));
             }
+            if p.get("multi_node_nvlink").is_null() {
+                path::set(p, "multi_node_nvlink", Value::Bool(false));
+            }
         });
-        path::set(&mut state, "neuron_values_yaml", Value::Null);
+        if version < 3 {
+            path::set(&mut state, "neuron_values_yaml", Value::Null);
+        }
+        let dra_driver = model::strategy(&state).map_or(Value::Null, |s| plan::dra_driver_values_yaml(&s));
+        path::set(&mut state, "dra_driver_values_yaml", dra_driver);
         state
     }
 }
@@ -551,9 +562,47 @@ mod tests {
             &Value::from("nvidia")
         );
         assert!(state.get("neuron_values_yaml").is_null());
+        // Version 4: no pool was multi_node_nvlink, and no DRA pool means empty driver values.
+        assert_eq!(
+            state.get("pool").elements()[0].get("multi_node_nvlink"),
+            &Value::Bool(false)
+        );
+        assert_eq!(state.get("dra_driver_values_yaml"), &Value::from(""));
         assert_eq!(
             state.get("pool").elements()[0].get("labels"),
             &Value::Map(Default::default())
         );
+    }
+
+    /// A version 3 state with a DRA pool gets the driver values its pools call for, as a plan
+    /// would compute them, so the first plan after the upgrade shows no change.
+    #[test]
+    fn version_3_state_gets_the_dra_driver_values_of_its_pools() {
+        let r = Framework::new(NodeStrategyResource::new(Arc::new(ProviderState::default())));
+        let mut json = serde_json::json!({
+            "id": "gpu/genai", "cluster_name": "gpu", "name": "genai", "kubernetes_version": "1.34",
+            "force_conflicts": false, "gpu_operator_values_yaml": null, "neuron_values_yaml": null,
+            "gpu_operator": null, "timeouts": [],
+            "pool": [{
+                "name": "dra", "capacity": "karpenter", "instance_types": ["p5.48xlarge"], "replicas": 2,
+                "labels": {}, "gpu_taint": true, "dra": true, "efa": false, "taint": [],
+                "node_class": [{"role": "R"}], "accelerator": "nvidia"
+            }]
+        });
+        r.upgrade_json(3, &mut json);
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let state = eksgpu_tfplugin::value::decode_json(&bytes, &schema().value_type()).unwrap();
+        let state = r.upgrade(3, state, &mut Diagnostics::new());
+        assert_eq!(
+            state.get("pool").elements()[0].get("multi_node_nvlink"),
+            &Value::Bool(false)
+        );
+        let values = state
+            .get("dra_driver_values_yaml")
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(values.contains("gpuResourcesEnabledOverride: true"), "{values}");
+        assert!(values.contains("karpenter.sh/nodepool"), "{values}");
     }
 }

@@ -220,7 +220,9 @@ const ADOPT: Attr<Pool> = attr(
 const DRA: Attr<Pool> = attr(
     "dra",
     Ty::Bool,
-    "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes. Default `false`.",
+    "The pool serves DRA ResourceClaims: the GPU Operator's device plugin is kept off its nodes (not on a \
+     `multi_node_nvlink` pool, whose GPUs the device plugin keeps serving while the DRA driver serves its \
+     ComputeDomain). Default `false`.",
     lens!(Pool, dra),
 )
 .default(Lit::Bool(false))
@@ -238,6 +240,33 @@ const EFA: Attr<Pool> = attr(
 )
 .default(Lit::Bool(false))
 // Rules read it; no object carries it.
+.keep_prior();
+
+const MULTI_NODE_NVLINK: Attr<Pool> = attr(
+    "multi_node_nvlink",
+    Ty::Bool,
+    "Workloads of this pool span nodes over NVLink (GB200-class UltraServers, `p6e-gb200`): the provider renders \
+     and applies a DRA `ComputeDomain` (`resource.nvidia.com/v1beta1`, NVIDIA DRA driver) for the pool, whose \
+     ResourceClaimTemplate (`compute_domain_claim_template`) a workload's pods claim the IMEX channel with. Needs \
+     `dra = true` (EKSGPU185) and GB200-class instance types (EKSGPU186). Not read back by `terraform import`. \
+     Default `false`.",
+    lens!(Pool, multi_node_nvlink),
+)
+.default(Lit::Bool(false))
+// No NodePool or node group field carries it: the ComputeDomain it makes is its own object, read
+// back for drift beside the pool (render/compute_domain.rs).
+.keep_prior();
+
+const COMPUTE_DOMAIN_NAMESPACE: Attr<Pool> = attr(
+    "compute_domain_namespace",
+    Ty::String,
+    "Namespace of the pool's `ComputeDomain`, where the DRA driver creates its ResourceClaimTemplate: a pod can \
+     only claim a template of its own namespace, so this is the workloads' namespace (it must exist). Only with \
+     `multi_node_nvlink` (EKSGPU187). Default `default`.",
+    lens!(Pool, compute_domain_namespace),
+)
+.checks(&[Check::Str("A Kubernetes namespace name.", validate::namespace_name)])
+// The ComputeDomain's metadata.namespace (render/compute_domain.rs).
 .keep_prior();
 
 const TAGS: Attr<Pool> = attr(
@@ -502,6 +531,8 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &ADOPT,
     &DRA,
     &EFA,
+    &MULTI_NODE_NVLINK,
+    &COMPUTE_DOMAIN_NAMESPACE,
     &TAGS,
     &TAINT,
     &REQUIREMENT,

@@ -285,20 +285,26 @@ fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
         vec(taint(), 0..3),
         any::<bool>(),
         any::<bool>(),
+        // Multi-node NVLink: its ComputeDomain is an object of its own, the pool keeps the inputs.
+        (any::<bool>(), of(word())),
     )
-        .prop_map(move |(types, labels, gpu_taint, taints, dra, efa)| {
-            let mut instance_types: Vec<String> = types.into_iter().map(str::to_owned).collect();
-            instance_types.dedup();
-            Pool {
-                instance_types,
-                labels,
-                gpu_taint,
-                taints,
-                dra,
-                efa,
-                ..Pool::named("inference", capacity)
-            }
-        })
+        .prop_map(
+            move |(types, labels, gpu_taint, taints, dra, efa, (nvlink, cd_namespace))| {
+                let mut instance_types: Vec<String> = types.into_iter().map(str::to_owned).collect();
+                instance_types.dedup();
+                Pool {
+                    instance_types,
+                    labels,
+                    gpu_taint,
+                    taints,
+                    dra,
+                    efa,
+                    multi_node_nvlink: nvlink,
+                    compute_domain_namespace: cd_namespace,
+                    ..Pool::named("inference", capacity)
+                }
+            },
+        )
         .boxed()
 }
 

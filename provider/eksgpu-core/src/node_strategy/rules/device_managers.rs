@@ -72,7 +72,7 @@ pub(super) fn operator_plugin_on_auto_mode(s: &NodeStrategy, pool: &Pool, at: &A
 pub(super) fn one_device_manager(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let plugin_label = label(pool, DEPLOY_DEVICE_PLUGIN);
     let hami = hami(pool);
-    if pool.dra && plugin_label.is_some_and(|v| v != "false") {
+    if pool.dra_serves_gpus() && plugin_label.is_some_and(|v| v != "false") {
         out.push(Violation::new(
             Code::EKSGPU017,
             at(&[Step::Attr("dra")]),
@@ -81,7 +81,7 @@ pub(super) fn one_device_manager(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out
     }
     // The DRA driver owns a DRA pool's GPUs: a device-plugin sharing config there would bring the
     // device plugin back next to it (EKS user guide, DRA: no DRA driver and device plugin on one node).
-    if pool.dra && label(pool, DEVICE_PLUGIN_CONFIG).is_some() {
+    if pool.dra_serves_gpus() && label(pool, DEVICE_PLUGIN_CONFIG).is_some() {
         out.push(Violation::new(
             Code::EKSGPU017,
             label_path(at, DEVICE_PLUGIN_CONFIG),
@@ -114,7 +114,12 @@ pub(super) fn one_device_manager(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out
 /// EKSGPU132: an AL2023 (or AL2) NVIDIA node has the driver but no device plugin: without the
 /// GPU Operator (or another device manager) its GPUs are never advertised.
 pub(super) fn nvidia_ami_without_plugin(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    if s.gpu_operator.is_none() && !pool.dra && !hami(pool) && !pool.bottlerocket() && runs_eks_nvidia_ami(pool) {
+    if s.gpu_operator.is_none()
+        && !pool.dra_serves_gpus()
+        && !hami(pool)
+        && !pool.bottlerocket()
+        && runs_eks_nvidia_ami(pool)
+    {
         out.push(Violation::new(
             Code::EKSGPU132,
             at(&[Step::Attr("capacity")]),

@@ -357,7 +357,13 @@ async fn wait_pool_ready(
 }
 
 /// Warnings for an object of the pool that is no longer wholly the strategy's.
-fn warn_shared(m: &Manifest, live: &serde_json::Value, manager: &str, s: &NodeStrategy, diags: &mut Diagnostics) {
+pub(super) fn warn_shared(
+    m: &Manifest,
+    live: &serde_json::Value,
+    manager: &str,
+    s: &NodeStrategy,
+    diags: &mut Diagnostics,
+) {
     let object = format!("{} {}", m.kind.kind, m.name);
     let owner = Owner::of_object(live);
     // Refresh warns about another owner; which instance of this strategy wrote it is not that.
@@ -420,7 +426,7 @@ async fn fetch_node_class(
 /// only after checking that the strategy owns it or the pool adopts it. On a
 /// failure the objects this call created are deleted again, so none is left
 /// that no state knows; the diagnostic is pushed and `Err` returned.
-async fn apply_pool_objects(
+pub(super) async fn apply_pool_objects(
     w: &Writer<'_>,
     objects: &[Manifest],
     path: &AttributePath,
@@ -465,12 +471,12 @@ async fn apply_pool_objects(
 
 /// Who writes a pool's objects, where, and whether the pool adopts what it finds.
 #[derive(Clone, Copy)]
-struct Writer<'a> {
-    ctx: &'a Context,
-    cluster: &'a dyn Cluster,
-    opts: ApplyOptions<'a>,
-    me: &'a Claimant<'a>,
-    adopt: bool,
+pub(super) struct Writer<'a> {
+    pub ctx: &'a Context,
+    pub cluster: &'a dyn Cluster,
+    pub opts: ApplyOptions<'a>,
+    pub me: &'a Claimant<'a>,
+    pub adopt: bool,
 }
 
 async fn apply_owned<'m>(
@@ -520,7 +526,7 @@ async fn apply_owned<'m>(
 /// Deletes objects, node pools first, each only while it is still the
 /// strategy's own (one another owner took over is left, with a warning);
 /// returns the names of objects that remain because a delete failed.
-async fn delete_objects(
+pub(super) async fn delete_objects(
     ctx: &Context,
     cluster: &dyn Cluster,
     me: &Claimant<'_>,

@@ -50,31 +50,34 @@ fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
 }
 
 pub(super) fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Value {
-    let mut docs: Vec<_> = render::pool_manifests(s, pool).into_iter().map(|m| m.body).collect();
-    docs.extend(eks::aws_requests(s, index, pool));
-    yaml::to_yaml_stream(&docs).into()
+    manifests_yaml_with(s, index, pool, &[])
 }
 
-/// `manifests_yaml` with some NodeOverlays as they are live (`None`: gone) instead of as rendered:
-/// an overlay's drift shows as this one computed value's diff, which apply restores.
+/// Objects read back on their own, beside the pool (NodeOverlays, the ComputeDomain): their drift
+/// is shown in `manifests_yaml`, not in an input.
+fn read_on_their_own(m: &Manifest) -> bool {
+    m.kind == eksgpu_core::kinds::NODE_OVERLAY || m.kind == eksgpu_core::kinds::COMPUTE_DOMAIN
+}
+
+/// `manifests_yaml` with some NodeOverlays or ComputeDomains as they are live (`None`: gone)
+/// instead of as rendered: their drift shows as this one computed value's diff, which apply
+/// restores. The pool's own objects (or its EKS API requests) come first, then its ComputeDomain.
 pub(super) fn manifests_yaml_with(
     s: &NodeStrategy,
     index: usize,
     pool: &Pool,
     live: &[(String, Option<serde_json::Value>)],
 ) -> Value {
-    let mut docs = Vec::new();
-    for m in render::pool_manifests(s, pool) {
-        match live
-            .iter()
-            .find(|(name, _)| m.kind == eksgpu_core::kinds::NODE_OVERLAY && *name == m.name)
-        {
-            Some((_, Some(body))) => docs.push(body.clone()),
-            Some((_, None)) => {}
-            None => docs.push(m.body),
-        }
-    }
+    let as_live = |m: Manifest| match live.iter().find(|(name, _)| read_on_their_own(&m) && *name == m.name) {
+        Some((_, body)) => body.clone(),
+        None => Some(m.body),
+    };
+    let mut docs: Vec<serde_json::Value> = render::pool_manifests(s, pool)
+        .into_iter()
+        .filter_map(as_live)
+        .collect();
     docs.extend(eks::aws_requests(s, index, pool));
+    docs.extend(render::compute_domains(s, pool).into_iter().filter_map(as_live));
     yaml::to_yaml_stream(&docs).into()
 }
 
@@ -86,7 +89,28 @@ pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: 
     path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
     path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
+    for (k, out) in nvlink_outputs(pool) {
+        path::set(&mut v, k, out);
+    }
     v
+}
+
+/// `compute_domain_claim_template` and `clique_topology_key`: null unless the pool is
+/// `multi_node_nvlink`.
+fn nvlink_outputs(pool: &Pool) -> [(&'static str, Value); 2] {
+    let clique = pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL);
+    [
+        (
+            "compute_domain_claim_template",
+            render::compute_domain_claim_template(pool).into(),
+        ),
+        ("clique_topology_key", clique.into()),
+    ]
+}
+
+/// `dra_driver_values_yaml`: empty when no NVIDIA pool has `dra = true`.
+pub(super) fn dra_driver_values_yaml(s: &NodeStrategy) -> Value {
+    render::dra_driver_values(s).map_or_else(|| Value::from(""), |v| yaml::to_yaml(&v).into())
 }
 
 fn matched_instance_types(pool: &Pool) -> Value {
@@ -214,6 +238,9 @@ pub(super) fn modify(
         out.insert("tolerations".into(), tolerations(pool));
         out.insert("accelerator".into(), pool.vendor().as_str().into());
         out.insert("matched_instance_types".into(), matched_instance_types(pool));
+        for (k, v) in nvlink_outputs(pool) {
+            out.insert(k.into(), v);
+        }
         if k.operator_known {
             out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
         }
@@ -235,6 +262,13 @@ pub(super) fn modify(
         Value::Unknown
     };
     path::set(&mut plan.planned, "neuron_values_yaml", neuron);
+    // The driver's node affinity names node groups, whose names carry the cluster's.
+    let dra_driver = if all_pools_known && k.cluster_known {
+        dra_driver_values_yaml(s)
+    } else {
+        Value::Unknown
+    };
+    path::set(&mut plan.planned, "dra_driver_values_yaml", dra_driver);
 
     // Rules on what is known; paths point at the pool's place in the configuration.
     for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
@@ -330,7 +364,7 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
         .iter()
         .filter(|p| !planned.pools.iter().any(|q| q.name == p.name))
     {
-        let objects = match gone.capacity {
+        let mut objects = match gone.capacity {
             Capacity::ManagedNodeGroup => format!("node group {}", eks::node_group_name(prior, gone)),
             Capacity::Hybrid => "the cluster's remote networks and the nodes' access entry".to_owned(),
             _ => render::pool_manifests(prior, gone)
@@ -339,6 +373,10 @@ fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diag
                 .collect::<Vec<_>>()
                 .join(" and "),
         };
+        for m in render::compute_domains(prior, gone) {
+            let ns = m.namespace.as_deref().unwrap_or_default();
+            objects.push_str(&format!(" and ComputeDomain {ns}/{}", m.name));
+        }
         let rename = if added.is_empty() {
             String::new()
         } else {

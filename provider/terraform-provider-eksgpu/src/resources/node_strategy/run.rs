@@ -188,7 +188,11 @@ impl<'a> Run<'a> {
         } else {
             &mut self.eks
         };
-        side.apply(&job, i, pool, prior, adopt, diags).await
+        match side.apply(&job, i, pool, prior, adopt, diags).await {
+            // Then what the pool's workloads use beside it (its ComputeDomain), on any side.
+            Applied::Done => self.in_cluster.apply_companions(&job, i, pool, adopt, diags).await,
+            failed => failed,
+        }
     }
 
     /// One pool as it is now: `Some(None)` when it is gone, `None` after a diagnostic.
@@ -205,11 +209,15 @@ impl<'a> Run<'a> {
         } else {
             &mut self.eks
         };
-        side.read(&job, i, pool, diags).await
+        let read = side.read(&job, i, pool, diags).await?;
+        if read.is_some() {
+            self.in_cluster.read_companions(&job, i, pool, diags).await?;
+        }
+        Some(read)
     }
 
-    /// The NodeOverlays of `pool` that the last read found drifted or gone (see
-    /// `InCluster::drifted_overlays`).
+    /// The NodeOverlays and ComputeDomains of `pool` that the last read found drifted or gone
+    /// (see `InCluster::drifted_overlays`).
     pub(super) fn drifted_overlays(&self, pool: &str) -> Option<&[(String, Option<serde_json::Value>)]> {
         self.in_cluster.drifted_overlays.get(pool).map(Vec::as_slice)
     }
@@ -226,8 +234,10 @@ impl<'a> Run<'a> {
         diags: &mut Diagnostics,
     ) -> Vec<String> {
         let job = self.run.job(prior, planned.unwrap_or(prior), planned);
+        let all: Vec<&Pool> = pools.iter().collect();
+        // What the pools' workloads used beside them goes first.
+        let mut remaining = self.in_cluster.delete_companions(&job, &all, diags).await;
         let (in_cluster, aws): (Vec<&Pool>, Vec<&Pool>) = pools.iter().partition(|p| p.capacity.is_in_cluster());
-        let mut remaining = Vec::new();
         if !in_cluster.is_empty() {
             remaining.extend(self.in_cluster.delete(&job, &in_cluster, diags).await);
         }
@@ -245,7 +255,13 @@ impl<'a> Run<'a> {
         diags: &mut Diagnostics,
     ) -> Vec<String> {
         let job = self.run.job(prior, planned, Some(planned));
-        self.in_cluster.delete_stale(&job, prior, planned, diags).await
+        let mut remaining = self.in_cluster.delete_stale(&job, prior, planned, diags).await;
+        remaining.extend(
+            self.in_cluster
+                .delete_stale_companions(&job, prior, planned, diags)
+                .await,
+        );
+        remaining
     }
 
     /// After a failed create: each side undoes or keeps what the pools in
@@ -257,6 +273,16 @@ impl<'a> Run<'a> {
             .filter_map(|n| s.pools.iter().find(|p| p.name == n))
             .collect();
         let job = self.run.job(s, s, None);
+        // Cheap to make again: deleted, so nothing is left that no state knows. One another owner
+        // holds (the reason the create failed) is left without a word: this apply never made it.
+        let mut companions = Diagnostics::default();
+        self.in_cluster.delete_companions(&job, &pools, &mut companions).await;
+        for d in companions
+            .iter()
+            .filter(|d| d.severity == eksgpu_tfplugin::Severity::Error)
+        {
+            diags.push(d.clone());
+        }
         let (in_cluster, aws): (Vec<&Pool>, Vec<&Pool>) = pools.into_iter().partition(|p| p.capacity.is_in_cluster());
         let mut kept = self.in_cluster.abandon(&job, &in_cluster, diags).await;
         kept.extend(self.eks.abandon(&job, &aws, diags).await);

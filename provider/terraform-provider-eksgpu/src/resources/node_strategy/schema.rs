@@ -45,7 +45,8 @@ fn pool_block() -> Block {
             Type::String,
             "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
              `nvidia.com/mig-<profile>` under MIG `mixed`, or `aws.amazon.com/neuron` on Neuron pools: whole Neuron \
-             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools.",
+             devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools, except `multi_node_nvlink` \
+             pools (their GPUs stay the device plugin's).",
         ))
         .attribute(Attribute::computed(
             "matched_instance_types",
@@ -55,11 +56,27 @@ fn pool_block() -> Block {
              `instance_types`. Karpenter also launches types that appear later and match.",
         ))
         .attribute(Attribute::computed(
+            "compute_domain_claim_template",
+            Type::String,
+            "The ResourceClaimTemplate of the pool's ComputeDomain (`<name>-channel`, in `compute_domain_namespace`), \
+             which the NVIDIA DRA driver creates: a multi-node job's pods name it in \
+             `resourceClaims[].resourceClaimTemplateName` to join the domain's IMEX channel. Null unless \
+             `multi_node_nvlink`.",
+        ))
+        .attribute(Attribute::computed(
+            "clique_topology_key",
+            Type::String,
+            "The node label naming a node's NVLink clique (`nvidia.com/gpu.clique`, set by GPU Feature Discovery): \
+             the `topologyKey` of a pod affinity that keeps a job's pods in one NVLink domain. Null unless \
+             `multi_node_nvlink`.",
+        ))
+        .attribute(Attribute::computed(
             "manifests_yaml",
             Type::String,
             "What this pool creates, as YAML rendered at plan time: the in-cluster objects of `karpenter` and \
              `auto_mode` pools; the EKS API requests (`CreateNodegroup`, or `UpdateClusterConfig` and \
-             `CreateAccessEntry`) of `managed_node_group` and `hybrid` pools.",
+             `CreateAccessEntry`) of `managed_node_group` and `hybrid` pools; then the `ComputeDomain` of a \
+             `multi_node_nvlink` pool, applied in-cluster with server-side apply.",
         ))
 }
 
@@ -98,6 +115,7 @@ fn duration() -> eksgpu_tfplugin::Validator {
 /// Version 1: `labels` of a pool default to `{}` (version 0 stored null).
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 /// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
+/// Version 4: a pool's `multi_node_nvlink` defaults to `false`; the strategy has `dra_driver_values_yaml`.
 pub fn schema() -> Schema {
     let mut schema = Schema::new(
         Block::new(
@@ -172,6 +190,19 @@ pub fn schema() -> Schema {
              (pods asking for a subset of them set `schedulerName: my-scheduler`, the chart's default name).",
         ))
         .attribute(Attribute::computed(
+            "dra_driver_values_yaml",
+            Type::String,
+            "Helm values for NVIDIA's DRA driver for GPUs (chart \
+             `oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu`, 0.4.1 as the EKS user guide \
+             installs it) that fit the NVIDIA `dra = true` pools (Auto Mode pools left out: Auto Mode runs its own): \
+             `resources.gpus` with `gpuResourcesEnabledOverride` where a pool's GPUs are claimed, \
+             `resources.computeDomains` where a pool is `multi_node_nvlink` (GPUs off when every DRA pool is, as for \
+             P6e-GB200: the device plugin keeps them), the `featureGates` the sharing pools' DRA sharing needs \
+             (`TimeSlicingSettings`, `MPSSupport`, from the labels a sharing pool hands over), and the kubelet \
+             plugin's tolerations and node affinity for the pools' nodes. Empty (`\"\"`) when no NVIDIA pool has \
+             `dra = true`.",
+        ))
+        .attribute(Attribute::computed(
             "owner_token",
             Type::String,
             "A random token this instance of the strategy writes on every object it applies (label or tag \
@@ -200,7 +231,7 @@ pub fn schema() -> Schema {
         .block(NestedBlock::list("pool", pool_block()).min_items(1))
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
     );
-    schema.version = 3;
+    schema.version = 4;
     schema
 }
 

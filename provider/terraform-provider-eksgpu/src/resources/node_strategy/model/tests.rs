@@ -319,6 +319,7 @@ fn pool() -> impl Strategy<Value = Pool> {
         (
             proptest::collection::vec(requirement(), 0..3),
             proptest::option::of(prop_oneof![Just("30s".to_owned()), Just("24h".to_owned())]),
+            (any::<bool>(), proptest::option::of(name())),
         ),
     )
         .prop_map(
@@ -331,7 +332,7 @@ fn pool() -> impl Strategy<Value = Pool> {
                 node_class,
                 managed_node_group,
                 hybrid,
-                (requirements, termination_grace_period),
+                (requirements, termination_grace_period, (multi_node_nvlink, compute_domain_namespace)),
             )| Pool {
                 name,
                 capacity,
@@ -353,6 +354,8 @@ fn pool() -> impl Strategy<Value = Pool> {
                 disruption,
                 dra,
                 efa,
+                multi_node_nvlink,
+                compute_domain_namespace,
                 node_class,
                 managed_node_group,
                 hybrid,
