@@ -55,8 +55,9 @@ const RELEASE_VERSION: Attr<ManagedNodeGroup> = attr(
 const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
     "disk_size",
     Ty::Number,
-    "Root disk of each node in GiB (the node group has no launch template). Default EKS's 20 GiB, which inference \
-     images outgrow (EKSGPU123). A change replaces the node group.",
+    "Root disk of each node in GiB. Default EKS's 20 GiB, which inference images outgrow (EKSGPU123). A change \
+     replaces the node group, unless the pool has a launch template (`efa` or `capacity-block`): there the disk is \
+     the template's block device mapping and a change makes a new template version.",
     lens!(ManagedNodeGroup, disk_size),
 )
 // EKS API CreateNodegroup diskSize (Integer, GiB); EBS gp2/gp3 volumes hold at most 16384 GiB.
@@ -64,6 +65,22 @@ const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
 .renders(&[at(NodeGroup, &["diskSize"])])
 // EKS's disk size of a node group without a launch template: 20 GiB for Linux and Bottlerocket.
 .server_default(Lit::Int(crate::eks::DEFAULT_DISK_SIZE_GIB));
+
+const CAPACITY_RESERVATION_ID: Attr<ManagedNodeGroup> = attr(
+    "capacity_reservation_id",
+    Ty::String,
+    "The Capacity Block for ML (`cr-…`) of a `capacity_types = [\"capacity-block\"]` node group (required there, \
+     EKSGPU181). It goes in the launch template the provider makes for the pool (`CapacityReservationSpecification` \
+     and `InstanceMarketOptions` `capacity-block`); a change makes a new template version and rolls the nodes.",
+    lens!(ManagedNodeGroup, capacity_reservation_id),
+)
+// EC2 CapacityReservationTarget.CapacityReservationId: `cr-` and lower-case hex (EC2 API reference).
+.checks(&[Check::Str(
+    "A capacity reservation ID.",
+    validate::capacity_reservation_id,
+)])
+// Rendered in the launch template and read back from its live version (eks::launch_template).
+.custom();
 
 const REPAIR_ENABLED: Attr<NodeRepairConfig> = attr(
     "enabled",
@@ -196,6 +213,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &AMI_TYPE,
     &RELEASE_VERSION,
     &DISK_SIZE,
+    &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
     &SCALING,
     &UPDATE,

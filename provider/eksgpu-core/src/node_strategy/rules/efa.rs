@@ -16,18 +16,9 @@ pub(super) fn efa_capable(pool: &Pool, types: &[Selected], at: &At<'_>, out: &mu
     }
     match pool.capacity {
         // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request
-        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS).
-        Capacity::Karpenter | Capacity::AutoMode => {}
-        // A node group attaches EFA interfaces only through a launch template's network
-        // interfaces (EKS user guide, Manage EFA devices), which this provider does not manage.
-        Capacity::ManagedNodeGroup => out.push(Violation::new(
-            Code::EKSGPU126,
-            at(&[Step::Attr("efa")]),
-            format!(
-                "Node group pool {:?} would come up without EFA interfaces: they need a launch template.",
-                pool.name
-            ),
-        )),
+        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS); a node group
+        // gets them from the launch template the provider makes for it (eks::launch_template).
+        Capacity::Karpenter | Capacity::AutoMode | Capacity::ManagedNodeGroup => {}
         Capacity::Hybrid => out.push(Violation::new(
             Code::EKSGPU126,
             at(&[Step::Attr("efa")]),
