@@ -991,3 +991,74 @@ fn a_launch_template_made_elsewhere_is_refused_naming_its_owner() {
         "left as it was"
     );
 }
+
+/// A P5 Capacity Block node group with EFA: created (not refused) on a launch template with the
+/// reservation and `capacity-block` market, `CAPACITY_BLOCK` on the node group, no drift.
+#[test]
+fn a_capacity_block_node_group_with_efa_is_created_on_its_launch_template() {
+    for tf in terraform_versions() {
+        let pool = efa_pool(200)
+            .replace(
+                r#"capacity_types = ["on-demand"]"#,
+                r#"capacity_types = ["capacity-block"]"#,
+            )
+            .replace(
+                "      disk_size     = 200",
+                "      disk_size     = 200\n      capacity_reservation_id = \"cr-0123456789abcdef0\"",
+            );
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool));
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["capacityType"], "CAPACITY_BLOCK", "{}: {ng}", tf.label);
+        let v = template_version(&moto);
+        assert!(v.contains("<marketType>capacity-block</marketType>"), "{v}");
+        assert!(
+            v.contains("<capacityReservationId>cr-0123456789abcdef0</capacityReservationId>"),
+            "{v}"
+        );
+        assert!(v.contains("<instanceType>p5.48xlarge</instanceType>"), "{v}");
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!template_exists(&moto));
+    }
+}
+
+/// Faults at the requests of a template update (CreateLaunchTemplateVersion,
+/// UpdateNodegroupVersion) and of the delete (DeleteLaunchTemplate): the next run converges,
+/// one new version made, and nothing is left once destroy succeeds.
+#[test]
+fn faults_at_a_template_update_and_delete_converge_and_leave_nothing() {
+    let tf = &terraform_versions()[0];
+    for fault in [
+        json!({"action": "CreateLaunchTemplateVersion", "status": 400, "code": "InvalidParameterValue"}),
+        json!({"path": "/update-version$", "status": 400, "code": "InvalidParameterException"}),
+    ] {
+        let (_kube, moto, w) = setup(tf, &strategy(None, &efa_pool(200)));
+        w.apply();
+        w.write("main.tf", &strategy(None, &efa_pool(300)));
+        moto.fault(&fault);
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{fault}: {}", r.combined());
+        moto.clear_faults();
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+            "2",
+            "{fault}"
+        );
+        let versions = moto.ec2("Action=DescribeLaunchTemplateVersions&LaunchTemplateName=gpu-training");
+        assert_eq!(
+            versions.matches("<versionNumber>").count(),
+            2,
+            "{fault}: one new version: {versions}"
+        );
+        moto.fault(&json!({"action": "DeleteLaunchTemplate", "status": 500, "code": "InternalError", "count": 10}));
+        let r = w.run(&["destroy", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{fault}: {}", r.combined());
+        assert!(template_exists(&moto), "a failed delete keeps the template in state");
+        moto.clear_faults();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!template_exists(&moto), "{fault}");
+    }
+}

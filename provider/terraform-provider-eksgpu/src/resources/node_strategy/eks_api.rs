@@ -642,7 +642,8 @@ impl PoolSide for EksApi<'_> {
                 tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
                 Some(None)
             }
-            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.strategy, pool, &ng, false))),
+            Ok(Some(ng)) => Some(Some(eks::read_back_node_group(job.strategy, pool, &ng, false))),
+            Ok(None) => self.read_orphan_template(job, pool, &name, path, diags).await,
             Err(e) => {
                 diags.push(diagnostics::aws_failed(&e, path));
                 None
@@ -713,6 +714,38 @@ impl PoolSide for EksApi<'_> {
             Ok(found) => Some(found),
             Err(e) => {
                 diags.push(e.diagnostic("finding node groups and access entries", AttributePath::root()));
+                None
+            }
+        }
+    }
+}
+
+impl EksApi<'_> {
+    /// A pool whose node group is gone but whose launch template is still there (its delete
+    /// failed after the node group's): kept in state without its node group settings, so a
+    /// destroy deletes the template and a plan creates the node group again. `None` = gone.
+    async fn read_orphan_template(
+        &self,
+        job: &Job<'_>,
+        pool: &Pool,
+        name: &str,
+        path: AttributePath,
+        diags: &mut Diagnostics,
+    ) -> Option<Option<Pool>> {
+        if !eks::launch_template::needs_launch_template(pool) {
+            return Some(None);
+        }
+        match self.aws.describe_launch_template(name, None).await {
+            Ok(Some(lt)) if job.claimant.owns(&Owner::of_tags(&lt.tags)) => {
+                tracing::info!(template = name, "node group gone, its launch template left");
+                Some(Some(Pool {
+                    managed_node_group: None,
+                    ..pool.clone()
+                }))
+            }
+            Ok(_) => Some(None),
+            Err(e) => {
+                diags.push(diagnostics::aws_failed(&e, path));
                 None
             }
         }
