@@ -861,13 +861,10 @@ fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
     }
 }
 
-/// An on-demand EFA node group of p5s with a `disk` GiB disk: it gets a launch template.
+/// An on-demand (capacity types unset) EFA node group of p5s with a `disk` GiB disk: it gets a launch template.
 fn efa_pool(disk: u32) -> String {
     mng_pool("training", "{}")
-        .replace(
-            r#"capacity_types = ["spot"]"#,
-            "capacity_types = [\"on-demand\"]\n    efa            = true",
-        )
+        .replace(r#"capacity_types = ["spot"]"#, "efa            = true")
         .replace(
             "      update {",
             &format!("      disk_size     = {disk}\n      update {{"),
@@ -912,6 +909,10 @@ fn a_launch_template_node_group_is_created_versioned_rolled_and_deleted() {
         assert!(v1.contains("<volumeSize>200</volumeSize>"), "{v1}");
         // Refresh reads the template version: no drift, autoscaler tags included.
         w.assert_empty_plan();
+        // Import reads the template too: EFA and the disk come back, the autoscaler's tags are not the pool's.
+        let imported = workdir(&tf, &strategy(None, &efa_pool(200)), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
 
         w.write("main.tf", &strategy(None, &efa_pool(300)));
         moto.clear_requests();
@@ -999,8 +1000,8 @@ fn a_capacity_block_node_group_with_efa_is_created_on_its_launch_template() {
     for tf in terraform_versions() {
         let pool = efa_pool(200)
             .replace(
-                r#"capacity_types = ["on-demand"]"#,
-                r#"capacity_types = ["capacity-block"]"#,
+                "efa            = true",
+                "efa            = true\n    capacity_types = [\"capacity-block\"]",
             )
             .replace(
                 "      disk_size     = 200",

@@ -659,6 +659,24 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        "EKSGPU182",
+        false,
+        "pool[0].instance_types[0]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    efa = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
         "EKSGPU181",
         true,
         "pool[0].managed_node_group[0].capacity_reservation_id",

@@ -53,7 +53,7 @@ fn a_capacity_block_efa_pool_renders_its_template_before_the_node_group() {
         data["BlockDeviceMappings"],
         json!([{"DeviceName": "/dev/xvda", "Ebs": {"VolumeSize": 500}}])
     );
-    // The catalog has no EFA count for GB200 (yet): one EFA on the primary card.
+    // The catalog has no EFA count for GB200 (yet): one EFA on the primary card (EKSGPU182 warns).
     assert_eq!(
         data["NetworkInterfaces"],
         json!([{"NetworkCardIndex": 0, "DeviceIndex": 0, "InterfaceType": "efa"}])

@@ -599,4 +599,12 @@ pub static RULES: &[Rule] = &[
         fix: "Name the Capacity Block (`capacity_reservation_id = \"cr-…\"`) and its one instance type; the provider puts both in the node group's launch template with `InstanceMarketOptions` `capacity-block`. Give the node group subnets of the reservation's Availability Zone only.",
         source: "EKS user guide, Create a managed node group with Capacity Blocks for ML (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)",
     },
+    Rule {
+        code: Code::EKSGPU182,
+        severity: Severity::Warning,
+        summary: "EFA interface count unknown for a node group's type",
+        trigger: "A `managed_node_group` pool with `efa = true` lists an instance type whose EFA interface count the catalog does not have (e.g. `p6e-gb200.36xlarge`): its launch template attaches one EFA, on network card 0.",
+        fix: "Check the type's EFA interfaces (`aws ec2 describe-instance-types --query 'InstanceTypes[].NetworkInfo.EfaInfo'`); until the catalog has them, nodes get one EFA interface, which carries less bandwidth than the type offers.",
+        source: "EC2 user guide, EFA supported instance types and maximum EFA interfaces (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types); karpenter-provider-aws v1.14.1 pkg/providers/launchtemplate/launchtemplate.go (one EFA per network card)",
+    },
 ];

@@ -224,7 +224,14 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
     doc: "For `capacity = \"managed_node_group\"`: an EKS managed node group named `<cluster_name>-<pool name>`. \
           Labels, taints, scaling and update settings change in place; instance types, capacity type, AMI type, \
           subnets and node role need a new node group, which the provider creates after deleting the old one \
-          (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift.",
+          (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
+          With `efa = true` or `capacity_types = [\"capacity-block\"]` the pool owns an EC2 launch template \
+          `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
+          template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
+          (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \
+          per label, taint and resource): run the autoscaler with \
+          `--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster_name>` \
+          and `eks:DescribeNodegroup` to scale a group up from zero; a pool tag on the same key wins.",
     kinds: Kinds::Only(NODE_GROUP, Code::EKSGPU115),
     renders: &[at(NodeGroup, &[])],
     read_back: ReadBack::Live,

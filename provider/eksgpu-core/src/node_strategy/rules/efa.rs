@@ -30,6 +30,26 @@ pub(super) fn efa_capable(pool: &Pool, types: &[Selected], at: &At<'_>, out: &mu
     }
 }
 
+/// EKSGPU182: a node group's launch template attaches one EFA per network card the catalog
+/// counts for its types (`eks::launch_template::efa_interface_count`); for a type whose count the
+/// catalog does not know, it attaches one, which may be fewer than the type has.
+pub(super) fn efa_count_known(pool: &Pool, types: &[Selected], out: &mut Vec<Violation>) {
+    if pool.capacity != Capacity::ManagedNodeGroup {
+        return;
+    }
+    for s in types.iter().filter(|s| s.t.efa_interfaces.is_none()) {
+        out.push(Violation::new(
+            Code::EKSGPU182,
+            s.path.clone(),
+            format!(
+                "The catalog does not know how many EFA interfaces {} has: node group pool {:?}'s launch template \
+                 attaches one.",
+                s.t.name, pool.name
+            ),
+        ));
+    }
+}
+
 /// EKSGPU127: EFA traffic stays in one Availability Zone, so a Karpenter or Auto Mode pool's
 /// nodes should too.
 pub(super) fn efa_one_zone(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {

@@ -667,7 +667,12 @@ fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
     m.efa = true;
     assert!(!codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU126));
     m.instance_types = vec!["g6.xlarge".into()];
-    assert!(codes(&strategy(vec![m], false)).contains(&Code::EKSGPU126));
+    assert!(codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU126));
+    // A type whose EFA count the catalog lacks: the template attaches one, with a warning.
+    m.instance_types = vec!["p6e-gb200.36xlarge".into()];
+    assert!(codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU182));
+    m.instance_types = vec!["p5.48xlarge".into()];
+    assert!(!codes(&strategy(vec![m], false)).contains(&Code::EKSGPU182));
 }
 
 #[test]
