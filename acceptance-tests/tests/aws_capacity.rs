@@ -1063,3 +1063,42 @@ fn faults_at_a_template_update_and_delete_converge_and_leave_nothing() {
         assert!(!template_exists(&moto), "{fault}");
     }
 }
+
+/// Turning EFA on replaces the node group (EKS adds no launch template to a node group made
+/// without one), as the plan warns; turning it off replaces it again and the template goes.
+#[test]
+fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
+    let tf = &terraform_versions()[0];
+    let plain = mng_pool("training", "{}")
+        .replace(r#"capacity_types = ["spot"]"#, "")
+        .replace("      update {", "      disk_size     = 200\n      update {");
+    let (_kube, moto, w) = setup(tf, &strategy(None, &plain));
+    w.apply();
+    w.write("main.tf", &strategy(None, &efa_pool(200)));
+    let (code, r) = w.plan_code(&[]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("Node group gpu-training will be replaced"), "{out}");
+    assert!(out.contains("launch_template"), "{out}");
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 1);
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["name"],
+        "gpu-training"
+    );
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &plain));
+    w.apply();
+    assert!(
+        node_group(&moto, "gpu-training")["nodegroup"]
+            .get("launchTemplate")
+            .is_none()
+    );
+    assert!(
+        !template_exists(&moto),
+        "the template went with the node group that used it"
+    );
+    w.assert_empty_plan();
+}
