@@ -7,6 +7,7 @@
 //! owns, so only real drift shows.
 
 mod eks_api;
+mod eks_templates;
 mod in_cluster;
 mod model;
 mod plan;
