@@ -129,6 +129,9 @@ def node_group_version(environ, body):
     req = json.loads(body or b"{}")
     if "releaseVersion" in req:
         ng.release_version = req["releaseVersion"]
+    if "launchTemplate" in req and ng.launch_template is not None:
+        # UpdateNodegroupVersion to another launch template version (moto has no update-version route).
+        ng.launch_template.update({k: v for k, v in req["launchTemplate"].items() if k in ("id", "version")})
     with LOCK:
         key = ("nodegroup", name)
         QUEUES[key] = list(SEQUENCES.get(key, {}).get("after_update", []))

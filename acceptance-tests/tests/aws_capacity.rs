@@ -900,3 +900,245 @@ fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
+
+/// An on-demand (capacity types unset) EFA node group of p5s with a `disk` GiB disk: it gets a launch template.
+fn efa_pool(disk: u32) -> String {
+    mng_pool("training", "{}")
+        .replace(r#"capacity_types = ["spot"]"#, "efa            = true")
+        .replace(
+            "      update {",
+            &format!("      disk_size     = {disk}\n      update {{"),
+        )
+}
+
+/// The launch template `gpu-training` as EC2 (moto) describes its latest version, or its error.
+fn template_version(moto: &Moto) -> String {
+    moto.ec2("Action=DescribeLaunchTemplateVersions&LaunchTemplateName=gpu-training&Versions.1=%24Latest")
+}
+
+fn template_exists(moto: &Moto) -> bool {
+    moto.ec2("Action=DescribeLaunchTemplates&LaunchTemplateName.1=gpu-training")
+        .contains("<launchTemplateId>")
+}
+
+/// A launch-template node group: created with its template (EFA interfaces, the disk), a disk
+/// change is a new template version the node group rolls to, destroy removes both.
+#[test]
+fn a_launch_template_node_group_is_created_versioned_rolled_and_deleted() {
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &efa_pool(200)));
+        let (code, r) = w.plan_code(&[]);
+        assert_eq!(code, 2);
+        assert!(
+            r.stdout.contains("CreateLaunchTemplate"),
+            "{}: the plan shows the template",
+            tf.label
+        );
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["launchTemplate"]["name"], "gpu-training", "{}: {ng}", tf.label);
+        assert_eq!(ng["launchTemplate"]["version"], "1");
+        assert_eq!(ng["tags"]["k8s.io/cluster-autoscaler/enabled"], "true");
+        assert_eq!(ng["tags"]["k8s.io/cluster-autoscaler/gpu"], "owned");
+        assert_eq!(
+            ng["tags"]["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"],
+            "true:NoSchedule"
+        );
+        let v1 = template_version(&moto);
+        assert_eq!(v1.matches("<interfaceType>efa</interfaceType>").count(), 32, "{v1}");
+        assert!(v1.contains("<volumeSize>200</volumeSize>"), "{v1}");
+        // Refresh reads the template version: no drift, autoscaler tags included.
+        w.assert_empty_plan();
+        // Import reads the template too: EFA and the disk come back, the autoscaler's tags are not the pool's.
+        let imported = workdir(&tf, &strategy(None, &efa_pool(200)), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        w.write("main.tf", &strategy(None, &efa_pool(300)));
+        moto.clear_requests();
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(
+            ng["launchTemplate"]["version"], "2",
+            "{}: rolled to the new version",
+            tf.label
+        );
+        assert_eq!(moto.count("POST", "/update-version"), 1);
+        assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0, "in place");
+        assert!(template_version(&moto).contains("<volumeSize>300</volumeSize>"));
+        w.assert_empty_plan();
+
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(node_group(&moto, "gpu-training").get("nodegroup").is_none());
+        assert!(
+            !template_exists(&moto),
+            "{}: the template went after the node group",
+            tf.label
+        );
+    }
+}
+
+/// A fault at each EC2 and EKS request of a launch-template node group's create: the next apply
+/// converges on one template and one node group, and destroy leaves neither.
+#[test]
+fn a_fault_at_any_step_of_a_launch_template_node_group_create_leaves_nothing_unknown() {
+    let tf = &terraform_versions()[0];
+    // DescribeLaunchTemplates, CreateLaunchTemplate, then the node group's describe and create.
+    for (action, path) in [
+        (Some("DescribeLaunchTemplates"), None),
+        (Some("CreateLaunchTemplate"), None),
+        (None, Some("/node-groups$")),
+    ] {
+        let (_kube, moto, w) = setup(tf, &strategy(None, &efa_pool(200)));
+        let mut fault = json!({"status": 400, "code": "InvalidParameterException"});
+        if let Some(a) = action {
+            fault["action"] = json!(a);
+        }
+        if let Some(p) = path {
+            fault["path"] = json!(p);
+            fault["method"] = json!("POST");
+        }
+        moto.fault(&fault);
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{fault}: {}", r.combined());
+        moto.clear_faults();
+        // A node group EKS refused leaves no template behind.
+        if path.is_some() {
+            assert!(!template_exists(&moto), "{fault}: the template made for it was deleted");
+        }
+        w.apply();
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!template_exists(&moto), "{fault}");
+    }
+}
+
+/// A template of the same name another owner tagged is never changed or deleted.
+#[test]
+fn a_launch_template_made_elsewhere_is_refused_naming_its_owner() {
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &efa_pool(200)));
+    moto.ec2(
+        "Action=CreateLaunchTemplate&LaunchTemplateName=gpu-training&LaunchTemplateData.InstanceType=p5.48xlarge\
+         &TagSpecification.1.ResourceType=launch-template&TagSpecification.1.Tag.1.Key=team&TagSpecification.1.Tag.1.Value=infra",
+    );
+    let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+    assert_ne!(r.code, 0);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(out.contains("launch template gpu-training"), "{out}");
+    assert!(node_group(&moto, "gpu-training").get("nodegroup").is_none());
+    assert!(
+        template_version(&moto).contains("<instanceType>p5.48xlarge</instanceType>"),
+        "left as it was"
+    );
+}
+
+/// A P5 Capacity Block node group with EFA: created (not refused) on a launch template with the
+/// reservation and `capacity-block` market, `CAPACITY_BLOCK` on the node group, no drift.
+#[test]
+fn a_capacity_block_node_group_with_efa_is_created_on_its_launch_template() {
+    for tf in terraform_versions() {
+        let pool = efa_pool(200)
+            .replace(
+                "efa            = true",
+                "efa            = true\n    capacity_types = [\"capacity-block\"]",
+            )
+            .replace(
+                "      disk_size     = 200",
+                "      disk_size     = 200\n      capacity_reservation_id = \"cr-0123456789abcdef0\"",
+            );
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool));
+        w.apply();
+        let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+        assert_eq!(ng["capacityType"], "CAPACITY_BLOCK", "{}: {ng}", tf.label);
+        let v = template_version(&moto);
+        assert!(v.contains("<marketType>capacity-block</marketType>"), "{v}");
+        assert!(
+            v.contains("<capacityReservationId>cr-0123456789abcdef0</capacityReservationId>"),
+            "{v}"
+        );
+        assert!(v.contains("<instanceType>p5.48xlarge</instanceType>"), "{v}");
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!template_exists(&moto));
+    }
+}
+
+/// Faults at the requests of a template update (CreateLaunchTemplateVersion,
+/// UpdateNodegroupVersion) and of the delete (DeleteLaunchTemplate): the next run converges,
+/// one new version made, and nothing is left once destroy succeeds.
+#[test]
+fn faults_at_a_template_update_and_delete_converge_and_leave_nothing() {
+    let tf = &terraform_versions()[0];
+    for fault in [
+        json!({"action": "CreateLaunchTemplateVersion", "status": 400, "code": "InvalidParameterValue"}),
+        json!({"path": "/update-version$", "status": 400, "code": "InvalidParameterException"}),
+    ] {
+        let (_kube, moto, w) = setup(tf, &strategy(None, &efa_pool(200)));
+        w.apply();
+        w.write("main.tf", &strategy(None, &efa_pool(300)));
+        moto.fault(&fault);
+        let r = w.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{fault}: {}", r.combined());
+        moto.clear_faults();
+        w.apply();
+        w.assert_empty_plan();
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+            "2",
+            "{fault}"
+        );
+        let versions = moto.ec2("Action=DescribeLaunchTemplateVersions&LaunchTemplateName=gpu-training");
+        assert_eq!(
+            versions.matches("<versionNumber>").count(),
+            2,
+            "{fault}: one new version: {versions}"
+        );
+        moto.fault(&json!({"action": "DeleteLaunchTemplate", "status": 500, "code": "InternalError", "count": 10}));
+        let r = w.run(&["destroy", "-auto-approve", "-no-color"]);
+        assert_ne!(r.code, 0, "{fault}: {}", r.combined());
+        assert!(template_exists(&moto), "a failed delete keeps the template in state");
+        moto.clear_faults();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!template_exists(&moto), "{fault}");
+    }
+}
+
+/// Turning EFA on replaces the node group (EKS adds no launch template to a node group made
+/// without one), as the plan warns; turning it off replaces it again and the template goes.
+#[test]
+fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
+    let tf = &terraform_versions()[0];
+    let plain = mng_pool("training", "{}")
+        .replace(r#"capacity_types = ["spot"]"#, "")
+        .replace("      update {", "      disk_size     = 200\n      update {");
+    let (_kube, moto, w) = setup(tf, &strategy(None, &plain));
+    w.apply();
+    w.write("main.tf", &strategy(None, &efa_pool(200)));
+    let (code, r) = w.plan_code(&[]);
+    let out = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("Node group gpu-training will be replaced"), "{out}");
+    assert!(out.contains("launch_template"), "{out}");
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 1);
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["name"],
+        "gpu-training"
+    );
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &plain));
+    w.apply();
+    assert!(
+        node_group(&moto, "gpu-training")["nodegroup"]
+            .get("launchTemplate")
+            .is_none()
+    );
+    assert!(
+        !template_exists(&moto),
+        "the template went with the node group that used it"
+    );
+    w.assert_empty_plan();
+}

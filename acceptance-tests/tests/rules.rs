@@ -776,6 +776,42 @@ const CASES: &[(&str, bool, &str, &str)] = &[
       }
     }"#,
     ),
+    (
+        "EKSGPU182",
+        false,
+        "pool[0].instance_types[0]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    efa = true
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        "EKSGPU181",
+        true,
+        "pool[0].managed_node_group[0].capacity_reservation_id",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    capacity_types = ["capacity-block"]
+    managed_node_group {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
 ];
 
 fn config(body: &str, mig_strategy: &str) -> String {
@@ -1243,4 +1279,34 @@ fn every_rule_has_an_acceptance_case() {
         .filter(|code| !all.contains(&format!("\"{code}\"")))
         .collect();
     assert!(missing.is_empty(), "rules without an acceptance case: {missing:?}");
+}
+
+/// EKSGPU180: the Cluster Autoscaler's node-template tags (one per label) take a node group past
+/// EKS's 50 tags; the error names the pool.
+#[tokio::test]
+async fn eksgpu180_autoscaler_tags_over_the_eks_tag_limit_fail_the_plan() {
+    let labels: Vec<String> = (0..40).map(|i| format!("l{i} = \"v\"")).collect();
+    let body = format!(
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    labels = {{ {} }}
+    managed_node_group {{
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling {{
+        min     = 0
+        max     = 2
+        desired = 0
+      }}
+    }}"#,
+        labels.join(", ")
+    );
+    let planned = plan(&config(&body, "mixed")).await;
+    check("EKSGPU180", true, "pool[0].labels", &planned).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        format!("{:?}", planned.diagnostics).contains("pool \\\"p\\\""),
+        "{:#?}",
+        planned.diagnostics
+    );
 }

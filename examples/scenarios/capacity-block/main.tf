@@ -4,9 +4,10 @@
 #
 # Karpenter launches `reserved` capacity only into the reservations its node
 # class selects (EKSGPU119); the higher weight makes it try the Capacity Block
-# first. A node group can run on a Capacity Block only through a launch
-# template, which this provider does not manage (EKSGPU117): serve it from
-# Karpenter.
+# first. A node group can run on a Capacity Block too: give it
+# `capacity_types = ["capacity-block"]` and `managed_node_group {
+# capacity_reservation_id }`, and the provider makes the launch template that
+# targets it (EKSGPU181).
 
 terraform {
   required_providers {

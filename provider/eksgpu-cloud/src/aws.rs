@@ -6,6 +6,7 @@ mod ec2;
 mod eks;
 mod error;
 mod hybrid;
+mod launch_templates;
 mod node_groups;
 mod sts;
 pub mod wait;

@@ -2,7 +2,9 @@
 //! the EKS API state the provider asks for (EKS API CreateNodegroup, UpdateClusterConfig). Pure data: the
 //! cloud adapter sends it, plans show it, refresh compares against it.
 
+pub mod autoscaler;
 pub mod cidr;
+pub mod launch_template;
 mod node_group;
 mod status;
 
@@ -126,8 +128,17 @@ pub const HYBRID_ACCESS_ENTRY_TYPE: &str = "HYBRID_LINUX";
 /// a hybrid pool, nothing for in-cluster pools.
 pub fn aws_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {
     match pool.capacity {
+        // The launch template first: the node group names it.
         Capacity::ManagedNodeGroup => node_group(strategy, index, pool)
-            .map(|ng| vec![ng.create_request(&strategy.cluster_name)])
+            .map(|ng| {
+                let lt = ng
+                    .launch_template
+                    .as_ref()
+                    .map(launch_template::LaunchTemplate::create_request);
+                lt.into_iter()
+                    .chain([ng.create_request(&strategy.cluster_name)])
+                    .collect()
+            })
             .unwrap_or_default(),
         Capacity::Hybrid => hybrid_requests(strategy, index, pool),
         Capacity::AutoMode | Capacity::Karpenter => Vec::new(),
@@ -209,3 +220,6 @@ impl AutoModeFlags {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod launch_template_tests;

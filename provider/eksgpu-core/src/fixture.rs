@@ -59,6 +59,7 @@ pub(crate) fn managed_node_group() -> ManagedNodeGroup {
         release_version: None,
         disk_size: Some(200),
         node_repair_config: None,
+        capacity_reservation_id: None,
     }
 }
 

@@ -352,6 +352,9 @@ pub struct ManagedNodeGroup {
     pub disk_size: Option<i64>,
     /// `nodeRepairConfig`.
     pub node_repair_config: Option<NodeRepairConfig>,
+    /// The Capacity Block (`cr-…`) a `capacity-block` node group launches into, through the
+    /// launch template the provider owns (`eks::launch_template`).
+    pub capacity_reservation_id: Option<String>,
 }
 
 /// `updateConfig` of a node group: how many nodes an update takes down at once.

@@ -6,6 +6,7 @@
 mod catalogue;
 mod code;
 pub(crate) mod eks_api;
+mod eks_launch_template;
 
 pub use catalogue::RULES;
 pub use code::Code;

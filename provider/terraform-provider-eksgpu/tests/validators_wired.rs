@@ -32,6 +32,9 @@ use std::path::{Path, PathBuf};
 const RULES: &[(&str, &str)] = &[
     // pool[].capacity_types: `reserved` needs Karpenter 1.3, which the rule knows from the provider block.
     ("karpenter_capacity_type", "EKSGPU106"),
+    // pool[].cpu_limit, memory_limit: the quantity's value, compared with the smallest type's capacity
+    // (the attributes' own validator is `quantity`).
+    ("quantity_value", "EKSGPU135"),
     // pool[].disruption.consolidation_policy: `Balanced` needs Karpenter 1.14, which the rule knows.
     ("karpenter_consolidation_policy", "EKSGPU005"),
     // pool[].node_class.ami_alias: families per Karpenter and Kubernetes version, which the rule knows.

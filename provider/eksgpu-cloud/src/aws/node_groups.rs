@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 
 use aws_sdk_eks::types::{
-    AmiTypes, CapacityTypes, NodeRepairConfig, NodegroupScalingConfig, NodegroupUpdateConfig, Taint as EksTaint,
-    TaintEffect, UpdateLabelsPayload, UpdateTaintsPayload,
+    AmiTypes, CapacityTypes, LaunchTemplateSpecification, NodeRepairConfig, NodegroupScalingConfig,
+    NodegroupUpdateConfig, Taint as EksTaint, TaintEffect, UpdateLabelsPayload, UpdateTaintsPayload,
 };
+use eksgpu_core::eks::launch_template::LaunchTemplate;
 use eksgpu_core::eks::{NodeGroup, NodeGroupUpdate, eks_effect, k8s_effect};
 use eksgpu_core::model::{ManagedNodeGroup, Scaling, Taint, UpdateConfig};
 
@@ -57,13 +58,35 @@ fn update_config_of(u: &NodegroupUpdateConfig) -> UpdateConfig {
     }
 }
 
+/// `launchTemplate` by id and version (EKS API LaunchTemplateSpecification: the version as text).
+fn template_spec(lt: &LaunchTemplate) -> Option<LaunchTemplateSpecification> {
+    Some(
+        LaunchTemplateSpecification::builder()
+            .id(lt.id.as_deref()?)
+            .version(lt.version?.to_string())
+            .build(),
+    )
+}
+
 fn node_repair(enabled: bool) -> NodeRepairConfig {
     NodeRepairConfig::builder().enabled(enabled).build()
 }
 
 impl AwsClients {
     /// `eks:CreateNodegroup`.
+    /// With a launch template (its id and version set), the disk and a template's instance type
+    /// are the template's.
     pub async fn create_node_group(&self, cluster: &str, ng: &NodeGroup) -> Result<(), AwsError> {
+        let lt = ng.launch_template.as_ref();
+        let instance_types = match lt {
+            Some(t) if t.data.instance_type.is_some() => None,
+            _ => Some(ng.instance_types.clone()),
+        };
+        let disk_size = ng
+            .config
+            .disk_size
+            .filter(|_| lt.is_none())
+            .map(|d| i32::try_from(d).unwrap_or(i32::MAX));
         let req = self
             .eks()
             .await
@@ -72,7 +95,8 @@ impl AwsClients {
             .nodegroup_name(&ng.name)
             .ami_type(AmiTypes::from(ng.ami_type.as_str()))
             .capacity_type(CapacityTypes::from(ng.capacity_type.as_str()))
-            .set_instance_types(Some(ng.instance_types.clone()))
+            .set_instance_types(instance_types)
+            .set_launch_template(lt.and_then(template_spec))
             .set_labels(Some(ng.labels.clone().into_iter().collect()))
             .set_taints(Some(ng.taints.iter().map(to_eks).collect()))
             .scaling_config(scaling(ng.config.scaling))
@@ -81,7 +105,7 @@ impl AwsClients {
             .set_tags(Some(ng.tags.clone().into_iter().collect()))
             .set_update_config(update_config(ng.config.update))
             .set_release_version(ng.config.release_version.clone())
-            .set_disk_size(ng.config.disk_size.map(|d| i32::try_from(d).unwrap_or(i32::MAX)))
+            .set_disk_size(disk_size)
             .set_node_repair_config(ng.config.node_repair_config.map(|r| node_repair(r.enabled)));
         req.send().await.map_err(|e| {
             let mut e = self.sdk_error("eks:CreateNodegroup", e);
@@ -155,7 +179,16 @@ impl AwsClients {
                     .node_repair_config()
                     .and_then(|r| r.enabled())
                     .map(|enabled| eksgpu_core::model::NodeRepairConfig { enabled }),
+                capacity_reservation_id: None,
             },
+            // Which template version: its content is EC2's (`describe_launch_template`).
+            launch_template: n.launch_template().map(|t| LaunchTemplate {
+                name: t.name().unwrap_or_default().to_owned(),
+                data: Default::default(),
+                tags: Default::default(),
+                id: t.id().map(str::to_owned),
+                version: t.version().and_then(|v| v.parse().ok()),
+            }),
             tags: map(n.tags()),
             arn: n.nodegroup_arn().map(str::to_owned),
             status: n.status().map(|s| eksgpu_core::eks::NodeGroupStatus::parse(s.as_str())),
@@ -220,14 +253,22 @@ impl AwsClients {
         Ok(())
     }
 
-    /// `eks:UpdateNodegroupVersion`: a rolling update of the nodes to another AMI release.
-    pub async fn update_node_group_version(&self, cluster: &str, name: &str, release: &str) -> Result<(), AwsError> {
+    /// `eks:UpdateNodegroupVersion`: a rolling update of the nodes to another AMI release, or to
+    /// another version of the node group's launch template (or both).
+    pub async fn update_node_group_version(
+        &self,
+        cluster: &str,
+        name: &str,
+        release: Option<&str>,
+        template: Option<&LaunchTemplate>,
+    ) -> Result<(), AwsError> {
         self.eks()
             .await
             .update_nodegroup_version()
             .cluster_name(cluster)
             .nodegroup_name(name)
-            .release_version(release)
+            .set_release_version(release.map(str::to_owned))
+            .set_launch_template(template.and_then(template_spec))
             .send()
             .await
             .map_err(|e| self.sdk_error("eks:UpdateNodegroupVersion", e))?;

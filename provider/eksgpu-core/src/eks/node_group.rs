@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::autoscaler::{autoscaler_tags, is_autoscaler_tag};
+use super::launch_template::{self, CAPACITY_BLOCK, LaunchTemplate, LaunchTemplateData};
 use super::{eks_effect, pool_tags};
 use crate::catalog::{self, Arch};
 use crate::model::{Capacity, ManagedNodeGroup, NodeRepairConfig, NodeStrategy, Pool, Scaling, Taint, UpdateConfig};
@@ -31,6 +33,9 @@ pub struct NodeGroup {
     /// where it reports nothing).
     pub config: ManagedNodeGroup,
     pub tags: BTreeMap<String, String>,
+    /// The launch template the pool owns (`eks::launch_template`), or `None`. Live: the version
+    /// the node group uses, read from EC2.
+    pub launch_template: Option<LaunchTemplate>,
     /// Live only: the node group's ARN (what `TagResource` takes).
     pub arn: Option<String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
@@ -101,19 +106,28 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
         .managed_node_group
         .as_ref()
         .filter(|_| pool.capacity == Capacity::ManagedNodeGroup)?;
+    let ami_type = m.ami_type.clone().unwrap_or_else(|| default_ami_type(pool).to_owned());
+    let labels = effective_labels(strategy, pool);
+    let taints = effective_taints(pool);
+    // The autoscaler's tags under the pool's: a tag the user sets wins (and reads back as theirs).
+    let mut tags = autoscaler_tags(strategy, pool, &labels, &taints);
+    tags.extend(pool_tags(strategy, index, pool));
     Some(NodeGroup {
         name: node_group_name(strategy, pool),
-        ami_type: m.ami_type.clone().unwrap_or_else(|| default_ami_type(pool).to_owned()),
-        capacity_type: if pool.capacity_types.iter().any(|c| c == "spot") {
+        capacity_type: if launch_template::capacity_block(pool) {
+            CAPACITY_BLOCK.to_owned()
+        } else if pool.capacity_types.iter().any(|c| c == "spot") {
             "SPOT".to_owned()
         } else {
             "ON_DEMAND".to_owned()
         },
         instance_types: pool.instance_types.clone(),
-        labels: effective_labels(strategy, pool),
-        taints: effective_taints(pool),
+        launch_template: launch_template::launch_template(strategy, pool, &ami_type, &pool_tags(strategy, index, pool)),
+        ami_type,
+        labels,
+        taints,
         config: m.clone(),
-        tags: pool_tags(strategy, index, pool),
+        tags,
         arn: None,
         status: None,
         health_issues: Vec::new(),
@@ -142,6 +156,9 @@ pub struct NodeGroupUpdate {
     /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
     pub tags_add: BTreeMap<String, String>,
     pub tags_remove: Vec<String>,
+    /// A new version of the node group's launch template with this data, then an
+    /// `UpdateNodegroupVersion` to it (a rolling update of the nodes).
+    pub launch_template: Option<LaunchTemplateData>,
 }
 
 impl NodeGroupUpdate {
@@ -151,6 +168,7 @@ impl NodeGroupUpdate {
             release_version: None,
             tags_add: BTreeMap::new(),
             tags_remove: Vec::new(),
+            launch_template: None,
             ..self.clone()
         } != NodeGroupUpdate::default()
     }
@@ -176,7 +194,31 @@ impl NodeGroup {
         });
         inputs::render_all(inputs::MANAGED_NODE_GROUP, &self.config, Object::NodeGroup, &mut body);
         inputs::order_like(&mut body, &CREATE_ORDER);
+        if let (Some(lt), Some(b)) = (&self.launch_template, body.as_object_mut()) {
+            // EKS takes the disk from the template, and the instance type from it when the
+            // template sets one (EKS API CreateNodegroup `diskSize`, `instanceTypes`); the id and
+            // version are known once EC2 made the template.
+            b.remove("diskSize");
+            if lt.data.instance_type.is_some() {
+                b.remove("instanceTypes");
+            }
+            let mut spec = json!({"name": lt.name});
+            if let Some(v) = lt.version {
+                spec["version"] = json!(v.to_string());
+            }
+            b.insert("launchTemplate".into(), spec);
+        }
         json!({ "CreateNodegroup": body })
+    }
+
+    /// The live node group with the launch template version it uses: a template's instance
+    /// type is the node group's.
+    pub fn with_template(mut self, lt: Option<LaunchTemplate>) -> NodeGroup {
+        if let Some(t) = lt.as_ref().and_then(|lt| lt.data.instance_type.clone()) {
+            self.instance_types = vec![t];
+        }
+        self.launch_template = lt;
+        self
     }
 
     /// What differs from `live` that only a new node group can change.
@@ -197,9 +239,16 @@ impl NodeGroup {
         if self.config.node_role_arn != live.config.node_role_arn {
             fields.push("node_role_arn");
         }
+        // "You can only update a node group using a launch template if the node group was originally
+        // deployed with a launch template" (EKS API UpdateNodegroupVersion `launchTemplate`), nor drop one.
+        if self.launch_template.is_some() != live.launch_template.is_some() {
+            fields.push("launch_template");
+        }
         // EKS sets the disk size at creation only (CreateNodegroup diskSize; UpdateNodegroupConfig has none).
         // A node group made without one has EKS's default, so setting it later replaces the node group too.
+        // With a launch template the disk is the template's: a new version changes it in place.
         if let Some(want) = self.config.disk_size
+            && self.launch_template.is_none()
             && want != live.config.disk_size.unwrap_or(DEFAULT_DISK_SIZE_GIB)
         {
             fields.push("disk_size");
@@ -275,6 +324,11 @@ impl NodeGroup {
             .filter(|k| !self.tags.contains_key(*k))
             .cloned()
             .collect();
+        if let (Some(want), Some(was)) = (&self.launch_template, &live.launch_template)
+            && want.data != was.data
+        {
+            u.launch_template = Some(want.data.clone());
+        }
         (u != NodeGroupUpdate::default()).then_some(u)
     }
 }
@@ -290,9 +344,12 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     let mut pool = Pool::default();
     inputs::read_back_all(inputs::POOL, Object::NodeGroup, &live_request, Some(prior), &mut pool);
     pool.capacity = Capacity::ManagedNodeGroup;
+    // First: a template's instance type decides the vendor (its taint) and the default AMI type.
+    read_back_template(&mut pool, live.launch_template.as_ref());
     pool.dra = live.tags.get(super::tags::DRA).map_or(prior.dra, |d| d == "true");
     pool.capacity_types = match live.capacity_type.as_str() {
         "SPOT" => vec!["spot".to_owned()],
+        CAPACITY_BLOCK => vec![launch_template::CAPACITY_BLOCK_TYPE.to_owned()],
         _ if prior.capacity_types.is_empty() => Vec::new(),
         _ => vec!["on-demand".to_owned()],
     };
@@ -329,6 +386,41 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         ..prior.clone()
     };
     pool.labels = user_labels(strategy, &basis, live.labels.clone());
-    pool.tags = super::user_tags(strategy, &prior.tags, &live.tags);
+    // The autoscaler's tags as the provider sets them are not the pool's own (those the labels and
+    // taints rendered before imply; on import, the live ones): another value is drift it restores.
+    let expected = if import {
+        autoscaler_tags(strategy, &pool, &live.labels, &live.taints)
+    } else {
+        autoscaler_tags(
+            strategy,
+            prior,
+            &effective_labels(strategy, prior),
+            &effective_taints(prior),
+        )
+    };
+    let live_tags: BTreeMap<String, String> = live
+        .tags
+        .iter()
+        .filter(|(k, v)| prior.tags.contains_key(*k) || !is_autoscaler_tag(k) || expected.get(*k) != Some(*v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    pool.tags = super::user_tags(strategy, &prior.tags, &live_tags);
     pool
+}
+
+/// What the launch template version a node group uses says of the pool: its EFA interfaces, its
+/// Capacity Block and the disk. Without a template, the pool has neither EFA nor a reservation.
+fn read_back_template(pool: &mut Pool, lt: Option<&LaunchTemplate>) {
+    let m = pool.managed_node_group.get_or_insert_with(ManagedNodeGroup::default);
+    let Some(lt) = lt else {
+        pool.efa = false;
+        m.capacity_reservation_id = None;
+        return;
+    };
+    pool.efa = lt.data.network_interfaces.iter().any(|n| n.interface_type == "efa");
+    if let Some(t) = &lt.data.instance_type {
+        pool.instance_types = vec![t.clone()];
+    }
+    m.capacity_reservation_id = lt.data.capacity_reservation_id.clone();
+    m.disk_size = lt.data.root_volume.as_ref().map(|v| v.volume_size);
 }

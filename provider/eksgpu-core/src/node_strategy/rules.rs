@@ -139,6 +139,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     }
     if pool.efa {
         efa::efa_capable(pool, &selected, at, out);
+        efa::efa_count_known(pool, &selected, out);
         efa::efa_one_zone(pool, at, out);
     }
     nvlink::nvlink_needs_dra(pool, at, out);

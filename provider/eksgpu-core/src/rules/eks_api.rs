@@ -193,6 +193,8 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
     node_group_taints(pool, at, out);
     node_group_release(s, pool, m, &mng, out);
     node_group_disk(pool, m, &mng, out);
+    super::eks_launch_template::capacity_block(pool, m, at, &mng, out);
+    super::eks_launch_template::node_group_tag_limits(s, pool, at, out);
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(
             Code::EKSGPU117,
@@ -211,23 +213,24 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
 /// EKSGPU117: one capacity type a node group takes (EKS API CreateNodegroup `capacityType`).
 fn node_group_capacity_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     for (j, c) in pool.capacity_types.iter().enumerate() {
-        if c == "capacity-block" || c == "reserved" {
-            // EKS API CreateNodegroup capacityType CAPACITY_BLOCK targets a Capacity Block through
-            // the launch template's capacity reservation (EKS user guide, Capacity Blocks for ML).
+        if c == "reserved" {
+            // EKS API CreateNodegroup capacityType has ON_DEMAND, SPOT and CAPACITY_BLOCK; a Capacity
+            // Block is targeted through the launch template (EKS user guide, Capacity Blocks for ML).
+            out.push(Violation::new(
+                Code::EKSGPU117,
+                at(&[Step::Attr("capacity_types"), Step::Index(j)]),
+                "\"reserved\": a node group has no reserved capacity type. For a Capacity Block use \
+                 capacity_types = [\"capacity-block\"] and managed_node_group.capacity_reservation_id."
+                    .to_owned(),
+            ));
+        } else if c != "on-demand" && c != "spot" && c != "capacity-block" {
             out.push(Violation::new(
                 Code::EKSGPU117,
                 at(&[Step::Attr("capacity_types"), Step::Index(j)]),
                 format!(
-                    "{c:?}: a node group runs on a Capacity Block (CAPACITY_BLOCK) only through a launch template \
-                     that targets the reservation, which this provider does not manage. Serve the Capacity Block \
-                     from a karpenter pool with capacity_types = [\"reserved\"] and node_class.capacity_reservation."
+                    "{c:?} is not a node group capacity type: use on-demand (ON_DEMAND), spot (SPOT) or \
+                     capacity-block (CAPACITY_BLOCK)."
                 ),
-            ));
-        } else if c != "on-demand" && c != "spot" {
-            out.push(Violation::new(
-                Code::EKSGPU117,
-                at(&[Step::Attr("capacity_types"), Step::Index(j)]),
-                format!("{c:?} is not a node group capacity type: use on-demand (ON_DEMAND) or spot (SPOT)."),
             ));
         }
     }

@@ -8,6 +8,7 @@
 
 mod companions;
 mod eks_api;
+mod eks_templates;
 mod in_cluster;
 mod model;
 mod plan;

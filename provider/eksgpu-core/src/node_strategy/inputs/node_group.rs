@@ -55,8 +55,9 @@ const RELEASE_VERSION: Attr<ManagedNodeGroup> = attr(
 const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
     "disk_size",
     Ty::Number,
-    "Root disk of each node in GiB (the node group has no launch template). Default EKS's 20 GiB, which inference \
-     images outgrow (EKSGPU123). A change replaces the node group.",
+    "Root disk of each node in GiB. Default EKS's 20 GiB, which inference images outgrow (EKSGPU123). A change \
+     replaces the node group, unless the pool has a launch template (`efa` or `capacity-block`): there the disk is \
+     the template's block device mapping and a change makes a new template version.",
     lens!(ManagedNodeGroup, disk_size),
 )
 // EKS API CreateNodegroup diskSize (Integer, GiB); EBS gp2/gp3 volumes hold at most 16384 GiB.
@@ -64,6 +65,22 @@ const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
 .renders(&[at(NodeGroup, &["diskSize"])])
 // EKS's disk size of a node group without a launch template: 20 GiB for Linux and Bottlerocket.
 .server_default(Lit::Int(crate::eks::DEFAULT_DISK_SIZE_GIB));
+
+const CAPACITY_RESERVATION_ID: Attr<ManagedNodeGroup> = attr(
+    "capacity_reservation_id",
+    Ty::String,
+    "The Capacity Block for ML (`cr-…`) of a `capacity_types = [\"capacity-block\"]` node group (required there, \
+     EKSGPU181). It goes in the launch template the provider makes for the pool (`CapacityReservationSpecification` \
+     and `InstanceMarketOptions` `capacity-block`); a change makes a new template version and rolls the nodes.",
+    lens!(ManagedNodeGroup, capacity_reservation_id),
+)
+// EC2 CapacityReservationTarget.CapacityReservationId: `cr-` and lower-case hex (EC2 API reference).
+.checks(&[Check::Str(
+    "A capacity reservation ID.",
+    validate::capacity_reservation_id,
+)])
+// Rendered in the launch template and read back from its live version (eks::launch_template).
+.custom();
 
 const REPAIR_ENABLED: Attr<NodeRepairConfig> = attr(
     "enabled",
@@ -196,6 +213,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &AMI_TYPE,
     &RELEASE_VERSION,
     &DISK_SIZE,
+    &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
     &SCALING,
     &UPDATE,
@@ -206,7 +224,14 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
     doc: "For `capacity = \"managed_node_group\"`: an EKS managed node group named `<cluster_name>-<pool name>`. \
           Labels, taints, scaling and update settings change in place; instance types, capacity type, AMI type, \
           subnets and node role need a new node group, which the provider creates after deleting the old one \
-          (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift.",
+          (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
+          With `efa = true` or `capacity_types = [\"capacity-block\"]` the pool owns an EC2 launch template \
+          `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
+          template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
+          (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \
+          per label, taint and resource): run the autoscaler with \
+          `--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster_name>` \
+          and `eks:DescribeNodegroup` to scale a group up from zero; a pool tag on the same key wins.",
     kinds: Kinds::Only(NODE_GROUP, Code::EKSGPU115),
     renders: &[at(NodeGroup, &[])],
     read_back: ReadBack::Live,

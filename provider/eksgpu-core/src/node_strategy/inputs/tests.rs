@@ -374,7 +374,12 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
 fn node_group_pool() -> BoxedStrategy<Pool> {
     (
         common(Capacity::ManagedNodeGroup),
-        prop_oneof![Just(vec![]), Just(vec!["spot"]), Just(vec!["on-demand"])],
+        prop_oneof![
+            Just(vec![]),
+            Just(vec!["spot"]),
+            Just(vec!["on-demand"]),
+            Just(vec!["capacity-block"])
+        ],
         tags(),
         (
             of(Just("AL2023_x86_64_NVIDIA")),
@@ -397,7 +402,14 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
         .prop_map(|(base, ct, tags, (ami, (min, max), update, release, disk, repair))| {
             // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
             let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
+            // A Capacity Block is one instance type, which its launch template carries.
+            let block = ct == ["capacity-block"];
+            let mut instance_types = base.instance_types.clone();
+            if block {
+                instance_types.truncate(1);
+            }
             Pool {
+                instance_types,
                 capacity_types: ct.into_iter().map(str::to_owned).collect(),
                 tags,
                 managed_node_group: Some(ManagedNodeGroup {
@@ -409,6 +421,7 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
                     release_version: release.map(str::to_owned),
                     disk_size: disk,
                     node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
+                    capacity_reservation_id: block.then(|| "cr-0123456789abcdef0".to_owned()),
                 }),
                 ..base
             }

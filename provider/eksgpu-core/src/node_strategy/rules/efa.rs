@@ -16,18 +16,9 @@ pub(super) fn efa_capable(pool: &Pool, types: &[Selected], at: &At<'_>, out: &mu
     }
     match pool.capacity {
         // Karpenter and Auto Mode attach EFA interfaces to nodes launched for pods that request
-        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS).
-        Capacity::Karpenter | Capacity::AutoMode => {}
-        // A node group attaches EFA interfaces only through a launch template's network
-        // interfaces (EKS user guide, Manage EFA devices), which this provider does not manage.
-        Capacity::ManagedNodeGroup => out.push(Violation::new(
-            Code::EKSGPU126,
-            at(&[Step::Attr("efa")]),
-            format!(
-                "Node group pool {:?} would come up without EFA interfaces: they need a launch template.",
-                pool.name
-            ),
-        )),
+        // `vpc.amazonaws.com/efa` (EKS user guide, Manage EFA devices on Amazon EKS); a node group
+        // gets them from the launch template the provider makes for it (eks::launch_template).
+        Capacity::Karpenter | Capacity::AutoMode | Capacity::ManagedNodeGroup => {}
         Capacity::Hybrid => out.push(Violation::new(
             Code::EKSGPU126,
             at(&[Step::Attr("efa")]),
@@ -36,6 +27,26 @@ pub(super) fn efa_capable(pool: &Pool, types: &[Selected], at: &At<'_>, out: &mu
                 pool.name
             ),
         )),
+    }
+}
+
+/// EKSGPU182: a node group's launch template attaches one EFA per network card the catalog
+/// counts for its types (`eks::launch_template::efa_interface_count`); for a type whose count the
+/// catalog does not know, it attaches one, which may be fewer than the type has.
+pub(super) fn efa_count_known(pool: &Pool, types: &[Selected], out: &mut Vec<Violation>) {
+    if pool.capacity != Capacity::ManagedNodeGroup {
+        return;
+    }
+    for s in types.iter().filter(|s| s.t.efa_interfaces.is_none()) {
+        out.push(Violation::new(
+            Code::EKSGPU182,
+            s.path.clone(),
+            format!(
+                "The catalog does not know how many EFA interfaces {} has: node group pool {:?}'s launch template \
+                 attaches one.",
+                s.t.name, pool.name
+            ),
+        ));
     }
 }
 

@@ -661,10 +661,18 @@ fn eksgpu126_127_efa_needs_efa_types_attaching_capacity_and_one_zone() {
     let found = check(&strategy(vec![p], false), &CTX);
     assert_eq!(found.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU127]);
     assert_eq!(found[0].severity, crate::rules::Severity::Warning);
-    // Node groups get no EFA interfaces without a launch template.
+    // Node groups get EFA interfaces from the provider's launch template: not refused, but still
+    // only on EFA types.
     let mut m = pool("ng", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
     m.efa = true;
-    assert!(codes(&strategy(vec![m], false)).contains(&Code::EKSGPU126));
+    assert!(!codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU126));
+    m.instance_types = vec!["g6.xlarge".into()];
+    assert!(codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU126));
+    // A type whose EFA count the catalog lacks: the template attaches one, with a warning.
+    m.instance_types = vec!["p6e-gb200.36xlarge".into()];
+    assert!(codes(&strategy(vec![m.clone()], false)).contains(&Code::EKSGPU182));
+    m.instance_types = vec!["p5.48xlarge".into()];
+    assert!(!codes(&strategy(vec![m], false)).contains(&Code::EKSGPU182));
 }
 
 #[test]

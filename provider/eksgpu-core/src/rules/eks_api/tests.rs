@@ -305,17 +305,60 @@ fn eksgpu125_identifying_tags_and_eksgpu115_tags_on_in_cluster_pools() {
 }
 
 #[test]
-fn eksgpu117_capacity_blocks_need_a_launch_template_on_node_groups() {
+fn eksgpu181_capacity_blocks_name_their_reservation_and_one_type_and_eksgpu117_refuses_reserved() {
+    let ctx = NodeStrategyContext {
+        karpenter_version: (1, 14),
+    };
+    let codes_of = |m: &Pool| {
+        check(&strategy(vec![m.clone()]), &ctx)
+            .iter()
+            .map(|v| v.code)
+            .collect::<Vec<_>>()
+    };
     let mut m = pool(Capacity::ManagedNodeGroup);
     m.capacity_types = vec!["capacity-block".into()];
-    let v = check(
-        &strategy(vec![m]),
-        &NodeStrategyContext {
-            karpenter_version: (1, 14),
-        },
-    );
+    let v = check(&strategy(vec![m.clone()]), &ctx);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU181]);
+    assert_eq!(v[0].path.last(), Some(&Step::Attr("capacity_reservation_id")));
+    // With its reservation and one type it is a valid node group (on a launch template).
+    let mng = m.managed_node_group.as_mut().expect("a node group");
+    mng.capacity_reservation_id = Some("cr-0123456789abcdef0".into());
+    assert!(codes_of(&m).is_empty(), "{:?}", codes_of(&m));
+    m.instance_types.push("p5e.48xlarge".into());
+    assert_eq!(codes_of(&m), [Code::EKSGPU181]);
+    // A reservation without capacity-block.
+    m.instance_types.pop();
+    m.capacity_types = vec!["on-demand".into()];
+    assert_eq!(codes_of(&m), [Code::EKSGPU181]);
+    // "reserved" is Karpenter's, not a node group capacity type.
+    m.managed_node_group
+        .as_mut()
+        .expect("a node group")
+        .capacity_reservation_id = None;
+    m.capacity_types = vec!["reserved".into()];
+    let v = check(&strategy(vec![m]), &ctx);
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU117]);
-    assert!(v[0].detail.contains("launch template"), "{}", v[0].detail);
+    assert!(v[0].detail.contains("capacity-block"), "{}", v[0].detail);
+}
+
+#[test]
+fn eksgpu180_autoscaler_tags_count_against_eks_tag_limits() {
+    let ctx = NodeStrategyContext {
+        karpenter_version: (1, 14),
+    };
+    let mut m = pool(Capacity::ManagedNodeGroup);
+    // 40 pool tags and the identifying ones fit EKSGPU125's 50, not with a label tag per label.
+    m.tags = (0..38).map(|i| (format!("k{i}"), "v".into())).collect();
+    assert!(check(&strategy(vec![m.clone()]), &ctx).is_empty());
+    m.labels = (0..6).map(|i| (format!("team{i}"), "ml".into())).collect();
+    let v = check(&strategy(vec![m.clone()]), &ctx);
+    assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU180]);
+    assert!(v[0].detail.contains(&format!("{:?}", m.name)), "{}", v[0].detail);
+    // A tag value too long for EKS.
+    m.labels.clear();
+    m.tags = BTreeMap::from([("note".into(), "x".repeat(257))]);
+    let v = check(&strategy(vec![m]), &ctx);
+    assert!(v.iter().any(|v| v.code == Code::EKSGPU180), "{v:?}");
 }
 
 #[test]

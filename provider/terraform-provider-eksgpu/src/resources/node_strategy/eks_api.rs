@@ -117,13 +117,9 @@ impl EksApi<'_> {
     /// creation failed is created again. One that is not the strategy's own
     /// (its tags name another owner, or none) is left untouched unless adopted.
     async fn apply_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
-        let live = self
-            .aws
-            .describe_node_group(self.cluster, &want.name)
-            .await
-            .touched(false)?;
+        let live = self.describe(&want.name).await.touched(false)?;
         let Some(mut live) = live else {
-            return self.create_node_group(want).await;
+            return self.create_node_group(want, me, adopt).await;
         };
         let what = format!("node group {}", want.name);
         let owner = Owner::of_tags(&live.tags);
@@ -147,21 +143,25 @@ impl EksApi<'_> {
             self.wait_node_group(&want.name, self.timeouts.update, false)
                 .await
                 .touched(false)?;
-            live = match self
-                .aws
-                .describe_node_group(self.cluster, &want.name)
-                .await
-                .touched(false)?
-            {
+            live = match self.describe(&want.name).await.touched(false)? {
                 Some(l) => l,
-                None => return self.create_node_group(want).await,
+                None => return self.create_node_group(want, me, adopt).await,
             };
         }
         let failed_before = live.status == Some(NodeGroupStatus::CreateFailed);
         if failed_before || want.replacement(&live).is_some() {
             tracing::info!(nodegroup = %want.name, status = ?live.status, "replacing node group");
             self.delete_node_group(&want.name).await.touched(true)?;
-            return self.create_node_group(want).await;
+            // A template the new node group no longer needs goes with the old one.
+            if want.launch_template.is_none()
+                && let Some(old) = &live.launch_template
+            {
+                self.delete_own_template(&old.name, me).await.touched(true)?;
+            }
+            return self
+                .create_node_group(want, me, adopt)
+                .await
+                .map_err(|f| Failed { touched: true, ..f });
         }
         if let Some(u) = want.update(&live) {
             // EKS runs one update of a node group at a time: the config first, then the release.
@@ -176,11 +176,21 @@ impl EksApi<'_> {
                     .await
                     .touched(true)?;
             }
-            if let Some(release) = &u.release_version {
+            // A new template version rolls the nodes to it (EKS API UpdateNodegroupVersion `launchTemplate`).
+            let template = match (&u.launch_template, &want.launch_template) {
+                (Some(_), Some(lt)) => Some(self.ensure_template(lt, me, adopt).await.touched(touched)?.0),
+                _ => None,
+            };
+            if u.release_version.is_some() || template.is_some() {
                 self.aws
-                    .update_node_group_version(self.cluster, &want.name, release)
+                    .update_node_group_version(
+                        self.cluster,
+                        &want.name,
+                        u.release_version.as_deref(),
+                        template.as_ref(),
+                    )
                     .await
-                    .touched(touched)?;
+                    .touched(touched || template.is_some())?;
                 self.wait_node_group(&want.name, self.timeouts.update, false)
                     .await
                     .touched(true)?;
@@ -213,10 +223,29 @@ impl EksApi<'_> {
         Ok(None)
     }
 
-    /// Creates a node group and waits until it is active; once the create call
-    /// succeeded, any failure leaves it `touched`.
-    async fn create_node_group(&self, want: &NodeGroup) -> Result<(), Failed> {
-        self.aws.create_node_group(self.cluster, want).await.touched(false)?;
+    /// Creates a node group (its launch template first) and waits until it is active; once the
+    /// create call succeeded, any failure leaves it `touched`. A template made for a node group
+    /// EKS then refused is deleted again: no state would know it.
+    async fn create_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
+        let mut want = want.clone();
+        let mut created = false;
+        if let Some(lt) = &want.launch_template {
+            let (lt, made) = self.ensure_template(lt, me, adopt).await.touched(false)?;
+            want.launch_template = Some(lt);
+            created = made;
+        }
+        if let Err(e) = self.aws.create_node_group(self.cluster, &want).await {
+            let id = want
+                .launch_template
+                .as_ref()
+                .and_then(|t| t.id.as_deref())
+                .filter(|_| created);
+            let kept = match id {
+                Some(id) => self.aws.delete_launch_template(id).await.is_err(),
+                None => false,
+            };
+            return Err(e).touched(kept);
+        }
         self.wait_node_group(&want.name, self.timeouts.create, false)
             .await
             .touched(true)
@@ -429,7 +458,7 @@ impl EksApi<'_> {
         let mut found = Vec::new();
         let mut operator = None;
         for name in self.aws.list_node_groups(self.cluster).await? {
-            let Some(ng) = self.aws.describe_node_group(self.cluster, &name).await? else {
+            let Some(ng) = self.describe(&name).await? else {
                 continue;
             };
             if !eks::tagged_for(&ng.tags, &s.cluster_name, &s.name) {
@@ -498,6 +527,9 @@ impl PoolSide for EksApi<'_> {
                     return Applied::Done;
                 };
                 stamp_tags(&mut want.tags, &job.claimant);
+                if let Some(lt) = want.launch_template.as_mut() {
+                    stamp_tags(&mut lt.tags, &job.claimant);
+                }
                 let what = format!("applying node group {}", want.name);
                 (what, self.apply_node_group(&want, &job.claimant, adopt).await)
             }
@@ -536,14 +568,15 @@ impl PoolSide for EksApi<'_> {
             };
         }
         let name = eks::node_group_name(job.strategy, pool);
-        match self.aws.describe_node_group(self.cluster, &name).await {
+        match self.describe(&name).await {
             // A node group whose creation failed, or that is being deleted, will not
             // serve the pool: report it gone so the plan creates it again.
             Ok(Some(ng)) if ng.status.as_ref().is_some_and(NodeGroupStatus::will_not_serve) => {
                 tracing::info!(nodegroup = %name, status = ?ng.status, "node group will not serve the pool");
                 Some(None)
             }
-            Ok(live) => Some(live.map(|ng| eks::read_back_node_group(job.strategy, pool, &ng, false))),
+            Ok(Some(ng)) => Some(Some(eks::read_back_node_group(job.strategy, pool, &ng, false))),
+            Ok(None) => self.read_orphan_template(job, pool, &name, path, diags).await,
             Err(e) => {
                 diags.push(diagnostics::aws_failed(&e, path));
                 None
@@ -561,7 +594,13 @@ impl PoolSide for EksApi<'_> {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
                     let name = eks::node_group_name(job.strategy, pool);
+                    let template = eks::launch_template::needs_launch_template(pool);
                     match self.delete_own_node_group(&name, &job.claimant).await {
+                        // The template goes after the node group that uses it.
+                        Ok(None) if template => self
+                            .delete_own_template(&name, &job.claimant)
+                            .await
+                            .map_err(|e| (e, format!("deleting launch template {name}"))),
                         Ok(Some(owner)) => {
                             diags.push(super::sides::left_in_place(
                                 &format!("Node group {name}"),

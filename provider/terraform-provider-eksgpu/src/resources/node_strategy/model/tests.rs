@@ -274,6 +274,7 @@ fn pool() -> impl Strategy<Value = Pool> {
                     proptest::option::of("1\\.3[0-9]\\.[0-9]-2026[0-9]{4}"),
                     proptest::option::of(20..1000i64),
                     proptest::option::of(any::<bool>()),
+                    proptest::option::of("cr-[0-9a-f]{17}"),
                 ),
             )
                 .prop_map(
@@ -284,7 +285,7 @@ fn pool() -> impl Strategy<Value = Pool> {
                         min,
                         max,
                         max_unavailable,
-                        (max_unavailable_percentage, release_version, disk_size, node_repair),
+                        (max_unavailable_percentage, release_version, disk_size, node_repair, capacity_reservation_id),
                     )| {
                         ManagedNodeGroup {
                             node_role_arn,
@@ -300,6 +301,7 @@ fn pool() -> impl Strategy<Value = Pool> {
                             release_version,
                             disk_size,
                             node_repair_config: node_repair.map(|enabled| NodeRepairConfig { enabled }),
+                            capacity_reservation_id,
                         }
                     },
                 ),

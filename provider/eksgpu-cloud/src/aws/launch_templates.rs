@@ -1,0 +1,237 @@
+//! EC2 launch templates of node group pools: create, new version, describe a version, retag,
+//! delete (EC2 API CreateLaunchTemplate, CreateLaunchTemplateVersion,
+//! DescribeLaunchTemplates, DescribeLaunchTemplateVersions, CreateTags, DeleteLaunchTemplate).
+
+use std::collections::BTreeMap;
+
+use aws_sdk_ec2::types::{
+    CapacityReservationTarget, LaunchTemplateBlockDeviceMappingRequest,
+    LaunchTemplateCapacityReservationSpecificationRequest, LaunchTemplateEbsBlockDeviceRequest,
+    LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest, MarketType,
+    RequestLaunchTemplateData, ResourceType, Tag, TagSpecification,
+};
+use eksgpu_core::eks::launch_template::{LaunchTemplate, LaunchTemplateData, TemplateInterface, TemplateVolume};
+
+use super::{AwsClients, AwsError};
+
+/// EC2's error code for a template name it does not know.
+const NOT_FOUND: &str = "InvalidLaunchTemplateName.NotFoundException";
+/// …and for an id it does not know.
+const ID_NOT_FOUND: &str = "InvalidLaunchTemplateId.NotFound";
+
+fn gone(e: &AwsError) -> bool {
+    matches!(e.code.as_deref(), Some(NOT_FOUND | ID_NOT_FOUND))
+}
+
+fn to_i32(n: i64) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
+    let nics = d.network_interfaces.iter().map(|n| {
+        LaunchTemplateInstanceNetworkInterfaceSpecificationRequest::builder()
+            .network_card_index(to_i32(n.network_card_index))
+            .device_index(to_i32(n.device_index))
+            .interface_type(&n.interface_type)
+            .build()
+    });
+    let volumes = d.root_volume.iter().map(|v| {
+        LaunchTemplateBlockDeviceMappingRequest::builder()
+            .device_name(&v.device_name)
+            .ebs(
+                LaunchTemplateEbsBlockDeviceRequest::builder()
+                    .volume_size(to_i32(v.volume_size))
+                    .build(),
+            )
+            .build()
+    });
+    RequestLaunchTemplateData::builder()
+        .set_instance_type(d.instance_type.as_deref().map(Into::into))
+        .set_network_interfaces((!d.network_interfaces.is_empty()).then(|| nics.collect()))
+        .set_block_device_mappings(d.root_volume.is_some().then(|| volumes.collect()))
+        .set_instance_market_options(d.capacity_block.then(|| {
+            LaunchTemplateInstanceMarketOptionsRequest::builder()
+                .market_type(MarketType::CapacityBlock)
+                .build()
+        }))
+        .set_capacity_reservation_specification(d.capacity_reservation_id.as_ref().map(|id| {
+            LaunchTemplateCapacityReservationSpecificationRequest::builder()
+                .capacity_reservation_target(CapacityReservationTarget::builder().capacity_reservation_id(id).build())
+                .build()
+        }))
+        .build()
+}
+
+fn tags_of(t: &[Tag]) -> BTreeMap<String, String> {
+    t.iter()
+        .filter_map(|t| Some((t.key()?.to_owned(), t.value().unwrap_or_default().to_owned())))
+        .collect()
+}
+
+fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplateData {
+    LaunchTemplateData {
+        instance_type: d.instance_type().map(|t| t.as_str().to_owned()),
+        network_interfaces: d
+            .network_interfaces()
+            .iter()
+            .map(|n| TemplateInterface {
+                network_card_index: n.network_card_index().map_or(0, i64::from),
+                device_index: n.device_index().map_or(0, i64::from),
+                interface_type: n.interface_type().unwrap_or("interface").to_owned(),
+            })
+            .collect(),
+        capacity_reservation_id: d
+            .capacity_reservation_specification()
+            .and_then(|c| c.capacity_reservation_target())
+            .and_then(|t| t.capacity_reservation_id())
+            .map(str::to_owned),
+        capacity_block: d
+            .instance_market_options()
+            .and_then(|m| m.market_type())
+            .is_some_and(|m| *m == MarketType::CapacityBlock),
+        root_volume: d.block_device_mappings().first().and_then(|b| {
+            Some(TemplateVolume {
+                device_name: b.device_name()?.to_owned(),
+                volume_size: i64::from(b.ebs()?.volume_size()?),
+            })
+        }),
+    }
+}
+
+impl AwsClients {
+    /// `ec2:CreateLaunchTemplate`, tagged on creation: the template's id and its version 1.
+    pub async fn create_launch_template(&self, lt: &LaunchTemplate) -> Result<(String, i64), AwsError> {
+        let tags = lt
+            .tags
+            .iter()
+            .map(|(k, v)| Tag::builder().key(k).value(v).build())
+            .collect();
+        let out = self
+            .ec2()
+            .await
+            .create_launch_template()
+            .launch_template_name(&lt.name)
+            .launch_template_data(request_data(&lt.data))
+            .tag_specifications(
+                TagSpecification::builder()
+                    .resource_type(ResourceType::LaunchTemplate)
+                    .set_tags(Some(tags))
+                    .build(),
+            )
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("ec2:CreateLaunchTemplate", e))?;
+        let t = out.launch_template();
+        let id = t.and_then(|t| t.launch_template_id()).unwrap_or_default().to_owned();
+        let version = t.and_then(|t| t.latest_version_number()).unwrap_or(1);
+        tracing::info!(template = %lt.name, %id, "created launch template");
+        Ok((id, version))
+    }
+
+    /// `ec2:CreateLaunchTemplateVersion`: the new version's number.
+    pub async fn create_launch_template_version(&self, id: &str, data: &LaunchTemplateData) -> Result<i64, AwsError> {
+        let out = self
+            .ec2()
+            .await
+            .create_launch_template_version()
+            .launch_template_id(id)
+            .launch_template_data(request_data(data))
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("ec2:CreateLaunchTemplateVersion", e))?;
+        let version = out
+            .launch_template_version()
+            .and_then(|v| v.version_number())
+            .unwrap_or_default();
+        tracing::info!(template = id, version, "created launch template version");
+        Ok(version)
+    }
+
+    /// `ec2:DescribeLaunchTemplates` by name, then `ec2:DescribeLaunchTemplateVersions` of `version`
+    /// (the latest when `None`): `None` when there is no such template.
+    pub async fn describe_launch_template(
+        &self,
+        name: &str,
+        version: Option<i64>,
+    ) -> Result<Option<LaunchTemplate>, AwsError> {
+        let out = match self
+            .ec2()
+            .await
+            .describe_launch_templates()
+            .launch_template_names(name)
+            .send()
+            .await
+        {
+            Ok(out) => out,
+            Err(e) => {
+                let e = self.sdk_error("ec2:DescribeLaunchTemplates", e);
+                return if gone(&e) { Ok(None) } else { Err(e) };
+            }
+        };
+        let Some(t) = out.launch_templates().first() else {
+            return Ok(None);
+        };
+        let id = t.launch_template_id().unwrap_or_default().to_owned();
+        let version = version.or(t.latest_version_number()).unwrap_or(1);
+        let versions = self
+            .ec2()
+            .await
+            .describe_launch_template_versions()
+            .launch_template_id(&id)
+            .versions(version.to_string())
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("ec2:DescribeLaunchTemplateVersions", e))?;
+        let data = versions
+            .launch_template_versions()
+            .first()
+            .and_then(|v| v.launch_template_data())
+            .map(data_of)
+            .unwrap_or_default();
+        Ok(Some(LaunchTemplate {
+            name: name.to_owned(),
+            data,
+            tags: tags_of(t.tags()),
+            id: Some(id),
+            version: Some(version),
+        }))
+    }
+
+    /// `ec2:CreateTags` on a template (the ownership tags of an adopted or retagged template).
+    pub async fn tag_launch_template(&self, id: &str, tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
+        self.ec2()
+            .await
+            .create_tags()
+            .resources(id)
+            .set_tags(Some(
+                tags.iter()
+                    .map(|(k, v)| Tag::builder().key(k).value(v).build())
+                    .collect(),
+            ))
+            .send()
+            .await
+            .map_err(|e| self.sdk_error("ec2:CreateTags", e))?;
+        Ok(())
+    }
+
+    /// `ec2:DeleteLaunchTemplate`; one already gone is fine.
+    pub async fn delete_launch_template(&self, id: &str) -> Result<(), AwsError> {
+        match self
+            .ec2()
+            .await
+            .delete_launch_template()
+            .launch_template_id(id)
+            .send()
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(template = id, "deleted launch template");
+                Ok(())
+            }
+            Err(e) => {
+                let e = self.sdk_error("ec2:DeleteLaunchTemplate", e);
+                if gone(&e) { Ok(()) } else { Err(e) }
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The launch templates of node group pools (EFA, Capacity Blocks): described with the node
+//! group that uses them, made or versioned before it, deleted after it, always checking the
+//! owner in their tags first (`ownership`).
+
+use eksgpu_core::eks::launch_template::LaunchTemplate;
+use eksgpu_core::eks::{self, NodeGroup};
+use eksgpu_core::model::Pool;
+use eksgpu_core::ownership::{self, Claimant, Owner};
+use eksgpu_tfplugin::{AttributePath, Diagnostics};
+
+use super::eks_api::{EksApi, Failure};
+use super::sides::Job;
+use crate::diagnostics;
+
+impl EksApi<'_> {
+    /// The live node group with the content of the launch template version it uses.
+    pub(super) async fn describe(&self, name: &str) -> Result<Option<NodeGroup>, eksgpu_cloud::AwsError> {
+        let Some(ng) = self.aws.describe_node_group(self.cluster, name).await? else {
+            return Ok(None);
+        };
+        let lt = match &ng.launch_template {
+            Some(r) => self.aws.describe_launch_template(&r.name, r.version).await?,
+            None => None,
+        };
+        Ok(Some(ng.with_template(lt)))
+    }
+
+    /// The pool's launch template with `want`'s data, its id and the version to use: made when
+    /// missing, a new version when the latest differs, retagged when its tags do. One another
+    /// owner's tags name is refused (unless adopted). `created`: this call made the template.
+    pub(super) async fn ensure_template(
+        &self,
+        want: &LaunchTemplate,
+        me: &Claimant<'_>,
+        adopt: bool,
+    ) -> Result<(LaunchTemplate, bool), Failure> {
+        let mut lt = want.clone();
+        let Some(live) = self.aws.describe_launch_template(&want.name, None).await? else {
+            let (id, version) = self.aws.create_launch_template(want).await?;
+            (lt.id, lt.version) = (Some(id), Some(version));
+            return Ok((lt, true));
+        };
+        let what = format!("launch template {}", want.name);
+        if let Err(e) = ownership::check_write(&what, Some(Owner::of_tags(&live.tags)), me, adopt) {
+            return Err(Failure::Blocked(e.how_to_hand_over()));
+        }
+        let id = live.id.clone().unwrap_or_default();
+        if want.tags.iter().any(|(k, v)| live.tags.get(k) != Some(v)) {
+            self.aws.tag_launch_template(&id, &want.tags).await?;
+        }
+        let version = if live.data == want.data {
+            live.version
+        } else {
+            Some(self.aws.create_launch_template_version(&id, &want.data).await?)
+        };
+        (lt.id, lt.version) = (Some(id), version);
+        Ok((lt, false))
+    }
+
+    /// Deletes the pool's launch template `name` if it is this instance's own; one already gone is
+    /// fine, one another owner's tags name is an error naming it (and stays).
+    pub(super) async fn delete_own_template(&self, name: &str, me: &Claimant<'_>) -> Result<(), Failure> {
+        let Some(live) = self.aws.describe_launch_template(name, None).await? else {
+            return Ok(());
+        };
+        let owner = Owner::of_tags(&live.tags);
+        if !ownership::may_delete(&owner, me) {
+            if ownership::replaced_by_successor(&owner, me) {
+                return Ok(());
+            }
+            return Err(Failure::Blocked(format!(
+                "Launch template {name} belongs to {owner}, not to this strategy: it was left in place. Delete it \
+                 yourself if nothing uses it."
+            )));
+        }
+        self.aws
+            .delete_launch_template(live.id.as_deref().unwrap_or_default())
+            .await?;
+        Ok(())
+    }
+
+    /// A pool whose node group is gone but whose launch template is still there (its delete
+    /// failed after the node group's): kept in state without its node group settings, so a
+    /// destroy deletes the template and a plan creates the node group again. `None` = gone.
+    pub(super) async fn read_orphan_template(
+        &self,
+        job: &Job<'_>,
+        pool: &Pool,
+        name: &str,
+        path: AttributePath,
+        diags: &mut Diagnostics,
+    ) -> Option<Option<Pool>> {
+        if !eks::launch_template::needs_launch_template(pool) {
+            return Some(None);
+        }
+        match self.aws.describe_launch_template(name, None).await {
+            Ok(Some(lt)) if job.claimant.owns(&Owner::of_tags(&lt.tags)) => {
+                tracing::info!(template = name, "node group gone, its launch template left");
+                Some(Some(Pool {
+                    managed_node_group: None,
+                    ..pool.clone()
+                }))
+            }
+            Ok(_) => Some(None),
+            Err(e) => {
+                diags.push(diagnostics::aws_failed(&e, path));
+                None
+            }
+        }
+    }
+}
