@@ -124,6 +124,11 @@ pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path:
         ),
         K::Unreachable { cause, .. } => (unreachable_summary(cause).into(), cause.hint()),
         K::Cancelled { .. } => return cancelled_call(what, path),
+        K::Exec(_) => (
+            "Kubernetes credential command failed".into(),
+            "Fix the provider's kubernetes.exec block (api_version, command, args, env) or what the command needs \
+             (a login, a profile): run it by hand and check that it prints an ExecCredential.",
+        ),
         K::Config(_) => (
             "Invalid cluster access settings".into(),
             "Fix the provider's kubernetes block (or the kubeconfig it names).",
