@@ -114,8 +114,9 @@ pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path:
         ),
         K::Unauthorized { code: 401, .. } => (
             "Cluster did not accept the provider's credentials".into(),
-            "Check that identity: a `kubernetes.token` must be valid for this cluster and unexpired; an EKS token \
-             needs valid AWS credentials, `cluster_name` naming this cluster, and a correct clock.",
+            "Check that identity: a `kubernetes.token` (or the token `kubernetes.exec` prints) must be valid for this \
+             cluster and unexpired; an EKS token needs valid AWS credentials, `cluster_name` naming this cluster, \
+             and a correct clock.",
         ),
         K::Unauthorized { .. } => (
             "Cluster denied access".into(),

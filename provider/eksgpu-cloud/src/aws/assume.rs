@@ -97,6 +97,7 @@ impl StsCredentials {
                     .send()
                     .await
                     .map_err(CredentialsError::provider_error)?;
+                tracing::debug!(role_arn = %role.role_arn, "obtained assumed credentials");
                 convert(out.credentials, "eksgpu assume_role")
             }
             Self::WebIdentity { client, identity } => {
@@ -125,6 +126,7 @@ impl StsCredentials {
                     .send()
                     .await
                     .map_err(CredentialsError::provider_error)?;
+                tracing::debug!(role_arn = %identity.role_arn, "obtained web identity credentials");
                 convert(out.credentials, "eksgpu assume_role_with_web_identity")
             }
         }

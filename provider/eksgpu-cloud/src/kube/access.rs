@@ -272,7 +272,7 @@ impl Clusters {
     async fn exec_credential(&self, exec: &ExecConfig) -> Result<ExecCredential, KubeError> {
         let mut cached = self.exec.lock().await;
         if let Some(c) = cached.as_ref()
-            && c.expires.is_none_or(|e| Instant::now() < renewal(e))
+            && c.expires.is_none_or(|e| SystemTime::now() + EXEC_MARGIN < e)
         {
             return Ok(c.clone());
         }
@@ -312,3 +312,6 @@ fn base_config(host: &str, ca_pem: Option<&str>) -> Result<kube::Config, KubeErr
     config.read_timeout = Some(Duration::from_secs(60));
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests;
