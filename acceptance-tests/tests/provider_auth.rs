@@ -68,14 +68,20 @@ fn exec_credentials_reach_the_cluster_and_their_failures_name_the_block() {
         w.write("main.tf", &strategy(&exec_header(&kube, &log, &token, false)));
         w.init();
         let applied = w.apply();
+        // The provider's requests only (the test's own client below uses the same token).
+        let requests = kube.requests();
+        let auth: Vec<_> = requests.iter().map(|r| r["auth"].clone()).collect();
+        assert!(
+            !auth.is_empty() && auth.iter().all(|a| a == "static"),
+            "{}: {auth:?}",
+            tf.label
+        );
         assert!(
             kube.get(NODE_POOL, "inference").is_some(),
             "{}: {}",
             tf.label,
             applied.combined()
         );
-        let auth: Vec<_> = kube.requests().iter().map(|r| r["auth"].clone()).collect();
-        assert!(auth.iter().all(|a| a == "static"), "{}: {auth:?}", tf.label);
         let runs = std::fs::read_to_string(&log).unwrap_or_default();
         assert!(
             runs.lines()
@@ -84,7 +90,7 @@ fn exec_credentials_reach_the_cluster_and_their_failures_name_the_block() {
             tf.label
         );
         // One run per provider process that reached the cluster (refresh, apply), not per call.
-        let calls = kube.requests().len();
+        let calls = requests.len();
         assert!(
             runs.lines().count() < calls,
             "{}: {} runs for {calls} calls",
@@ -128,6 +134,46 @@ fn exec_credentials_reach_the_cluster_and_their_failures_name_the_block() {
 /// `text` with Terraform's line wrapping undone.
 fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `client_certificate` and `client_key` alone authenticate: the emulator sees the client
+/// certificate its CA issued, and no bearer token (no EKS token is minted either).
+#[test]
+fn a_client_certificate_authenticates_without_a_token() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let Some((cert, key)) = kube.client_pem.clone() else {
+            return eksgpu_acceptance_tests::skip("client certificates need the emulator's CA");
+        };
+        let token_line = format!("    token                  = {:?}\n", kube.token().unwrap_or_default());
+        let heredoc = |pem: &str| format!("<<-EOT\n{pem}EOT\n");
+        let certs = format!(
+            "    client_certificate = {}    client_key = {}",
+            heredoc(&cert),
+            heredoc(&key)
+        );
+        let header = Provider::new()
+            .offline()
+            .kube(&kube)
+            .header()
+            .replacen(&token_line, &certs, 1);
+        let w = Workdir::new(&tf, &strategy(&header));
+        w.init();
+        let applied = w.apply();
+        // The provider's requests only: the test's own client below uses the token.
+        let auth: Vec<_> = kube.requests().iter().map(|r| r["auth"].clone()).collect();
+        assert!(
+            kube.get(NODE_POOL, "inference").is_some(),
+            "{}: {}",
+            tf.label,
+            applied.combined()
+        );
+        assert!(
+            !auth.is_empty() && auth.iter().all(|a| a == "client-certificate"),
+            "{}: {auth:?}",
+            tf.label
+        );
+    }
 }
 
 /// The STS calls moto saw, with their parameters.

@@ -149,21 +149,17 @@ resource "eksgpu_node_strategy" "static" {{
     )
 }
 
-/// A self-signed client certificate with a fresh key, as PEM.
-fn client_certificate() -> (String, String) {
-    let key = rcgen::KeyPair::generate().unwrap_or_else(|e| panic!("{e}"));
-    let cert = rcgen::CertificateParams::new(vec!["canary-client".to_owned()])
-        .and_then(|p| p.self_signed(&key))
-        .unwrap_or_else(|e| panic!("{e}"));
-    (cert.pem(), key.serialize_pem())
+/// The client certificate and key (PEM) the emulator issued: a handshake with any other fails.
+fn client_certificate(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, String) {
+    kube.client_pem.clone().unwrap_or_default()
 }
 
-/// A kubeconfig for the emulator whose user has its token and a client
-/// certificate with a fresh key; returns the file's text and the key's PEM.
+/// A kubeconfig for the emulator whose user has its token and the emulator's
+/// client certificate; returns the file's text and the key's PEM.
 fn kubeconfig(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, String) {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let (cert_pem, key_pem) = client_certificate();
+    let (cert_pem, key_pem) = client_certificate(kube);
     let text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: emu\n  cluster:\n    server: {}\n    certificate-authority-data: {}\n\
          users:\n- name: canary\n  user:\n    token: {}\n    client-certificate-data: {}\n    client-key-data: {}\n\
@@ -189,7 +185,7 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         let kubeconfig_path =
             std::env::temp_dir().join(format!("eksgpu-canary-{}-{}.yaml", std::process::id(), tf.label));
         std::fs::write(&kubeconfig_path, &kubeconfig_text).unwrap_or_else(|e| panic!("{e}"));
-        let client = client_certificate();
+        let client = client_certificate(&kube);
         // A line of the block's client key's base64 body.
         let client_key_line = client.1.lines().nth(1).unwrap_or_default().to_owned();
         let mut w = Workdir::new(
