@@ -7,7 +7,7 @@ It adds only what the tests need and moto lacks (moto 5.2.5; its gaps are listed
   local Kubernetes emulator's URL and CA for a cluster name
   (POST /_eksgpu/clusters/<name> {"endpoint", "ca_data"}) and DescribeCluster
   answers with them.
-- A request log (GET/DELETE /_eksgpu/requests) to count AWS calls.
+- A request log (GET/DELETE /_eksgpu/requests) to count AWS calls (with the parameters of STS AssumeRole*).
 - Fault injection (POST/DELETE /_eksgpu/faults): throttling, 5xx and latency, in
   the error format of each protocol (restJson for EKS, query/XML for EC2).
 - The EKS operations and behaviours moto lacks (eks_gaps.py): access entries,
@@ -23,6 +23,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 
 import eks_gaps
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
@@ -139,7 +140,11 @@ def front(app):
         op = operation(environ, body)
         if not path.startswith("/moto-api"):
             with LOCK:
-                REQUESTS.append({"operation": op, "method": environ["REQUEST_METHOD"], "path": path})
+                entry = {"operation": op, "method": environ["REQUEST_METHOD"], "path": path}
+                if op.startswith("AssumeRole"):
+                    # The STS parameters the provider sent (duration, tags, source identity), for the auth tests.
+                    entry["params"] = dict(urllib.parse.parse_qsl(body.decode()))
+                REQUESTS.append(entry)
         fault = take_fault(environ, op)
         if fault:
             answer = fault_response(start_response, fault, query_protocol=not op.startswith(("GET ", "POST ", "PUT ", "DELETE ")))

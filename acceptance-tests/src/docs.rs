@@ -231,9 +231,21 @@ fn first_sentence(s: &J) -> String {
 
 fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, example: &str) -> String {
     let example_text = std::fs::read_to_string(root.join(example)).ok();
-    let example_md = example_text
-        .map(|t| format!("## Example Usage\n\n```terraform\n{}\n```\n", t.trim_end()))
-        .unwrap_or_default();
+    // A short first example (`basic/main.tf` next to the full one: no provider block), then the
+    // full root module.
+    let basic = Path::new(example)
+        .parent()
+        .and_then(|d| std::fs::read_to_string(root.join(d).join("basic/main.tf")).ok());
+    let example_md = match (basic, example_text) {
+        (Some(b), Some(t)) => format!(
+            "## Example Usage\n\n```terraform\n{}\n```\n\n### Complete configuration\n\nA root module with its \
+             provider block:\n\n```terraform\n{}\n```\n",
+            b.trim_end(),
+            t.trim_end()
+        ),
+        (None, Some(t)) => format!("## Example Usage\n\n```terraform\n{}\n```\n", t.trim_end()),
+        _ => String::new(),
+    };
     let schema_md = schema_markdown(&schema["block"]);
     let body = match std::fs::read_to_string(root.join(format!("schemas/templates/{template}.md.tmpl"))) {
         Ok(t) => t
@@ -253,71 +265,106 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
     out
 }
 
+/// The schema as hashicorp/terraform-plugin-docs v0.22 `internal/schemamd` writes it: the top
+/// level under `### Required` / `### Optional` / `### Read-Only` headings, each nested block in
+/// its own `<a id="nestedblock--…"></a>` / `### Nested Schema for `…`` section (in the order
+/// they are met) with `Required:` / `Optional:` / `Read-Only:` paragraphs; within a group,
+/// attributes and blocks sorted by name together.
 fn schema_markdown(block: &J) -> String {
     let mut out = String::from("## Schema\n");
-    let mut nested = Vec::new();
-    write_block(&mut out, block, "", &mut nested);
-    while let Some((anchor, title, b)) = nested.pop() {
+    let mut nested = std::collections::VecDeque::new();
+    write_block(&mut out, block, "", true, &mut nested);
+    while let Some((anchor, title, b)) = nested.pop_front() {
         let _ = write!(out, "\n<a id=\"{anchor}\"></a>\n### Nested Schema for `{title}`\n");
-        write_block(&mut out, &b, &format!("{anchor}--"), &mut nested);
+        write_block(&mut out, &b, &format!("{anchor}--"), false, &mut nested);
     }
     out
 }
 
-fn write_block(out: &mut String, block: &J, prefix: &str, nested: &mut Vec<(String, String, J)>) {
-    let attrs = block["attributes"].as_object().cloned().unwrap_or_default();
-    let blocks = block["block_types"].as_object().cloned().unwrap_or_default();
+/// One entry of a block: an attribute or a nested block type.
+enum Child<'a> {
+    Attr(&'a J),
+    Block(&'a J),
+}
+
+fn write_block(
+    out: &mut String,
+    block: &J,
+    prefix: &str,
+    top: bool,
+    nested: &mut std::collections::VecDeque<(String, String, J)>,
+) {
+    let mut children: Vec<(&String, Child<'_>)> = Vec::new();
+    for (name, a) in block["attributes"].as_object().into_iter().flatten() {
+        children.push((name, Child::Attr(a)));
+    }
+    for (name, b) in block["block_types"].as_object().into_iter().flatten() {
+        children.push((name, Child::Block(b)));
+    }
+    children.sort_by(|a, b| a.0.cmp(b.0));
+    // A block with `min_items` ≥ 1 must be written: the registry lists it as required.
+    let block_required = |b: &J| b["min_items"].as_i64().is_some_and(|n| n > 0);
     for heading in ["Required", "Optional", "Read-Only"] {
-        let pick = |a: &J| match heading {
-            "Required" => a["required"] == true,
-            "Optional" => a["optional"] == true,
-            _ => a["computed"] == true && a["optional"] != true,
-        };
         let mut lines = Vec::new();
-        for (name, a) in &attrs {
-            if pick(a) {
-                let sensitive = if a["sensitive"] == true { ", Sensitive" } else { "" };
-                lines.push(format!(
-                    "- `{name}` ({}{sensitive}) {}",
-                    type_name(&a["type"]),
-                    a["description"].as_str().unwrap_or_default()
-                ));
-            }
-        }
-        // A block with `min_items` ≥ 1 must be written: the registry lists it as required.
-        let block_required = |b: &J| b["min_items"].as_i64().is_some_and(|n| n > 0);
-        if heading != "Read-Only" {
-            for (name, b) in blocks
-                .iter()
-                .filter(|(_, b)| block_required(b) == (heading == "Required"))
-            {
-                let anchor = format!("{prefix}nestedblock--{name}");
-                // As tfplugindocs writes it for the registry: "(Block List, Max: 1)",
-                // "(Block, Optional)" for a single block.
-                let single = matches!(b["nesting_mode"].as_str(), Some("single") | None);
-                let mut limit = match b["nesting_mode"].as_str() {
-                    Some(mode) if !single => format!("Block {}", capitalise(mode)),
-                    _ => "Block".to_owned(),
-                };
-                if single {
-                    limit.push_str(if block_required(b) { ", Required" } else { ", Optional" });
-                } else if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
-                    limit.push_str(&format!(", Min: {n}"));
+        for (name, child) in &children {
+            match child {
+                Child::Attr(a) => {
+                    let group = if a["required"] == true {
+                        "Required"
+                    } else if a["optional"] == true {
+                        "Optional"
+                    } else {
+                        "Read-Only"
+                    };
+                    if group == heading {
+                        let sensitive = if a["sensitive"] == true { ", Sensitive" } else { "" };
+                        lines.push(format!(
+                            "- `{name}` ({}{sensitive}) {}",
+                            type_name(&a["type"]),
+                            a["description"].as_str().unwrap_or_default()
+                        ));
+                    }
                 }
-                if let Some(n) = b["max_items"].as_i64().filter(|n| *n > 0) {
-                    limit.push_str(&format!(", Max: {n}"));
+                Child::Block(b) => {
+                    let group = if block_required(b) { "Required" } else { "Optional" };
+                    if group == heading {
+                        lines.push(block_line(name, b, prefix, nested));
+                    }
                 }
-                let desc = b["block"]["description"].as_str().unwrap_or_default();
-                lines.push(format!(
-                    "- `{name}` ({limit}) {desc} (see [below for nested schema](#{anchor}))"
-                ));
-                nested.push((anchor, name.clone(), b["block"].clone()));
             }
         }
         if !lines.is_empty() {
-            let _ = write!(out, "\n### {heading}\n\n{}\n", lines.join("\n"));
+            let title = if top {
+                format!("### {heading}")
+            } else {
+                format!("{heading}:")
+            };
+            let _ = write!(out, "\n{title}\n\n{}\n", lines.join("\n"));
         }
     }
+}
+
+/// A nested block's line, as tfplugindocs writes it for the registry: "(Block List, Max: 1)",
+/// "(Block, Optional)" for a single block; its section is queued.
+fn block_line(name: &str, b: &J, prefix: &str, nested: &mut std::collections::VecDeque<(String, String, J)>) -> String {
+    let anchor = format!("{prefix}nestedblock--{name}");
+    let required = b["min_items"].as_i64().is_some_and(|n| n > 0);
+    let single = matches!(b["nesting_mode"].as_str(), Some("single") | None);
+    let mut limit = match b["nesting_mode"].as_str() {
+        Some(mode) if !single => format!("Block {}", capitalise(mode)),
+        _ => "Block".to_owned(),
+    };
+    if single {
+        limit.push_str(if required { ", Required" } else { ", Optional" });
+    } else if let Some(n) = b["min_items"].as_i64().filter(|n| *n > 0) {
+        limit.push_str(&format!(", Min: {n}"));
+    }
+    if let Some(n) = b["max_items"].as_i64().filter(|n| *n > 0) {
+        limit.push_str(&format!(", Max: {n}"));
+    }
+    let desc = b["block"]["description"].as_str().unwrap_or_default();
+    nested.push_back((anchor.clone(), name.to_owned(), b["block"].clone()));
+    format!("- `{name}` ({limit}) {desc} (see [below for nested schema](#{anchor}))")
 }
 
 /// A type as the registry's docs write it: `String`, `List of String`, `Map of Number`, `List of Object`.

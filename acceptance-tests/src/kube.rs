@@ -80,6 +80,8 @@ struct Emulator {
 pub struct KubeTarget {
     pub url: String,
     pub ca_pem: Option<String>,
+    /// A client certificate and key (PEM) the emulator accepts instead of its token.
+    pub client_pem: Option<(String, String)>,
     token: Option<String>,
     kubeconfig: Option<String>,
     emulator: Option<Emulator>,
@@ -117,6 +119,7 @@ impl KubeTarget {
             return KubeTarget {
                 url: String::new(),
                 ca_pem: None,
+                client_pem: None,
                 token: None,
                 kubeconfig: Some(path),
                 emulator: None,
@@ -151,6 +154,10 @@ impl KubeTarget {
         let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("emulator said {line:?}: {e}"));
         let url = info["url"].as_str().unwrap_or_default().to_owned();
         let ca_pem = info["ca_pem"].as_str().map(str::to_owned);
+        let client_pem = info["client_cert_pem"]
+            .as_str()
+            .zip(info["client_key_pem"].as_str())
+            .map(|(c, k)| (c.to_owned(), k.to_owned()));
         let control_url = info["control_url"].as_str().unwrap_or_default().to_owned();
         let client = {
             let mut config = kube::Config::new(url.parse().unwrap_or_else(|e| panic!("{e}")));
@@ -162,6 +169,7 @@ impl KubeTarget {
         KubeTarget {
             url,
             ca_pem,
+            client_pem,
             token: Some(token),
             kubeconfig: None,
             emulator: Some(Emulator { child, control_url }),

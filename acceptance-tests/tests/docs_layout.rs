@@ -390,7 +390,22 @@ fn listed_entries(page: &str) -> Vec<(String, String, String, String)> {
         if let Some(a) = line.strip_prefix("<a id=\"").and_then(|l| l.strip_suffix("\"></a>")) {
             anchor = a.to_owned();
         } else if let Some(h) = line.strip_prefix("### ").filter(|h| !h.starts_with("Nested Schema")) {
-            heading = h.to_owned();
+            // tfplugindocs: headings at the top level only…
+            heading = if anchor.is_empty() {
+                h.to_owned()
+            } else {
+                format!("### {h} in a nested section")
+            };
+        } else if let Some(h) = line
+            .strip_suffix(':')
+            .filter(|h| ["Required", "Optional", "Read-Only"].contains(h))
+        {
+            // … and `Required:` paragraphs in nested sections.
+            heading = if anchor.is_empty() {
+                format!("{h}: at the top level")
+            } else {
+                h.to_owned()
+            };
         } else if let Some(rest) = line.strip_prefix("- `") {
             let (name, rest) = rest.split_once("` (").unwrap_or_default();
             let kind = rest.split(')').next().unwrap_or_default();

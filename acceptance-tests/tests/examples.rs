@@ -1,7 +1,7 @@
 //! Every example under examples/ applies against the local emulators and
 //! re-plans empty, under every supported Terraform version.
 
-use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
+use eksgpu_acceptance_tests::hcl::{Provider, REQUIRED_PROVIDERS};
 use eksgpu_acceptance_tests::{Workdir, skip, terraform_versions};
 
 fn apply_and_replan(example: &str, vars: &[(&str, String)]) -> Vec<serde_json::Value> {
@@ -86,6 +86,12 @@ fn apply_against_cluster(example: &str) -> Vec<serde_json::Value> {
         }
         let mut w = Workdir::from_example(&tf, example);
         w.env("AWS_ENDPOINT_URL", &moto.url());
+        // The examples take the cluster's subnets as a variable: moto's, here.
+        let cluster = moto.eks("GET", "/clusters/gpu-cluster", &serde_json::Value::Null);
+        w.env(
+            "TF_VAR_subnet_ids",
+            &cluster["cluster"]["resourcesVpcConfig"]["subnetIds"].to_string(),
+        );
         w.init();
         w.apply();
         w.assert_empty_plan();
@@ -93,6 +99,107 @@ fn apply_against_cluster(example: &str) -> Vec<serde_json::Value> {
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
     outputs
+}
+
+/// Every scenario and the node strategy example plan with no AWS and no cluster: AWS endpoints
+/// that refuse every connection, and no kubeconfig.
+#[test]
+fn scenarios_plan_offline() {
+    let mut examples: Vec<String> = std::fs::read_dir(eksgpu_acceptance_tests::repo_root().join("examples/scenarios"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(Result::ok)
+        .map(|e| format!("examples/scenarios/{}", e.file_name().to_string_lossy()))
+        .collect();
+    examples.sort();
+    examples.push("examples/resources/eksgpu_node_strategy".into());
+    assert!(examples.len() > 8, "{examples:?}");
+    for tf in terraform_versions() {
+        for example in &examples {
+            let mut w = Workdir::from_example(&tf, example);
+            w.env("AWS_ENDPOINT_URL", eksgpu_acceptance_tests::hcl::DEAD_ENDPOINT);
+            w.init();
+            let r = w.run(&["plan", "-no-color", "-input=false"]);
+            assert_eq!(
+                r.code,
+                0,
+                "{} {example} does not plan offline:\n{}",
+                tf.label,
+                r.combined()
+            );
+        }
+    }
+}
+
+/// The short first example of each resource and data source page (`basic/main.tf`): at most 30
+/// lines, no provider block, and it plans under the provider block a reader already has (the
+/// `eksgpu_cluster` data source against moto, the rest with AWS unreachable).
+#[test]
+fn short_examples_are_short_and_plan() {
+    let root = eksgpu_acceptance_tests::repo_root();
+    let mut examples = Vec::new();
+    for dir in ["examples/resources", "examples/data-sources"] {
+        for e in std::fs::read_dir(root.join(dir))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+        {
+            let basic = e.path().join("basic/main.tf");
+            let text = std::fs::read_to_string(&basic).unwrap_or_else(|e| panic!("{}: {e}", basic.display()));
+            assert!(
+                text.lines().count() <= 30,
+                "{} is longer than 30 lines",
+                basic.display()
+            );
+            assert!(
+                !text.contains("provider \""),
+                "{} has a provider block",
+                basic.display()
+            );
+            examples.push((e.file_name().to_string_lossy().into_owned(), text));
+        }
+    }
+    assert_eq!(examples.len(), 7, "one per resource and data source");
+    for tf in terraform_versions() {
+        for (name, text) in &examples {
+            let (header, moto) = if name == "eksgpu_cluster" {
+                let (_, moto) = eksgpu_acceptance_tests::eks_cluster("gpu-cluster");
+                (Provider::new().header(), Some(moto))
+            } else {
+                (Provider::new().offline().header(), None)
+            };
+            let mut w = Workdir::new(&tf, &format!("{header}{text}"));
+            if let Some(moto) = &moto {
+                w.env("AWS_ENDPOINT_URL", &moto.url());
+            }
+            w.init();
+            let r = w.run(&["plan", "-no-color", "-input=false"]);
+            assert_eq!(r.code, 0, "{} {name}: {}", tf.label, r.combined());
+        }
+    }
+}
+
+/// The module test example (`examples/module-test`): `terraform test` with `command = plan`
+/// passes offline on the current CLI; Terraform 1.0.3 has no `terraform test` (1.6+).
+#[test]
+fn module_test_example_passes_offline() {
+    let Some(tf) = terraform_versions().into_iter().find(|t| t.label == "current") else {
+        return skip("`terraform test` needs Terraform 1.6+; EKSGPU_TF_VERSIONS left out the current CLI");
+    };
+    if terraform_versions().iter().any(|t| t.label == "1.0.3") {
+        println!("skipped on Terraform 1.0.3: `terraform test` arrived in 1.6");
+    }
+    let example = "examples/module-test";
+    let mut w = Workdir::from_example(&tf, example);
+    // The harness copies `.tf` files; the test file is copied here.
+    let test_file = "tests/plan.tftest.hcl";
+    let text = std::fs::read_to_string(eksgpu_acceptance_tests::repo_root().join(example).join(test_file))
+        .unwrap_or_else(|e| panic!("{e}"));
+    w.write(test_file, &text);
+    w.env("AWS_ENDPOINT_URL", eksgpu_acceptance_tests::hcl::DEAD_ENDPOINT);
+    w.init();
+    let r = w.run(&["test", "-no-color"]);
+    let out = r.combined();
+    assert_eq!(r.code, 0, "{out}");
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
 }
 
 #[test]

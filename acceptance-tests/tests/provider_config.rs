@@ -44,9 +44,12 @@ fn bad_provider_values_point_at_their_attribute() {
     let main_tf = REQUIRED_PROVIDERS.to_owned()
         + r#"provider "eksgpu" {
   karpenter_version = "0.37"
+  assume_role {
+    role_arn = "arn:aws:iam::123456789012:role/r"
+    duration = "13h"
+  }
   endpoints {
     ec2 = "localhost:5000"
-    iam = "https://iam.local"
   }
   kubernetes {
     host        = "https://127.0.0.1:6443"
@@ -72,13 +75,13 @@ data "eksgpu_gpu_catalog" "all" {}
             err.contains("Invalid endpoint URL") && err.contains(r#"ec2 = "localhost:5000""#),
             "{err}"
         );
-        // Settings that conflict (one would win silently) or do nothing are said at their line.
+        // Settings that conflict (one would win silently) are said at their line.
         assert!(
             err.contains("Conflicting cluster settings") && err.contains(r#"config_path = "/tmp/kubeconfig""#),
             "{err}"
         );
         assert!(
-            err.contains("Endpoint not used") && err.contains(r#"iam = "https://iam.local""#),
+            err.contains("Invalid session duration") && err.contains(r#"duration = "13h""#),
             "{err}"
         );
         // The provider's identifying tags are its own (EKSGPU125); aws: keys are AWS's.

@@ -12,6 +12,7 @@ use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
 const SECRET_KEY: &str = "canarySecretKeyQ7wZ3xV9";
 const SESSION_TOKEN: &str = "canarySessionTokenM4kP8rT2";
 const EXTERNAL_ID: &str = "canaryExternalIdH6nB1sD5";
+const WEB_IDENTITY_TOKEN: &str = "canaryWebIdentityTokenR3vJ8qL1";
 
 /// Every attribute the provider's schema marks sensitive, as `type.name.block….attribute`
 /// (`provider.kubernetes.token`), walked from `terraform providers schema -json`.
@@ -48,8 +49,19 @@ fn sensitive_attributes(schema: &serde_json::Value) -> Vec<String> {
 /// AWS SDK's orchestrator prints AssumeRole's input at TRACE), finds the cluster
 /// through DescribeCluster and mints an EKS IAM token from the credentials (the
 /// presigned path aws-sigv4 logs at TRACE); `static` sends the kubernetes block's token;
-/// `kubeconfig` reads a kubeconfig with a client certificate and key.
-fn config(kube: &eksgpu_acceptance_tests::kube::KubeTarget, kubeconfig: &str) -> String {
+/// `kubeconfig` reads a kubeconfig with a client certificate and key; `client`
+/// is the static provider's `client_certificate` and `client_key` (PEM).
+fn config(kube: &eksgpu_acceptance_tests::kube::KubeTarget, kubeconfig: &str, client: &(String, String)) -> String {
+    let heredoc = |pem: &str| format!("<<-EOT\n{pem}EOT");
+    let static_block = kube.provider_block().replacen(
+        "  kubernetes {\n",
+        &format!(
+            "  kubernetes {{\n    client_certificate = {}\n    client_key = {}\n",
+            heredoc(&client.0),
+            heredoc(&client.1)
+        ),
+        1,
+    );
     format!(
         r#"{REQUIRED_PROVIDERS}provider "eksgpu" {{
   region = "us-west-2"
@@ -62,6 +74,14 @@ provider "eksgpu" {{
   alias  = "static"
   region = "us-west-2"
 {}}}
+provider "eksgpu" {{
+  alias  = "web_identity"
+  region = "us-west-2"
+  assume_role_with_web_identity {{
+    role_arn           = "arn:aws:iam::123456789012:role/eksgpu-ci"
+    web_identity_token = "{WEB_IDENTITY_TOKEN}"
+  }}
+}}
 provider "eksgpu" {{
   alias  = "kubeconfig"
   region = "us-west-2"
@@ -96,6 +116,20 @@ resource "eksgpu_node_strategy" "minted" {{
     }}
   }}
 }}
+resource "eksgpu_node_strategy" "web_identity" {{
+  provider     = eksgpu.web_identity
+  cluster_name = "gpu"
+  name         = "web-identity"
+  pool {{
+    name           = "web-identity-pool"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    gpu_limit      = 8
+    node_class {{
+      role = "KarpenterNodeRole-gpu"
+    }}
+  }}
+}}
 resource "eksgpu_node_strategy" "static" {{
   provider     = eksgpu.static
   cluster_name = "gpu"
@@ -111,20 +145,21 @@ resource "eksgpu_node_strategy" "static" {{
   }}
 }}
 "#,
-        kube.provider_block()
+        static_block
     )
 }
 
-/// A kubeconfig for the emulator whose user has its token and a client
-/// certificate with a fresh key; returns the file's text and the key's PEM.
+/// The client certificate and key (PEM) the emulator issued: a handshake with any other fails.
+fn client_certificate(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, String) {
+    kube.client_pem.clone().unwrap_or_default()
+}
+
+/// A kubeconfig for the emulator whose user has its token and the emulator's
+/// client certificate; returns the file's text and the key's PEM.
 fn kubeconfig(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, String) {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let key = rcgen::KeyPair::generate().unwrap_or_else(|e| panic!("{e}"));
-    let cert = rcgen::CertificateParams::new(vec!["canary-client".to_owned()])
-        .and_then(|p| p.self_signed(&key))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let key_pem = key.serialize_pem();
+    let (cert_pem, key_pem) = client_certificate(kube);
     let text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: emu\n  cluster:\n    server: {}\n    certificate-authority-data: {}\n\
          users:\n- name: canary\n  user:\n    token: {}\n    client-certificate-data: {}\n    client-key-data: {}\n\
@@ -132,7 +167,7 @@ fn kubeconfig(kube: &eksgpu_acceptance_tests::kube::KubeTarget) -> (String, Stri
         kube.url,
         b64(kube.ca_pem.as_deref().unwrap_or_default()),
         kube.token().unwrap_or_default(),
-        b64(&cert.pem()),
+        b64(&cert_pem),
         b64(&key_pem),
     );
     (text, key_pem)
@@ -150,7 +185,13 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         let kubeconfig_path =
             std::env::temp_dir().join(format!("eksgpu-canary-{}-{}.yaml", std::process::id(), tf.label));
         std::fs::write(&kubeconfig_path, &kubeconfig_text).unwrap_or_else(|e| panic!("{e}"));
-        let mut w = Workdir::new(&tf, &config(&kube, kubeconfig_path.to_str().unwrap_or_default()));
+        let client = client_certificate(&kube);
+        // A line of the block's client key's base64 body.
+        let client_key_line = client.1.lines().nth(1).unwrap_or_default().to_owned();
+        let mut w = Workdir::new(
+            &tf,
+            &config(&kube, kubeconfig_path.to_str().unwrap_or_default(), &client),
+        );
         w.env("AWS_ENDPOINT_URL", &moto.url());
         w.env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
         w.env("AWS_SESSION_TOKEN", SESSION_TOKEN);
@@ -163,6 +204,11 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         let schema: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap_or_else(|e| panic!("{e}"));
         let canaries = [
             ("provider.assume_role.external_id", EXTERNAL_ID),
+            (
+                "provider.assume_role_with_web_identity.web_identity_token",
+                WEB_IDENTITY_TOKEN,
+            ),
+            ("provider.kubernetes.client_key", client_key_line.as_str()),
             ("provider.kubernetes.token", kube_token.as_str()),
         ];
         let sensitive = sensitive_attributes(&schema);
@@ -193,6 +239,11 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
         assert!(
             trace.contains("obtained assumed credentials"),
             "{}: no AssumeRole",
+            tf.label
+        );
+        assert!(
+            trace.contains("obtained web identity credentials"),
+            "{}: no AssumeRoleWithWebIdentity",
             tf.label
         );
         // Both credentials were used: the emulator saw a minted EKS token and the static token.

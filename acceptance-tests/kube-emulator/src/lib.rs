@@ -2,7 +2,7 @@
 //! terraform-provider-eksgpu: discovery, core Namespace and ConfigMap, the
 //! custom kinds of `crds/`, server-side
 //! apply with managed fields in the real `FieldsV1` format, conflicts, force,
-//! dry run, CRD defaulting, pruning and validation, bearer-token auth, and a
+//! dry run, CRD defaulting, pruning and validation, bearer-token and client-certificate auth, and a
 //! control endpoint (reset, faults, edits as another manager, status writes as
 //! a controller makes them, e.g. KEDA's conditions, request log),
 //! and an upstream mode that forwards custom groups to a real API server.

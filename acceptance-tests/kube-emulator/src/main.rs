@@ -1,5 +1,6 @@
 //! `eksgpu-kube-emulator [--tls] [--token T] [--eks-cluster NAME] [--without plural.group]… [--upstream KUBECONFIG]`
-//! Prints one JSON line (`url`, `control_url`, `ca_pem`) and serves until stdin closes.
+//! Prints one JSON line (`url`, `control_url`, `ca_pem`, `client_cert_pem`, `client_key_pem`) and serves until
+//! stdin closes.
 
 #![allow(clippy::print_stdout)] // The first line on stdout is this program's answer.
 
@@ -31,7 +32,13 @@ async fn main() {
     };
     println!(
         "{}",
-        serde_json::json!({"url": emulator.url, "control_url": emulator.control_url, "ca_pem": emulator.ca_pem})
+        serde_json::json!({
+            "url": emulator.url,
+            "control_url": emulator.control_url,
+            "ca_pem": emulator.ca_pem,
+            "client_cert_pem": emulator.client_pem.as_ref().map(|c| &c.0),
+            "client_key_pem": emulator.client_pem.as_ref().map(|c| &c.1),
+        })
     );
     // Serve until the parent goes away (stdin closes), so no emulator outlives its test.
     let mut sink = Vec::new();

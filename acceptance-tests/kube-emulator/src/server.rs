@@ -60,6 +60,8 @@ pub struct Emulator {
     pub control_url: String,
     /// PEM of the CA that signed the serving certificate, with TLS.
     pub ca_pem: Option<String>,
+    /// A client certificate and key (PEM) the API accepts instead of a bearer token, with TLS.
+    pub client_pem: Option<(String, String)>,
 }
 
 type Resp = Response<Full<Bytes>>;
@@ -107,11 +109,15 @@ impl Emulator {
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
         let api_port = api.local_addr()?.port();
         let control_url = format!("http://127.0.0.1:{}", control.local_addr()?.port());
-        let (tls, ca_pem) = if opts.tls {
-            let (config, ca) = tls_config().map_err(std::io::Error::other)?;
-            (Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))), Some(ca))
+        let (tls, ca_pem, client_pem) = if opts.tls {
+            let (config, ca, client) = tls_config().map_err(std::io::Error::other)?;
+            (
+                Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))),
+                Some(ca),
+                Some(client),
+            )
         } else {
-            (None, None)
+            (None, None, None)
         };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let s = state.clone();
@@ -119,15 +125,19 @@ impl Emulator {
             while let Ok((stream, _)) = api.accept().await {
                 let (s, tls) = (s.clone(), tls.clone());
                 tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |req| api_handler(s.clone(), req));
                     let builder = hyper::server::conn::http1::Builder::new();
                     match tls {
                         Some(acceptor) => {
                             if let Ok(stream) = acceptor.accept(stream).await {
+                                // The verifier accepts only certificates of this emulator's CA.
+                                let client_cert = stream.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
+                                let service =
+                                    hyper::service::service_fn(move |req| api_handler(s.clone(), req, client_cert));
                                 let _ = builder.serve_connection(TokioIo::new(stream), service).await;
                             }
                         }
                         None => {
+                            let service = hyper::service::service_fn(move |req| api_handler(s.clone(), req, false));
                             let _ = builder.serve_connection(TokioIo::new(stream), service).await;
                         }
                     }
@@ -149,12 +159,15 @@ impl Emulator {
             url: format!("{scheme}://127.0.0.1:{api_port}"),
             control_url,
             ca_pem,
+            client_pem,
         })
     }
 }
 
-/// A CA made per start and a serving certificate for 127.0.0.1 and localhost.
-fn tls_config() -> Result<(rustls::ServerConfig, String), String> {
+/// A CA made per start, a serving certificate for 127.0.0.1 and localhost, and a client
+/// certificate of that CA (as kube-apiserver's `--client-ca-file` accepts, optional: clients
+/// without one authenticate with a bearer token).
+fn tls_config() -> Result<(rustls::ServerConfig, String, (String, String)), String> {
     let e = |e: rcgen::Error| e.to_string();
     let ca_key = rcgen::KeyPair::generate().map_err(e)?;
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).map_err(e)?;
@@ -174,16 +187,30 @@ fn tls_config() -> Result<(rustls::ServerConfig, String), String> {
         .distinguished_name
         .push(rcgen::DnType::CommonName, "kube-apiserver");
     let cert = params.signed_by(&key, &issuer).map_err(e)?;
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+    let client_key = rcgen::KeyPair::generate().map_err(e)?;
+    let mut client_params = rcgen::CertificateParams::new(Vec::<String>::new()).map_err(e)?;
+    client_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "eksgpu-test-client");
+    client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let client = client_params.signed_by(&client_key, &issuer).map_err(e)?;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca.der().clone()).map_err(|e| e.to_string())?;
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
-        .with_no_client_auth()
+        .with_client_cert_verifier(verifier)
         .with_single_cert(
             vec![cert.der().clone()],
             rustls::pki_types::PrivateKeyDer::Pkcs8(rustls::pki_types::PrivatePkcs8KeyDer::from(key.serialize_der())),
         )
         .map_err(|e| e.to_string())?;
-    Ok((config, ca.pem()))
+    Ok((config, ca.pem(), (client.pem(), client_key.serialize_pem())))
 }
 
 async fn body(req: Request<Incoming>) -> Bytes {
@@ -222,8 +249,9 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// What bearer token a request carries, and whether it is accepted.
-fn authenticate(opts: &Options, req: &Request<Incoming>) -> Result<&'static str, ()> {
+/// What bearer token a request carries, and whether it is accepted; without one, a client
+/// certificate of the emulator's CA (kube-apiserver tries each authenticator in turn).
+fn authenticate(opts: &Options, req: &Request<Incoming>, client_cert: bool) -> Result<&'static str, ()> {
     if opts.token.is_none() && opts.eks_cluster.is_none() {
         return Ok("none");
     }
@@ -231,8 +259,10 @@ fn authenticate(opts: &Options, req: &Request<Incoming>) -> Result<&'static str,
         .headers()
         .get(hyper::header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .ok_or(())?;
+        .and_then(|h| h.strip_prefix("Bearer "));
+    let Some(token) = token else {
+        return if client_cert { Ok("client-certificate") } else { Err(()) };
+    };
     if opts.token.as_deref() == Some(token) {
         return Ok("static");
     }
@@ -340,7 +370,7 @@ fn discovery(registry: &Registry, path: &str) -> Option<Value> {
     }
 }
 
-async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result<Resp, Infallible> {
+async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_cert: bool) -> Result<Resp, Infallible> {
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let query = req.uri().query().unwrap_or_default().to_owned();
@@ -354,7 +384,7 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Result
     // Faults first, as a flaky network or server would answer.
     let (fault, auth) = {
         let mut st = state.lock().await;
-        let auth = authenticate(&st.opts, &req);
+        let auth = authenticate(&st.opts, &req, client_cert);
         st.requests
             .push(json!({"method": method.as_str(), "path": path, "query": query, "auth": auth.unwrap_or("rejected")}));
         let fault = st.faults.iter_mut().find(|f| {

@@ -110,15 +110,32 @@ output "gpu_operator_values" {
 }
 
 # The AWS side of the same cluster, in its own strategy: a managed node group
-# for steady H100 capacity and EKS Hybrid Nodes for the on-prem GPUs. Subnets
-# come from the cluster; the remote networks are checked against each other at
-# plan and against the VPC and service CIDRs before apply changes anything.
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# for steady H100 capacity and EKS Hybrid Nodes for the on-prem GPUs. The
+# remote networks are checked against each other at plan and against the VPC
+# and service CIDRs before apply changes anything.
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 resource "eksgpu_node_strategy" "standard" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "standard"
 
   # Hybrid nodes get no driver from AWS: the operator installs it there, and the
@@ -133,7 +150,7 @@ resource "eksgpu_node_strategy" "standard" {
 
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      subnet_ids    = var.subnet_ids
       disk_size     = 200
 
       # desired is the size at creation; autoscaler changes are not drift.

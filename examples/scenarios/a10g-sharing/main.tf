@@ -15,20 +15,37 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 locals {
   node_group = {
     node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-    subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+    subnet_ids    = var.subnet_ids
   }
 }
 
 # 1. Time-slicing, 2 replicas: two vLLM at --gpu-memory-utilization 0.40 fit.
 resource "eksgpu_sharing_pool" "time_sliced" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "a10g-ts2"
   instance_type = "g5.2xlarge"
   capacity      = "managed_node_group"
@@ -51,7 +68,7 @@ resource "eksgpu_sharing_pool" "time_sliced" {
 
 # 2. One DRA claim with time-slicing, shared by two pods in namespace llm.
 resource "eksgpu_sharing_pool" "dra_shared" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "a10g-dra"
   instance_type = "g5.2xlarge"
   capacity      = "managed_node_group"
@@ -65,7 +82,7 @@ resource "eksgpu_sharing_pool" "dra_shared" {
 
 # 3. HAMi: 6144 MiB and half the SMs per pod (a soft quota, not isolation).
 resource "eksgpu_sharing_pool" "hami" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "a10g-hami"
   instance_type = "g5.2xlarge"
   capacity      = "managed_node_group"
@@ -78,7 +95,7 @@ resource "eksgpu_sharing_pool" "hami" {
 }
 
 resource "eksgpu_node_strategy" "a10g" {
-  cluster_name       = data.eksgpu_cluster.gpu.name
+  cluster_name       = var.cluster_name
   name               = "a10g-sharing"
   kubernetes_version = "1.34"
 

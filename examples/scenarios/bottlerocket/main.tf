@@ -16,12 +16,29 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 resource "eksgpu_node_strategy" "bottlerocket" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "bottlerocket"
 
   # DCGM metrics and the node feature discovery from the operator; no driver or plugin.
@@ -49,7 +66,7 @@ resource "eksgpu_node_strategy" "bottlerocket" {
 
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      subnet_ids    = var.subnet_ids
       ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
       disk_size     = 150
 

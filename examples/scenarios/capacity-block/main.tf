@@ -28,8 +28,25 @@ provider "eksgpu" {
   }
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 variable "capacity_block_id" {
@@ -38,7 +55,7 @@ variable "capacity_block_id" {
 }
 
 resource "eksgpu_node_strategy" "reserved" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "capacity-block"
 
   gpu_operator {}
@@ -95,7 +112,7 @@ resource "eksgpu_node_strategy" "reserved" {
 
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      subnet_ids    = var.subnet_ids
       disk_size     = 200
 
       scaling {

@@ -18,12 +18,23 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
 }
 
 resource "eksgpu_node_strategy" "training" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "efa-training"
 
   gpu_operator {}

@@ -13,8 +13,25 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 # Seven 1g.18gb slices per H200: small models, one slice each. Under the mixed
@@ -22,7 +39,7 @@ data "eksgpu_cluster" "gpu" {
 # advertises, so Karpenter would never launch a node for them (EKSGPU122):
 # MIG runs on static capacity, a managed node group.
 resource "eksgpu_sharing_pool" "small_models" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "h200-1g18"
   instance_type = "p5en.48xlarge"
   capacity      = "managed_node_group"
@@ -40,7 +57,7 @@ resource "eksgpu_sharing_pool" "small_models" {
 }
 
 resource "eksgpu_node_strategy" "inference" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "mig-inference"
 
   gpu_operator {
@@ -55,7 +72,7 @@ resource "eksgpu_node_strategy" "inference" {
 
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      subnet_ids    = var.subnet_ids
       disk_size     = 200
 
       scaling {

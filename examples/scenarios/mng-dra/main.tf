@@ -14,13 +14,30 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name and data.eksgpu_cluster.gpu.subnet_ids.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the cluster's VPC for the managed node groups."
+  type        = list(string)
+  default     = ["subnet-0123456789abcdef0"]
 }
 
 # One H100 per ResourceClaim, through the NVIDIA DRA driver.
 resource "eksgpu_sharing_pool" "dra" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "h100-dra"
   instance_type = "p5.48xlarge"
   capacity      = "managed_node_group"
@@ -32,7 +49,7 @@ resource "eksgpu_sharing_pool" "dra" {
 }
 
 resource "eksgpu_node_strategy" "dra" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "mng-dra"
 
   # resource.k8s.io/v1: Kubernetes 1.34 or later (EKSGPU004).
@@ -50,7 +67,7 @@ resource "eksgpu_node_strategy" "dra" {
 
     managed_node_group {
       node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+      subnet_ids    = var.subnet_ids
       disk_size     = 200
 
       scaling {

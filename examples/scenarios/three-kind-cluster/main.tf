@@ -17,8 +17,19 @@ provider "eksgpu" {
   region = "us-west-2"
 }
 
-data "eksgpu_cluster" "gpu" {
-  name = "gpu-cluster"
+# The cluster, as variables: `terraform plan` needs no AWS call. With the
+# cluster in AWS, a root module can read them with the eksgpu_cluster data
+# source instead (examples/data-sources/eksgpu_cluster):
+#
+#   data "eksgpu_cluster" "gpu" {
+#     name = "gpu-cluster"
+#   }
+#
+# and pass data.eksgpu_cluster.gpu.name.
+variable "cluster_name" {
+  description = "Name of the EKS cluster."
+  type        = string
+  default     = "gpu-cluster"
 }
 
 # A 70B model at bf16 (168 GB per replica): whole GPUs, on Auto Mode.
@@ -31,7 +42,7 @@ data "eksgpu_recommendation" "llm_70b" {
 # slices advertised as nvidia.com/gpu, a resource Karpenter knows; under mixed
 # (nvidia.com/mig-1g.18gb) Karpenter would launch no node for them (EKSGPU122).
 resource "eksgpu_sharing_pool" "small_models" {
-  cluster_name  = data.eksgpu_cluster.gpu.name
+  cluster_name  = var.cluster_name
   name          = "h200-1g18"
   instance_type = "p5en.48xlarge"
   capacity      = "karpenter"
@@ -44,7 +55,7 @@ resource "eksgpu_sharing_pool" "small_models" {
 }
 
 resource "eksgpu_node_strategy" "platform" {
-  cluster_name = data.eksgpu_cluster.gpu.name
+  cluster_name = var.cluster_name
   name         = "platform"
 
   # Auto Mode nodes keep the operator's device plugin off; NVIDIA AMIs keep its

@@ -2,6 +2,7 @@
 //! configuration (nothing contacts AWS until a resource or data source needs
 //! it), and the operations the provider uses.
 
+mod assume;
 mod ec2;
 mod eks;
 mod error;
@@ -14,28 +15,21 @@ pub mod wait;
 use std::collections::HashMap;
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_credential_types::provider::SharedCredentialsProvider;
 use aws_sdk_ec2::error::{ProvideErrorMetadata, SdkError};
 use eksgpu_core::eks::ClusterFacts;
 use tokio::sync::{Mutex, OnceCell};
 
+pub use assume::{AssumeRole, WebIdentity};
 pub use ec2::InstanceTypes;
 pub use error::{AwsError, AwsFailure};
 pub use hybrid::AccessEntry;
-
-/// `assume_role { … }` of the provider block.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AssumeRole {
-    pub role_arn: String,
-    pub session_name: Option<String>,
-    pub external_id: Option<String>,
-}
 
 /// `endpoints { … }` of the provider block: per-service URL overrides.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Endpoints {
     pub eks: Option<String>,
     pub ec2: Option<String>,
-    pub iam: Option<String>,
     pub sts: Option<String>,
 }
 
@@ -45,6 +39,7 @@ pub struct AwsSettings {
     pub region: Option<String>,
     pub profile: Option<String>,
     pub assume_role: Option<AssumeRole>,
+    pub assume_role_with_web_identity: Option<WebIdentity>,
     pub endpoints: Endpoints,
 }
 
@@ -107,7 +102,6 @@ impl AwsClients {
         let configured = match service {
             "eks" => e.eks.clone(),
             "ec2" => e.ec2.clone(),
-            "iam" => e.iam.clone(),
             "sts" => e.sts.clone(),
             _ => None,
         };
@@ -130,26 +124,44 @@ async fn load(settings: &AwsSettings) -> SdkConfig {
         loader = loader.profile_name(profile);
     }
     let base = loader.load().await;
-    let Some(role) = &settings.assume_role else {
+    if settings.assume_role.is_none() && settings.assume_role_with_web_identity.is_none() {
         return base;
+    }
+    // Roles are assumed through STS, at the overridden endpoint when one is set.
+    let sts = |config: &SdkConfig| {
+        let mut builder = aws_sdk_sts::config::Builder::from(config);
+        if let Some(url) = &settings.endpoints.sts {
+            builder = builder.endpoint_url(url);
+        }
+        aws_sdk_sts::Client::from_conf(builder.build())
     };
-    // The role is assumed through STS, at the overridden endpoint when one is set.
-    let mut sts_base = base.to_builder();
-    if let Some(url) = &settings.endpoints.sts {
-        sts_base.set_endpoint_url(Some(url.clone()));
+    let with = |config: &SdkConfig, provider: assume::StsCredentials| {
+        config
+            .to_builder()
+            .credentials_provider(SharedCredentialsProvider::new(provider))
+            .build()
+    };
+    // hashicorp/aws order: the web identity's role gives the base credentials, which assume `assume_role`.
+    let mut config = base;
+    if let Some(identity) = &settings.assume_role_with_web_identity {
+        let client = sts(&config);
+        config = with(
+            &config,
+            assume::StsCredentials::WebIdentity {
+                client,
+                identity: identity.clone(),
+            },
+        );
     }
-    let mut provider = aws_config::sts::AssumeRoleProvider::builder(role.role_arn.clone())
-        .session_name(
-            role.session_name
-                .clone()
-                .unwrap_or_else(|| "terraform-provider-eksgpu".to_owned()),
-        )
-        .configure(&sts_base.build());
-    if let Some(id) = &role.external_id {
-        provider = provider.external_id(id.clone());
+    if let Some(role) = &settings.assume_role {
+        let client = sts(&config);
+        config = with(
+            &config,
+            assume::StsCredentials::Role {
+                client,
+                role: role.clone(),
+            },
+        );
     }
-    let provider = provider.build().await;
-    base.to_builder()
-        .credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(provider))
-        .build()
+    config
 }

@@ -4,9 +4,11 @@
 
 mod access;
 mod client;
+pub mod exec;
 
-pub use access::{Access, Clusters, Identity};
+pub use access::{Access, ClientCertificate, Clusters, Identity, StaticCredentials};
 pub use client::KubeCluster;
+pub use exec::{ExecConfig, ExecError};
 
 use async_trait::async_trait;
 use eksgpu_core::kinds::Kind;
@@ -70,6 +72,9 @@ pub enum KubeError {
     },
     #[error("invalid cluster access settings: {0}")]
     Config(String),
+    /// `kubernetes.exec` failed or printed no usable credential.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
     #[error(transparent)]
     Aws(#[from] crate::AwsError),
 }

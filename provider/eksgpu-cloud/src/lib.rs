@@ -6,4 +6,4 @@ pub mod aws;
 pub mod kube;
 pub mod net;
 
-pub use aws::{AssumeRole, AwsClients, AwsError, AwsFailure, AwsSettings, Endpoints, InstanceTypes};
+pub use aws::{AssumeRole, AwsClients, AwsError, AwsFailure, AwsSettings, Endpoints, InstanceTypes, WebIdentity};

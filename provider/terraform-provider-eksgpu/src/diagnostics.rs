@@ -114,8 +114,9 @@ pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path:
         ),
         K::Unauthorized { code: 401, .. } => (
             "Cluster did not accept the provider's credentials".into(),
-            "Check that identity: a `kubernetes.token` must be valid for this cluster and unexpired; an EKS token \
-             needs valid AWS credentials, `cluster_name` naming this cluster, and a correct clock.",
+            "Check that identity: a `kubernetes.token` (or the token `kubernetes.exec` prints) must be valid for this \
+             cluster and unexpired; an EKS token needs valid AWS credentials, `cluster_name` naming this cluster, \
+             and a correct clock.",
         ),
         K::Unauthorized { .. } => (
             "Cluster denied access".into(),
@@ -124,6 +125,11 @@ pub(crate) fn kube_failed(err: &eksgpu_cloud::kube::KubeError, what: &str, path:
         ),
         K::Unreachable { cause, .. } => (unreachable_summary(cause).into(), cause.hint()),
         K::Cancelled { .. } => return cancelled_call(what, path),
+        K::Exec(_) => (
+            "Kubernetes credential command failed".into(),
+            "Fix the provider's kubernetes.exec block (api_version, command, args, env) or what the command needs \
+             (a login, a profile): run it by hand and check that it prints an ExecCredential.",
+        ),
         K::Config(_) => (
             "Invalid cluster access settings".into(),
             "Fix the provider's kubernetes block (or the kubeconfig it names).",

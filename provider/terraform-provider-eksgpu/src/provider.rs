@@ -1,6 +1,7 @@
 //! The provider block: its schema (fixed names, see docs/index.md), offline
 //! validation, and the configuration every resource and data source shares.
 
+mod auth;
 mod config;
 
 use std::sync::{Arc, OnceLock};
@@ -87,7 +88,6 @@ fn check_config(config: &Value, diags: &mut Diagnostics) {
 }
 
 pub fn schema() -> Schema {
-    let s = |name: &str, description: &str| Attribute::optional(name, Type::String, description);
     Schema::new(
         Block::new(
             "Configures how the provider reaches AWS and each cluster. Nothing contacts AWS until a \
@@ -122,44 +122,17 @@ pub fn schema() -> Schema {
             "field_manager",
             &format!("Server-side apply field manager for in-cluster objects. Default `\"{DEFAULT_FIELD_MANAGER}\"`."),
         ))
-        .block(NestedBlock::single(
-            "assume_role",
-            Block::new("IAM role to assume (through STS) for every AWS call.")
-                .attribute(Attribute::required(
-                    "role_arn",
-                    Type::String,
-                    "ARN of the role to assume.",
-                ))
-                .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
-                .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive()),
-        ))
+        .block(assume_role())
+        .block(assume_role_with_web_identity())
         .block(NestedBlock::single(
             "endpoints",
             Block::new("Endpoint URL overrides, e.g. for VPC endpoints or local emulators.")
                 .attribute(s("eks", "EKS endpoint URL."))
                 .attribute(s("ec2", "EC2 endpoint URL."))
-                .attribute(s("iam", "IAM endpoint URL."))
                 .attribute(s("sts", "STS endpoint URL (used to assume `assume_role`).")),
         ))
+        .block(kubernetes())
         .block(NestedBlock::single(
-            "kubernetes",
-            Block::new(
-                "How to reach the clusters' Kubernetes API. By default the provider finds each cluster \
-                     itself: endpoint and CA from EKS `DescribeCluster`, and an EKS IAM token as \
-                     `aws eks get-token` makes.",
-            )
-            .attribute(s("host", "API server URL (`https://…`)."))
-            .attribute(s("cluster_ca_certificate", "PEM CA bundle of the API server."))
-            .attribute(s("token", "Bearer token.").sensitive())
-            .attribute(Attribute::optional(
-                "insecure",
-                Type::Bool,
-                "Skip TLS verification of the API server. For test clusters only.",
-            ))
-            .attribute(s("config_path", "Path to a kubeconfig file."))
-            .attribute(s("config_context", "Context of the kubeconfig to use.")),
-        ))
-        .block(NestedBlock::optional_one(
             "default_tags",
             Block::new(
                 "Tags on every AWS object the provider creates (node groups, access entries), e.g. for cost attribution. \
@@ -167,6 +140,132 @@ pub fn schema() -> Schema {
                  `eksgpu.terraform.io/*`) cannot be set (EKSGPU125). A change retags the objects on the next apply.",
             )
             .attribute(Attribute::optional("tags", Type::map(Type::String), "Tag keys and values.")),
+        )),
+    )
+}
+
+fn s(name: &str, description: &str) -> Attribute {
+    Attribute::optional(name, Type::String, description)
+}
+
+// The names and meanings of hashicorp/aws v6 (website/docs/index.html.markdown,
+// "assume_role Configuration Block").
+fn assume_role() -> NestedBlock {
+    NestedBlock::single(
+        "assume_role",
+        Block::new("IAM role to assume (STS `AssumeRole`) for every AWS call, as hashicorp/aws's `assume_role`.")
+            .attribute(Attribute::required(
+                "role_arn",
+                Type::String,
+                "ARN of the role to assume.",
+            ))
+            .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
+            .attribute(s("external_id", "External ID the role's trust policy requires.").sensitive())
+            .attribute(s(
+                "duration",
+                "How long the session lasts, as a Go duration from `15m` to `12h` (the role's maximum session \
+                 duration caps it). Default: STS's, 1 hour.",
+            ))
+            .attribute(Attribute::optional(
+                "tags",
+                Type::map(Type::String),
+                "Session tags: up to 50 keys and values the role's policies can read as `aws:PrincipalTag`.",
+            ))
+            .attribute(Attribute::optional(
+                "transitive_tag_keys",
+                Type::set(Type::String),
+                "Keys of `tags` that stay on the session through further role chaining.",
+            ))
+            .attribute(s(
+                "source_identity",
+                "Source identity recorded in CloudTrail and kept through role chaining (2 to 64 characters of \
+                 letters, digits and `_+=,.@-`).",
+            )),
+    )
+}
+
+// hashicorp/aws v6 "assume_role_with_web_identity Configuration Block".
+fn assume_role_with_web_identity() -> NestedBlock {
+    NestedBlock::single(
+        "assume_role_with_web_identity",
+        Block::new(
+            "IAM role to assume with an OIDC token (STS `AssumeRoleWithWebIdentity`), as hashicorp/aws's block of the \
+             same name, e.g. from a CI system's identity token. Its credentials are the base ones: with \
+             `assume_role` too, they assume that role.",
+        )
+        .attribute(Attribute::required(
+            "role_arn",
+            Type::String,
+            "ARN of the role to assume.",
+        ))
+        .attribute(s("session_name", "Session name. Default `terraform-provider-eksgpu`."))
+        .attribute(
+            s(
+                "web_identity_token",
+                "The OIDC token. Conflicts with `web_identity_token_file`.",
+            )
+            .sensitive(),
+        )
+        .attribute(s(
+            "web_identity_token_file",
+            "Path of a file holding the OIDC token, read at each renewal (tokens projected into pods rotate).",
+        ))
+        .attribute(s(
+            "duration",
+            "How long the session lasts, as a Go duration from `15m` to `12h`. Default: STS's, 1 hour.",
+        )),
+    )
+}
+
+// hashicorp/kubernetes v2 provider block (website/docs/index.html.markdown, "Argument Reference").
+fn kubernetes() -> NestedBlock {
+    NestedBlock::single(
+        "kubernetes",
+        Block::new(
+            "How to reach the clusters' Kubernetes API. By default the provider finds each cluster itself: endpoint \
+             and CA from EKS `DescribeCluster`, and an EKS IAM token as `aws eks get-token` makes. With `host`, the \
+             credential is `token`, else what `exec` prints, and/or `client_certificate`; with none of them an EKS \
+             IAM token.",
+        )
+        .attribute(s("host", "API server URL (`https://…`)."))
+        .attribute(s("cluster_ca_certificate", "PEM CA bundle of the API server."))
+        .attribute(s("token", "Bearer token.").sensitive())
+        .attribute(s(
+            "client_certificate",
+            "PEM client certificate for TLS client authentication (with `client_key`).",
+        ))
+        .attribute(s("client_key", "PEM private key of `client_certificate`.").sensitive())
+        .attribute(Attribute::optional(
+            "insecure",
+            Type::Bool,
+            "Skip TLS verification of the API server. For test clusters only.",
+        ))
+        .attribute(s("config_path", "Path to a kubeconfig file."))
+        .attribute(s("config_context", "Context of the kubeconfig to use."))
+        .block(NestedBlock::single(
+            "exec",
+            Block::new(
+                "A client-go credential plugin, e.g. `aws eks get-token`: the command prints an `ExecCredential` \
+                 whose bearer token (or client certificate) the provider uses until its `expirationTimestamp`. Needs \
+                 `host`; conflicts with `token`.",
+            )
+            .attribute(Attribute::required(
+                "api_version",
+                Type::String,
+                "`apiVersion` of the `ExecCredential`: `client.authentication.k8s.io/v1` or \
+                 `client.authentication.k8s.io/v1beta1`.",
+            ))
+            .attribute(Attribute::required(
+                "command",
+                Type::String,
+                "The command, found on `PATH` unless a path.",
+            ))
+            .attribute(Attribute::optional("args", Type::list(Type::String), "Its arguments."))
+            .attribute(Attribute::optional(
+                "env",
+                Type::map(Type::String),
+                "Environment variables set for it, on top of the provider's own.",
+            )),
         )),
     )
 }

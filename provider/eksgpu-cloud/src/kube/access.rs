@@ -5,18 +5,31 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use base64::Engine;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use tokio::sync::Mutex;
 
+use super::exec::{self, ExecConfig, ExecCredential};
 use super::{Cluster, KubeCluster, KubeError};
 use crate::AwsClients;
 
 /// EKS tokens live 15 minutes; renew well before.
 const TOKEN_REUSE: Duration = Duration::from_secs(10 * 60);
+/// An exec credential is renewed this long before its `expirationTimestamp`,
+/// so a call started just before it is not refused.
+const EXEC_MARGIN: Duration = Duration::from_secs(30);
+
+/// When to renew a credential that expires at `expires`.
+fn renewal(expires: SystemTime) -> Instant {
+    let left = expires
+        .duration_since(SystemTime::now())
+        .unwrap_or_default()
+        .saturating_sub(EXEC_MARGIN);
+    Instant::now() + left
+}
 
 /// How the provider reaches cluster APIs.
 #[derive(Clone, Default)]
@@ -24,19 +37,36 @@ pub enum Access {
     /// `DescribeCluster` plus an EKS IAM token (the default).
     #[default]
     Eks,
-    /// A fixed API server; without a token, an EKS IAM token for the cluster name.
+    /// A fixed API server and the `kubernetes` block's credentials.
     Static {
         host: String,
         ca_pem: Option<String>,
         insecure: bool,
-        token: Option<String>,
+        credentials: StaticCredentials,
     },
     /// A kubeconfig file and context.
     Kubeconfig { path: String, context: Option<String> },
 }
 
+/// The credentials of a `kubernetes` block with `host`: a bearer token, or what
+/// `exec` prints, and/or a client certificate; with none of them, an EKS IAM
+/// token for the cluster name.
+#[derive(Clone, Default)]
+pub struct StaticCredentials {
+    pub token: Option<String>,
+    pub exec: Option<ExecConfig>,
+    pub client_certificate: Option<ClientCertificate>,
+}
+
+/// `client_certificate` and `client_key` (PEM), as hashicorp/kubernetes spells them.
+#[derive(Clone)]
+pub struct ClientCertificate {
+    pub certificate_pem: String,
+    pub key_pem: String,
+}
+
 impl std::fmt::Debug for Access {
-    // Tokens never reach a log line.
+    // Tokens and keys never reach a log line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Access::Eks => f.write_str("Eks"),
@@ -53,6 +83,10 @@ pub enum Identity {
     BlockToken,
     /// An EKS IAM token the provider made from its AWS credentials.
     EksToken,
+    /// What `kubernetes.exec`'s command printed.
+    Exec { command: String },
+    /// `kubernetes.client_certificate` of the provider block.
+    ClientCertificate,
     /// What a kubeconfig context says.
     Kubeconfig { path: String, context: Option<String> },
 }
@@ -62,23 +96,25 @@ impl std::fmt::Display for Identity {
         match self {
             Self::BlockToken => f.write_str("the token from the provider's kubernetes block"),
             Self::EksToken => f.write_str("the EKS IAM token made from the provider's AWS credentials"),
+            Self::Exec { command } => write!(f, "the credential the kubernetes.exec command {command:?} printed"),
+            Self::ClientCertificate => f.write_str("the client certificate from the provider's kubernetes block"),
             Self::Kubeconfig { path, context: Some(c) } => write!(f, "the credentials of context {c:?} in {path}"),
             Self::Kubeconfig { path, context: None } => write!(f, "the credentials of the current context in {path}"),
         }
     }
 }
 
-/// What a connection was made with: its config, whether its token expires, who it presents.
+/// What a connection was made with: its config, until when its credential holds, who it presents.
 struct Made {
     config: kube::Config,
-    expires: bool,
+    /// `None`: for the provider process.
+    renew_at: Option<Instant>,
     identity: Identity,
 }
 
 struct Entry {
     cluster: Arc<dyn Cluster>,
-    made: Instant,
-    expires: bool,
+    renew_at: Option<Instant>,
 }
 
 /// Connections to clusters by name, made on first use.
@@ -86,6 +122,8 @@ pub struct Clusters {
     access: Access,
     aws: Arc<AwsClients>,
     cache: Mutex<HashMap<String, Entry>>,
+    /// What `kubernetes.exec` printed last: one credential for every cluster, until it expires.
+    exec: Mutex<Option<ExecCredential>>,
 }
 
 impl Clusters {
@@ -94,6 +132,7 @@ impl Clusters {
             access,
             aws,
             cache: Mutex::new(HashMap::new()),
+            exec: Mutex::new(None),
         }
     }
 
@@ -101,13 +140,13 @@ impl Clusters {
     pub async fn get(&self, name: &str) -> Result<Arc<dyn Cluster>, KubeError> {
         let mut cache = self.cache.lock().await;
         if let Some(e) = cache.get(name)
-            && (!e.expires || e.made.elapsed() < TOKEN_REUSE)
+            && e.renew_at.is_none_or(|t| Instant::now() < t)
         {
             return Ok(e.cluster.clone());
         }
         let Made {
             config,
-            expires,
+            renew_at,
             identity,
         } = self.config(name).await?;
         let host = config.cluster_url.to_string().trim_end_matches('/').to_owned();
@@ -119,8 +158,7 @@ impl Clusters {
             name.to_owned(),
             Entry {
                 cluster: cluster.clone(),
-                made: Instant::now(),
-                expires,
+                renew_at,
             },
         );
         Ok(cluster)
@@ -144,7 +182,7 @@ impl Clusters {
                 };
                 Ok(Made {
                     config,
-                    expires: false,
+                    renew_at: None,
                     identity,
                 })
             }
@@ -152,18 +190,14 @@ impl Clusters {
                 host,
                 ca_pem,
                 insecure,
-                token,
+                credentials,
             } => {
                 let mut config = base_config(host, ca_pem.as_deref())?;
                 config.accept_invalid_certs = *insecure;
-                let (token, expires, identity) = match token {
-                    Some(t) => (t.clone(), false, Identity::BlockToken),
-                    None => (self.aws.eks_token(name).await?, true, Identity::EksToken),
-                };
-                config.auth_info.token = Some(token.into());
+                let (renew_at, identity) = self.static_credentials(name, credentials, &mut config).await?;
                 Ok(Made {
                     config,
-                    expires,
+                    renew_at,
                     identity,
                 })
             }
@@ -181,11 +215,71 @@ impl Clusters {
                 config.auth_info.token = Some(self.aws.eks_token(name).await?.into());
                 Ok(Made {
                     config,
-                    expires: true,
+                    renew_at: Some(Instant::now() + TOKEN_REUSE),
                     identity: Identity::EksToken,
                 })
             }
         }
+    }
+
+    /// Puts the block's credentials into `config`: its token, else what `exec`
+    /// prints (its certificate wins over the block's, as in client-go), its
+    /// client certificate; with none of them, an EKS IAM token.
+    async fn static_credentials(
+        &self,
+        name: &str,
+        credentials: &StaticCredentials,
+        config: &mut kube::Config,
+    ) -> Result<(Option<Instant>, Identity), KubeError> {
+        let mut certificate = credentials
+            .client_certificate
+            .as_ref()
+            .map(|c| (c.certificate_pem.clone(), c.key_pem.clone()));
+        let mut identity = certificate.as_ref().map(|_| Identity::ClientCertificate);
+        let mut renew_at = None;
+        if let Some(t) = &credentials.token {
+            config.auth_info.token = Some(t.clone().into());
+            identity = Some(Identity::BlockToken);
+        } else if let Some(exec) = &credentials.exec {
+            let c = self.exec_credential(exec).await?;
+            renew_at = c.expires.map(renewal);
+            if let Some(t) = c.token {
+                config.auth_info.token = Some(t.into());
+            }
+            if let (Some(cert), Some(key)) = (c.client_certificate_pem, c.client_key_pem) {
+                certificate = Some((cert, key));
+            }
+            identity = Some(Identity::Exec {
+                command: exec.command.clone(),
+            });
+        }
+        if let Some((cert, key)) = certificate {
+            // kube-rs reads a client identity as base64 of PEM (a kubeconfig's `client-*-data`).
+            let b64 = base64::engine::general_purpose::STANDARD;
+            config.auth_info.client_certificate_data = Some(b64.encode(cert));
+            config.auth_info.client_key_data = Some(b64.encode(key).into());
+        }
+        match identity {
+            Some(identity) => Ok((renew_at, identity)),
+            None => {
+                config.auth_info.token = Some(self.aws.eks_token(name).await?.into());
+                Ok((Some(Instant::now() + TOKEN_REUSE), Identity::EksToken))
+            }
+        }
+    }
+
+    /// The exec credential: the one printed last while it holds, else the command's new one.
+    async fn exec_credential(&self, exec: &ExecConfig) -> Result<ExecCredential, KubeError> {
+        let mut cached = self.exec.lock().await;
+        if let Some(c) = cached.as_ref()
+            && c.expires.is_none_or(|e| SystemTime::now() + EXEC_MARGIN < e)
+        {
+            return Ok(c.clone());
+        }
+        let fresh = exec::run(exec).await?;
+        tracing::debug!(command = %exec.command, expires = ?fresh.expires, "kubernetes.exec credential obtained");
+        *cached = Some(fresh.clone());
+        Ok(fresh)
     }
 
     async fn endpoint(&self, name: &str) -> Result<(String, String), KubeError> {
@@ -218,3 +312,6 @@ fn base_config(host: &str, ca_pem: Option<&str>) -> Result<kube::Config, KubeErr
     config.read_timeout = Some(Duration::from_secs(60));
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests;

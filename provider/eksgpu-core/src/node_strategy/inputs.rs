@@ -184,6 +184,10 @@ pub struct One<M: 'static, S: 'static> {
     pub put: fn(&mut M, Option<S>) -> Result<(), String>,
 }
 
+/// A block Terraform must see written (`min_items = 1`): `Required(&ONE)` declares the block
+/// `ONE` as required, so the schema, the docs and the CLI's own "Insufficient blocks" error say so.
+pub struct Required<D: 'static>(pub &'static D);
+
 /// A list of blocks, `Vec<S>` inside `M`.
 pub struct List<M: 'static, S: 'static> {
     pub name: &'static str,

@@ -90,12 +90,7 @@ pub fn check_default_tags(tags: &std::collections::BTreeMap<String, String>) -> 
         .map(|k| {
             Violation::new(
                 Code::EKSGPU125,
-                vec![
-                    Step::Attr("default_tags"),
-                    Step::Index(0),
-                    Step::Attr("tags"),
-                    Step::Key(k.clone()),
-                ],
+                vec![Step::Attr("default_tags"), Step::Attr("tags"), Step::Key(k.clone())],
                 format!("{k:?} is one of the provider's identifying tags."),
             )
         })

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use eksgpu_cloud::kube::{Access, Clusters};
-use eksgpu_cloud::{AssumeRole, AwsClients, AwsSettings, Endpoints};
+use eksgpu_cloud::{AwsClients, AwsSettings, Endpoints};
 use eksgpu_tfplugin::{AttributePath, Diagnostics, Value};
 
 pub const DEFAULT_FIELD_MANAGER: &str = "terraform-provider-eksgpu";
@@ -89,18 +89,18 @@ fn validate_feature_gates(config: &Value, diags: &mut Diagnostics) {
     }
 }
 
-fn string(v: &Value, name: &str) -> Option<String> {
+pub(super) fn string(v: &Value, name: &str) -> Option<String> {
     v.get(name).as_str().map(str::to_owned)
 }
 
 /// The single nested block `name`, if present (Terraform sends null when absent).
-fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+pub(super) fn block<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     Some(v.get(name)).filter(|b| matches!(b, Value::Object(_)))
 }
 
-/// The `tags` of the `default_tags` block (a list of at most one); unknown or absent: none.
+/// The `tags` of the `default_tags` block; unknown or absent: none.
 fn default_tags(config: &Value) -> BTreeMap<String, String> {
-    match eksgpu_framework::path::one(config.get("default_tags")).get("tags") {
+    match block(config, "default_tags").map_or(&Value::Null, |b| b.get("tags")) {
         Value::Map(m) => m
             .iter()
             .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
@@ -112,12 +112,7 @@ fn default_tags(config: &Value) -> BTreeMap<String, String> {
 /// `default_tags`: tags EKS accepts, none of the provider's identifying tags (EKSGPU125).
 fn validate_default_tags(config: &Value, diags: &mut Diagnostics) {
     let tags = default_tags(config);
-    let at = |k: &str| {
-        AttributePath::attr("default_tags")
-            .index(0)
-            .attribute("tags")
-            .key(k.to_owned())
-    };
+    let at = |k: &str| AttributePath::attr("default_tags").attribute("tags").key(k.to_owned());
     for (k, v) in &tags {
         let checked = eksgpu_core::validate::aws_tag_key(k).and_then(|()| eksgpu_core::validate::aws_tag_value(v));
         if let Err(e) = checked {
@@ -154,17 +149,7 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
         );
     }
     if let Some(endpoints) = block(config, "endpoints") {
-        if !endpoints.get("iam").is_null() {
-            // Kept in the schema as the interface names it; the IAM guide (docs/guides/iam.md) lists every action the
-            // provider calls, and none is IAM's (iam:PassRole is checked by EKS, not called).
-            diags.warning_at(
-                AttributePath::attr("endpoints").attribute("iam"),
-                "Endpoint not used",
-                "This provider calls no IAM API, so `endpoints.iam` changes nothing. Remove it, or keep it only \
-                 if the same block is shared with other tools.",
-            );
-        }
-        for service in ["eks", "ec2", "iam", "sts"] {
+        for service in ["eks", "ec2", "sts"] {
             if let Some(url) = endpoints.get(service).as_str()
                 && !(url.starts_with("https://") || url.starts_with("http://"))
             {
@@ -176,17 +161,9 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
             }
         }
     }
-    if let Some(role) = block(config, "assume_role")
-        && let Some(arn) = role.get("role_arn").as_str()
-        && !(arn.starts_with("arn:") && arn.contains(":role/"))
-    {
-        diags.error_at(
-            AttributePath::attr("assume_role").attribute("role_arn"),
-            "Invalid role ARN",
-            format!("{arn:?} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)."),
-        );
-    }
+    super::auth::validate(config, diags);
     if let Some(k) = block(config, "kubernetes") {
+        super::auth::validate_kubernetes(k, diags);
         let path = AttributePath::attr("kubernetes");
         if let Some(host) = k.get("host").as_str()
             && !(host.starts_with("https://") || host.starts_with("http://"))
@@ -240,10 +217,12 @@ pub(super) fn warnings(config: &Value, diags: &mut Diagnostics) {
     if let Some(host) = k.get("host").as_str()
         && host.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("http://"))
     {
-        let token = if k.get("token").is_null() {
-            "the EKS IAM token the provider makes from your AWS credentials"
-        } else {
+        let token = if !k.get("token").is_null() {
             "the kubernetes block's token"
+        } else if block(k, "exec").is_some() {
+            "the credential kubernetes.exec prints"
+        } else {
+            "the EKS IAM token the provider makes from your AWS credentials"
         };
         diags.warning_at(
             path.attribute("host"),
@@ -260,15 +239,7 @@ pub(super) fn parse(config: &Value) -> Configured {
     let endpoints = block(config, "endpoints").map_or_else(Endpoints::default, |e| Endpoints {
         eks: string(e, "eks"),
         ec2: string(e, "ec2"),
-        iam: string(e, "iam"),
         sts: string(e, "sts"),
-    });
-    let assume_role = block(config, "assume_role").and_then(|r| {
-        Some(AssumeRole {
-            role_arn: string(r, "role_arn")?,
-            session_name: string(r, "session_name"),
-            external_id: string(r, "external_id"),
-        })
     });
     let kubernetes = block(config, "kubernetes").map(|k| KubernetesSettings {
         host: string(k, "host"),
@@ -281,7 +252,8 @@ pub(super) fn parse(config: &Value) -> Configured {
     let settings = AwsSettings {
         region: string(config, "region"),
         profile: string(config, "profile"),
-        assume_role,
+        assume_role: super::auth::assume_role(config),
+        assume_role_with_web_identity: super::auth::web_identity(config),
         endpoints,
     };
     let aws = Arc::new(AwsClients::new(settings));
@@ -298,13 +270,14 @@ pub(super) fn parse(config: &Value) -> Configured {
             host: Some(host),
             cluster_ca_certificate,
             insecure,
-            token,
             ..
         }) => Access::Static {
             host: host.clone(),
             ca_pem: cluster_ca_certificate.clone(),
             insecure: *insecure,
-            token: token.as_ref().map(|t| t.expose().to_owned()),
+            credentials: block(config, "kubernetes")
+                .map(super::auth::static_credentials)
+                .unwrap_or_default(),
         },
         _ => Access::Eks,
     };
@@ -334,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn conflicting_or_unused_settings_are_reported_where_they_are() {
+    fn conflicting_settings_are_reported_where_they_are() {
         let k = |pairs: Vec<(&str, Value)>| config(vec![("kubernetes", Value::object(pairs))]);
         let mut d = Diagnostics::new();
         validate(
@@ -342,23 +315,8 @@ mod tests {
             &mut d,
         );
         validate(&k(vec![("config_context", "prod".into())]), &mut d);
-        validate(
-            &config(vec![(
-                "endpoints",
-                Value::object([("iam", "https://iam.local".into())]),
-            )]),
-            &mut d,
-        );
         let at: Vec<String> = d.iter().map(|d| d.path.clone().unwrap().to_string()).collect();
-        assert_eq!(
-            at,
-            ["kubernetes.config_path", "kubernetes.config_context", "endpoints.iam"]
-        );
-        assert!(
-            d.iter()
-                .last()
-                .is_some_and(|d| d.severity == eksgpu_tfplugin::Severity::Warning)
-        );
+        assert_eq!(at, ["kubernetes.config_path", "kubernetes.config_context"]);
         // Each alone is fine.
         let mut d = Diagnostics::new();
         validate(
@@ -462,10 +420,7 @@ mod default_tags_tests {
 
     fn with_tags(tags: Vec<(&str, &str)>) -> Value {
         let tags = Value::Map(tags.into_iter().map(|(k, v)| (k.to_owned(), Value::from(v))).collect());
-        Value::object(vec![(
-            "default_tags",
-            Value::List(vec![Value::object(vec![("tags", tags)])]),
-        )])
+        Value::object(vec![("default_tags", Value::object(vec![("tags", tags)]))])
     }
 
     #[test]
@@ -475,7 +430,7 @@ mod default_tags_tests {
         validate(&config, &mut d);
         assert!(!d.has_errors());
         assert_eq!(default_tags(&config).len(), 2);
-        assert!(default_tags(&Value::object(vec![("default_tags", Value::List(vec![]))])).is_empty());
+        assert!(default_tags(&Value::object(vec![("default_tags", Value::Null)])).is_empty());
 
         let mut d = Diagnostics::new();
         validate(
@@ -488,7 +443,7 @@ mod default_tags_tests {
             .collect();
         assert!(
             found.iter().any(|(s, p)| s.starts_with("EKSGPU125")
-                && p.as_deref() == Some("default_tags[0].tags[\"eksgpu.terraform.io/pool\"]")),
+                && p.as_deref() == Some("default_tags.tags[\"eksgpu.terraform.io/pool\"]")),
             "{found:?}"
         );
         assert!(found.iter().any(|(s, _)| s == "Invalid default tag"), "{found:?}");

@@ -34,7 +34,8 @@ fn add(b: Block, n: Node) -> Block {
             } else {
                 NestedBlock::optional_one(name, inner)
             };
-            if let (true, Some(n)) = (list, min_items) {
+            // A required block of at most one is `min_items = 1` on the list too (`Required`).
+            if let Some(n) = min_items {
                 nb = nb.min_items(n);
             }
             if let (true, Some(n)) = (list, max_items) {

@@ -4,7 +4,7 @@
 use serde_json::Map;
 
 use super::value::is_empty;
-use super::{Attr, Check, Json, Kinds, List, Lit, One, ReadBack, Ty};
+use super::{Attr, Check, Json, Kinds, List, Lit, One, ReadBack, Required, Ty};
 use crate::model::Capacity;
 use crate::rules::{Code, Step, Violation};
 
@@ -429,6 +429,57 @@ impl<M, S: Default + Sync> Decl<M> for One<M, S> {
             self.read_back,
         ));
         walk_children(self.children, format!("{prefix}{}.", self.name), out);
+    }
+}
+
+/// Everything as the wrapped block does it; only the schema says `min_items = 1`.
+impl<M, D: Decl<M>> Decl<M> for Required<D> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn schema(&self) -> Node {
+        match self.0.schema() {
+            Node::Block {
+                name,
+                doc,
+                list,
+                max_items,
+                children,
+                ..
+            } => Node::Block {
+                name,
+                doc,
+                list,
+                min_items: Some(1),
+                max_items,
+                children,
+            },
+            attr @ Node::Attr(_) => attr,
+        }
+    }
+    fn read(&self, cfg: &Map<String, Json>, m: &mut M) -> Result<(), InputError> {
+        self.0.read(cfg, m)
+    }
+    fn write(&self, m: &M, out: &mut Map<String, Json>) {
+        self.0.write(m, out)
+    }
+    fn is_set(&self, m: &M) -> bool {
+        self.0.is_set(m)
+    }
+    fn render(&self, m: &M, object: Object, base: &mut Json) {
+        self.0.render(m, object, base)
+    }
+    fn read_back(&self, object: Object, live: &Json, prior: Option<&M>, m: &mut M) {
+        self.0.read_back(object, live, prior, m)
+    }
+    fn misplaced(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+        self.0.misplaced(capacity, m, path, out)
+    }
+    fn check_on_kind(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
+        self.0.check_on_kind(capacity, m, path, out)
+    }
+    fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
+        self.0.walk(prefix, out)
     }
 }
 

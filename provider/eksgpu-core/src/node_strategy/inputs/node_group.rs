@@ -3,7 +3,7 @@
 //! and the cloud adapter sends field by field.
 
 use super::engine::{Decl, Object::NodeGroup, at};
-use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Ty, attr, lens};
+use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
 use crate::model::{Hybrid, ManagedNodeGroup, NodeRepairConfig, Pool, Scaling, UpdateConfig};
 use crate::rules::{Code, Step, Violation};
 use crate::validate;
@@ -129,7 +129,7 @@ const DESIRED: Attr<Scaling> = attr(
 
 const SCALING: One<ManagedNodeGroup, Scaling> = One {
     name: "scaling",
-    doc: "Node group size (required).",
+    doc: "Node group size: EKS `scalingConfig`.",
     kinds: Kinds::All,
     renders: &[at(NodeGroup, &["scalingConfig"])],
     read_back: ReadBack::Live,
@@ -215,7 +215,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &DISK_SIZE,
     &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
-    &SCALING,
+    &Required(&SCALING),
     &UPDATE,
 ];
 
