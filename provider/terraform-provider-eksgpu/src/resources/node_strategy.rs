@@ -6,6 +6,7 @@
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
+mod early;
 mod eks_api;
 mod in_cluster;
 mod model;

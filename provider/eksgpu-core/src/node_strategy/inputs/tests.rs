@@ -302,7 +302,7 @@ fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
+pub(crate) fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
     let karpenter = capacity == Capacity::Karpenter;
     (
         common(capacity),
@@ -365,7 +365,7 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn node_group_pool() -> BoxedStrategy<Pool> {
+pub(crate) fn node_group_pool() -> BoxedStrategy<Pool> {
     (
         common(Capacity::ManagedNodeGroup),
         prop_oneof![Just(vec![]), Just(vec!["spot"]), Just(vec!["on-demand"])],
@@ -410,7 +410,7 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
+pub(crate) fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
     NodeStrategy {
         cluster_name: "gpu-prod".into(),
         name: "genai".into(),

@@ -1,0 +1,152 @@
+//! Composition as platform modules do it, on both CLIs: a strategy whose node role, subnets and
+//! tags come from resources made in the same apply still plans its pools' selectors, tolerations
+//! and Helm values, so workload modules can `for_each` over them; `terraform validate` fails on
+//! rule violations it can already see; a warning is answered by the input stating the intent.
+
+use eksgpu_acceptance_tests::hcl::{Provider, REQUIRED_PROVIDERS};
+use eksgpu_acceptance_tests::{Workdir, terraform_versions};
+use serde_json::Value;
+
+/// Unknown at plan: a strategy's `kubernetes_version` is read from the cluster at apply.
+const SOURCE: &str = r#"
+resource "eksgpu_node_strategy" "base" {
+  cluster_name = "gpu"
+  name         = "base"
+  pool {
+    name           = "base"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      role = "KarpenterNodeRole-gpu"
+    }
+  }
+}
+locals {
+  late = eksgpu_node_strategy.base.kubernetes_version
+}
+"#;
+
+/// Role, subnets and tags from `late`: none of them feeds a selector, a toleration or the values.
+fn team(late: &str) -> String {
+    format!(
+        r#"
+resource "eksgpu_node_strategy" "team" {{
+  cluster_name = "gpu"
+  name         = "team"
+  gpu_operator {{}}
+  pool {{
+    name           = "inference"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    tags           = {{ build = {late} }}
+    node_class {{
+      role                 = "role-${{{late}}}"
+      subnet_selector_tags = {{ "karpenter.sh/discovery" = {late} }}
+    }}
+  }}
+  pool {{
+    name           = "training"
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group {{
+      node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
+      subnet_ids    = [{late}]
+      scaling {{
+        min     = 0
+        max     = 2
+        desired = 0
+      }}
+    }}
+  }}
+}}
+module "workload" {{
+  for_each      = {{ for p in eksgpu_node_strategy.team.pool : p.name => p }}
+  source        = "./workload"
+  node_selector = each.value.node_selector
+  tolerations   = each.value.tolerations
+}}
+"#
+    )
+}
+
+/// A workload module iterating over what the strategy hands it (for_each keys must be known at plan).
+const WORKLOAD: &str = r#"variable "node_selector" { type = map(string) }
+variable "tolerations" { type = list(map(string)) }
+data "eksgpu_gpu_catalog" "per_selector" {
+  for_each  = var.node_selector
+  gpu_model = "L40S"
+}
+data "eksgpu_gpu_catalog" "per_toleration" {
+  for_each  = { for t in var.tolerations : t.key => t }
+  gpu_model = "L40S"
+}
+"#;
+
+fn planned(w: &Workdir) -> Value {
+    w.ok(&["plan", "-no-color", "-out", "team.tfplan"]);
+    serde_json::from_str(&w.ok(&["show", "-json", "team.tfplan"]).stdout).unwrap_or_else(|e| panic!("plan JSON: {e}"))
+}
+
+fn change<'a>(plan: &'a Value, name: &str) -> &'a Value {
+    plan["resource_changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no change for {name}"))
+}
+
+#[test]
+fn outputs_are_known_while_role_subnets_and_tags_are_not() {
+    for tf in terraform_versions() {
+        let mut main_tf = format!("{}{SOURCE}{}", Provider::new().offline().header(), team("local.late"));
+        if tf.label == "current" {
+            // terraform_data (Terraform 1.4+): a resource of the same apply as the unknown source,
+            // and a resource consuming the tolerations per node selector key.
+            main_tf += r#"
+resource "terraform_data" "vpc" {
+  input = "subnet-0abc"
+}
+resource "terraform_data" "per_pool" {
+  for_each = eksgpu_node_strategy.team.pool[0].node_selector
+  input    = eksgpu_node_strategy.team.pool[0].tolerations
+}
+"#;
+            main_tf = main_tf.replace("local.late", "terraform_data.vpc.output");
+        }
+        let w = Workdir::new(&tf, &main_tf);
+        std::fs::create_dir_all(w.path().join("workload")).unwrap();
+        w.write("workload/main.tf", &(REQUIRED_PROVIDERS.to_owned() + WORKLOAD));
+        w.init();
+        let plan = planned(&w);
+        let team = change(&plan, "team");
+        let (after, unknown) = (&team["change"]["after"], &team["change"]["after_unknown"]);
+        assert_eq!(
+            after["pool"][0]["node_selector"]["karpenter.sh/nodepool"], "inference",
+            "{}",
+            tf.label
+        );
+        assert_eq!(
+            after["pool"][0]["tolerations"][0]["key"], "nvidia.com/gpu",
+            "{}",
+            tf.label
+        );
+        assert_eq!(after["pool"][0]["gpu_resource_name"], "nvidia.com/gpu", "{}", tf.label);
+        assert_eq!(after["pool"][0]["accelerator"], "nvidia", "{}", tf.label);
+        assert_eq!(
+            after["pool"][1]["node_selector"]["eks.amazonaws.com/nodegroup"], "gpu-training",
+            "a node group whose role and subnets are unknown ({})",
+            tf.label
+        );
+        let values = after["gpu_operator_values_yaml"].as_str().unwrap_or_default();
+        assert!(values.contains("daemonsets"), "{}: values known:\n{team:#}", tf.label);
+        // What does read the unknown inputs stays unknown.
+        assert_eq!(unknown["pool"][0]["manifests_yaml"], true, "{}", tf.label);
+        assert_eq!(unknown["pool"][1]["manifests_yaml"], true, "{}", tf.label);
+        if tf.label == "current" {
+            let per_pool = change(&plan, "per_pool");
+            assert_eq!(per_pool["index"], "karpenter.sh/nodepool", "{}", tf.label);
+            assert_eq!(per_pool["change"]["after"]["input"][0]["key"], "nvidia.com/gpu");
+        }
+    }
+}
