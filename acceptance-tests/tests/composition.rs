@@ -150,3 +150,116 @@ resource "terraform_data" "per_pool" {
         }
     }
 }
+
+/// A strategy with one pool of `body`; `instance_types` from a variable without default when
+/// `late` (unknown to `terraform validate`).
+fn one_pool(body: &str) -> String {
+    format!(
+        r#"{}
+variable "instance_type" {{
+  type    = string
+  default = "g6e.xlarge"
+}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "ci"
+  gpu_operator {{}}
+  pool {{
+    name = "inference"
+    {body}
+  }}
+}}
+"#,
+        Provider::new().offline().header()
+    )
+}
+
+/// The errors a CI pipeline's `terraform validate` must report (the provider is not configured then).
+const INVALID_AT_VALIDATE: &[(&str, &str)] = &[
+    (
+        "EKSGPU016",
+        r#"capacity       = "karpenter"
+    instance_types = ["m5.xlarge"]
+    node_class {
+      role = "r"
+    }"#,
+    ),
+    (
+        "EKSGPU104",
+        r#"capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {
+      ami_alias = "al2023@latest"
+    }"#,
+    ),
+    (
+        // H100 (p5) has no 1g.18gb profile; H200 (p5en) has.
+        "EKSGPU003",
+        r#"capacity       = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    labels         = { "nvidia.com/mig.config" = "all-1g.18gb" }
+    node_class {
+      role = "r"
+    }"#,
+    ),
+];
+
+#[test]
+fn validate_fails_on_rule_violations_and_plan_reports_each_once() {
+    for tf in terraform_versions() {
+        for (code, body) in INVALID_AT_VALIDATE {
+            let w = Workdir::new(&tf, &one_pool(body));
+            w.init();
+            let out = w.run(&["validate", "-no-color"]);
+            let text = out.combined();
+            assert!(out.code != 0, "{}: validate must fail with {code}:\n{text}", tf.label);
+            assert!(text.contains(code), "{}: {code} missing:\n{text}", tf.label);
+            // A plan validates twice and plans: the error is shown once.
+            let plan = w.run(&["plan", "-no-color"]).combined();
+            assert_eq!(plan.matches(code).count(), 1, "{}: {code} once:\n{plan}", tf.label);
+        }
+    }
+}
+
+#[test]
+fn validate_skips_rules_on_unknown_values_and_provider_settings() {
+    let unknown_type = one_pool(
+        r#"capacity       = "karpenter"
+    instance_types = [var.instance_type]
+    node_class {
+      role = "r"
+    }"#,
+    );
+    // Needs the provider's staticCapacity gate: a provider setting, so refused at plan only.
+    let static_pool = one_pool(
+        r#"capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    replicas       = 2
+    node_class {
+      role = "r"
+    }"#,
+    );
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &unknown_type);
+        w.init();
+        // `terraform validate` has no variable values: the instance type is unknown there.
+        w.ok(&["validate", "-no-color"]);
+        let bad = w.run(&["plan", "-no-color", "-var", "instance_type=m5.xlarge"]);
+        assert!(
+            bad.code != 0 && bad.combined().contains("EKSGPU016"),
+            "{}: {}",
+            tf.label,
+            bad.combined()
+        );
+        let w = Workdir::new(&tf, &static_pool);
+        w.init();
+        w.ok(&["validate", "-no-color"]);
+        let plan = w.run(&["plan", "-no-color"]);
+        assert!(
+            plan.code != 0 && plan.combined().matches("EKSGPU164").count() == 1,
+            "{}: {}",
+            tf.label,
+            plan.combined()
+        );
+    }
+}

@@ -11,7 +11,8 @@ pub use catalogue::RULES;
 pub use code::Code;
 
 pub use crate::node_strategy::rules::{
-    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
+    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_at_validate,
+    check_node_strategy,
 };
 pub use eks_api::{
     check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,

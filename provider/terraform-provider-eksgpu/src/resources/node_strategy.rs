@@ -109,6 +109,7 @@ impl ManagedResource for NodeStrategyResource {
 
     fn validate_config(&self, config: &Value, diags: &mut Diagnostics) {
         schema::validate(config, diags);
+        plan::validate(config, diags);
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {

@@ -197,16 +197,11 @@ pub(super) fn modify(
     k.strategy.karpenter_gates = gates;
     let s = &k.strategy;
     outputs(plan, &k);
-    // Rules on what is known; paths point at the pool's place in the configuration.
-    for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
-        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
-            *i = k.pools[*i].0;
-        }
-        let d = diagnostics::violation(&v);
-        if k.partial.reports(&schema::cached().block, &d) {
-            diags.push(d);
-        }
-    }
+    report(
+        &k,
+        rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }),
+        diags,
+    );
     let known_labels: Vec<(usize, Pool)> = k
         .pools
         .iter()
@@ -227,6 +222,30 @@ pub(super) fn modify(
             warn_deletions(&prior, s, diags);
             explain_moves(&prior, s, diags);
         }
+    }
+}
+
+/// Reports the rules' findings on what is known; paths point at the pool's place in the
+/// configuration, and a finding near an unknown value waits (it may not hold once it is known).
+fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
+    for mut v in found {
+        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
+            *i = k.pools[*i].0;
+        }
+        let d = diagnostics::violation(&v);
+        if k.partial.reports(&schema::cached().block, &d) {
+            diags.push(d);
+        }
+    }
+}
+
+/// The rules `terraform validate` runs: the errors that hold whatever the provider's settings
+/// (`rules::check_at_validate`), on what the configuration makes known. Warnings and the rules on
+/// the provider's settings or the cluster wait for the plan; Terraform stops at a validation error,
+/// so the plan does not repeat these.
+pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
+    if let Some(k) = known(config) {
+        report(&k, rules::check_at_validate(&k.strategy), diags);
     }
 }
 
