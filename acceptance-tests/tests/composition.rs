@@ -263,3 +263,117 @@ fn validate_skips_rules_on_unknown_values_and_provider_settings() {
         );
     }
 }
+
+/// Two Karpenter pools on the EKS NVIDIA AMI and no `gpu_operator`: EKSGPU132 for each.
+fn without_operator(acknowledged: &str) -> String {
+    let pool = |name: &str| {
+        format!(
+            r#"  pool {{
+    name           = "{name}"
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class {{
+      role = "r"
+      root_volume {{
+        size = "200Gi"
+      }}
+    }}
+  }}
+"#
+        )
+    };
+    format!(
+        r#"{}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "team"
+  {acknowledged}
+{}{}}}
+"#,
+        Provider::new().offline().header(),
+        pool("inference"),
+        pool("batch")
+    )
+}
+
+/// Diagnostics' words joined by single spaces (Terraform wraps and frames them).
+fn words(s: &str) -> String {
+    s.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_warning_is_answered_by_its_input_and_said_once_for_all_pools() {
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &without_operator(""));
+        w.init();
+        let (_, r) = w.plan_code(&[]);
+        let out = words(&r.combined());
+        assert_eq!(
+            out.matches("Warning: EKSGPU132").count(),
+            1,
+            "{}: one warning for both pools: {out}",
+            tf.label
+        );
+        assert!(
+            out.contains(r#"Pool "inference""#) && out.contains(r#"Pool "batch""#),
+            "{}: it names both pools: {out}",
+            tf.label
+        );
+        let w = Workdir::new(&tf, &without_operator(r#"acknowledged_warnings = ["EKSGPU132"]"#));
+        w.init();
+        let (code, r) = w.plan_code(&[]);
+        assert_eq!(code, 2, "{}: {}", tf.label, r.combined());
+        assert!(
+            !r.combined().contains("Warning"),
+            "{}: answered: {}",
+            tf.label,
+            r.combined()
+        );
+        // Only warnings can be acknowledged, and validate says so.
+        let w = Workdir::new(&tf, &without_operator(r#"acknowledged_warnings = ["EKSGPU016"]"#));
+        w.init();
+        let r = w.run(&["validate", "-no-color"]);
+        assert!(
+            r.code != 0 && words(&r.combined()).contains("EKSGPU016 is an error"),
+            "{}: {}",
+            tf.label,
+            r.combined()
+        );
+    }
+}
+
+#[test]
+fn provider_block_warnings_show_once_per_run() {
+    let main_tf = REQUIRED_PROVIDERS.to_owned()
+        + r#"provider "eksgpu" {
+  region = "us-west-2"
+  kubernetes {
+    host     = "https://10.0.0.1"
+    insecure = true
+  }
+}
+data "eksgpu_gpu_catalog" "a10g" {
+  gpu_model = "A10G"
+}
+"#;
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        let validate = w.ok(&["validate", "-no-color"]).combined();
+        assert!(!validate.contains("Warning"), "{}: {validate}", tf.label);
+        let plan = words(&w.ok(&["plan", "-no-color"]).combined());
+        assert_eq!(
+            plan.matches("TLS verification of the cluster API is off").count(),
+            1,
+            "{}: {plan}",
+            tf.label
+        );
+        let apply = words(&w.ok(&["apply", "-no-color", "-auto-approve"]).combined());
+        assert_eq!(
+            apply.matches("TLS verification of the cluster API is off").count(),
+            1,
+            "{}: {apply}",
+            tf.label
+        );
+    }
+}

@@ -3,10 +3,12 @@
 //! `RULES` (data, in `rules/catalogue.rs`) is the catalogue `docs/guides/rules.md` is
 //! generated from; the checks return data (`Violation`), never errors.
 
+mod answered;
 mod catalogue;
 mod code;
 pub(crate) mod eks_api;
 
+pub use answered::{acknowledgeable, grouped, unanswered};
 pub use catalogue::RULES;
 pub use code::Code;
 

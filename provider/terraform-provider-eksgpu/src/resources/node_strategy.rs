@@ -6,6 +6,7 @@
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
+mod answered;
 mod early;
 mod eks_api;
 mod in_cluster;
@@ -280,6 +281,7 @@ impl ManagedResource for NodeStrategyResource {
             ("force_conflicts", false.into()),
             ("wait_for_ready", Value::Null),
             ("ready_timeout", Value::Null),
+            ("acknowledged_warnings", Value::Null),
             ("gpu_operator", model::write_gpu_operator(s.gpu_operator.as_ref())),
             ("pool", Value::List(pools)),
             (
@@ -360,7 +362,10 @@ impl NodeStrategyResource {
             path::set(&mut new_state, "kubernetes_version", v.into());
         }
         // What needs the cluster's facts is checked before any change.
-        if !run.check_against_cluster(&planned, diags).await {
+        let mut facts = Diagnostics::new();
+        let ok = run.check_against_cluster(&planned, &mut facts).await;
+        diags.extend(answered::unanswered(facts, &answered::acknowledged(planned_state)));
+        if !ok {
             return None;
         }
 

@@ -16,7 +16,7 @@ use eksgpu_framework::path;
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
-use super::{early, model, schema};
+use super::{answered, early, model, schema};
 use crate::diagnostics;
 use crate::resources::{errors_only, plan_id};
 
@@ -227,15 +227,20 @@ pub(super) fn modify(
 
 /// Reports the rules' findings on what is known; paths point at the pool's place in the
 /// configuration, and a finding near an unknown value waits (it may not hold once it is known).
+/// Warnings the configuration acknowledges are left out, and a warning of several pools is one.
 fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
+    let mut kept = Vec::new();
     for mut v in found {
         if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
             *i = k.pools[*i].0;
         }
-        let d = diagnostics::violation(&v);
-        if k.partial.reports(&schema::cached().block, &d) {
-            diags.push(d);
+        if k.partial.reports(&schema::cached().block, &diagnostics::violation(&v)) {
+            kept.push(v);
         }
+    }
+    let kept = rules::unanswered(kept, &answered::acknowledged(&k.partial.value));
+    for v in rules::grouped(kept) {
+        diags.push(diagnostics::violation(&v));
     }
 }
 
