@@ -31,3 +31,36 @@ pub(super) fn unanswered(found: Diagnostics, acknowledged: &[Code]) -> Diagnosti
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use eksgpu_tfplugin::Diagnostic;
+
+    use super::*;
+
+    #[test]
+    fn acknowledged_warnings_of_the_cluster_checks_are_left_out() {
+        let planned = Value::object([(
+            "acknowledged_warnings",
+            Value::Set(vec!["EKSGPU008".into(), Value::Unknown]),
+        )]);
+        let codes = acknowledged(&planned);
+        assert_eq!(codes, vec![Code::EKSGPU008]);
+        let mut found = Diagnostics::new();
+        found.push(Diagnostic::warning(
+            "EKSGPU008: Auto Mode and managed node groups in one cluster",
+            "d",
+        ));
+        found.push(Diagnostic::warning("EKSGPU0080: not this code", "d"));
+        found.push(Diagnostic::error("EKSGPU016: Not an accelerated instance type", "d"));
+        let kept: Vec<String> = unanswered(found, &codes).iter().map(|d| d.summary.clone()).collect();
+        assert_eq!(
+            kept,
+            [
+                "EKSGPU0080: not this code",
+                "EKSGPU016: Not an accelerated instance type"
+            ]
+        );
+        assert!(acknowledged(&Value::object([("acknowledged_warnings", Value::Null)])).is_empty());
+    }
+}
