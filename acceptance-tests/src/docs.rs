@@ -179,6 +179,12 @@ fn rules() -> String {
          # Rules\n\nEvery configuration that cannot work on EKS is rejected at `terraform plan` with a stable code. \
          Errors stop the plan; warnings inform it. Each diagnostic points at the attribute it is about and says \
          what to do instead. Codes EKSGPU001–018 are fixed; the provider's own additions are EKSGPU1xx.\n\n\
+         Errors that hold whatever the provider block says (its `karpenter_version` and \
+         `karpenter_feature_gates`) and need no value unknown before apply are reported by `terraform validate` \
+         already; the others, and every warning, by `terraform plan`. A warning whose finding is intended is \
+         answered by listing its code in the strategy's `acknowledged_warnings` (e.g. `[\"EKSGPU132\"]` when the \
+         NVIDIA device plugin is installed another way), after which it is silent; a warning found for several \
+         pools is said once, naming each.\n\n\
          This page is generated from the rule catalogue in `provider/eksgpu-core/src/rules/catalogue.rs`.\n\n\
          | code | severity | when | what to do | source |\n|---|---|---|---|---|\n",
     );

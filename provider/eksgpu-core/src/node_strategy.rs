@@ -4,6 +4,7 @@
 pub mod accelerator;
 pub mod inputs;
 pub mod matching;
+pub mod outputs;
 pub mod readback;
 pub mod render;
 pub mod rules;

@@ -3,16 +3,19 @@
 //! `RULES` (data, in `rules/catalogue.rs`) is the catalogue `docs/guides/rules.md` is
 //! generated from; the checks return data (`Violation`), never errors.
 
+mod answered;
 mod catalogue;
 mod code;
 pub(crate) mod eks_api;
 mod eks_launch_template;
 
+pub use answered::{acknowledgeable, grouped, unanswered};
 pub use catalogue::RULES;
 pub use code::Code;
 
 pub use crate::node_strategy::rules::{
-    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_node_strategy,
+    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_at_validate,
+    check_node_strategy,
 };
 pub use eks_api::{
     check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,

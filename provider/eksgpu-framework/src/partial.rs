@@ -39,6 +39,20 @@ impl Partial {
         self.unknown.iter().any(|u| u.starts_with(at) || at.starts_with(u))
     }
 
+    /// The unknown inputs at or below `at`, as paths relative to it; an unknown value holding
+    /// `at` (a whole block list from a `dynamic` block) is the empty path.
+    pub fn unknowns_below<'a>(&'a self, at: &'a [Step]) -> impl Iterator<Item = &'a [Step]> + 'a {
+        self.unknown.iter().filter_map(move |u| {
+            if u.starts_with(at) {
+                Some(&u[at.len()..])
+            } else if at.starts_with(u) {
+                Some(&[][..])
+            } else {
+                None
+            }
+        })
+    }
+
     /// Whether a rule's finding may be reported now: every input is known, or
     /// its path (written through `block`'s blocks of one) touches no unknown one.
     pub fn reports(&self, block: &Block, d: &Diagnostic) -> bool {
@@ -99,6 +113,17 @@ mod tests {
         let mut name1 = pool(1);
         name1.push(Step::Attribute("name".into()));
         assert!(!at(&name1), "a duplicate name at pool[1].name is reported");
+        let role = [Step::Attribute("role".into())];
+        assert_eq!(p.unknowns_below(&pool(0)).collect::<Vec<_>>(), vec![&role[..]]);
+        assert_eq!(p.unknowns_below(&pool(1)).count(), 0);
+        let mut role0 = pool(0);
+        role0.extend(role.clone());
+        role0.push(Step::Key("k".into()));
+        assert_eq!(
+            p.unknowns_below(&role0).collect::<Vec<_>>(),
+            vec![&[][..]],
+            "held by an unknown"
+        );
         assert_eq!(p.value.get("pool").elements()[0].get("role"), &Value::Null);
         // Computed outputs being unknown does not hold rules back.
         let known = Value::object([("out", Value::Unknown), ("pool", Value::List(vec![]))]);

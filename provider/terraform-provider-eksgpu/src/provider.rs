@@ -46,7 +46,14 @@ impl eksgpu_tfplugin::Provider for EksGpuProvider {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        check_config(config, diags);
+        // Errors only: warnings wait for ConfigureProvider, which checks the block again. Terraform
+        // validates the provider block in the validate walk and once more before configuring it
+        // (the plan walk), so a warning here would show twice in every plan.
+        let mut found = Diagnostics::new();
+        check_config(config, &mut found);
+        for d in found.iter().filter(|d| d.severity == eksgpu_tfplugin::Severity::Error) {
+            diags.push(d.clone());
+        }
     }
 
     async fn configure(&self, req: ConfigureRequest, diags: &mut Diagnostics) {

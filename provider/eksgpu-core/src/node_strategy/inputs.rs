@@ -18,7 +18,7 @@ mod pool;
 pub mod value;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use engine::{
     Decl, InputError, Node, NodeSchema, Object, Target, check_on_kinds, misplaced, order_like, read_back_all,
@@ -29,6 +29,7 @@ pub use node_group::{HYBRID, MANAGED_NODE_GROUP, check_update};
 pub use pool::POOL;
 
 use crate::model::Capacity;
+use crate::node_strategy::outputs::Output;
 use crate::rules::Code;
 use crate::validate::Validation;
 
@@ -167,6 +168,9 @@ pub struct Attr<M: 'static> {
     /// and it reads back as unset.
     pub server_default: Option<Lit>,
     pub read_back: ReadBack,
+    /// The computed outputs whose value this input can change (`outputs.rs`): an output is
+    /// known at plan as soon as every input feeding it is.
+    pub feeds: &'static [Output],
     pub lens: Lens<M>,
 }
 
@@ -218,6 +222,7 @@ pub const fn attr<M>(name: &'static str, ty: Ty, doc: &'static str, lens: Lens<M
         unset: None,
         server_default: None,
         read_back: ReadBack::Live,
+        feeds: &[],
         lens,
     }
 }
@@ -262,6 +267,10 @@ impl<M> Attr<M> {
     }
     pub const fn keep_prior(mut self) -> Self {
         self.read_back = ReadBack::KeepPrior;
+        self
+    }
+    pub const fn feeds(mut self, outputs: &'static [Output]) -> Self {
+        self.feeds = outputs;
         self
     }
 }

@@ -2,6 +2,7 @@
 //! known yet are left out of the model and skipped by the provider). One
 //! function per rule code; `check_pool` calls them in the order they report.
 
+mod at_validate;
 mod auto_mode;
 mod device_managers;
 mod disruption;
@@ -20,6 +21,7 @@ mod requirements;
 mod static_capacity;
 mod upstream_node_class;
 
+pub use at_validate::check_at_validate;
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
 mod root_volume;

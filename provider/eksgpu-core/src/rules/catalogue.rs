@@ -404,7 +404,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "NVIDIA nodes without a device plugin",
         trigger: "A `karpenter` or `managed_node_group` pool runs the EKS AL2023 (or AL2) NVIDIA AMI, is not a DRA or HAMi pool, and the strategy has no `gpu_operator` block.",
-        fix: "The EKS NVIDIA AMIs carry the driver and container toolkit but no device plugin, so `nvidia.com/gpu` is never advertised: add `gpu_operator {}` and install the GPU Operator with `gpu_operator_values_yaml`, or install the NVIDIA device plugin yourself (then ignore this warning). Bottlerocket and Auto Mode ship their own plugin.",
+        fix: "The EKS NVIDIA AMIs carry the driver and container toolkit but no device plugin, so `nvidia.com/gpu` is never advertised: add `gpu_operator {}` and install the GPU Operator with `gpu_operator_values_yaml`, or install the NVIDIA device plugin yourself and say so with `acknowledged_warnings = [\"EKSGPU132\"]`. Bottlerocket and Auto Mode ship their own plugin.",
         source: "EKS user guide, Amazon EKS optimized accelerated AMIs: install the NVIDIA device plugin for Kubernetes (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); NVIDIA k8s-device-plugin v0.20.0 README",
     },
     Rule {

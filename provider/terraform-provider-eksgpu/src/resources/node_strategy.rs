@@ -6,7 +6,9 @@
 //! runs the rules offline. Refresh reads back only the fields this provider
 //! owns, so only real drift shows.
 
+mod answered;
 mod companions;
+mod early;
 mod eks_api;
 mod eks_templates;
 mod in_cluster;
@@ -110,6 +112,7 @@ impl ManagedResource for NodeStrategyResource {
 
     fn validate_config(&self, config: &Value, diags: &mut Diagnostics) {
         schema::validate(config, diags);
+        plan::validate(config, diags);
     }
 
     fn modify_plan(&self, p: &mut Plan<'_>, diags: &mut Diagnostics) {
@@ -292,6 +295,7 @@ impl ManagedResource for NodeStrategyResource {
             ("force_conflicts", false.into()),
             ("wait_for_ready", Value::Null),
             ("ready_timeout", Value::Null),
+            ("acknowledged_warnings", Value::Null),
             ("gpu_operator", model::write_gpu_operator(s.gpu_operator.as_ref())),
             ("pool", Value::List(pools)),
             (
@@ -382,7 +386,10 @@ impl NodeStrategyResource {
             path::set(&mut new_state, "kubernetes_version", v.into());
         }
         // What needs the cluster's facts is checked before any change.
-        if !run.check_against_cluster(&planned, diags).await {
+        let mut facts = Diagnostics::new();
+        let ok = run.check_against_cluster(&planned, &mut facts).await;
+        diags.extend(answered::unanswered(facts, &answered::acknowledged(planned_state)));
+        if !ok {
             return None;
         }
 

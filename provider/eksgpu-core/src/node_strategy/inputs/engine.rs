@@ -6,6 +6,7 @@ use serde_json::Map;
 use super::value::is_empty;
 use super::{Attr, Check, Json, Kinds, List, Lit, One, ReadBack, Required, Ty};
 use crate::model::Capacity;
+use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
 
 /// The objects a pool renders to.
@@ -96,6 +97,8 @@ pub trait Decl<M>: Sync {
     fn misplaced(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>);
     /// Runs the checks only `capacity` needs (`Attr::on_kinds`), and looks inside blocks.
     fn check_on_kind(&self, _capacity: Capacity, _m: &M, _path: &[Step], _out: &mut Vec<Violation>) {}
+    /// Every declared attribute below here with the outputs it feeds, as `(path, outputs)`.
+    fn feeds(&self, prefix: &str, out: &mut Vec<(String, &'static [Output])>);
     /// Every declared attribute below here, as `(path, declaration)`: for docs and tests.
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>);
 }
@@ -253,6 +256,9 @@ impl<M> Decl<M> for Attr<M> {
                 ));
             }
         }
+    }
+    fn feeds(&self, prefix: &str, out: &mut Vec<(String, &'static [Output])>) {
+        out.push((format!("{prefix}{}", self.name), self.feeds));
     }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         out.push((
@@ -421,6 +427,12 @@ impl<M, S: Default + Sync> Decl<M> for One<M, S> {
             c.check_on_kind(capacity, s, &inner, out);
         }
     }
+    // A block feeds what its attributes feed: an unknown block (a `dynamic` one) holds them all.
+    fn feeds(&self, prefix: &str, out: &mut Vec<(String, &'static [Output])>) {
+        for c in self.children {
+            c.feeds(&format!("{prefix}{}.", self.name), out);
+        }
+    }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         out.push((
             format!("{prefix}{}", self.name),
@@ -477,6 +489,9 @@ impl<M, D: Decl<M>> Decl<M> for Required<D> {
     }
     fn check_on_kind(&self, capacity: Capacity, m: &M, path: &[Step], out: &mut Vec<Violation>) {
         self.0.check_on_kind(capacity, m, path, out)
+    }
+    fn feeds(&self, prefix: &str, out: &mut Vec<(String, &'static [Output])>) {
+        self.0.feeds(prefix, out)
     }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {
         self.0.walk(prefix, out)
@@ -563,6 +578,12 @@ impl<M, S: Default + Sync> Decl<M> for List<M, S> {
             for c in self.children {
                 c.check_on_kind(capacity, s, &inner, out);
             }
+        }
+    }
+    // A block feeds what its attributes feed: an unknown block (a `dynamic` one) holds them all.
+    fn feeds(&self, prefix: &str, out: &mut Vec<(String, &'static [Output])>) {
+        for c in self.children {
+            c.feeds(&format!("{prefix}{}.", self.name), out);
         }
     }
     fn walk(&self, prefix: &str, out: &mut Vec<(String, Kinds, &'static [Target], ReadBack)>) {

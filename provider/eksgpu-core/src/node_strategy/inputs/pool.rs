@@ -10,6 +10,7 @@ use super::{
 };
 use crate::catalog::labels::REQUIREMENT_OPERATORS;
 use crate::model::{Budget, Capacity, Disruption, Pool, Requirement, Taint};
+use crate::node_strategy::outputs::Output;
 use crate::rules::Code;
 use crate::validate;
 
@@ -23,6 +24,8 @@ const NAME: Attr<Pool> = attr(
     lens!(Pool, name),
 )
 .required()
+// NodePools are named after the pool, and so is the node group (render::node_selector).
+.feeds(&[Output::NodeSelector])
 .keep_prior();
 
 const CAPACITY: Attr<Pool> = attr(
@@ -32,6 +35,12 @@ const CAPACITY: Attr<Pool> = attr(
     lens!(Pool, capacity),
 )
 .required()
+.feeds(&[
+    Output::NodeSelector,
+    Output::MatchedInstanceTypes,
+    Output::GpuOperatorValues,
+    Output::NeuronValues,
+])
 .checks(&[Check::OneOf(crate::node_strategy::CAPACITY_KINDS)])
 .custom();
 
@@ -43,6 +52,15 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
      EKSGPU115. For a node group, changing them replaces the node group.",
     lens!(Pool, instance_types),
 )
+// The vendor (accelerator, default taint, device resource) comes from the instance types.
+.feeds(&[
+    Output::Tolerations,
+    Output::Accelerator,
+    Output::GpuResourceName,
+    Output::MatchedInstanceTypes,
+    Output::GpuOperatorValues,
+    Output::NeuronValues,
+])
 // Hybrid nodes are on-prem machines: no EC2 instance type (EKS Hybrid Nodes).
 .only(EC2, Code::EKSGPU115)
 // A NodePool requirement on `node.kubernetes.io/instance-type` (rendered by hand); EKS API
@@ -173,6 +191,9 @@ const LABELS: Attr<Pool> = attr(
      Default `{}`.",
     lens!(Pool, labels),
 )
+// `nvidia.com/mig.config` picks the MIG resource name and MIG Manager; the sharing config label
+// the device plugin's config.
+.feeds(&[Output::GpuResourceName, Output::GpuOperatorValues])
 .default(Lit::EmptyMap)
 .checks(&[
     Check::Keys("Kubernetes label keys.", validate::label_key),
@@ -201,6 +222,7 @@ const GPU_TAINT: Attr<Pool> = attr(
      `taint` on that key is given. Default `true`.",
     lens!(Pool, gpu_taint),
 )
+.feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
 .default(Lit::Bool(true))
 .custom();
 
@@ -225,6 +247,7 @@ const DRA: Attr<Pool> = attr(
      ComputeDomain). Default `false`.",
     lens!(Pool, dra),
 )
+.feeds(&[Output::GpuResourceName, Output::NeuronValues])
 .default(Lit::Bool(false))
 // Recorded in the NodePool's pool annotation and the node group's tags (read there).
 .custom();
@@ -253,6 +276,8 @@ const MULTI_NODE_NVLINK: Attr<Pool> = attr(
     lens!(Pool, multi_node_nvlink),
 )
 .default(Lit::Bool(false))
+// Its GPUs stay the device plugin's (`nvidia.com/gpu`) although the pool is `dra`.
+.feeds(&[Output::GpuResourceName])
 // No NodePool or node group field carries it: the ComputeDomain it makes is its own object, read
 // back for drift beside the pool (render/compute_domain.rs).
 .keep_prior();
@@ -311,6 +336,7 @@ const REQUIREMENT_KEY: Attr<Requirement> = attr(
      `karpenter.k8s.aws` labels) are refused (EKSGPU170).",
     lens!(Requirement, key),
 )
+.feeds(&[Output::MatchedInstanceTypes])
 .required()
 // `requirements[].key`: a qualified name (pattern, maxLength 316), CEL rules on its domain.
 .checks(&[Check::Str("A label key.", validate::label_key)]);
@@ -322,6 +348,7 @@ const REQUIREMENT_OPERATOR: Attr<Requirement> = attr(
      `DoesNotExist` take none; `Gt`, `Lt`, `Gte`, `Lte` take one whole number (EKSGPU170).",
     lens!(Requirement, operator),
 )
+.feeds(&[Output::MatchedInstanceTypes])
 .required()
 // `requirements[].operator` enum (karpenter.sh/v1 NodePool v1.14.1 CRD).
 .checks(&[Check::OneOf(&REQUIREMENT_OPERATORS)]);
@@ -332,6 +359,7 @@ const REQUIREMENT_VALUES: Attr<Requirement> = attr(
     "Label values (each a label value, at most 63 characters).",
     lens!(Requirement, values),
 )
+.feeds(&[Output::MatchedInstanceTypes])
 // `requirements[].values[]`: maxLength 63, pattern `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`.
 .checks(&[Check::Each("Label values.", validate::label_value)]);
 
@@ -357,6 +385,7 @@ pub const REQUIREMENT: List<Pool, Requirement> = List {
 };
 
 const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
+    .feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
     .required()
     .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
     // EKS API CreateNodegroup `Taint.key`: 1–63 characters.
@@ -379,6 +408,8 @@ const TAINT_VALUE: Attr<Taint> = attr(
         },
     },
 )
+// Tolerations of the charts' DaemonSets are `Exists`: the value is the pods' only.
+.feeds(&[Output::Tolerations])
 .checks(&[Check::Str(
     "A taint value (a label value, may be empty).",
     validate::taint_value,
@@ -396,6 +427,7 @@ const TAINT_EFFECT: Attr<Taint> = attr(
     "`NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
     lens!(Taint, effect),
 )
+.feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
 .required()
 .checks(&[Check::Str("A taint effect.", validate::taint_effect)]);
 

@@ -308,7 +308,7 @@ fn common(capacity: Capacity) -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
+pub(crate) fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
     let karpenter = capacity == Capacity::Karpenter;
     (
         common(capacity),
@@ -371,7 +371,7 @@ fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn node_group_pool() -> BoxedStrategy<Pool> {
+pub(crate) fn node_group_pool() -> BoxedStrategy<Pool> {
     (
         common(Capacity::ManagedNodeGroup),
         prop_oneof![
@@ -429,7 +429,7 @@ fn node_group_pool() -> BoxedStrategy<Pool> {
         .boxed()
 }
 
-fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
+pub(crate) fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
     NodeStrategy {
         cluster_name: "gpu-prod".into(),
         name: "genai".into(),

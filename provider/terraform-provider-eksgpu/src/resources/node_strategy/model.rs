@@ -53,7 +53,7 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
 }
 
 /// The type of a pool block's value, from the schema.
-fn pool_type() -> &'static Type {
+pub(super) fn pool_type() -> &'static Type {
     static TYPE: std::sync::LazyLock<Type> = std::sync::LazyLock::new(|| {
         super::schema::cached()
             .block

@@ -5,6 +5,7 @@
 
 use eksgpu_core::eks;
 use eksgpu_core::karpenter_gates::FeatureGates;
+use eksgpu_core::model::outputs::Output;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{rules, validate, yaml};
@@ -15,7 +16,7 @@ use eksgpu_framework::path;
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
-use super::{model, schema};
+use super::{answered, early, model, schema};
 use crate::diagnostics;
 use crate::resources::{errors_only, plan_id};
 
@@ -23,7 +24,7 @@ pub(super) fn manifests(s: &NodeStrategy) -> Vec<Manifest> {
     s.pools.iter().flat_map(|p| render::pool_manifests(s, p)).collect()
 }
 
-fn tolerations(pool: &Pool) -> Value {
+pub(super) fn tolerations(pool: &Pool) -> Value {
     Value::List(
         render::tolerations(pool)
             .into_iter()
@@ -40,7 +41,7 @@ fn tolerations(pool: &Pool) -> Value {
     )
 }
 
-fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
+pub(super) fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
     Value::Map(
         render::node_selector(s, pool)
             .into_iter()
@@ -83,10 +84,9 @@ pub(super) fn manifests_yaml_with(
 
 /// A pool value with every computed output filled from the model (import, refresh).
 pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
-    path::set(&mut v, "node_selector", node_selector(s, pool));
-    path::set(&mut v, "tolerations", tolerations(pool));
-    path::set(&mut v, "accelerator", pool.vendor().as_str().into());
-    path::set(&mut v, "gpu_resource_name", render::gpu_resource_name(s, pool).into());
+    for o in Output::POOL {
+        path::set(&mut v, o.attribute(), early::value(o, s, pool));
+    }
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
     path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
     for (k, out) in nvlink_outputs(pool) {
@@ -113,7 +113,7 @@ pub(super) fn dra_driver_values_yaml(s: &NodeStrategy) -> Value {
     render::dra_driver_values(s).map_or_else(|| Value::from(""), |v| yaml::to_yaml(&v).into())
 }
 
-fn matched_instance_types(pool: &Pool) -> Value {
+pub(super) fn matched_instance_types(pool: &Pool) -> Value {
     Value::List(
         eksgpu_core::model::matching::matched_instance_types(pool)
             .into_iter()
@@ -136,14 +136,13 @@ struct Known {
     pools: Vec<(usize, Pool)>,
     header_known: bool,
     cluster_known: bool,
-    operator_known: bool,
 }
 
 fn at(steps: &[&str]) -> Vec<Step> {
     steps.iter().map(|s| Step::Attribute((*s).to_owned())).collect()
 }
 
-fn pool_at(i: usize) -> Vec<Step> {
+pub(super) fn pool_at(i: usize) -> Vec<Step> {
     vec![
         Step::Attribute("pool".into()),
         Step::Index(i64::try_from(i).unwrap_or(i64::MAX)),
@@ -188,7 +187,6 @@ fn known(planned: &Value) -> Option<Known> {
         strategy,
         pools,
         cluster_known,
-        operator_known,
     })
 }
 
@@ -223,63 +221,12 @@ pub(super) fn modify(
     k.strategy.default_tags = default_tags.clone();
     k.strategy.karpenter_gates = gates;
     let s = &k.strategy;
-    for (i, pool) in &k.pools {
-        let pool_known = !k.partial.touches_unknown(&pool_at(*i));
-        if !pool_known {
-            continue;
-        }
-        let Some(Value::Object(out)) = path::get_mut(&mut plan.planned, &pool_at(*i)) else {
-            continue;
-        };
-        // The node group's name (and so its selector) carries the cluster name; others do not.
-        if k.cluster_known || pool.capacity != Capacity::ManagedNodeGroup {
-            out.insert("node_selector".into(), node_selector(s, pool));
-        }
-        out.insert("tolerations".into(), tolerations(pool));
-        out.insert("accelerator".into(), pool.vendor().as_str().into());
-        out.insert("matched_instance_types".into(), matched_instance_types(pool));
-        for (k, v) in nvlink_outputs(pool) {
-            out.insert(k.into(), v);
-        }
-        if k.operator_known {
-            out.insert("gpu_resource_name".into(), render::gpu_resource_name(s, pool).into());
-        }
-        if k.header_known {
-            out.insert("manifests_yaml".into(), manifests_yaml(s, *i, pool));
-        }
-    }
-    let all_pools_known = !k.partial.touches_unknown(&at(&["pool"]));
-    let values_yaml = if k.header_known && all_pools_known {
-        render::gpu_operator_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
-    } else {
-        Value::Unknown
-    };
-    path::set(&mut plan.planned, "gpu_operator_values_yaml", values_yaml);
-    // Only the pools are read: known as soon as they are, whatever the cluster's name.
-    let neuron = if all_pools_known {
-        neuron_values_yaml(s)
-    } else {
-        Value::Unknown
-    };
-    path::set(&mut plan.planned, "neuron_values_yaml", neuron);
-    // The driver's node affinity names node groups, whose names carry the cluster's.
-    let dra_driver = if all_pools_known && k.cluster_known {
-        dra_driver_values_yaml(s)
-    } else {
-        Value::Unknown
-    };
-    path::set(&mut plan.planned, "dra_driver_values_yaml", dra_driver);
-
-    // Rules on what is known; paths point at the pool's place in the configuration.
-    for mut v in rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }) {
-        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
-            *i = k.pools[*i].0;
-        }
-        let d = diagnostics::violation(&v);
-        if k.partial.reports(&schema::cached().block, &d) {
-            diags.push(d);
-        }
-    }
+    outputs(plan, &k);
+    report(
+        &k,
+        rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }),
+        diags,
+    );
     let known_labels: Vec<(usize, Pool)> = k
         .pools
         .iter()
@@ -296,11 +243,93 @@ pub(super) fn modify(
     }
     if let Ok(prior) = model::strategy(plan.prior) {
         warn_replacements(&prior, s, &k.pools, diags);
-        if all_pools_known {
+        if !k.partial.touches_unknown(&at(&["pool"])) {
             warn_deletions(&prior, s, diags);
             explain_moves(&prior, s, diags);
         }
     }
+}
+
+/// Reports the rules' findings on what is known; paths point at the pool's place in the
+/// configuration, and a finding near an unknown value waits (it may not hold once it is known).
+/// Warnings the configuration acknowledges are left out, and a warning of several pools is one.
+fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
+    let mut kept = Vec::new();
+    for mut v in found {
+        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
+            *i = k.pools[*i].0;
+        }
+        if k.partial.reports(&schema::cached().block, &diagnostics::violation(&v)) {
+            kept.push(v);
+        }
+    }
+    let kept = rules::unanswered(kept, &answered::acknowledged(&k.partial.value));
+    for v in rules::grouped(kept) {
+        diags.push(diagnostics::violation(&v));
+    }
+}
+
+/// The rules `terraform validate` runs: the errors that hold whatever the provider's settings
+/// (`rules::check_at_validate`), on what the configuration makes known. Warnings and the rules on
+/// the provider's settings or the cluster wait for the plan; Terraform stops at a validation error,
+/// so the plan does not repeat these.
+pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
+    if let Some(k) = known(config) {
+        report(&k, rules::check_at_validate(&k.strategy), diags);
+    }
+}
+
+/// Every computed output whose inputs are known (`early.rs`); `manifests_yaml` reads all of a
+/// pool and the strategy's name and cluster.
+fn outputs(plan: &mut Plan<'_>, k: &Known) {
+    let pools = early::pools(&plan.planned, &k.partial, model::pool_type());
+    let s = NodeStrategy {
+        pools: pools.iter().flatten().cloned().collect(),
+        ..k.strategy.clone()
+    };
+    // A pool's objects also read the other pools' kinds (hybrid pools switch the NVIDIA AMIs'
+    // drivers off everywhere: render::effective_labels).
+    let kinds_known = pools.iter().enumerate().all(|(j, p)| {
+        let mut capacity = pool_at(j);
+        capacity.push(Step::Attribute("capacity".into()));
+        p.is_some() && !k.partial.touches_unknown(&capacity)
+    }) && !k.partial.unknowns_below(&at(&["pool"])).any(<[Step]>::is_empty);
+    for (i, pool) in pools.iter().enumerate() {
+        let Some(pool) = pool else { continue };
+        let whole = k.header_known && kinds_known && !k.partial.touches_unknown(&pool_at(i));
+        let Some(Value::Object(out)) = path::get_mut(&mut plan.planned, &pool_at(i)) else {
+            continue;
+        };
+        for o in Output::POOL
+            .into_iter()
+            .filter(|o| early::known(&k.partial, i, pool, *o))
+        {
+            out.insert(o.attribute().into(), early::value(o, &s, pool));
+        }
+        if whole {
+            out.insert("manifests_yaml".into(), manifests_yaml(&s, i, pool));
+        }
+        // The ComputeDomain's outputs are planned with the pool as a whole (not yet declared as
+        // early outputs: `eksgpu_core::model::outputs`).
+        if !k.partial.touches_unknown(&pool_at(i)) {
+            for (name, v) in nvlink_outputs(pool) {
+                out.insert(name.into(), v);
+            }
+        }
+    }
+    for o in Output::STRATEGY {
+        let v = early::strategy_value(o, &s, &k.partial, &pools);
+        path::set(&mut plan.planned, o.attribute(), v);
+    }
+    // The driver's node affinity names node groups, whose names carry the cluster's: known once
+    // every pool and the cluster name are.
+    let all_pools_known = pools.iter().all(Option::is_some) && !k.partial.touches_unknown(&at(&["pool"]));
+    let dra_driver = if all_pools_known && k.cluster_known {
+        dra_driver_values_yaml(&s)
+    } else {
+        Value::Unknown
+    };
+    path::set(&mut plan.planned, "dra_driver_values_yaml", dra_driver);
 }
 
 /// When pools were inserted, removed or reordered, Terraform shows the pool

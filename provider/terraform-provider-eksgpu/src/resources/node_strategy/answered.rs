@@ -1,0 +1,66 @@
+//! `acknowledged_warnings`: the warning codes a configuration says are intended, read from a
+//! planned value; the rules' warnings of those codes are left out (`eksgpu_core::rules::unanswered`).
+
+use eksgpu_core::rules::{self, Code};
+use eksgpu_tfplugin::{Diagnostics, Severity, Value};
+
+/// The acknowledged codes of a planned or configured strategy (none while the set is unknown: its
+/// warnings then show, as they would without it).
+pub(super) fn acknowledged(v: &Value) -> Vec<Code> {
+    v.get("acknowledged_warnings")
+        .elements()
+        .iter()
+        .filter_map(|c| c.as_str().and_then(|c| rules::acknowledgeable(c).ok()))
+        .collect()
+}
+
+/// Diagnostics without the warnings of acknowledged codes (for findings already turned into
+/// diagnostics, such as the checks against the cluster at apply: their summary starts with the code).
+pub(super) fn unanswered(found: Diagnostics, acknowledged: &[Code]) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    for d in found.iter() {
+        let answered = d.severity == Severity::Warning
+            && acknowledged.iter().any(|c| {
+                d.summary
+                    .strip_prefix(c.as_str())
+                    .is_some_and(|rest| rest.starts_with(':'))
+            });
+        if !answered {
+            out.push(d.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use eksgpu_tfplugin::Diagnostic;
+
+    use super::*;
+
+    #[test]
+    fn acknowledged_warnings_of_the_cluster_checks_are_left_out() {
+        let planned = Value::object([(
+            "acknowledged_warnings",
+            Value::Set(vec!["EKSGPU008".into(), Value::Unknown]),
+        )]);
+        let codes = acknowledged(&planned);
+        assert_eq!(codes, vec![Code::EKSGPU008]);
+        let mut found = Diagnostics::new();
+        found.push(Diagnostic::warning(
+            "EKSGPU008: Auto Mode and managed node groups in one cluster",
+            "d",
+        ));
+        found.push(Diagnostic::warning("EKSGPU0080: not this code", "d"));
+        found.push(Diagnostic::error("EKSGPU016: Not an accelerated instance type", "d"));
+        let kept: Vec<String> = unanswered(found, &codes).iter().map(|d| d.summary.clone()).collect();
+        assert_eq!(
+            kept,
+            [
+                "EKSGPU0080: not this code",
+                "EKSGPU016: Not an accelerated instance type"
+            ]
+        );
+        assert!(acknowledged(&Value::object([("acknowledged_warnings", Value::Null)])).is_empty());
+    }
+}
