@@ -308,3 +308,43 @@ fn a_scaled_object_made_elsewhere_is_refused_and_untouched() {
         assert_eq!(so["spec"]["maxReplicaCount"], 7, "{}: untouched", tf.label);
     }
 }
+
+/// `-replace` with and without `create_before_destroy`: the ScaledObject survives, bearing the
+/// new instance's token, and the old instance's destroy says it left it (the same promise as a
+/// node strategy's).
+#[test]
+fn replacing_a_scaler_keeps_its_scaled_object_with_and_without_create_before_destroy() {
+    let cbd = "  lifecycle {\n    create_before_destroy = true\n  }";
+    for tf in terraform_versions() {
+        for lifecycle in [cbd, ""] {
+            let kube = KubeTarget::start();
+            let w = Workdir::new(&tf, &config(&kube, 3, false, lifecycle));
+            w.init();
+            w.apply();
+            let token = |kube: &KubeTarget| {
+                kube.get_in(SCALED_OBJECT, Some("llm"), "vllm-burst")
+                    .map(|o| o["metadata"]["labels"]["eksgpu.terraform.io/owner-token"].clone())
+            };
+            let first = token(&kube).expect("created");
+            assert!(first.is_string(), "{}: the object bears the instance's token", tf.label);
+            let out = w
+                .ok(&["apply", "-auto-approve", "-no-color", "-replace=eksgpu_burst_scaler.b"])
+                .combined();
+            let now =
+                token(&kube).unwrap_or_else(|| panic!("{} {lifecycle:?}: the replacement deleted it: {out}", tf.label));
+            let state = w.state()["values"]["root_module"]["resources"][0]["values"]["owner_token"].clone();
+            assert_eq!(now, state, "{} {lifecycle:?}", tf.label);
+            assert_ne!(now, first, "{} {lifecycle:?}", tf.label);
+            if lifecycle == cbd {
+                assert!(
+                    out.contains("kept for the scaler that replaced this one"),
+                    "{}: {out}",
+                    tf.label
+                );
+            }
+            w.assert_empty_plan();
+            w.ok(&["destroy", "-auto-approve", "-no-color"]);
+            assert!(token(&kube).is_none(), "{}: destroy deletes it", tf.label);
+        }
+    }
+}

@@ -478,6 +478,13 @@ fn karpenter_mig_overlay_scenario() {
             "{m}"
         );
         assert_eq!(out["resource_requests"]["value"]["nvidia.com/mig-3g.40gb"], "1");
+        // Four time-sliced replicas on each of 4 L40S.
+        let shared = out["shared_manifests"]["value"].as_str().unwrap();
+        assert!(shared.contains("kind: NodeOverlay"), "{shared}");
+        assert!(
+            shared.contains("nvidia.com/gpu: '16'") || shared.contains("nvidia.com/gpu: \"16\""),
+            "{shared}"
+        );
     }
 }
 
@@ -488,6 +495,8 @@ fn static_dra_scenario() {
         assert!(m.contains("replicas: 2"), "{m}");
         assert!(m.contains("nodes: 3"), "{m}");
         assert_eq!(out["burst_node_selector"]["value"]["karpenter.sh/nodepool"], "burst");
+        let driver = out["dra_driver_values"]["value"].as_str().unwrap();
+        assert!(driver.contains("gpus:") && driver.contains("enabled: true"), "{driver}");
     }
 }
 
@@ -500,5 +509,25 @@ fn gpu_stack_example_merges_two_teams_into_one_release() {
             assert!(values.contains(&format!("key: example.com/{team}")), "{team}: {values}");
         }
         assert!(values.contains("daemonsets:"), "{values}");
+    }
+}
+
+/// The GB200 scenario against moto and the emulator: the Capacity Block node group on its launch
+/// template with EFA, the autoscaler's tags, the DRA driver's values with ComputeDomains, and the
+/// ComputeDomain (the emulator serves its kind; the real API server lane has no upstream CRD for
+/// it, so this scenario is not in `real_server.rs`).
+#[test]
+fn gb200_training_scenario() {
+    for out in apply_against_cluster("examples/scenarios/gb200-training") {
+        let m = out["node_group_request"]["value"].as_str().unwrap();
+        assert!(m.contains("capacity-block") || m.contains("CAPACITY_BLOCK"), "{m}");
+        assert!(m.contains("cr-0123456789abcdef0"), "{m}");
+        assert!(m.contains("efa"), "{m}");
+        assert!(m.contains("k8s.io/cluster-autoscaler/enabled"), "{m}");
+        assert!(m.contains("kind: ComputeDomain"), "{m}");
+        assert_eq!(out["claim_template"]["value"], "nvl72-channel");
+        assert_eq!(out["clique_topology_key"]["value"], "nvidia.com/gpu.clique");
+        let values = out["dra_driver_values"]["value"].as_str().unwrap();
+        assert!(values.contains("computeDomains:"), "{values}");
     }
 }

@@ -88,15 +88,23 @@ fn a_static_pool_renders_replicas_drifts_on_scale_and_is_replaced_when_made_dyna
 fn static_pool_rules_refuse_at_plan() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start();
-        // Without the staticCapacity gate (EKSGPU164), with gpu_limit (EKSGPU160) and weight (EKSGPU161).
+        // With gpu_limit (EKSGPU160) and weight (EKSGPU161): refused at validate, whatever the
+        // provider block says, so the plan stops there.
         let pool = static_pool(Some(2), "    gpu_limit      = 8\n    weight         = 10\n");
         let w = Workdir::new(&tf, &config(&kube, "", &pool, false));
         w.init();
         let r = w.run(&["plan", "-no-color"]);
         assert_eq!(r.code, 1, "{}: {}", tf.label, r.combined());
-        for code in ["EKSGPU164", "EKSGPU160", "EKSGPU161"] {
+        for code in ["EKSGPU160", "EKSGPU161"] {
             assert!(r.combined().contains(code), "{}: {code}: {}", tf.label, r.combined());
         }
+        // Without the staticCapacity gate (EKSGPU164): a plan-time rule, as the gate is the
+        // provider block's.
+        let w = Workdir::new(&tf, &config(&kube, "", &static_pool(Some(2), ""), false));
+        w.init();
+        let r = w.run(&["plan", "-no-color"]);
+        assert_eq!(r.code, 1, "{}: {}", tf.label, r.combined());
+        assert!(r.combined().contains("EKSGPU164"), "{}: {}", tf.label, r.combined());
         // A gate Karpenter 1.8 does not have is refused on the provider block.
         let w = Workdir::new(&tf, &config(&kube, "\"capacityBuffer\"", &static_pool(None, ""), false));
         w.init();

@@ -1,10 +1,12 @@
-# MIG on Karpenter through a NodeOverlay: a MIG sharing pool splits each H100
-# of a p5.48xlarge into two 3g.40gb slices for 13–30B models. Under the mixed
+# MIG and time-slicing on Karpenter through NodeOverlays. A MIG sharing pool
+# splits each H100 of a p5.48xlarge into two 3g.40gb slices for 13–30B models,
+# and a time-slicing pool shares each L40S four ways for small ones. Under the mixed
 # strategy pods request nvidia.com/mig-3g.40gb, a resource Karpenter cannot know
 # of an instance type; with the nodeOverlay gate the pool renders a NodeOverlay
 # (karpenter.sh/v1alpha1) that adds it, 16 per node, so Karpenter launches
-# nodes for those pods. Without the gate, MIG belongs on a managed node group
-# (EKSGPU122 says so).
+# nodes for those pods; the time-sliced pool's overlay advertises nvidia.com/gpu
+# at four per GPU. Without the gate, MIG belongs on a managed node group
+# (EKSGPU122 says so) and time-slicing on static capacity (EKSGPU011).
 #
 # Plans offline: the cluster is a variable (read it with data.eksgpu_cluster in
 # a real configuration).
@@ -53,6 +55,20 @@ resource "eksgpu_sharing_pool" "mid_models" {
   }
 }
 
+# Four time-sliced replicas per L40S for small models: the overlay advertises
+# nvidia.com/gpu at four per GPU, so Karpenter sizes nodes by the shared count.
+resource "eksgpu_sharing_pool" "small_models" {
+  cluster_name  = var.cluster_name
+  name          = "l40s-ts4"
+  instance_type = "g6e.12xlarge"
+  capacity      = "karpenter"
+  strategy      = "time_slicing"
+
+  time_slicing {
+    replicas = 4
+  }
+}
+
 resource "eksgpu_node_strategy" "mig" {
   cluster_name       = var.cluster_name
   name               = "karpenter-mig"
@@ -76,6 +92,26 @@ resource "eksgpu_node_strategy" "mig" {
       }
     }
   }
+
+  pool {
+    name           = "l40s-shared"
+    capacity       = "karpenter"
+    instance_types = ["g6e.12xlarge"]
+    labels         = eksgpu_sharing_pool.small_models.node_labels
+    # Counted as the overlay advertises them: 16 shared GPUs per node, 4 nodes.
+    gpu_limit = 64
+
+    node_class {
+      role = var.node_role
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
+}
+
+output "shared_manifests" {
+  value = eksgpu_node_strategy.mig.pool[1].manifests_yaml
 }
 
 output "manifests" {

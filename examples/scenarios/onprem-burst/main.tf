@@ -13,8 +13,11 @@ terraform {
   }
 }
 
+# The clusters' Karpenter runs with settings.featureGates.staticCapacity: true,
+# for the warm pool below.
 provider "eksgpu" {
-  region = "us-west-2"
+  region                  = "us-west-2"
+  karpenter_feature_gates = ["staticCapacity"]
 }
 
 resource "eksgpu_node_strategy" "burst" {
@@ -22,6 +25,23 @@ resource "eksgpu_node_strategy" "burst" {
   name         = "onprem-burst"
 
   gpu_operator {}
+
+  # One on-demand node kept warm (a static NodePool, spec.replicas): the first
+  # cloud replica lands without waiting for a launch (about 8 minutes cold).
+  pool {
+    name           = "warm"
+    capacity       = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    replicas       = 1
+    node_limit     = 2
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+      root_volume {
+        size = "200Gi"
+      }
+    }
+  }
 
   # Spot g5.2xlarge for the burst replicas, removed as soon as they are empty.
   pool {

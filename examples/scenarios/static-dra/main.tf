@@ -87,3 +87,8 @@ output "warm_manifests" {
 output "burst_node_selector" {
   value = eksgpu_node_strategy.dra.pool[1].node_selector
 }
+
+output "dra_driver_values" {
+  description = "Helm values for NVIDIA's DRA driver (k8s-dra-driver-gpu), for the warm pool's claims."
+  value       = eksgpu_node_strategy.dra.dra_driver_values_yaml
+}

@@ -130,6 +130,11 @@ pub struct Request {
     /// The clusters' Karpenter counts MIG slices through NodeOverlays (Karpenter 1.7+ with the
     /// `nodeOverlay` gate, from the provider's `karpenter_version` and `karpenter_feature_gates`).
     pub karpenter_node_overlay: bool,
+    /// The clusters' Karpenter provisions static NodePools (Karpenter 1.8+ with the
+    /// `staticCapacity` gate), which serve DRA claims.
+    pub karpenter_static_capacity: bool,
+    /// A development or test workload: quick start over utilisation.
+    pub dev_test: bool,
 }
 
 /// How GPUs are shared.

@@ -84,6 +84,9 @@ pub(super) fn capacity_and_sharing(
     if req.multi_node_nvlink || req.needs_dra {
         return dra(req, candidates, memory_gb, why);
     }
+    if req.dev_test {
+        return dev_test(candidates, memory_gb, why);
+    }
     // MIG by model size (or on request), before any whole-GPU choice.
     if let Some(mig) = mig_by_size(req, candidates, memory_gb, why) {
         let capacity = if req.karpenter_node_overlay {
@@ -129,15 +132,60 @@ fn dra(
             "Multi-node NVLink needs GB200/GB300 NVL72 capacity (p6e) and DRA ComputeDomains.".into(),
         ));
     }
-    why.push(decisions::reason(
-        Code::EKSGPU202,
-        "DRA: a managed node group on Kubernetes 1.34 or later, supported in every EKS doc state.".into(),
-    ));
+    // GB200 stays on node groups: EKS's P6e-GB200 guide says DRA is not supported in Karpenter.
+    let static_karpenter = req.karpenter_static_capacity && !req.multi_node_nvlink;
+    let capacity = if static_karpenter {
+        why.push(decisions::reason(
+            Code::EKSGPU202,
+            "DRA on a static Karpenter pool (replicas): the provider's Karpenter provisions static NodePools \
+             (staticCapacity), whose nodes run whatever is pending, so claims land on them; size replicas to \
+             the claims, on Kubernetes 1.34 or later."
+                .into(),
+        ));
+        Capacity::Karpenter
+    } else {
+        why.push(decisions::reason(
+            Code::EKSGPU202,
+            "DRA: a managed node group on Kubernetes 1.34 or later, supported in every EKS doc state (a static \
+             Karpenter pool would do too, with staticCapacity in the provider's karpenter_feature_gates on \
+             Karpenter 1.8+; not for GB200)."
+                .into(),
+        ));
+        Capacity::ManagedNodeGroup
+    };
     (
-        Capacity::ManagedNodeGroup,
+        capacity,
         Sharing::Dra,
         whole_gpu_spanning(&nvl, memory_gb, req.multi_node_nvlink),
     )
+}
+
+/// EKSGPU213: development and test on EKS Auto Mode, whatever the model size: a quick start
+/// (AWS manages driver, device plugin and nodes), with whole GPUs of the families it documents.
+fn dev_test(
+    candidates: &[&'static InstanceType],
+    memory_gb: f64,
+    why: &mut Vec<Reason>,
+) -> (Capacity, Sharing, Vec<Placement>) {
+    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
+    if on_auto.is_empty() {
+        why.push(decisions::reason(
+            Code::EKSGPU213,
+            "Development or test: no family EKS documents for Auto Mode holds the model, so a Karpenter pool.".into(),
+        ));
+        return (
+            Capacity::Karpenter,
+            Sharing::Exclusive,
+            whole_gpu(candidates, memory_gb),
+        );
+    }
+    why.push(decisions::reason(
+        Code::EKSGPU213,
+        "Development or test: EKS Auto Mode for a quick start (driver, device plugin and nodes managed by AWS), \
+         whole GPUs, no MIG to set up."
+            .into(),
+    ));
+    (Capacity::AutoMode, Sharing::Exclusive, on_auto)
 }
 
 /// EKSGPU204: MIG on a managed node group, by model size or on request; `None` when no slice

@@ -20,8 +20,8 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: Code::EKSGPU202,
-        summary: "DRA workloads go to a managed node group on Kubernetes 1.34 or later: supported in every dated EKS doc state.",
-        source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html)",
+        summary: "DRA workloads on Kubernetes 1.34 or later: a static Karpenter pool when the provider's Karpenter provisions static NodePools (1.8+ with `staticCapacity` in `karpenter_feature_gates`), else a managed node group, supported in every dated EKS doc state; multi-node NVLink (GB200) always on a node group.",
+        source: "EKS user guide, DRA on Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/device-management-dra.html); kubernetes-sigs/karpenter v1.8.0 static NodePools (spec.replicas); EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS",
     },
     Decision {
         code: Code::EKSGPU203,
@@ -72,6 +72,11 @@ pub static DECISIONS: &[Decision] = &[
         code: Code::EKSGPU212,
         summary: "A Neuron model on whole Neuron devices (the fewest that hold a replica, NeuronLink joining them): Karpenter with Spot when acceptable, else EKS Auto Mode on the Neuron families it documents, else Karpenter with the Neuron device plugin (`neuron_values_yaml`). Inferentia (inf1) is not offered: Neuron's LLM serving runs on Inferentia2 and Trainium.",
         source: "EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html); AWS Neuron, NxD Inference supported instances (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/)",
+    },
+    Decision {
+        code: Code::EKSGPU213,
+        summary: "Development and test (`dev_test`), any model size: EKS Auto Mode with whole GPUs on the families it documents, for a quick start; a Karpenter pool when none holds the model.",
+        source: "EKS user guide, Auto Mode accelerated workloads (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html)",
     },
 ];
 

@@ -21,6 +21,8 @@ fn req(params: f64) -> Request {
         available_on_neuron: false,
         data_residency: false,
         karpenter_node_overlay: false,
+        karpenter_static_capacity: false,
+        dev_test: false,
     }
 }
 
@@ -463,5 +465,47 @@ fn every_rationale_code_is_a_documented_decision() {
         for x in recommend(&r).unwrap().rationale {
             assert!(DECISIONS.iter().any(|d| d.code == x.code));
         }
+    }
+}
+
+#[test]
+fn dra_goes_to_static_karpenter_where_the_provider_runs_static_capacity_but_gb200_does_not() {
+    let r = recommend(&Request {
+        needs_dra: true,
+        karpenter_static_capacity: true,
+        ..req(13.0)
+    })
+    .unwrap();
+    assert_eq!((r.capacity, r.sharing), (Capacity::Karpenter, Sharing::Dra));
+    let gb200 = recommend(&Request {
+        multi_node_nvlink: true,
+        karpenter_static_capacity: true,
+        ..req(400.0)
+    })
+    .unwrap();
+    assert_eq!(gb200.capacity, Capacity::ManagedNodeGroup);
+    let without = recommend(&Request {
+        needs_dra: true,
+        ..req(13.0)
+    })
+    .unwrap();
+    let why = without.rationale.iter().find(|x| x.code == Code::EKSGPU202).unwrap();
+    assert!(why.message.contains("staticCapacity"), "{}", why.message);
+}
+
+#[test]
+fn dev_and_test_run_on_auto_mode_whatever_the_size() {
+    for params in [3.0, 13.0, 70.0] {
+        let r = recommend(&Request {
+            dev_test: true,
+            ..req(params)
+        })
+        .unwrap();
+        assert_eq!(
+            (r.capacity, r.sharing),
+            (Capacity::AutoMode, Sharing::Exclusive),
+            "{params}B"
+        );
+        assert!(codes(&r).contains(&Code::EKSGPU213));
     }
 }

@@ -106,6 +106,11 @@ pub fn schema() -> Schema {
              NVIDIA. Default `false`.",
         ))
         .attribute(flag(
+            "dev_test",
+            "A development or test workload, any model size: EKS Auto Mode with whole GPUs for a quick start, no \
+             MIG to set up. Default `false`.",
+        ))
+        .attribute(flag(
             "data_residency",
             "Data must stay on premises: NVIDIA GPUs on EKS Hybrid Nodes (Neuron is EC2 only). Default `false`.",
         ))
@@ -228,8 +233,10 @@ fn request(config: &Value) -> Result<Request, ModelError> {
         },
         available_on_neuron: flag("available_on_neuron")?,
         data_residency: flag("data_residency")?,
+        dev_test: flag("dev_test")?,
         // From the provider's configuration, in `read`.
         karpenter_node_overlay: false,
+        karpenter_static_capacity: false,
     })
 }
 
@@ -253,6 +260,7 @@ fn write_request(r: &Request) -> Value {
         .set("quantization", r.quantization.map(Quantization::as_str))
         .set("available_on_neuron", r.available_on_neuron)
         .set("data_residency", r.data_residency)
+        .set("dev_test", r.dev_test)
         .build()
 }
 
@@ -322,6 +330,11 @@ impl ManagedDataSource for RecommendationDataSource {
         let mut req = reported(request, config, diags)?;
         // The gate is checked against `karpenter_version` in the provider block (NodeOverlay from 1.7).
         req.karpenter_node_overlay = self.state.configured().is_some_and(|c| c.karpenter_gates.node_overlay);
+        // Likewise `staticCapacity` (static NodePools from Karpenter 1.8), for DRA on Karpenter.
+        req.karpenter_static_capacity = self
+            .state
+            .configured()
+            .is_some_and(|c| c.karpenter_gates.static_capacity);
         match recommend::recommend(&req) {
             Ok(r) => Some(value(config, &r)),
             Err(e) => {
@@ -361,6 +374,7 @@ mod tests {
             proptest::array::uniform8(any::<bool>()),
             proptest::collection::btree_map("[a-z0-9]{1,4}\\.[a-z0-9]{1,8}", 0.0..1_000_000.0f64, 0..3),
             proptest::option::of(proptest::sample::select(Quantization::ALL.to_vec())),
+            any::<bool>(),
         )
             .prop_map(
                 |(
@@ -377,6 +391,7 @@ mod tests {
                     ],
                     price_per_hour,
                     quantization,
+                    dev_test,
                 )| {
                     Request {
                         model_params_b,
@@ -393,6 +408,8 @@ mod tests {
                         available_on_neuron,
                         data_residency,
                         karpenter_node_overlay: false,
+                        karpenter_static_capacity: false,
+                        dev_test,
                     }
                 },
             )

@@ -48,6 +48,7 @@ fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
         "ready_timeout",
         "formula",
         "manifests_yaml",
+        "owner_token",
     ] {
         if !prior.get(k).is_null() {
             path::set(&mut v, k, prior.get(k).clone());
@@ -137,11 +138,17 @@ impl ManagedResource for BurstScalerResource {
     }
 
     async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        self.write(ctx, planned, diags).await
+        self.write(ctx, planned, &super::node_strategy::new_owner_token(), diags)
+            .await
     }
 
-    async fn update(&self, ctx: &Context, _prior: &Value, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        self.write(ctx, planned, diags).await
+    async fn update(&self, ctx: &Context, prior: &Value, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        // States written before tokens get one now.
+        let token = prior
+            .get("owner_token")
+            .as_str()
+            .map_or_else(super::node_strategy::new_owner_token, str::to_owned);
+        self.write(ctx, planned, &token, diags).await
     }
 
     async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -162,6 +169,31 @@ impl ManagedResource for BurstScalerResource {
                 return None;
             }
             Ok(Some(_)) => {}
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    "reading the ScaledObject",
+                    AttributePath::root(),
+                ));
+                return Some(prior.clone());
+            }
+        }
+        // Another instance of this scaler wrote it since (a `create_before_destroy` replacement):
+        // it is the successor's, left as it is.
+        match live_token(ctx, cluster.as_ref(), &b).await {
+            Ok(Some(live)) if prior.get("owner_token").as_str().is_some_and(|mine| mine != live) => {
+                diags.push(Diagnostic::warning(
+                    format!(
+                        "ScaledObject {}/{} kept for the scaler that replaced this one",
+                        b.namespace, b.name
+                    ),
+                    "Another instance of this scaler wrote it since (a create_before_destroy replacement): it is \
+                     that instance's now, so this destroy leaves it."
+                        .to_owned(),
+                ));
+                return None;
+            }
+            Ok(_) => {}
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -235,7 +267,23 @@ impl ManagedResource for BurstScalerResource {
                 format!("No ScaledObject {namespace}/{name} in cluster {cluster}."),
             );
         }
-        found.map(|b| model::write(&b))
+        let b = found?;
+        // The imported instance owns the object as it is: its token, or a new one the next apply writes.
+        let conn = connect(c, &b.cluster_name, diags).await?;
+        let token = match live_token(ctx, conn.as_ref(), &b).await {
+            Ok(t) => t.unwrap_or_else(super::node_strategy::new_owner_token),
+            Err(e) => {
+                diags.push(diagnostics::kube_failed(
+                    &e,
+                    "reading the ScaledObject",
+                    AttributePath::root(),
+                ));
+                return None;
+            }
+        };
+        let mut v = model::write(&b);
+        path::set(&mut v, "owner_token", token.into());
+        Some(v)
     }
 }
 
@@ -254,6 +302,34 @@ async fn owner(
     Ok(live.as_ref().map(Owner::of_object))
 }
 
+/// The ScaledObject with the instance's `owner_token` label (written at apply, not shown in
+/// `manifests_yaml`: the token is known only once the instance exists).
+fn with_token(mut m: serde_json::Value, token: &str) -> serde_json::Value {
+    if let Some(labels) = m["metadata"]["labels"].as_object_mut() {
+        labels.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.into(), token.into());
+    }
+    m
+}
+
+/// The `owner_token` the scaler's ScaledObject bears, if it exists and has one.
+async fn live_token(
+    ctx: &Context,
+    cluster: &dyn eksgpu_cloud::kube::Cluster,
+    b: &BurstScaler,
+) -> Result<Option<String>, eksgpu_cloud::kube::KubeError> {
+    let live = cancellable(
+        ctx,
+        "talking to the cluster",
+        cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+    )
+    .await?;
+    Ok(live.and_then(|o| {
+        o["metadata"]["labels"][eksgpu_core::kinds::labels::OWNER_TOKEN]
+            .as_str()
+            .map(str::to_owned)
+    }))
+}
+
 /// A ScaledObject of this provider's scalers in the scaler's cluster (its
 /// name and namespace are the scaler's identity); older versions labelled it
 /// without the scaler label.
@@ -266,7 +342,7 @@ fn ours(o: &Owner, b: &BurstScaler) -> bool {
 }
 
 impl BurstScalerResource {
-    async fn write(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+    async fn write(&self, ctx: &Context, planned: &Value, token: &str, diags: &mut Diagnostics) -> Option<Value> {
         let c = configured(&self.state, diags)?;
         let b = reported(model::read, planned, diags)?;
         let cluster = connect(c, &b.cluster_name, diags).await?;
@@ -305,7 +381,7 @@ impl BurstScalerResource {
                 &burst::SCALED_OBJECT,
                 Some(&b.namespace),
                 &b.name,
-                &burst::manifest(&b),
+                &with_token(burst::manifest(&b), token),
                 opts,
             ),
         )
@@ -319,7 +395,9 @@ impl BurstScalerResource {
                         diags.push(d);
                     }
                 }
-                Some(planned.clone())
+                let mut state = planned.clone();
+                path::set(&mut state, "owner_token", token.into());
+                Some(state)
             }
             Err(e) => {
                 diags.push(diagnostics::kube_failed(

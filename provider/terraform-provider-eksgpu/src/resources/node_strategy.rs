@@ -519,7 +519,7 @@ async fn delete_gone_pools(
 
 /// A new instance's `owner_token`: 128 random bits as hex. `RandomState` draws its keys from the
 /// operating system's randomness (std's `hashmap_random_keys`), and each one differs.
-fn new_owner_token() -> String {
+pub(crate) fn new_owner_token() -> String {
     use std::hash::BuildHasher;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

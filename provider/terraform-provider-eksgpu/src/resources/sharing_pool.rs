@@ -121,8 +121,11 @@ async fn check_owned(
             if live["data"].get(&p.name).is_some() {
                 return Err(Refused::NotOurs(format!(
                     "Sharing pool {:?} already exists in namespace {ns} (key {:?} of ConfigMap {}), made by another \
-                     Terraform configuration or outside Terraform; this pool leaves it untouched. Choose another \
-                     name, or manage that pool here by importing it: `terraform import <address> {}/{}`.",
+                     Terraform configuration, outside Terraform, or by the instance this one replaces; this pool \
+                     leaves it untouched. Choose another name, or manage that pool here by importing it: \
+                     `terraform import <address> {}/{}`. If this is a replacement with `create_before_destroy`, \
+                     replace without it: a pool's name is its key in the shared ConfigMap, so two instances of it \
+                     cannot exist at once.",
                     p.name, p.name, m.name, p.cluster_name, p.name
                 )));
             }

@@ -132,6 +132,17 @@ pub fn schema() -> Schema {
             .validate(checks::duration()),
         )
         .attribute(Attribute::computed("formula", Type::String, "The `scalingModifiers` formula."))
+        .attribute(
+            Attribute::computed(
+                "owner_token",
+                Type::String,
+                "A random token this instance of the scaler writes on its ScaledObject (label \
+                 `eksgpu.terraform.io/owner-token`). A destroy deletes the ScaledObject only while it bears this \
+                 token, so when Terraform replaces the scaler with `create_before_destroy`, the old instance's \
+                 destroy leaves what the new one wrote. Set at creation (or import) and kept.",
+            )
+            .use_state_for_unknown(),
+        )
         .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))
         .block(
             NestedBlock::required_one(
