@@ -26,23 +26,6 @@ resource "eksgpu_node_strategy" "burst" {
 
   gpu_operator {}
 
-  # One on-demand node kept warm (a static NodePool, spec.replicas): the first
-  # cloud replica lands without waiting for a launch (about 8 minutes cold).
-  pool {
-    name           = "warm"
-    capacity       = "karpenter"
-    instance_types = ["g5.2xlarge"]
-    replicas       = 1
-    node_limit     = 2
-
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-      root_volume {
-        size = "200Gi"
-      }
-    }
-  }
-
   # Spot g5.2xlarge for the burst replicas, removed as soon as they are empty.
   pool {
     name           = "burst-spot"
@@ -76,6 +59,23 @@ resource "eksgpu_node_strategy" "burst" {
       remote_node_networks = ["192.168.10.0/24"]
       remote_pod_networks  = ["192.168.128.0/18"]
       node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+    }
+  }
+
+  # One on-demand node kept warm (a static NodePool, spec.replicas): the first
+  # cloud replica lands without waiting for a launch (about 8 minutes cold).
+  pool {
+    name           = "warm"
+    capacity       = "karpenter"
+    instance_types = ["g5.2xlarge"]
+    replicas       = 1
+    node_limit     = 2
+
+    node_class {
+      role = "KarpenterNodeRole-gpu-cluster"
+      root_volume {
+        size = "200Gi"
+      }
     }
   }
 }

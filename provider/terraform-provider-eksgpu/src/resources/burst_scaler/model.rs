@@ -100,6 +100,8 @@ pub(crate) fn write(b: &BurstScaler) -> Value {
         )
         .set("formula", burst::formula(b))
         .set("manifests_yaml", eksgpu_core::yaml::to_yaml(&burst::manifest(b)))
+        // The instance's, not the scaler's: set by create and import, kept by read (`with_prior`).
+        .set("owner_token", Option::<String>::None)
         .build()
 }
 
