@@ -518,6 +518,11 @@ fn gpu_stack_example_merges_two_teams_into_one_release() {
 /// it, so this scenario is not in `real_server.rs`).
 #[test]
 fn gb200_training_scenario() {
+    if eksgpu_acceptance_tests::kube::upstream_kubeconfig().is_some() {
+        // The real API server has no ComputeDomain CRD: its upstream schema is in the NVIDIA DRA
+        // driver's chart, which is not vendored here (see `compute_domain.rs`).
+        return skip("the real API server serves no ComputeDomain (its CRD is not vendored)");
+    }
     for out in apply_against_cluster("examples/scenarios/gb200-training") {
         let m = out["node_group_request"]["value"].as_str().unwrap();
         assert!(m.contains("capacity-block") || m.contains("CAPACITY_BLOCK"), "{m}");
