@@ -159,16 +159,9 @@ impl ManagedResource for BurstScalerResource {
         let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
             return Some(prior.clone());
         };
-        match owner(ctx, cluster.as_ref(), &b).await {
+        let (o, token) = match owner(ctx, cluster.as_ref(), &b).await {
             Ok(None) => return None,
-            Ok(Some(o)) if !ours(&o, &b) => {
-                diags.push(Diagnostic::warning(
-                    format!("ScaledObject {}/{} left in place", b.namespace, b.name),
-                    format!("It now belongs to {o}, so it was not deleted; this scaler no longer tracks it."),
-                ));
-                return None;
-            }
-            Ok(Some(_)) => {}
+            Ok(Some(found)) => found,
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -177,31 +170,29 @@ impl ManagedResource for BurstScalerResource {
                 ));
                 return Some(prior.clone());
             }
+        };
+        if !ours(&o, &b) {
+            diags.push(Diagnostic::warning(
+                format!("ScaledObject {}/{} left in place", b.namespace, b.name),
+                format!("It now belongs to {o}, so it was not deleted; this scaler no longer tracks it."),
+            ));
+            return None;
         }
         // Another instance of this scaler wrote it since (a `create_before_destroy` replacement):
         // it is the successor's, left as it is.
-        match live_token(ctx, cluster.as_ref(), &b).await {
-            Ok(Some(live)) if prior.get("owner_token").as_str().is_some_and(|mine| mine != live) => {
-                diags.push(Diagnostic::warning(
-                    format!(
-                        "ScaledObject {}/{} kept for the scaler that replaced this one",
-                        b.namespace, b.name
-                    ),
-                    "Another instance of this scaler wrote it since (a create_before_destroy replacement): it is \
-                     that instance's now, so this destroy leaves it."
-                        .to_owned(),
-                ));
-                return None;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the ScaledObject",
-                    AttributePath::root(),
-                ));
-                return Some(prior.clone());
-            }
+        if let Some(live) = token
+            && prior.get("owner_token").as_str().is_some_and(|mine| mine != live)
+        {
+            diags.push(Diagnostic::warning(
+                format!(
+                    "ScaledObject {}/{} kept for the scaler that replaced this one",
+                    b.namespace, b.name
+                ),
+                "Another instance of this scaler wrote it since (a create_before_destroy replacement): it is \
+                 that instance's now, so this destroy leaves it."
+                    .to_owned(),
+            ));
+            return None;
         }
         match cancellable(
             ctx,
@@ -270,8 +261,10 @@ impl ManagedResource for BurstScalerResource {
         let b = found?;
         // The imported instance owns the object as it is: its token, or a new one the next apply writes.
         let conn = connect(c, &b.cluster_name, diags).await?;
-        let token = match live_token(ctx, conn.as_ref(), &b).await {
-            Ok(t) => t.unwrap_or_else(super::node_strategy::new_owner_token),
+        let token = match owner(ctx, conn.as_ref(), &b).await {
+            Ok(found) => found
+                .and_then(|(_, t)| t)
+                .unwrap_or_else(super::node_strategy::new_owner_token),
             Err(e) => {
                 diags.push(diagnostics::kube_failed(
                     &e,
@@ -287,19 +280,25 @@ impl ManagedResource for BurstScalerResource {
     }
 }
 
-/// Who owns the scaler's ScaledObject now; `None` when there is none.
+/// Who owns the scaler's ScaledObject now, and the `owner_token` it bears (one read); `None`
+/// when there is none.
 async fn owner(
     ctx: &Context,
     cluster: &dyn eksgpu_cloud::kube::Cluster,
     b: &BurstScaler,
-) -> Result<Option<Owner>, eksgpu_cloud::kube::KubeError> {
+) -> Result<Option<(Owner, Option<String>)>, eksgpu_cloud::kube::KubeError> {
     let live = cancellable(
         ctx,
         "talking to the cluster",
         cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
     )
     .await?;
-    Ok(live.as_ref().map(Owner::of_object))
+    Ok(live.map(|o| {
+        let token = o["metadata"]["labels"][eksgpu_core::kinds::labels::OWNER_TOKEN]
+            .as_str()
+            .map(str::to_owned);
+        (Owner::of_object(&o), token)
+    }))
 }
 
 /// The ScaledObject with the instance's `owner_token` label (written at apply, not shown in
@@ -309,25 +308,6 @@ fn with_token(mut m: serde_json::Value, token: &str) -> serde_json::Value {
         labels.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.into(), token.into());
     }
     m
-}
-
-/// The `owner_token` the scaler's ScaledObject bears, if it exists and has one.
-async fn live_token(
-    ctx: &Context,
-    cluster: &dyn eksgpu_cloud::kube::Cluster,
-    b: &BurstScaler,
-) -> Result<Option<String>, eksgpu_cloud::kube::KubeError> {
-    let live = cancellable(
-        ctx,
-        "talking to the cluster",
-        cluster.get(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
-    )
-    .await?;
-    Ok(live.and_then(|o| {
-        o["metadata"]["labels"][eksgpu_core::kinds::labels::OWNER_TOKEN]
-            .as_str()
-            .map(str::to_owned)
-    }))
 }
 
 /// A ScaledObject of this provider's scalers in the scaler's cluster (its
@@ -347,7 +327,7 @@ impl BurstScalerResource {
         let b = reported(model::read, planned, diags)?;
         let cluster = connect(c, &b.cluster_name, diags).await?;
         match owner(ctx, cluster.as_ref(), &b).await {
-            Ok(Some(o)) if !ours(&o, &b) => {
+            Ok(Some((o, _))) if !ours(&o, &b) => {
                 diags.error_at(
                     AttributePath::attr("name"),
                     format!("ScaledObject {}/{} is not this scaler's", b.namespace, b.name),
