@@ -101,8 +101,10 @@ fn apply_against_cluster(example: &str) -> Vec<serde_json::Value> {
     outputs
 }
 
-/// Every scenario and the node strategy example plan with no AWS and no cluster: AWS endpoints
-/// that refuse every connection, and no kubeconfig.
+/// Every scenario, the node strategy example and the quickstart (the README's example) plan with
+/// no AWS and no cluster: AWS endpoints that refuse every connection, and no kubeconfig. And with
+/// no warning: each says something the configuration can act on, so an example that shows one
+/// teaches users to ignore them.
 #[test]
 fn scenarios_plan_offline() {
     let mut examples: Vec<String> = std::fs::read_dir(eksgpu_acceptance_tests::repo_root().join("examples/scenarios"))
@@ -112,7 +114,9 @@ fn scenarios_plan_offline() {
         .collect();
     examples.sort();
     examples.push("examples/resources/eksgpu_node_strategy".into());
+    examples.push("examples/quickstart".into());
     assert!(examples.len() > 8, "{examples:?}");
+    let mut warned = Vec::new();
     for tf in terraform_versions() {
         for example in &examples {
             let mut w = Workdir::from_example(&tf, example);
@@ -126,8 +130,16 @@ fn scenarios_plan_offline() {
                 tf.label,
                 r.combined()
             );
+            for w in r.combined().lines().filter(|l| l.contains("Warning:")) {
+                warned.push(format!(
+                    "{} {example}: {}",
+                    tf.label,
+                    w.trim_matches(|c: char| c == '│' || c == ' ')
+                ));
+            }
         }
     }
+    assert!(warned.is_empty(), "examples plan with warnings:\n{}", warned.join("\n"));
 }
 
 /// The short first example of each resource and data source page (`basic/main.tf`): at most 30

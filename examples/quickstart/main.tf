@@ -18,6 +18,11 @@ variable "refresh_catalog" {
 
 provider "eksgpu" {
   region = "us-west-2"
+
+  # The cluster's Karpenter (1.7+) runs with the NodeOverlay gate, so the
+  # time-sliced pool below tells Karpenter how many GPU slots its nodes offer
+  # (a NodeOverlay) instead of being sized as whole GPUs (EKSGPU011).
+  karpenter_feature_gates = ["nodeOverlay"]
 }
 
 # What EC2 GPU capacity looks like: H200 instance types and their MIG profiles.

@@ -74,6 +74,11 @@ resource "eksgpu_sharing_pool" "dra_shared" {
   capacity      = "managed_node_group"
   strategy      = "dra"
 
+  # DRA time-slicing needs the driver's TimeSlicingSettings gate (EKSGPU131):
+  # the strategy's dra_driver_values_yaml turns it on from this pool's labels,
+  # so the driver installed with those values accepts the claim.
+  acknowledged_warnings = ["EKSGPU131"]
+
   dra {
     namespace = "llm"
     sharing   = "time_slicing"
@@ -173,4 +178,9 @@ output "dra_pod_resource_claims" {
 
 output "node_selectors" {
   value = { for p in eksgpu_node_strategy.a10g.pool : p.name => p.node_selector }
+}
+
+# The NVIDIA DRA driver's Helm values for the DRA pool, TimeSlicingSettings on.
+output "dra_driver_values" {
+  value = eksgpu_node_strategy.a10g.dra_driver_values_yaml
 }

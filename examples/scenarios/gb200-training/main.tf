@@ -46,6 +46,10 @@ resource "eksgpu_node_strategy" "gb200" {
   name               = "gb200-training"
   kubernetes_version = "1.34"
 
+  # No public source gives p6e-gb200's EFA interface count yet (EKSGPU182): its
+  # launch template attaches one EFA on network card 0 until the catalog has it.
+  acknowledged_warnings = ["EKSGPU182"]
+
   gpu_operator {}
 
   pool {

@@ -6,17 +6,24 @@ mod mig;
 
 use super::{Dra, Hami, SharingPool, Strategy};
 use crate::catalog::InstanceType;
+use crate::karpenter_gates::FeatureGates;
 use crate::model::Capacity;
 use crate::rules::{Code, Step, Violation};
 
 pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
+    check_sharing_pool_with(p, FeatureGates::default())
+}
+
+/// The rules under the feature gates the clusters' Karpenter runs with (the provider's
+/// `karpenter_feature_gates`).
+pub fn check_sharing_pool_with(p: &SharingPool, gates: FeatureGates) -> Vec<Violation> {
     let mut out = Vec::new();
     // The GPU the pool is validated against.
     let gpus = p.gpus();
     gpu_named(p, &mut out);
     nvidia_gpu(p, &gpus, &mut out);
     settings_block(p, &mut out);
-    capacity_kind(p, &mut out);
+    capacity_kind(p, gates, &mut out);
     slicing_settings(p, &mut out);
     if let Some(mig) = &p.mig {
         mig::check_mig(p, mig, &mut out);
@@ -123,7 +130,7 @@ fn settings_block(p: &SharingPool, out: &mut Vec<Violation>) {
 /// The strategies a capacity kind of the nodes cannot serve, as one table: EKSGPU001 (MIG on
 /// Auto Mode), 102 (device-plugin sharing on Auto Mode), 017 (HAMi next to Auto Mode's device
 /// plugin), 011 (device-plugin sharing on Karpenter), 122 (resources Karpenter cannot predict).
-fn capacity_kind(p: &SharingPool, out: &mut Vec<Violation>) {
+fn capacity_kind(p: &SharingPool, gates: FeatureGates, out: &mut Vec<Violation>) {
     let mixed_mig = p.mig.as_ref().is_some_and(|m| m.strategy == "mixed");
     let conflict = match (p.capacity, p.strategy) {
         (Some(Capacity::AutoMode), Strategy::Mig) => Some((Code::EKSGPU001, "This sharing pool uses MIG.")),
@@ -134,6 +141,10 @@ fn capacity_kind(p: &SharingPool, out: &mut Vec<Violation>) {
             Code::EKSGPU017,
             "HAMi cannot replace Auto Mode's built-in device plugin.",
         )),
+        // With the `nodeOverlay` gate, the strategy pool that carries this pool's `node_labels`
+        // renders a NodeOverlay advertising the replicas, MIG profiles or HAMi split, and warns
+        // itself where it cannot (node_strategy/rules/overlay.rs): the sharing pool has nothing to add.
+        (Some(Capacity::Karpenter), _) if gates.node_overlay => None,
         (Some(Capacity::Karpenter), Strategy::TimeSlicing | Strategy::Mps) => {
             Some((Code::EKSGPU011, "This sharing pool configures device-plugin sharing."))
         }

@@ -289,6 +289,18 @@ fn capacity_kind_rules() {
     p.time_slicing = slicing(2);
     p.capacity = Some(Capacity::Karpenter);
     assert_eq!(codes(&p), [Code::EKSGPU011]);
+    // With the `nodeOverlay` gate the strategy pool renders the NodeOverlay (and warns if it cannot).
+    let overlays = crate::karpenter_gates::FeatureGates {
+        node_overlay: true,
+        ..Default::default()
+    };
+    let found = super::check_sharing_pool_with(&p, overlays);
+    assert!(!found.iter().any(|v| v.code == Code::EKSGPU011), "{found:?}");
+    let mut hami = pool(Strategy::Hami);
+    hami.capacity = Some(Capacity::Karpenter);
+    assert!(codes(&hami).contains(&Code::EKSGPU122));
+    let found = super::check_sharing_pool_with(&hami, overlays);
+    assert!(!found.iter().any(|v| v.code == Code::EKSGPU122), "{found:?}");
     p.capacity = Some(Capacity::AutoMode);
     assert_eq!(codes(&p), [Code::EKSGPU102]);
     p.capacity = Some(Capacity::ManagedNodeGroup);

@@ -20,9 +20,10 @@ use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Schema, Value};
 
 use super::readiness::{self, NotReady};
-use super::{cancellable, configured, connect, errors_only, plan_id};
+use super::{acknowledged, cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
 use crate::provider::{Configured, ProviderState};
+use eksgpu_core::rules;
 
 pub use schema::schema;
 
@@ -44,6 +45,7 @@ fn with_prior(live: &BurstScaler, prior: &Value) -> Value {
         "target_capacity_types",
         "spot_interruption_handling",
         "force_conflicts",
+        "acknowledged_warnings",
         "wait_for_ready",
         "ready_timeout",
         "formula",
@@ -115,7 +117,7 @@ impl ManagedResource for BurstScalerResource {
         let Ok(b) = model::read(&inputs) else {
             return;
         };
-        for v in burst::check_burst_scaler(&b) {
+        for v in rules::unanswered(burst::check_burst_scaler(&b), &acknowledged::codes(&plan.planned)) {
             let d = diagnostics::violation(&v);
             if partial.reports(&schema::cached().block, &d) {
                 diags.push(d);

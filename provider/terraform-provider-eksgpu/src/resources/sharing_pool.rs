@@ -24,9 +24,10 @@ use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Schema, Value};
 use serde_json::json;
 
-use super::{cancellable, configured, connect, errors_only, plan_id};
+use super::{acknowledged, cancellable, configured, connect, errors_only, plan_id};
 use crate::diagnostics;
 use crate::provider::ProviderState;
+use eksgpu_core::rules;
 
 pub use schema::schema;
 
@@ -35,6 +36,11 @@ pub struct SharingPoolResource {
 }
 
 impl SharingPoolResource {
+    /// The feature gates the clusters' Karpenter runs with (the provider's `karpenter_feature_gates`).
+    fn karpenter_gates(&self) -> eksgpu_core::karpenter_gates::FeatureGates {
+        self.state.configured().map(|c| c.karpenter_gates).unwrap_or_default()
+    }
+
     pub(crate) fn new(state: Arc<ProviderState>) -> Self {
         Self { state }
     }
@@ -257,7 +263,8 @@ impl ManagedResource for SharingPoolResource {
         let Ok(p) = model::read(&inputs) else {
             return;
         };
-        for v in sharing::check_sharing_pool(&p) {
+        let found = sharing::check_sharing_pool_with(&p, self.karpenter_gates());
+        for v in rules::unanswered(found, &acknowledged::codes(planned)) {
             let d = diagnostics::violation(&v);
             if partial.reports(&schema::cached().block, &d) {
                 diags.push(d);
@@ -280,7 +287,10 @@ impl ManagedResource for SharingPoolResource {
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
         if let Some(p) = reported(model::read, planned, diags) {
-            diags.extend(errors_only(sharing::check_sharing_pool(&p)));
+            diags.extend(errors_only(sharing::check_sharing_pool_with(
+                &p,
+                self.karpenter_gates(),
+            )));
         }
     }
 
@@ -328,7 +338,7 @@ impl ManagedResource for SharingPoolResource {
             Ok(Some(live)) => {
                 // Computed attributes describe what the provider applies: keep them.
                 let mut v = value(&live);
-                for k in COMPUTED.into_iter().chain(["force_conflicts"]) {
+                for k in COMPUTED.into_iter().chain(["force_conflicts", "acknowledged_warnings"]) {
                     path::set(&mut v, k, state.get(k).clone());
                 }
                 Some(v)

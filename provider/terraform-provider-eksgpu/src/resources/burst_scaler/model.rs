@@ -75,6 +75,7 @@ pub(crate) fn write(b: &BurstScaler) -> Value {
         )
         .set("spot_interruption_handling", b.spot_interruption_handling)
         .set("force_conflicts", false)
+        .raw("acknowledged_warnings", Value::Null)
         // Settings of the apply, not of the scaler: the caller keeps the prior state's.
         .null("wait_for_ready")
         .null("ready_timeout")

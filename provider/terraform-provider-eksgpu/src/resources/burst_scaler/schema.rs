@@ -117,6 +117,9 @@ pub fn schema() -> Schema {
             Attribute::optional("force_conflicts", Type::Bool, "Take back fields another field manager changed. Default `false`.")
                 .default(false),
         )
+        .attribute(crate::resources::acknowledged::attribute(
+            "`[\"EKSGPU114\"]` when Spot interruptions are handled another way (such as the AWS Node Termination Handler)",
+        ))
         .attribute(Attribute::optional(
             "wait_for_ready",
             Type::Bool,

@@ -1,17 +1,12 @@
 //! `acknowledged_warnings`: the warning codes a configuration says are intended, read from a
 //! planned value; the rules' warnings of those codes are left out (`eksgpu_core::rules::unanswered`).
 
-use eksgpu_core::rules::{self, Code};
+use eksgpu_core::rules::Code;
 use eksgpu_tfplugin::{Diagnostics, Severity, Value};
 
-/// The acknowledged codes of a planned or configured strategy (none while the set is unknown: its
-/// warnings then show, as they would without it).
+/// The acknowledged codes of a planned or configured strategy.
 pub(super) fn acknowledged(v: &Value) -> Vec<Code> {
-    v.get("acknowledged_warnings")
-        .elements()
-        .iter()
-        .filter_map(|c| c.as_str().and_then(|c| rules::acknowledgeable(c).ok()))
-        .collect()
+    crate::resources::acknowledged::codes(v)
 }
 
 /// Diagnostics without the warnings of acknowledged codes (for findings already turned into

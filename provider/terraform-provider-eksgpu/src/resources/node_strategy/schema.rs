@@ -174,19 +174,9 @@ pub fn schema() -> Schema {
             )
             .validate(checks::duration()),
         )
-        .attribute(
-            Attribute::optional(
-                "acknowledged_warnings",
-                Type::set(Type::String),
-                "Warning codes whose finding is intended, e.g. `[\"EKSGPU132\"]` when the NVIDIA device plugin is \
-                 installed another way: the rules no longer warn about them, for any pool of the strategy. Only \
-                 warnings can be acknowledged (an error code is refused); see the rules guide for each code.",
-            )
-            .validate(validators::each(validators::string(
-                "A warning code of the rules guide, such as `EKSGPU132`.",
-                |c| eksgpu_core::rules::acknowledgeable(c).map(|_| ()),
-            ))),
-        )
+        .attribute(crate::resources::acknowledged::attribute(
+            "`[\"EKSGPU132\"]` when the NVIDIA device plugin is installed another way (for any pool of the strategy)",
+        ))
         .attribute(Attribute::computed(
             "gpu_operator_values_yaml",
             Type::String,

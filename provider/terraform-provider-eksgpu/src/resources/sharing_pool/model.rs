@@ -118,6 +118,7 @@ pub(crate) fn write(p: &SharingPool) -> Value {
         .set("config_namespace", p.config_namespace.clone())
         .set("config_map", p.config_map.clone())
         .set("force_conflicts", false)
+        .raw("acknowledged_warnings", Value::Null)
         .one("time_slicing", p.time_slicing.as_ref().map(slicing_value))
         .one("mps", p.mps.as_ref().map(slicing_value))
         .one(

@@ -101,6 +101,10 @@ pub fn schema() -> Schema {
             )
             .default(false),
         )
+        .attribute(crate::resources::acknowledged::attribute(
+            "`[\"EKSGPU131\"]` when the DRA driver's values come from a strategy's `dra_driver_values_yaml`, which \
+             turns the sharing feature gates on",
+        ))
         .attribute(Attribute::computed("node_labels", Type::map(Type::String), "Labels the pool's nodes need."))
         .attribute(Attribute::computed(
             "resource_requests",
