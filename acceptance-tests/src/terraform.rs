@@ -160,8 +160,14 @@ impl Workdir {
         }
     }
 
+    /// Writes `name` (a path in the directory, such as `team/main.tf` for a module), making its
+    /// folders.
     pub fn write(&self, name: &str, content: &str) {
-        std::fs::write(self.dir.join(name), content).unwrap_or_else(|e| panic!("write {name}: {e}"));
+        let path = self.dir.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir for {name}: {e}"));
+        }
+        std::fs::write(path, content).unwrap_or_else(|e| panic!("write {name}: {e}"));
     }
 
     /// Adds an environment variable for every later CLI call (e.g. `TF_VAR_…`).

@@ -1,7 +1,8 @@
 //! Composition as platform modules do it, on both CLIs: a strategy whose node role, subnets and
 //! tags come from resources made in the same apply still plans its pools' selectors, tolerations
 //! and Helm values, so workload modules can `for_each` over them; `terraform validate` fails on
-//! rule violations it can already see; a warning is answered by the input stating the intent.
+//! rule violations it can already see; a warning is answered by the input stating the intent; a
+//! team module generating its pools from a variable adds and removes them by name.
 
 use eksgpu_acceptance_tests::hcl::{Provider, REQUIRED_PROVIDERS};
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
@@ -375,5 +376,154 @@ data "eksgpu_gpu_catalog" "a10g" {
             "{}: {apply}",
             tf.label
         );
+    }
+}
+
+/// A platform team's module: one strategy per team, its pools generated from a map variable and
+/// named `<team>-<key>` (a `dynamic` block: Terraform refuses labels from variables, design/0009).
+const TEAM_MODULE: &str = r#"
+variable "team" { type = string }
+variable "pools" { type = map(number) }
+resource "eksgpu_node_strategy" "team" {
+  cluster_name       = "gpu"
+  name               = var.team
+  kubernetes_version = "1.34"
+  gpu_operator {}
+  dynamic "pool" {
+    for_each = var.pools
+    content {
+      name           = "${var.team}-${pool.key}"
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      gpu_limit      = pool.value
+      node_class {
+        role = "KarpenterNodeRole-gpu"
+      }
+    }
+  }
+}
+output "node_selectors" {
+  value = { for p in eksgpu_node_strategy.team.pool : p.name => p.node_selector }
+}
+"#;
+
+fn teams(kube: &eksgpu_acceptance_tests::kube::KubeTarget, research: &str) -> String {
+    format!(
+        r#"{}
+module "team" {{
+  for_each = {{ research = {{ {research} }}, serving = {{ chat = 2 }} }}
+  source   = "./team"
+  team     = each.key
+  pools    = each.value
+}}
+data "eksgpu_gpu_catalog" "workload" {{
+  for_each  = module.team["research"].node_selectors
+  gpu_model = "L40S"
+}}
+"#,
+        Provider::new().kube(kube).header()
+    )
+}
+
+/// The pools of `module.team["research"]` in a plan, by name: `(before, after)` per pool name.
+fn research_pools(plan: &Value) -> std::collections::BTreeMap<String, (Value, Value)> {
+    let c = plan["resource_changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["module_address"] == r#"module.team["research"]"# && c["type"] == "eksgpu_node_strategy")
+        .unwrap_or_else(|| panic!("no research strategy in {plan}"));
+    let mut out = std::collections::BTreeMap::new();
+    for (side, at) in [("before", 0), ("after", 1)] {
+        for p in c["change"][side]["pool"].as_array().into_iter().flatten() {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            let e = out.entry(name).or_insert((Value::Null, Value::Null));
+            if at == 0 { e.0 = p.clone() } else { e.1 = p.clone() }
+        }
+    }
+    out
+}
+
+/// Pools a team adds (sorting after its others) or removes plan as only those pools, by name, on
+/// both CLIs; outputs consumed by `for_each` follow by name; the other team's strategy and the
+/// remaining pools' objects are untouched.
+#[test]
+fn a_team_module_adds_and_removes_pools_by_name() {
+    for tf in terraform_versions() {
+        let kube = eksgpu_acceptance_tests::kube::KubeTarget::start();
+        let w = Workdir::new(&tf, &teams(&kube, "inference = 4"));
+        w.write("team/main.tf", &(REQUIRED_PROVIDERS.to_owned() + TEAM_MODULE));
+        w.init();
+        w.apply();
+        let generation = |n: &str| {
+            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, n)
+                .unwrap_or_default()["metadata"]["generation"]
+                .clone()
+        };
+        let before = generation("research-inference");
+
+        // Added: only the new pool changes, and the workload's for_each gains one key.
+        w.write("main.tf", &teams(&kube, "inference = 4, training = 8"));
+        let plan = planned(&w);
+        let pools = research_pools(&plan);
+        assert_eq!(
+            pools["research-inference"].0, pools["research-inference"].1,
+            "{}: unchanged",
+            tf.label
+        );
+        assert!(
+            pools["research-training"].0.is_null() && !pools["research-training"].1.is_null(),
+            "{}",
+            tf.label
+        );
+        let serving = plan["resource_changes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["module_address"] == r#"module.team["serving"]"#)
+            .all(|c| c["change"]["actions"] == serde_json::json!(["no-op"]));
+        assert!(serving, "{}: the other team is untouched", tf.label);
+        // Data sources are read during the plan: the plan JSON has them in `prior_state`.
+        let workloads: Vec<&str> = plan["prior_state"]["values"]["root_module"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["type"] == "eksgpu_gpu_catalog")
+            .filter_map(|r| r["index"].as_str())
+            .collect();
+        assert_eq!(
+            workloads,
+            ["research-inference", "research-training"],
+            "{}: for_each by name",
+            tf.label
+        );
+        w.apply();
+        assert_eq!(generation("research-inference"), before, "{}: no spec change", tf.label);
+
+        // Removed: only that pool goes, said by name.
+        w.write("main.tf", &teams(&kube, "inference = 4"));
+        let (_, r) = w.plan_code(&[]);
+        assert!(
+            words(&r.combined()).contains("Pool research-training will be deleted"),
+            "{}: {}",
+            tf.label,
+            r.combined()
+        );
+        let plan = planned(&w);
+        let pools = research_pools(&plan);
+        assert_eq!(
+            pools["research-inference"].0, pools["research-inference"].1,
+            "{}: unchanged",
+            tf.label
+        );
+        assert!(pools["research-training"].1.is_null(), "{}", tf.label);
+        w.apply();
+        assert!(
+            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "research-training")
+                .is_none()
+        );
+        assert_eq!(generation("research-inference"), before, "{}", tf.label);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
