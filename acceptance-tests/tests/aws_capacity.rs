@@ -978,6 +978,58 @@ fn a_launch_template_node_group_is_created_versioned_rolled_and_deleted() {
     }
 }
 
+/// The launch template's tags follow the pool's: a tag changed is set (CreateTags), a tag dropped is
+/// removed (DeleteTags), on both CLIs, and the template keeps its version (tags are not template
+/// data). Read through DescribeTags: moto's DescribeLaunchTemplates reports a template's tags as
+/// they were at creation, while its tag store (what DescribeTags reads) follows CreateTags and DeleteTags.
+#[test]
+fn a_tag_dropped_from_a_pool_leaves_its_launch_template() {
+    let tagged =
+        |tags: &str| efa_pool(200).replace("    labels ", &format!("    tags           = {tags}\n    labels "));
+    let template_tags = |moto: &Moto| {
+        let listed = moto.ec2("Action=DescribeLaunchTemplates&LaunchTemplateName.1=gpu-training");
+        let id = listed
+            .split("<launchTemplateId>")
+            .nth(1)
+            .and_then(|r| r.split('<').next())
+            .unwrap_or_else(|| panic!("no template: {listed}"))
+            .to_owned();
+        moto.ec2(&format!(
+            "Action=DescribeTags&Filter.1.Name=resource-id&Filter.1.Value.1={id}"
+        ))
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &tagged(r#"{ team = "ml", cost = "c1" }"#)));
+        w.apply();
+        let before = template_tags(&moto);
+        assert!(
+            before.contains("<key>cost</key>") && before.contains("<value>ml</value>"),
+            "{before}"
+        );
+        w.write("main.tf", &strategy(None, &tagged(r#"{ team = "research" }"#)));
+        w.apply();
+        let after = template_tags(&moto);
+        assert!(
+            !after.contains("<key>cost</key>"),
+            "{}: the dropped tag is gone: {after}",
+            tf.label
+        );
+        assert!(after.contains("<value>research</value>"), "{}: {after}", tf.label);
+        assert!(
+            after.contains("<key>eksgpu.terraform.io/strategy</key>"),
+            "{}: ownership tags stay",
+            tf.label
+        );
+        assert!(
+            template_version(&moto).contains("<versionNumber>1</versionNumber>"),
+            "{}",
+            tf.label
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}
+
 /// A fault at each EC2 and EKS request of a launch-template node group's create: the next apply
 /// converges on one template and one node group, and destroy leaves neither.
 #[test]

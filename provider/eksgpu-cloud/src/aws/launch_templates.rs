@@ -1,6 +1,6 @@
 //! EC2 launch templates of node group pools: create, new version, describe a version, retag,
 //! delete (EC2 API CreateLaunchTemplate, CreateLaunchTemplateVersion,
-//! DescribeLaunchTemplates, DescribeLaunchTemplateVersions, CreateTags, DeleteLaunchTemplate).
+//! DescribeLaunchTemplates, DescribeLaunchTemplateVersions, CreateTags, DeleteTags, DeleteLaunchTemplate).
 
 use std::collections::BTreeMap;
 
@@ -197,20 +197,44 @@ impl AwsClients {
         }))
     }
 
-    /// `ec2:CreateTags` on a template (the ownership tags of an adopted or retagged template).
-    pub async fn tag_launch_template(&self, id: &str, tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
-        self.ec2()
-            .await
-            .create_tags()
-            .resources(id)
-            .set_tags(Some(
-                tags.iter()
-                    .map(|(k, v)| Tag::builder().key(k).value(v).build())
-                    .collect(),
-            ))
-            .send()
-            .await
-            .map_err(|e| self.sdk_error("ec2:CreateTags", e))?;
+    /// `ec2:CreateTags` and `ec2:DeleteTags` on a template: `add` set (the ownership tags of an
+    /// adopted template, changed pool or default tags) and `remove` gone (tags no longer wanted).
+    pub async fn retag_launch_template(
+        &self,
+        id: &str,
+        add: &BTreeMap<String, String>,
+        remove: &[String],
+    ) -> Result<(), AwsError> {
+        if !add.is_empty() {
+            self.ec2()
+                .await
+                .create_tags()
+                .resources(id)
+                .set_tags(Some(
+                    add.iter()
+                        .map(|(k, v)| Tag::builder().key(k).value(v).build())
+                        .collect(),
+                ))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("ec2:CreateTags", e))?;
+        }
+        if !remove.is_empty() {
+            self.ec2()
+                .await
+                .delete_tags()
+                .resources(id)
+                .set_tags(Some(remove.iter().map(|k| Tag::builder().key(k).build()).collect()))
+                .send()
+                .await
+                .map_err(|e| self.sdk_error("ec2:DeleteTags", e))?;
+        }
+        tracing::info!(
+            template = id,
+            added = add.len(),
+            removed = remove.len(),
+            "retagged launch template"
+        );
         Ok(())
     }
 

@@ -70,6 +70,27 @@ pub struct TemplateVolume {
     pub volume_size: i64,
 }
 
+/// The tags to set and to remove to bring a pool's launch template from `live` to `want`. Every
+/// tag of the template is the provider's to set (the template is the pool's own, as its node
+/// group's tags are: `NodeGroup::update`), except the `aws:` tags EC2 reserves, which no caller
+/// may delete (EC2 API reference, DeleteTags: "you can't delete tags that have the aws: prefix").
+pub fn retag(
+    live: &BTreeMap<String, String>,
+    want: &BTreeMap<String, String>,
+) -> (BTreeMap<String, String>, Vec<String>) {
+    let add = want
+        .iter()
+        .filter(|(k, v)| live.get(*k) != Some(*v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let remove = live
+        .keys()
+        .filter(|k| !want.contains_key(*k) && !k.starts_with("aws:"))
+        .cloned()
+        .collect();
+    (add, remove)
+}
+
 /// Whether a node group pool needs a launch template: EFA or a Capacity Block.
 pub fn needs_launch_template(pool: &Pool) -> bool {
     pool.efa || capacity_block(pool)

@@ -198,3 +198,18 @@ fn an_autoscaler_tag_changed_out_of_band_is_drift() {
         Some("shared")
     );
 }
+
+#[test]
+fn a_template_is_retagged_to_what_is_wanted_keeping_aws_tags() {
+    let m = |kv: &[(&str, &str)]| {
+        kv.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let live = m(&[("team", "ml"), ("cost", "1"), ("aws:cloudformation:stack-name", "x")]);
+    let want = m(&[("team", "research"), ("env", "prod")]);
+    let (add, remove) = crate::eks::launch_template::retag(&live, &want);
+    assert_eq!(add, m(&[("team", "research"), ("env", "prod")]));
+    assert_eq!(remove, ["cost"], "a tag no longer wanted goes; aws: tags cannot");
+    assert_eq!(crate::eks::launch_template::retag(&want, &want), (m(&[]), vec![]));
+}

@@ -163,9 +163,10 @@ impl EksApi<'_> {
                 .await
                 .map_err(|f| Failed { touched: true, ..f });
         }
+        let mut touched = false;
+        let mut versioned = false;
         if let Some(u) = want.update(&live) {
             // EKS runs one update of a node group at a time: the config first, then the release.
-            let mut touched = false;
             if u.changes_config() {
                 self.aws
                     .update_node_group(self.cluster, &want.name, &u)
@@ -181,6 +182,7 @@ impl EksApi<'_> {
                 (Some(_), Some(lt)) => Some(self.ensure_template(lt, me, adopt).await.touched(touched)?.0),
                 _ => None,
             };
+            versioned = template.is_some();
             if u.release_version.is_some() || template.is_some() {
                 self.aws
                     .update_node_group_version(
@@ -201,6 +203,21 @@ impl EksApi<'_> {
             {
                 self.aws
                     .retag(arn, &u.tags_add, &u.tags_remove)
+                    .await
+                    .touched(touched)?;
+                touched = true;
+            }
+        }
+        // Tags are not template data: a tag change alone retags the template in use (a new
+        // version was retagged as it was ensured).
+        if !versioned
+            && let (Some(want_lt), Some(live_lt)) = (&want.launch_template, &live.launch_template)
+            && let Some(id) = live_lt.id.as_deref()
+        {
+            let (add, remove) = eks::launch_template::retag(&live_lt.tags, &want_lt.tags);
+            if !add.is_empty() || !remove.is_empty() {
+                self.aws
+                    .retag_launch_template(id, &add, &remove)
                     .await
                     .touched(touched)?;
             }

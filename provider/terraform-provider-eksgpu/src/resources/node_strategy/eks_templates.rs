@@ -26,7 +26,8 @@ impl EksApi<'_> {
     }
 
     /// The pool's launch template with `want`'s data, its id and the version to use: made when
-    /// missing, a new version when the latest differs, retagged when its tags do. One another
+    /// missing, a new version when the latest differs, retagged when its tags do (a tag dropped from
+    /// the pool or the default tags goes from the template too). One another
     /// owner's tags name is refused (unless adopted). `created`: this call made the template.
     pub(super) async fn ensure_template(
         &self,
@@ -45,8 +46,9 @@ impl EksApi<'_> {
             return Err(Failure::Blocked(e.how_to_hand_over()));
         }
         let id = live.id.clone().unwrap_or_default();
-        if want.tags.iter().any(|(k, v)| live.tags.get(k) != Some(v)) {
-            self.aws.tag_launch_template(&id, &want.tags).await?;
+        let (add, remove) = eks::launch_template::retag(&live.tags, &want.tags);
+        if !add.is_empty() || !remove.is_empty() {
+            self.aws.retag_launch_template(&id, &add, &remove).await?;
         }
         let version = if live.data == want.data {
             live.version
