@@ -1,6 +1,6 @@
 //! The ComputeDomain of a `multi_node_nvlink` node group pool (GB200, NVIDIA DRA driver), through
 //! the real Terraform CLIs against moto (the node group) and the kube emulator (the ComputeDomain):
-//! create, drift, a move to another namespace, an out-of-band delete, destroy; refusal of one
+//! create, drift, a move to another namespace, an out-of-band delete, import, destroy; refusal of one
 //! another owner holds; the pool and strategy outputs a workload module reads.
 //!
 //! The emulator serves ComputeDomain from a project-written CRD (`kube-emulator/crds/emulator-only/`,
@@ -200,6 +200,17 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
             tf.label
         );
         w.assert_empty_plan();
+
+        // Import reads the ComputeDomain back: the pool is multi_node_nvlink, in its namespace.
+        // (It cannot tell the default AMI type written out from one left out: it leaves it out.)
+        // Outputs left out too: an import records none, and the plan would add them.
+        let research = config("research");
+        let resource_only = research.split("output \"").next().unwrap_or_default();
+        let default_ami = resource_only.replace("      ami_type      = \"AL2023_ARM_64_NVIDIA\"\n", "");
+        assert_ne!(default_ami, resource_only);
+        let imported = workdir(&tf, &default_ami, &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/training"]);
+        imported.assert_empty_plan();
 
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(

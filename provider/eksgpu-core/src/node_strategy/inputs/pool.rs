@@ -271,8 +271,8 @@ const MULTI_NODE_NVLINK: Attr<Pool> = attr(
     "Workloads of this pool span nodes over NVLink (GB200-class UltraServers, `p6e-gb200`): the provider renders \
      and applies a DRA `ComputeDomain` (`resource.nvidia.com/v1beta1`, NVIDIA DRA driver) for the pool, whose \
      ResourceClaimTemplate (`compute_domain_claim_template`) a workload's pods claim the IMEX channel with. Needs \
-     `dra = true` (EKSGPU185) and GB200-class instance types (EKSGPU186). Not read back by `terraform import`. \
-     Default `false`.",
+     `dra = true` (EKSGPU185) and GB200-class instance types (EKSGPU186). `terraform import` reads it (and \
+     `compute_domain_namespace`) back from the pool's ComputeDomain. Default `false`.",
     lens!(Pool, multi_node_nvlink),
 )
 .default(Lit::Bool(false))

@@ -18,6 +18,7 @@
 
 use eksgpu_cloud::kube::{ApplyOptions, KubeError};
 use eksgpu_core::fields::project_ours;
+use eksgpu_core::kinds::{self, labels};
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Owner};
 use eksgpu_core::render::{self, Manifest};
@@ -126,6 +127,60 @@ impl InCluster<'_> {
             }
         }
         Some(())
+    }
+
+    /// Import: each found pool whose ComputeDomain (named after the pool, labelled as the
+    /// strategy's) is in the cluster is a `multi_node_nvlink` pool, with the ComputeDomain's
+    /// namespace unless it is the default one. Looked for only when a pool is `dra` (EKSGPU185: no
+    /// other pool has one), across namespaces; a cluster without the kind has none. A failure is a
+    /// warning: the pools import without it, and the next plan shows the ComputeDomain to create.
+    pub(super) async fn find_compute_domains(
+        &mut self,
+        job: &Job<'_>,
+        pools: &mut [(usize, Pool)],
+        diags: &mut Diagnostics,
+    ) {
+        if !pools.iter().any(|(_, p)| p.dra) {
+            return;
+        }
+        let s = job.strategy;
+        let selector = format!(
+            "{}={},{}={}",
+            labels::STRATEGY,
+            s.name,
+            labels::CLUSTER,
+            labels::cluster_value(&s.cluster_name)
+        );
+        let mut found = Diagnostics::default();
+        let Some(cluster) = self.connection(job.configured, &mut found).await else {
+            return;
+        };
+        let what = "listing ComputeDomains";
+        let domains = match cancellable(job.ctx, what, cluster.list(&kinds::COMPUTE_DOMAIN, &selector)).await {
+            Ok(l) => l,
+            Err(KubeError::KindNotInstalled { .. }) => Vec::new(),
+            Err(e) => {
+                let d = diagnostics::kube_failed(&e, what, AttributePath::root());
+                diags.push(Diagnostic::warning(
+                    "Could not look for ComputeDomains",
+                    format!(
+                        "The import could not tell which pools are `multi_node_nvlink`: {} The pools were imported \
+                         without it; set it in the configuration.",
+                        d.detail
+                    ),
+                ));
+                return;
+            }
+        };
+        for pool in pools.iter_mut().map(|(_, p)| p).filter(|p| p.dra) {
+            let Some(cd) = domains.iter().find(|d| d["metadata"]["name"] == pool.name.as_str()) else {
+                continue;
+            };
+            pool.multi_node_nvlink = true;
+            let ns = cd["metadata"]["namespace"].as_str().unwrap_or_default();
+            pool.compute_domain_namespace =
+                (ns != render::DEFAULT_COMPUTE_DOMAIN_NAMESPACE && !ns.is_empty()).then(|| ns.to_owned());
+        }
     }
 
     /// Deletes the companions of `pools` (only what is still the strategy's own); returns the

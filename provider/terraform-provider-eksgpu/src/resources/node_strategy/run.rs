@@ -306,9 +306,15 @@ impl<'a> Run<'a> {
     pub(super) async fn find(&mut self, s: &NodeStrategy) -> [(&'static str, Option<Found>, Diagnostics); 2] {
         let job = self.run.job(s, s, None);
         let mut in_cluster_diags = Diagnostics::default();
-        let in_cluster = self.in_cluster.find(&job, &mut in_cluster_diags).await;
+        let mut in_cluster = self.in_cluster.find(&job, &mut in_cluster_diags).await;
         let mut aws_diags = Diagnostics::default();
-        let aws = self.eks.find(&job, &mut aws_diags).await;
+        let mut aws = self.eks.find(&job, &mut aws_diags).await;
+        // ComputeDomains sit beside pools of either side.
+        for (found, d) in [(&mut in_cluster, &mut in_cluster_diags), (&mut aws, &mut aws_diags)] {
+            if let Some((pools, _)) = found {
+                self.in_cluster.find_compute_domains(&job, pools, d).await;
+            }
+        }
         [
             ("in-cluster", in_cluster, in_cluster_diags),
             ("EKS API", aws, aws_diags),
