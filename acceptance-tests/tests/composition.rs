@@ -59,6 +59,23 @@ resource "eksgpu_node_strategy" "team" {{
       }}
     }}
   }}
+  pool {{
+    name              = "nvl72"
+    capacity          = "managed_node_group"
+    instance_types    = ["p6e-gb200.36xlarge"]
+    dra               = true
+    multi_node_nvlink = true
+    managed_node_group {{
+      node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
+      subnet_ids    = [{late}]
+      ami_type      = "AL2023_ARM_64_NVIDIA"
+      scaling {{
+        min     = 0
+        max     = 18
+        desired = 0
+      }}
+    }}
+  }}
 }}
 module "workload" {{
   for_each      = {{ for p in eksgpu_node_strategy.team.pool : p.name => p }}
@@ -141,6 +158,23 @@ resource "terraform_data" "per_pool" {
         );
         let values = after["gpu_operator_values_yaml"].as_str().unwrap_or_default();
         assert!(values.contains("daemonsets"), "{}: values known:\n{team:#}", tf.label);
+        // A GB200 pool's ComputeDomain outputs and the DRA driver's values need neither its role nor subnets.
+        assert_eq!(
+            after["pool"][2]["compute_domain_claim_template"], "nvl72-channel",
+            "{}",
+            tf.label
+        );
+        assert_eq!(
+            after["pool"][2]["clique_topology_key"], "nvidia.com/gpu.clique",
+            "{}",
+            tf.label
+        );
+        let dra = after["dra_driver_values_yaml"].as_str().unwrap_or_default();
+        assert!(
+            dra.contains("computeDomains:\n    enabled: true") && dra.contains("gpu-nvl72"),
+            "{}: DRA driver values known:\n{team:#}",
+            tf.label
+        );
         // What does read the unknown inputs stays unknown.
         assert_eq!(unknown["pool"][0]["manifests_yaml"], true, "{}", tf.label);
         assert_eq!(unknown["pool"][1]["manifests_yaml"], true, "{}", tf.label);

@@ -18,23 +18,31 @@ pub enum Output {
     Accelerator,
     GpuResourceName,
     MatchedInstanceTypes,
+    /// `compute_domain_claim_template`: `<name>-channel` of a `multi_node_nvlink` pool.
+    ComputeDomainClaimTemplate,
+    /// `clique_topology_key`: the NVLink clique label of a `multi_node_nvlink` pool.
+    CliqueTopologyKey,
     /// `gpu_operator_values_yaml`: reads every pool.
     GpuOperatorValues,
     /// `neuron_values_yaml`: reads every pool.
     NeuronValues,
+    /// `dra_driver_values_yaml`: reads every pool (its node affinity names node groups).
+    DraDriverValues,
 }
 
 impl Output {
     /// The outputs of one pool, in schema order.
-    pub const POOL: [Output; 5] = [
+    pub const POOL: [Output; 7] = [
         Output::NodeSelector,
         Output::Tolerations,
         Output::Accelerator,
         Output::GpuResourceName,
         Output::MatchedInstanceTypes,
+        Output::ComputeDomainClaimTemplate,
+        Output::CliqueTopologyKey,
     ];
     /// The strategy's outputs that read every pool.
-    pub const STRATEGY: [Output; 2] = [Output::GpuOperatorValues, Output::NeuronValues];
+    pub const STRATEGY: [Output; 3] = [Output::GpuOperatorValues, Output::NeuronValues, Output::DraDriverValues];
 
     /// The output's attribute name (in the pool block, or at the top of the resource).
     pub fn attribute(self) -> &'static str {
@@ -44,8 +52,11 @@ impl Output {
             Output::Accelerator => "accelerator",
             Output::GpuResourceName => "gpu_resource_name",
             Output::MatchedInstanceTypes => "matched_instance_types",
+            Output::ComputeDomainClaimTemplate => "compute_domain_claim_template",
+            Output::CliqueTopologyKey => "clique_topology_key",
             Output::GpuOperatorValues => "gpu_operator_values_yaml",
             Output::NeuronValues => "neuron_values_yaml",
+            Output::DraDriverValues => "dra_driver_values_yaml",
         }
     }
 
@@ -55,6 +66,9 @@ impl Output {
     pub fn strategy_inputs(self, capacity: Capacity) -> &'static [&'static str] {
         match self {
             Output::NodeSelector if capacity == Capacity::ManagedNodeGroup => &["cluster_name"],
+            // The driver's node affinity names node groups, `<cluster_name>-<pool>` (a strategy
+            // output: the same for every kind).
+            Output::DraDriverValues => &["cluster_name"],
             Output::GpuResourceName | Output::GpuOperatorValues => &["gpu_operator"],
             _ => &[],
         }

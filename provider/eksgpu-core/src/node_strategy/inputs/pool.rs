@@ -25,7 +25,11 @@ const NAME: Attr<Pool> = attr(
 )
 .required()
 // NodePools are named after the pool, and so is the node group (render::node_selector).
-.feeds(&[Output::NodeSelector])
+.feeds(&[
+    Output::NodeSelector,
+    Output::ComputeDomainClaimTemplate,
+    Output::DraDriverValues,
+])
 .keep_prior();
 
 const CAPACITY: Attr<Pool> = attr(
@@ -40,6 +44,7 @@ const CAPACITY: Attr<Pool> = attr(
     Output::MatchedInstanceTypes,
     Output::GpuOperatorValues,
     Output::NeuronValues,
+    Output::DraDriverValues,
 ])
 .checks(&[Check::OneOf(crate::node_strategy::CAPACITY_KINDS)])
 .custom();
@@ -60,6 +65,7 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
     Output::MatchedInstanceTypes,
     Output::GpuOperatorValues,
     Output::NeuronValues,
+    Output::DraDriverValues,
 ])
 // Hybrid nodes are on-prem machines: no EC2 instance type (EKS Hybrid Nodes).
 .only(EC2, Code::EKSGPU115)
@@ -193,7 +199,11 @@ const LABELS: Attr<Pool> = attr(
 )
 // `nvidia.com/mig.config` picks the MIG resource name and MIG Manager; the sharing config label
 // the device plugin's config.
-.feeds(&[Output::GpuResourceName, Output::GpuOperatorValues])
+.feeds(&[
+    Output::GpuResourceName,
+    Output::GpuOperatorValues,
+    Output::DraDriverValues,
+])
 .default(Lit::EmptyMap)
 .checks(&[
     Check::Keys("Kubernetes label keys.", validate::label_key),
@@ -222,7 +232,12 @@ const GPU_TAINT: Attr<Pool> = attr(
      `taint` on that key is given. Default `true`.",
     lens!(Pool, gpu_taint),
 )
-.feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
+.feeds(&[
+    Output::Tolerations,
+    Output::GpuOperatorValues,
+    Output::NeuronValues,
+    Output::DraDriverValues,
+])
 .default(Lit::Bool(true))
 .custom();
 
@@ -247,7 +262,7 @@ const DRA: Attr<Pool> = attr(
      ComputeDomain). Default `false`.",
     lens!(Pool, dra),
 )
-.feeds(&[Output::GpuResourceName, Output::NeuronValues])
+.feeds(&[Output::GpuResourceName, Output::NeuronValues, Output::DraDriverValues])
 .default(Lit::Bool(false))
 // Recorded in the NodePool's pool annotation and the node group's tags (read there).
 .custom();
@@ -277,7 +292,12 @@ const MULTI_NODE_NVLINK: Attr<Pool> = attr(
 )
 .default(Lit::Bool(false))
 // Its GPUs stay the device plugin's (`nvidia.com/gpu`) although the pool is `dra`.
-.feeds(&[Output::GpuResourceName])
+.feeds(&[
+    Output::GpuResourceName,
+    Output::ComputeDomainClaimTemplate,
+    Output::CliqueTopologyKey,
+    Output::DraDriverValues,
+])
 // No NodePool or node group field carries it: the ComputeDomain it makes is its own object, read
 // back for drift beside the pool (render/compute_domain.rs).
 .keep_prior();
@@ -385,7 +405,12 @@ pub const REQUIREMENT: List<Pool, Requirement> = List {
 };
 
 const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint, key))
-    .feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
+    .feeds(&[
+        Output::Tolerations,
+        Output::GpuOperatorValues,
+        Output::NeuronValues,
+        Output::DraDriverValues,
+    ])
     .required()
     .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
     // EKS API CreateNodegroup `Taint.key`: 1–63 characters.
@@ -427,7 +452,12 @@ const TAINT_EFFECT: Attr<Taint> = attr(
     "`NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
     lens!(Taint, effect),
 )
-.feeds(&[Output::Tolerations, Output::GpuOperatorValues, Output::NeuronValues])
+.feeds(&[
+    Output::Tolerations,
+    Output::GpuOperatorValues,
+    Output::NeuronValues,
+    Output::DraDriverValues,
+])
 .required()
 .checks(&[Check::Str("A taint effect.", validate::taint_effect)]);
 

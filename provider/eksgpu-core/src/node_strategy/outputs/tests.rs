@@ -23,6 +23,9 @@ fn value(o: Output, s: &NodeStrategy, pool: &Pool) -> Value {
         Output::MatchedInstanceTypes => json!(crate::model::matching::matched_instance_types(pool)),
         Output::GpuOperatorValues => json!(render::gpu_operator_values(s)),
         Output::NeuronValues => json!(render::neuron_values(s)),
+        Output::ComputeDomainClaimTemplate => json!(render::compute_domain_claim_template(pool)),
+        Output::CliqueTopologyKey => json!(pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL)),
+        Output::DraDriverValues => json!(render::dra_driver_values(s)),
     }
 }
 
@@ -30,8 +33,8 @@ fn all() -> impl Iterator<Item = Output> {
     Output::POOL.into_iter().chain(Output::STRATEGY)
 }
 
-/// Two pools of one capacity kind; the second with another name and sometimes a MIG layout, so
-/// that swapping those inputs changes something.
+/// Two pools of one capacity kind; the second with another name and sometimes a MIG layout or a
+/// DRA sharing label, so that swapping those inputs changes something.
 fn pair() -> BoxedStrategy<(Pool, Pool)> {
     let kind = |c: Capacity| match c {
         Capacity::ManagedNodeGroup => node_group_pool(),
@@ -42,11 +45,16 @@ fn pair() -> BoxedStrategy<(Pool, Pool)> {
         Just(Capacity::AutoMode),
         Just(Capacity::ManagedNodeGroup)
     ]
-    .prop_flat_map(move |c| (kind(c), kind(c), any::<bool>()))
-    .prop_map(|(a, mut b, mig)| {
+    .prop_flat_map(move |c| (kind(c), kind(c), any::<bool>(), any::<bool>()))
+    .prop_map(|(a, mut b, mig, dra_sharing)| {
         b.name = "batch".into();
         if mig {
             b.labels.insert(render::MIG_CONFIG.into(), "all-1g.10gb".into());
+        }
+        // The label a DRA sharing pool hands over, which the DRA driver's feature gates follow.
+        if dra_sharing {
+            b.labels
+                .insert(crate::sharing::handover::DRA_SHARING.into(), "time_slicing".into());
         }
         (a, b)
     })

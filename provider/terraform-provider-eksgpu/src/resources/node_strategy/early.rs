@@ -83,6 +83,9 @@ pub(super) fn value(o: Output, s: &NodeStrategy, pool: &Pool) -> Value {
         Output::MatchedInstanceTypes => plan::matched_instance_types(pool),
         Output::GpuOperatorValues => gpu_operator_values_yaml(s),
         Output::NeuronValues => plan::neuron_values_yaml(s),
+        Output::ComputeDomainClaimTemplate => render::compute_domain_claim_template(pool).into(),
+        Output::CliqueTopologyKey => pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL).into(),
+        Output::DraDriverValues => plan::dra_driver_values_yaml(s),
     }
 }
 

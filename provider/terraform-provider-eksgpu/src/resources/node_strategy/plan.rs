@@ -89,23 +89,7 @@ pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: 
     }
     path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
     path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
-    for (k, out) in nvlink_outputs(pool) {
-        path::set(&mut v, k, out);
-    }
     v
-}
-
-/// `compute_domain_claim_template` and `clique_topology_key`: null unless the pool is
-/// `multi_node_nvlink`.
-fn nvlink_outputs(pool: &Pool) -> [(&'static str, Value); 2] {
-    let clique = pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL);
-    [
-        (
-            "compute_domain_claim_template",
-            render::compute_domain_claim_template(pool).into(),
-        ),
-        ("clique_topology_key", clique.into()),
-    ]
 }
 
 /// `dra_driver_values_yaml`: empty when no NVIDIA pool has `dra = true`.
@@ -309,27 +293,11 @@ fn outputs(plan: &mut Plan<'_>, k: &Known) {
         if whole {
             out.insert("manifests_yaml".into(), manifests_yaml(&s, i, pool));
         }
-        // The ComputeDomain's outputs are planned with the pool as a whole (not yet declared as
-        // early outputs: `eksgpu_core::model::outputs`).
-        if !k.partial.touches_unknown(&pool_at(i)) {
-            for (name, v) in nvlink_outputs(pool) {
-                out.insert(name.into(), v);
-            }
-        }
     }
     for o in Output::STRATEGY {
         let v = early::strategy_value(o, &s, &k.partial, &pools);
         path::set(&mut plan.planned, o.attribute(), v);
     }
-    // The driver's node affinity names node groups, whose names carry the cluster's: known once
-    // every pool and the cluster name are.
-    let all_pools_known = pools.iter().all(Option::is_some) && !k.partial.touches_unknown(&at(&["pool"]));
-    let dra_driver = if all_pools_known && k.cluster_known {
-        dra_driver_values_yaml(&s)
-    } else {
-        Value::Unknown
-    };
-    path::set(&mut plan.planned, "dra_driver_values_yaml", dra_driver);
 }
 
 /// When pools were inserted, removed or reordered, Terraform shows the pool
