@@ -1111,6 +1111,25 @@ fn a_capacity_block_node_group_with_efa_is_created_on_its_launch_template() {
         );
         assert!(v.contains("<instanceType>p5.48xlarge</instanceType>"), "{v}");
         w.assert_empty_plan();
+        // An upgrade (a new template version: the disk) with a node running warns EKSGPU190 at the
+        // desired size; scaled to 0 in the same change, it does not.
+        let bigger = pool.replace("disk_size     = 200", "disk_size     = 300");
+        w.write("main.tf", &strategy(None, &bigger));
+        let (code, r) = w.plan_code(&[]);
+        let out = r.combined();
+        assert_eq!(code, 2, "{}: {out}", tf.label);
+        assert!(
+            out.contains("Warning: EKSGPU190: Capacity Block node group upgraded with nodes")
+                && out.contains("desired = 1"),
+            "{}: {out}",
+            tf.label
+        );
+        w.write(
+            "main.tf",
+            &strategy(None, &bigger.replace("desired = 1", "desired = 0")),
+        );
+        let (_, r) = w.plan_code(&[]);
+        assert!(!r.combined().contains("EKSGPU190"), "{}: {}", tf.label, r.combined());
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(!template_exists(&moto));
     }

@@ -8,10 +8,12 @@ mod catalogue;
 mod code;
 pub(crate) mod eks_api;
 mod eks_launch_template;
+mod eks_upgrade;
 
 pub use answered::{acknowledgeable, grouped, unanswered};
 pub use catalogue::RULES;
 pub use code::Code;
+pub use eks_upgrade::check_upgrade;
 
 pub use crate::node_strategy::rules::{
     AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_at_validate,

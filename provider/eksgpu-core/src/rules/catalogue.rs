@@ -663,4 +663,12 @@ pub static RULES: &[Rule] = &[
         fix: "Turn Bottlerocket's NVIDIA device plugin off on the pool's nodes (Bottlerocket 1.63.0 or later): in a Karpenter pool's `node_class.user_data`, `[settings.kubelet-device-plugins.nvidia]` with `enabled = false`; on a node group, in its launch template's user data. Otherwise it advertises the GPUs the DRA driver hands out.",
         source: "EKS user guide, Install the NVIDIA DRA driver (https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html): Bottlerocket NVIDIA nodes set settings.kubelet-device-plugins.nvidia.enabled = false (Bottlerocket 1.63.0+) before the DRA driver runs",
     },
+    Rule {
+        code: Code::EKSGPU190,
+        severity: Severity::Warning,
+        summary: "Capacity Block node group upgraded with nodes",
+        trigger: "A change to a `managed_node_group` pool with `capacity_types = [\"capacity-block\"]` upgrades its node group (a new `release_version`, or a new launch template version: EFA, disk, reservation) while `scaling.desired` is above 0.",
+        fix: "Set `scaling { desired = 0 }` (and `min = 0`) and apply, then apply the upgrade, then scale up again: a Capacity Block has no spare instances for the rolling update to start new nodes on.",
+        source: "EKS user guide, Create a managed node group with Capacity Blocks for ML (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html): when upgrading a managed node group with Capacity Blocks, set the desired size of the node group to 0",
+    },
 ];

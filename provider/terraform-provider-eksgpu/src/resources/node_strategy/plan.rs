@@ -226,6 +226,8 @@ pub(super) fn modify(
         node_group_names(&s.cluster_name, &k.pools, diags);
     }
     if let Ok(prior) = model::strategy(plan.prior) {
+        // What EKS asks of the change itself (node group upgrades).
+        report(&k, rules::check_upgrade(&prior, s), diags);
         warn_replacements(&prior, s, &k.pools, diags);
         if !k.partial.touches_unknown(&at(&["pool"])) {
             warn_deletions(&prior, s, diags);

@@ -1,0 +1,59 @@
+//! Rules on a change between the stored strategy and the planned one, for what EKS asks of
+//! node group upgrades. One function per code; the plan calls `check_upgrade` with the prior state.
+
+use super::{Code, Step, Violation};
+use crate::eks::{self, launch_template};
+use crate::model::{Capacity, NodeStrategy};
+
+/// The findings on going from `prior` to `planned`.
+pub fn check_upgrade(prior: &NodeStrategy, planned: &NodeStrategy) -> Vec<Violation> {
+    let mut out = Vec::new();
+    capacity_block_upgrade(prior, planned, &mut out);
+    out
+}
+
+/// EKSGPU190: a Capacity Block node group upgraded (a new AMI release or launch template version,
+/// `UpdateNodegroupVersion`) while its desired size is above 0. The EKS user guide, "Create a managed
+/// node group with Capacity Blocks for ML" (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html):
+/// "When upgrading a managed node group with Capacity Blocks, make sure that you set the desired
+/// size of the node group to 0" — the block has no spare instances to roll the nodes onto.
+fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mut Vec<Violation>) {
+    for (i, pool) in planned.pools.iter().enumerate() {
+        let desired = pool.managed_node_group.as_ref().map_or(0, |m| m.scaling.desired);
+        if pool.capacity != Capacity::ManagedNodeGroup || !launch_template::capacity_block(pool) || desired == 0 {
+            continue;
+        }
+        let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
+            continue;
+        };
+        let (Some(want), Some(was)) = (eks::node_group(planned, i, pool), eks::node_group(prior, j, before)) else {
+            continue;
+        };
+        let Some(u) = want.update(&was) else { continue };
+        if u.release_version.is_none() && u.launch_template.is_none() {
+            continue;
+        }
+        let what = if u.launch_template.is_some() {
+            "a new launch template version"
+        } else {
+            "a new AMI release"
+        };
+        out.push(Violation::new(
+            Code::EKSGPU190,
+            vec![
+                Step::Attr("pool"),
+                Step::Index(i),
+                Step::Attr("managed_node_group"),
+                Step::Attr("scaling"),
+                Step::Attr("desired"),
+            ],
+            format!(
+                "Pool {:?} is a Capacity Block node group: apply upgrades it ({what}) while its desired size is {desired}.",
+                pool.name
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests;
