@@ -160,6 +160,17 @@ fn dra(
     )
 }
 
+/// Whole GPUs on EKS Auto Mode when a type of a family EKS documents for it (less those observed
+/// to fail there) holds the model, else on Karpenter.
+fn auto_mode_or_karpenter(candidates: &[&'static InstanceType], memory_gb: f64) -> (Capacity, Vec<Placement>) {
+    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
+    if on_auto.is_empty() {
+        (Capacity::Karpenter, whole_gpu(candidates, memory_gb))
+    } else {
+        (Capacity::AutoMode, on_auto)
+    }
+}
+
 /// EKSGPU213: development and test on EKS Auto Mode, whatever the model size: a quick start
 /// (AWS manages driver, device plugin and nodes), with whole GPUs of the families it documents.
 fn dev_test(
@@ -167,25 +178,18 @@ fn dev_test(
     memory_gb: f64,
     why: &mut Vec<Reason>,
 ) -> (Capacity, Sharing, Vec<Placement>) {
-    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
-    if on_auto.is_empty() {
-        why.push(decisions::reason(
-            Code::EKSGPU213,
-            "Development or test: no family EKS documents for Auto Mode holds the model, so a Karpenter pool.".into(),
-        ));
-        return (
-            Capacity::Karpenter,
-            Sharing::Exclusive,
-            whole_gpu(candidates, memory_gb),
-        );
-    }
+    let (capacity, placements) = auto_mode_or_karpenter(candidates, memory_gb);
     why.push(decisions::reason(
         Code::EKSGPU213,
-        "Development or test: EKS Auto Mode for a quick start (driver, device plugin and nodes managed by AWS), \
-         whole GPUs, no MIG to set up."
-            .into(),
+        if capacity == Capacity::AutoMode {
+            "Development or test: EKS Auto Mode for a quick start (driver, device plugin and nodes managed by AWS), \
+             whole GPUs, no MIG to set up."
+        } else {
+            "Development or test: no family EKS documents for Auto Mode holds the model, so a Karpenter pool."
+        }
+        .into(),
     ));
-    (Capacity::AutoMode, Sharing::Exclusive, on_auto)
+    (capacity, Sharing::Exclusive, placements)
 }
 
 /// EKSGPU204: MIG on a managed node group, by model size or on request; `None` when no slice
@@ -247,32 +251,22 @@ fn whole_gpu_inference(
     } else {
         "small"
     };
-    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
-    if on_auto.is_empty() {
-        why.push(decisions::reason(
-            Code::EKSGPU206,
-            format!(
-                "Whole-GPU inference of a {size} model: no type of a family EKS documents for Auto Mode \
-                 (table read {}) holds it, so a Karpenter pool.",
-                catalog::AUTO_MODE_TABLE_READ
-            ),
-        ));
-        (
-            Capacity::Karpenter,
-            Sharing::Exclusive,
-            whole_gpu(candidates, memory_gb),
+    let (capacity, placements) = auto_mode_or_karpenter(candidates, memory_gb);
+    let detail = if capacity == Capacity::AutoMode {
+        format!(
+            "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, on the families \
+             EKS documents for it (table read {}; types observed to fail there left out).",
+            catalog::AUTO_MODE_TABLE_READ
         )
     } else {
-        why.push(decisions::reason(
-            Code::EKSGPU206,
-            format!(
-                "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, on \
-                 the families EKS documents for it (table read {}; types observed to fail there left out).",
-                catalog::AUTO_MODE_TABLE_READ
-            ),
-        ));
-        (Capacity::AutoMode, Sharing::Exclusive, on_auto)
-    }
+        format!(
+            "Whole-GPU inference of a {size} model: no type of a family EKS documents for Auto Mode (table read {}) \
+             holds it, so a Karpenter pool.",
+            catalog::AUTO_MODE_TABLE_READ
+        )
+    };
+    why.push(decisions::reason(Code::EKSGPU206, detail));
+    (capacity, Sharing::Exclusive, placements)
 }
 
 /// EKSGPU205: the whole GPUs of one replica (not under MIG, where replicas share GPUs).
