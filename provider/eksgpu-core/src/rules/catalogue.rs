@@ -666,9 +666,9 @@ pub static RULES: &[Rule] = &[
     Rule {
         code: Code::EKSGPU190,
         severity: Severity::Warning,
-        summary: "Capacity Block node group upgraded with nodes",
-        trigger: "A change to a `managed_node_group` pool with `capacity_types = [\"capacity-block\"]` upgrades its node group (a new `release_version`, or a new launch template version: EFA, disk, reservation) while `scaling.desired` is above 0.",
-        fix: "Set `scaling { desired = 0 }` (and `min = 0`) and apply, then apply the upgrade, then scale up again: a Capacity Block has no spare instances for the rolling update to start new nodes on.",
+        summary: "Capacity Block node group upgraded in place",
+        trigger: "A change to a `managed_node_group` pool with `capacity_types = [\"capacity-block\"]` upgrades its node group in place (a new `release_version`, or a new launch template version: EFA, disk, reservation), which EKS asks to do at desired size 0. The plan cannot see the live desired size (an autoscaler's, not the configuration's).",
+        fix: "Scale the node group to 0 first (`aws eks update-nodegroup-config --scaling-config minSize=0,desiredSize=0`, or through your autoscaler; the provider sends `desired` only at creation), apply the upgrade, then scale up again: a Capacity Block has no spare instances for the rolling update to start new nodes on. Once it is at 0, say so with `acknowledged_warnings = [\"EKSGPU190\"]`.",
         source: "EKS user guide, Create a managed node group with Capacity Blocks for ML (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html): when upgrading a managed node group with Capacity Blocks, set the desired size of the node group to 0",
     },
 ];

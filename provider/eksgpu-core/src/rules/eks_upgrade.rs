@@ -12,15 +12,17 @@ pub fn check_upgrade(prior: &NodeStrategy, planned: &NodeStrategy) -> Vec<Violat
     out
 }
 
-/// EKSGPU190: a Capacity Block node group upgraded (a new AMI release or launch template version,
-/// `UpdateNodegroupVersion`) while its desired size is above 0. The EKS user guide, "Create a managed
-/// node group with Capacity Blocks for ML" (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html):
+/// EKSGPU190: a Capacity Block node group upgraded in place (a new AMI release or launch template
+/// version, `UpdateNodegroupVersion`). The EKS user guide, "Create a managed node group with
+/// Capacity Blocks for ML" (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html):
 /// "When upgrading a managed node group with Capacity Blocks, make sure that you set the desired
-/// size of the node group to 0" — the block has no spare instances to roll the nodes onto.
+/// size of the node group to 0" — the block has no spare instances to roll the nodes onto. The
+/// live desired size is the autoscaler's (the provider sends `desired` only at creation), so the
+/// plan cannot know it: it warns on every such upgrade, and a configuration whose node group is
+/// at 0 says so with `acknowledged_warnings`.
 fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mut Vec<Violation>) {
     for (i, pool) in planned.pools.iter().enumerate() {
-        let desired = pool.managed_node_group.as_ref().map_or(0, |m| m.scaling.desired);
-        if pool.capacity != Capacity::ManagedNodeGroup || !launch_template::capacity_block(pool) || desired == 0 {
+        if pool.capacity != Capacity::ManagedNodeGroup || !launch_template::capacity_block(pool) {
             continue;
         }
         let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
@@ -29,6 +31,10 @@ fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mu
         let (Some(want), Some(was)) = (eks::node_group(planned, i, pool), eks::node_group(prior, j, before)) else {
             continue;
         };
+        // A replaced node group is deleted and created, not rolled (plan's own warning says so).
+        if want.replacement(&was).is_some() {
+            continue;
+        }
         let Some(u) = want.update(&was) else { continue };
         if u.release_version.is_none() && u.launch_template.is_none() {
             continue;
@@ -40,15 +46,10 @@ fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mu
         };
         out.push(Violation::new(
             Code::EKSGPU190,
-            vec![
-                Step::Attr("pool"),
-                Step::Index(i),
-                Step::Attr("managed_node_group"),
-                Step::Attr("scaling"),
-                Step::Attr("desired"),
-            ],
+            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("managed_node_group")],
             format!(
-                "Pool {:?} is a Capacity Block node group: apply upgrades it ({what}) while its desired size is {desired}.",
+                "Pool {:?} is a Capacity Block node group: apply upgrades it in place ({what}), which needs its \
+                 desired size at 0 first.",
                 pool.name
             ),
         ));

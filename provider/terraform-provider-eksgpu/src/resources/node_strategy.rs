@@ -249,9 +249,11 @@ impl ManagedResource for NodeStrategyResource {
             );
         }
         for (side, side_diags) in sides {
-            if found.is_empty() {
+            if found.is_empty() || !side_diags.has_errors() {
+                // Its errors when nothing was found; otherwise its warnings (what the import could
+                // not tell, such as the ComputeDomains it could not list).
                 diags.extend(side_diags);
-            } else if side_diags.has_errors() {
+            } else {
                 let why: Vec<String> = side_diags.iter().map(|d| d.detail.clone()).collect();
                 diags.push(Diagnostic::warning(
                     format!("Could not look for {side} pools"),

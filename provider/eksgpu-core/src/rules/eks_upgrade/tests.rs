@@ -42,9 +42,11 @@ fn codes(prior: Pool, planned: Pool) -> Vec<Code> {
 }
 
 #[test]
-fn eksgpu190_a_capacity_block_node_group_upgraded_with_nodes_warns() {
-    // A new launch template version (the disk) or AMI release with nodes running.
+fn eksgpu190_a_capacity_block_node_group_upgraded_in_place_warns() {
+    // A new launch template version (the disk) or AMI release, whatever `desired` says: the live
+    // desired size is the autoscaler's, and the provider sends it only at creation.
     assert_eq!(codes(block(2, 200, None), block(2, 300, None)), [Code::EKSGPU190]);
+    assert_eq!(codes(block(2, 200, None), block(0, 300, None)), [Code::EKSGPU190]);
     assert_eq!(
         codes(
             block(2, 200, Some("1.34.0-20260801")),
@@ -56,11 +58,16 @@ fn eksgpu190_a_capacity_block_node_group_upgraded_with_nodes_warns() {
         &strategy(vec![block(2, 200, None)]),
         &strategy(vec![block(2, 300, None)]),
     );
-    assert!(v[0].detail.contains("desired size is 2"), "{}", v[0].detail);
-    // Scaled to 0 first, no upgrade, or a scaling change only: nothing to say.
-    assert!(codes(block(2, 200, None), block(0, 300, None)).is_empty());
+    assert!(v[0].detail.contains("desired size at 0"), "{}", v[0].detail);
+    // No upgrade, or a scaling change only: nothing to say.
     assert!(codes(block(2, 200, None), block(2, 200, None)).is_empty());
     assert!(codes(block(2, 200, None), block(3, 200, None)).is_empty());
+    // A replaced node group (other instance types) is created anew, not rolled.
+    let replaced = Pool {
+        instance_types: vec!["p5e.48xlarge".into()],
+        ..block(2, 300, None)
+    };
+    assert!(codes(block(2, 200, None), replaced).is_empty());
     // A new pool is a create, not an upgrade.
     let other = Pool {
         name: "other".into(),

@@ -151,26 +151,26 @@ impl InCluster<'_> {
             labels::CLUSTER,
             labels::cluster_value(&s.cluster_name)
         );
-        let mut found = Diagnostics::default();
-        let Some(cluster) = self.connection(job.configured, &mut found).await else {
-            return;
+        let not_found = |why: &str, diags: &mut Diagnostics| {
+            diags.push(Diagnostic::warning(
+                "Could not look for ComputeDomains",
+                format!(
+                    "The import could not tell which `dra` pools are `multi_node_nvlink`: {why} They were imported \
+                     without it: set it in the configuration if they are, and the next apply takes their \
+                     ComputeDomains over."
+                ),
+            ));
+        };
+        let mut connecting = Diagnostics::default();
+        let Some(cluster) = self.connection(job.configured, &mut connecting).await else {
+            let why: Vec<String> = connecting.iter().map(|d| d.detail.clone()).collect();
+            return not_found(&why.join(" "), diags);
         };
         let what = "listing ComputeDomains";
         let domains = match cancellable(job.ctx, what, cluster.list(&kinds::COMPUTE_DOMAIN, &selector)).await {
             Ok(l) => l,
             Err(KubeError::KindNotInstalled { .. }) => Vec::new(),
-            Err(e) => {
-                let d = diagnostics::kube_failed(&e, what, AttributePath::root());
-                diags.push(Diagnostic::warning(
-                    "Could not look for ComputeDomains",
-                    format!(
-                        "The import could not tell which pools are `multi_node_nvlink`: {} The pools were imported \
-                         without it; set it in the configuration.",
-                        d.detail
-                    ),
-                ));
-                return;
-            }
+            Err(e) => return not_found(&diagnostics::kube_failed(&e, what, AttributePath::root()).detail, diags),
         };
         for pool in pools.iter_mut().map(|(_, p)| p).filter(|p| p.dra) {
             let Some(cd) = domains.iter().find(|d| d["metadata"]["name"] == pool.name.as_str()) else {
