@@ -4,10 +4,24 @@
 //! Tests name only the fields they are about, so a new `Pool` field is one edit in
 //! `Pool::named`, not one per test.
 
-use crate::model::{Capacity, Hybrid, ManagedNodeGroup, NodeClass, Pool, RootVolume, Scaling};
+use crate::model::{Capacity, Hybrid, ManagedNodeGroup, NodeClass, NodeStrategy, Pool, RootVolume, Scaling};
 
 /// An IAM role ARN of the right shape for node groups and hybrid nodes.
 pub(crate) const ROLE_ARN: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+
+/// Strategy `genai` of cluster `cluster` on Kubernetes 1.34 with `pools`, no GPU Operator, no
+/// default tags or Karpenter gates.
+pub(crate) fn strategy(cluster: &str, pools: Vec<Pool>) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: cluster.into(),
+        name: "genai".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: None,
+        pools,
+        default_tags: Default::default(),
+        karpenter_gates: Default::default(),
+    }
+}
 
 /// A pool of `capacity` on `instance_types`, with the GPU taint on (the HCL default) and
 /// nothing else set.

@@ -9,15 +9,7 @@ use crate::fixture;
 use crate::model::{Capacity, ManagedNodeGroup, NodeStrategy, Pool, Taint};
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {
-    NodeStrategy {
-        cluster_name: "gpu-prod".into(),
-        name: "genai".into(),
-        kubernetes_version: Some("1.34".into()),
-        gpu_operator: None,
-        pools,
-        default_tags: BTreeMap::new(),
-        karpenter_gates: Default::default(),
-    }
+    fixture::strategy("gpu-prod", pools)
 }
 
 /// A P6e-GB200 pool on a Capacity Block with EFA, 500 GiB disks.

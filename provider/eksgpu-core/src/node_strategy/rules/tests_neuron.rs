@@ -1,7 +1,5 @@
 //! The Neuron and Auto Mode table rules: one test per rule that fires and one that does not.
 
-use std::collections::BTreeMap;
-
 use super::*;
 use crate::fixture;
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
@@ -14,15 +12,7 @@ const CTX: Context = Context {
 };
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {
-    NodeStrategy {
-        cluster_name: "gpu".into(),
-        name: "genai".into(),
-        kubernetes_version: Some("1.34".into()),
-        gpu_operator: None,
-        pools,
-        default_tags: BTreeMap::new(),
-        karpenter_gates: Default::default(),
-    }
+    fixture::strategy("gpu", pools)
 }
 
 /// Codes, without EKSGPU132 (NVIDIA AMI without the operator) and EKSGPU130 (Karpenter DRA opt-in).

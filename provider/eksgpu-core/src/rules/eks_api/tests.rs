@@ -28,15 +28,7 @@ fn pool(capacity: Capacity) -> Pool {
 }
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {
-    NodeStrategy {
-        cluster_name: "gpu".into(),
-        name: "genai".into(),
-        kubernetes_version: Some("1.34".into()),
-        gpu_operator: None,
-        pools,
-        default_tags: BTreeMap::new(),
-        karpenter_gates: Default::default(),
-    }
+    fixture::strategy("gpu", pools)
 }
 
 fn codes(s: &NodeStrategy) -> Vec<Code> {

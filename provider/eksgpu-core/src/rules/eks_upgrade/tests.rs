@@ -1,19 +1,9 @@
-use std::collections::BTreeMap;
-
 use super::*;
 use crate::fixture;
 use crate::model::{ManagedNodeGroup, Pool};
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {
-    NodeStrategy {
-        cluster_name: "gpu-prod".into(),
-        name: "genai".into(),
-        kubernetes_version: Some("1.34".into()),
-        gpu_operator: None,
-        pools,
-        default_tags: BTreeMap::new(),
-        karpenter_gates: Default::default(),
-    }
+    fixture::strategy("gpu-prod", pools)
 }
 
 /// A P5 pool on a Capacity Block (its launch template carries the reservation) with `desired` nodes.

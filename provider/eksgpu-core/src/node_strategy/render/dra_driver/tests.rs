@@ -1,5 +1,3 @@
-use std::collections::BTreeMap;
-
 use serde_json::json;
 
 use super::*;
@@ -7,15 +5,7 @@ use crate::fixture;
 use crate::model::Taint;
 
 fn strategy(pools: Vec<Pool>) -> NodeStrategy {
-    NodeStrategy {
-        cluster_name: "gpu".into(),
-        name: "genai".into(),
-        kubernetes_version: Some("1.34".into()),
-        gpu_operator: None,
-        pools,
-        default_tags: BTreeMap::new(),
-        karpenter_gates: Default::default(),
-    }
+    fixture::strategy("gpu", pools)
 }
 
 fn dra(name: &str, capacity: Capacity, types: &[&str]) -> Pool {
