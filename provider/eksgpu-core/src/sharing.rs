@@ -15,7 +15,7 @@ pub use render::{
     node_labels, record, resource_requests,
 };
 pub use render::{RESOURCE_CLAIM, SHARING_POOL_LABEL};
-pub use rules::{check_sharing_pool, check_sharing_pool_with};
+pub use rules::check_sharing_pool;
 
 use crate::catalog::{self, InstanceType};
 use crate::model::Capacity;

@@ -10,13 +10,9 @@ use crate::karpenter_gates::FeatureGates;
 use crate::model::Capacity;
 use crate::rules::{Code, Step, Violation};
 
-pub fn check_sharing_pool(p: &SharingPool) -> Vec<Violation> {
-    check_sharing_pool_with(p, FeatureGates::default())
-}
-
-/// The rules under the feature gates the clusters' Karpenter runs with (the provider's
+/// The rules, under the feature gates the clusters' Karpenter runs with (the provider's
 /// `karpenter_feature_gates`).
-pub fn check_sharing_pool_with(p: &SharingPool, gates: FeatureGates) -> Vec<Violation> {
+pub fn check_sharing_pool(p: &SharingPool, gates: FeatureGates) -> Vec<Violation> {
     let mut out = Vec::new();
     // The GPU the pool is validated against.
     let gpus = p.gpus();

@@ -4,6 +4,7 @@ use crate::rules::Code;
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::karpenter_gates::FeatureGates;
 use crate::rules::Step;
 
 fn pool(strategy: Strategy) -> SharingPool {
@@ -43,7 +44,10 @@ fn mps(replicas: i64) -> Option<Slicing> {
 }
 
 fn codes(p: &SharingPool) -> Vec<Code> {
-    check_sharing_pool(p).into_iter().map(|v| v.code).collect()
+    check_sharing_pool(p, FeatureGates::default())
+        .into_iter()
+        .map(|v| v.code)
+        .collect()
 }
 
 fn vllm(share: f64) -> Workload {
@@ -182,7 +186,7 @@ fn eksgpu131_dra_sharing_names_the_driver_feature_gate() {
         create_namespace: false,
     };
     p.dra = Some(dra("mps"));
-    let v = check_sharing_pool(&p);
+    let v = check_sharing_pool(&p, FeatureGates::default());
     assert_eq!(v.len(), 1);
     assert_eq!(v[0].code, Code::EKSGPU131);
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
@@ -238,7 +242,7 @@ fn eksgpu003_mig_config_names_are_looked_up() {
         profiles: BTreeMap::new(),
         config: Some("garbage".into()),
     });
-    let v = check_sharing_pool(&p);
+    let v = check_sharing_pool(&p, FeatureGates::default());
     assert!(
         v.iter()
             .any(|v| v.code == Code::EKSGPU003 && v.path == [Step::Attr("mig"), Step::Attr("config")]),
@@ -290,16 +294,16 @@ fn capacity_kind_rules() {
     p.capacity = Some(Capacity::Karpenter);
     assert_eq!(codes(&p), [Code::EKSGPU011]);
     // With the `nodeOverlay` gate the strategy pool renders the NodeOverlay (and warns if it cannot).
-    let overlays = crate::karpenter_gates::FeatureGates {
+    let overlays = FeatureGates {
         node_overlay: true,
         ..Default::default()
     };
-    let found = super::check_sharing_pool_with(&p, overlays);
+    let found = check_sharing_pool(&p, overlays);
     assert!(!found.iter().any(|v| v.code == Code::EKSGPU011), "{found:?}");
     let mut hami = pool(Strategy::Hami);
     hami.capacity = Some(Capacity::Karpenter);
     assert!(codes(&hami).contains(&Code::EKSGPU122));
-    let found = super::check_sharing_pool_with(&hami, overlays);
+    let found = check_sharing_pool(&hami, overlays);
     assert!(!found.iter().any(|v| v.code == Code::EKSGPU122), "{found:?}");
     p.capacity = Some(Capacity::AutoMode);
     assert_eq!(codes(&p), [Code::EKSGPU102]);
@@ -332,7 +336,7 @@ fn settings_blocks_and_ranges() {
     assert_eq!(codes(&p), [Code::EKSGPU108]);
     p.time_slicing = slicing(1);
     p.mps = mps(2);
-    let v = check_sharing_pool(&p);
+    let v = check_sharing_pool(&p, FeatureGates::default());
     assert_eq!(
         v.iter().map(|v| v.code).collect::<Vec<_>>(),
         [Code::EKSGPU108, Code::EKSGPU108]
@@ -387,7 +391,7 @@ fn mps_refuses_requests_for_several_shares_as_upstream_does() {
     let back = from_record("gpu", "small-models", DEFAULT_CONFIG_NAMESPACE, &record.to_string()).unwrap();
     assert_eq!(back.mps, p.mps);
     p.mps = slicing(2);
-    let v = check_sharing_pool(&p);
+    let v = check_sharing_pool(&p, FeatureGates::default());
     assert_eq!(v.iter().map(|v| v.code).collect::<Vec<_>>(), [Code::EKSGPU108]);
     assert_eq!(
         v[0].path,

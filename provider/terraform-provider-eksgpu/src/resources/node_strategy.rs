@@ -390,7 +390,10 @@ impl NodeStrategyResource {
         // What needs the cluster's facts is checked before any change.
         let mut facts = Diagnostics::new();
         let ok = run.check_against_cluster(&planned, &mut facts).await;
-        diags.extend(answered::unanswered(facts, &answered::acknowledged(planned_state)));
+        diags.extend(answered::unanswered(
+            facts,
+            &crate::resources::acknowledged::codes(planned_state),
+        ));
         if !ok {
             return None;
         }

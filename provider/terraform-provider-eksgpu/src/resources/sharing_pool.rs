@@ -263,7 +263,7 @@ impl ManagedResource for SharingPoolResource {
         let Ok(p) = model::read(&inputs) else {
             return;
         };
-        let found = sharing::check_sharing_pool_with(&p, self.karpenter_gates());
+        let found = sharing::check_sharing_pool(&p, self.karpenter_gates());
         for v in rules::unanswered(found, &acknowledged::codes(planned)) {
             let d = diagnostics::violation(&v);
             if partial.reports(&schema::cached().block, &d) {
@@ -287,10 +287,7 @@ impl ManagedResource for SharingPoolResource {
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
         if let Some(p) = reported(model::read, planned, diags) {
-            diags.extend(errors_only(sharing::check_sharing_pool_with(
-                &p,
-                self.karpenter_gates(),
-            )));
+            diags.extend(errors_only(sharing::check_sharing_pool(&p, self.karpenter_gates())));
         }
     }
 

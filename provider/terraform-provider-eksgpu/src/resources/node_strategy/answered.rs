@@ -1,13 +1,8 @@
-//! `acknowledged_warnings`: the warning codes a configuration says are intended, read from a
-//! planned value; the rules' warnings of those codes are left out (`eksgpu_core::rules::unanswered`).
+//! `acknowledged_warnings` for findings already turned into diagnostics (the codes are read by
+//! `resources::acknowledged`; the rules' own findings go through `eksgpu_core::rules::unanswered`).
 
 use eksgpu_core::rules::Code;
-use eksgpu_tfplugin::{Diagnostics, Severity, Value};
-
-/// The acknowledged codes of a planned or configured strategy.
-pub(super) fn acknowledged(v: &Value) -> Vec<Code> {
-    crate::resources::acknowledged::codes(v)
-}
+use eksgpu_tfplugin::{Diagnostics, Severity};
 
 /// Diagnostics without the warnings of acknowledged codes (for findings already turned into
 /// diagnostics, such as the checks against the cluster at apply: their summary starts with the code).
@@ -29,7 +24,7 @@ pub(super) fn unanswered(found: Diagnostics, acknowledged: &[Code]) -> Diagnosti
 
 #[cfg(test)]
 mod tests {
-    use eksgpu_tfplugin::Diagnostic;
+    use eksgpu_tfplugin::{Diagnostic, Value};
 
     use super::*;
 
@@ -39,7 +34,7 @@ mod tests {
             "acknowledged_warnings",
             Value::Set(vec!["EKSGPU008".into(), Value::Unknown]),
         )]);
-        let codes = acknowledged(&planned);
+        let codes = crate::resources::acknowledged::codes(&planned);
         assert_eq!(codes, vec![Code::EKSGPU008]);
         let mut found = Diagnostics::new();
         found.push(Diagnostic::warning(
@@ -56,6 +51,8 @@ mod tests {
                 "EKSGPU016: Not an accelerated instance type"
             ]
         );
-        assert!(acknowledged(&Value::object([("acknowledged_warnings", Value::Null)])).is_empty());
+        assert!(
+            crate::resources::acknowledged::codes(&Value::object([("acknowledged_warnings", Value::Null)])).is_empty()
+        );
     }
 }

@@ -18,13 +18,13 @@
 
 use eksgpu_cloud::kube::{ApplyOptions, KubeError};
 use eksgpu_core::fields::project_ours;
-use eksgpu_core::kinds::{self, labels};
+use eksgpu_core::kinds;
 use eksgpu_core::model::{NodeStrategy, Pool};
 use eksgpu_core::ownership::{self, Owner};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics};
 
-use super::in_cluster::{InCluster, Writer, apply_pool_objects, delete_objects, warn_shared};
+use super::in_cluster::{InCluster, Writer, apply_pool_objects, delete_objects, strategy_selector, warn_shared};
 use super::sides::{Applied, Job};
 use crate::diagnostics;
 use crate::resources::cancellable;
@@ -143,14 +143,7 @@ impl InCluster<'_> {
         if !pools.iter().any(|(_, p)| p.dra) {
             return;
         }
-        let s = job.strategy;
-        let selector = format!(
-            "{}={},{}={}",
-            labels::STRATEGY,
-            s.name,
-            labels::CLUSTER,
-            labels::cluster_value(&s.cluster_name)
-        );
+        let selector = strategy_selector(job.strategy);
         let not_found = |why: &str, diags: &mut Diagnostics| {
             diags.push(Diagnostic::warning(
                 "Could not look for ComputeDomains",

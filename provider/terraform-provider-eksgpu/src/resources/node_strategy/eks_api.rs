@@ -208,25 +208,15 @@ impl EksApi<'_> {
                 touched = true;
             }
         }
-        // Tags are not template data: a tag change alone retags the template in use (a new
-        // version was retagged as it was ensured) when it is the pool's own template, checked
-        // like every write: a template another owner's tags name is refused unless adopted.
+        // Tags are not template data: a tag change alone retags the pool's template in use (a new
+        // version was retagged as it was ensured).
         if !versioned
             && let (Some(want_lt), Some(live_lt)) = (&want.launch_template, &live.launch_template)
             && live_lt.name == want_lt.name
-            && let Some(id) = live_lt.id.as_deref()
         {
-            let (add, remove) = eks::launch_template::retag(&live_lt.tags, &want_lt.tags);
-            if !add.is_empty() || !remove.is_empty() {
-                let what = format!("launch template {}", live_lt.name);
-                if let Err(e) = ownership::check_write(&what, Some(Owner::of_tags(&live_lt.tags)), me, adopt) {
-                    return Err(Failure::Blocked(e.how_to_hand_over())).touched(touched);
-                }
-                self.aws
-                    .retag_launch_template(id, &add, &remove)
-                    .await
-                    .touched(touched)?;
-            }
+            self.retag_template(live_lt, want_lt, me, adopt)
+                .await
+                .touched(touched)?;
         }
         Ok(())
     }

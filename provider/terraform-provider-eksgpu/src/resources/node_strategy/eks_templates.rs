@@ -26,8 +26,8 @@ impl EksApi<'_> {
     }
 
     /// The pool's launch template with `want`'s data, its id and the version to use: made when
-    /// missing, a new version when the latest differs, retagged when its tags do (a tag dropped from
-    /// the pool or the default tags goes from the template too). One another
+    /// missing, a new version when the latest differs, retagged when its tags do
+    /// (`retag_template`). One another
     /// owner's tags name is refused (unless adopted). `created`: this call made the template.
     pub(super) async fn ensure_template(
         &self,
@@ -41,15 +41,8 @@ impl EksApi<'_> {
             (lt.id, lt.version) = (Some(id), Some(version));
             return Ok((lt, true));
         };
-        let what = format!("launch template {}", want.name);
-        if let Err(e) = ownership::check_write(&what, Some(Owner::of_tags(&live.tags)), me, adopt) {
-            return Err(Failure::Blocked(e.how_to_hand_over()));
-        }
+        self.retag_template(&live, want, me, adopt).await?;
         let id = live.id.clone().unwrap_or_default();
-        let (add, remove) = eks::launch_template::retag(&live.tags, &want.tags);
-        if !add.is_empty() || !remove.is_empty() {
-            self.aws.retag_launch_template(&id, &add, &remove).await?;
-        }
         let version = if live.data == want.data {
             live.version
         } else {
@@ -57,6 +50,28 @@ impl EksApi<'_> {
         };
         (lt.id, lt.version) = (Some(id), version);
         Ok((lt, false))
+    }
+
+    /// Brings the tags of `live`, the pool's template, to `want`'s (a tag dropped from the pool or
+    /// the default tags goes too), after the ownership check every write makes: a template another
+    /// owner's tags name is refused unless adopted.
+    pub(super) async fn retag_template(
+        &self,
+        live: &LaunchTemplate,
+        want: &LaunchTemplate,
+        me: &Claimant<'_>,
+        adopt: bool,
+    ) -> Result<(), Failure> {
+        let what = format!("launch template {}", want.name);
+        if let Err(e) = ownership::check_write(&what, Some(Owner::of_tags(&live.tags)), me, adopt) {
+            return Err(Failure::Blocked(e.how_to_hand_over()));
+        }
+        let (add, remove) = eks::launch_template::retag(&live.tags, &want.tags);
+        if !add.is_empty() || !remove.is_empty() {
+            let id = live.id.as_deref().unwrap_or_default();
+            self.aws.retag_launch_template(id, &add, &remove).await?;
+        }
+        Ok(())
     }
 
     /// Deletes the pool's launch template `name` if it is this instance's own; one already gone is

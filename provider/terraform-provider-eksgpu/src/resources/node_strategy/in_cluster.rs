@@ -190,13 +190,7 @@ impl PoolSide for InCluster<'_> {
     async fn find(&mut self, job: &Job<'_>, diags: &mut Diagnostics) -> Option<Found> {
         let s = job.strategy;
         let cluster = self.connection(job.configured, diags).await?;
-        let selector = format!(
-            "{}={},{}={}",
-            labels::STRATEGY,
-            s.name,
-            labels::CLUSTER,
-            labels::cluster_value(&s.cluster_name)
-        );
+        let selector = strategy_selector(s);
         let node_pools =
             match cancellable(job.ctx, "listing NodePools", cluster.list(&kinds::NODE_POOL, &selector)).await {
                 Ok(l) => l,
@@ -234,6 +228,17 @@ impl PoolSide for InCluster<'_> {
         }
         Some((out, operator))
     }
+}
+
+/// The label selector of the objects a strategy made in its cluster (import lists them by it).
+pub(super) fn strategy_selector(s: &NodeStrategy) -> String {
+    format!(
+        "{}={},{}={}",
+        labels::STRATEGY,
+        s.name,
+        labels::CLUSTER,
+        labels::cluster_value(&s.cluster_name)
+    )
 }
 
 /// What a pool may have left in the cluster: its objects as rendered, and the NodeOverlays it

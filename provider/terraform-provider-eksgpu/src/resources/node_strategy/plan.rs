@@ -16,7 +16,7 @@ use eksgpu_framework::path;
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
-use super::{answered, early, model, schema};
+use super::{early, model, schema};
 use crate::diagnostics;
 use crate::resources::{errors_only, plan_id};
 
@@ -249,7 +249,7 @@ fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
             kept.push(v);
         }
     }
-    let kept = rules::unanswered(kept, &answered::acknowledged(&k.partial.value));
+    let kept = rules::unanswered(kept, &crate::resources::acknowledged::codes(&k.partial.value));
     for v in rules::grouped(kept) {
         diags.push(diagnostics::violation(&v));
     }
