@@ -18,6 +18,7 @@ pub mod data_source;
 pub mod function;
 pub mod import;
 pub mod model;
+pub mod nested;
 pub mod normalize;
 pub mod partial;
 pub mod path;

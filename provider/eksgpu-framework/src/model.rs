@@ -354,6 +354,11 @@ impl<'a> Obj<'a> {
         self.v
     }
 
+    /// `e` (an error found reading this object's value another way) at this object's path.
+    pub fn within(&self, e: ModelError) -> ModelError {
+        Self::prefixed(e, &self.at)
+    }
+
     /// The attribute `name` as it is; an error when the object has no such
     /// key (see [`ModelErrorKind::MissingAttribute`]).
     pub fn field(&self, name: &str) -> Result<&'a Value, ModelError> {
@@ -418,6 +423,27 @@ impl<'a> Obj<'a> {
                 )),
             },
             v => Obj::at(v, self.attr(name)).map(Some),
+        }
+    }
+
+    /// The objects of a map nested attribute, each read by `f`, in key order; errors at
+    /// `name["key"]…`.
+    pub fn entries<T>(
+        &self,
+        name: &str,
+        f: impl Fn(&str, Obj<'a>) -> Result<T, ModelError>,
+    ) -> Result<Vec<T>, ModelError> {
+        match self.field(name)? {
+            Value::Null => Ok(Vec::new()),
+            Value::Map(m) => m
+                .iter()
+                .map(|(k, e)| {
+                    let mut at = self.attr(name);
+                    at.push(Step::Key(k.clone()));
+                    Obj::at(e, at).and_then(|o| f(k, o))
+                })
+                .collect(),
+            v => Err(Self::prefixed(type_error("a map of objects", v), &self.attr(name))),
         }
     }
 

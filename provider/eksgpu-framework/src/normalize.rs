@@ -13,7 +13,7 @@ fn empty(v: &Value) -> bool {
 }
 
 /// `read` with `null` and empty collections spelled as in `prior`, recursively
-/// through objects and lists of objects.
+/// through objects, maps and lists of objects.
 pub fn like_prior(prior: &Value, read: Value) -> Value {
     match (prior, read) {
         (p, r) if p.is_null() && empty(&r) => Value::Null,
@@ -25,6 +25,14 @@ pub fn like_prior(prior: &Value, read: Value) -> Value {
                 }
             }
             Value::Object(r)
+        }
+        (Value::Map(p), Value::Map(mut r)) => {
+            for (k, v) in r.iter_mut() {
+                if let Some(pv) = p.get(k) {
+                    *v = like_prior(pv, std::mem::replace(v, Value::Null));
+                }
+            }
+            Value::Map(r)
         }
         (Value::List(p), Value::List(r)) => Value::List(
             r.into_iter()

@@ -69,7 +69,18 @@ pub fn through_blocks(block: &Block, steps: &[Step]) -> Vec<Step> {
             continue;
         };
         let Some(b) = here.and_then(|h| h.find_block(name)) else {
-            here = None;
+            // Into a nested attribute's objects (no `[0]`: an object of one is written as one),
+            // past the key or index that picks one.
+            here = here
+                .and_then(|h| h.find_attribute(name))
+                .and_then(|a| a.nested.as_ref())
+                .map(|n| &n.object);
+            if here.is_some()
+                && let Some(s @ (Step::Index(_) | Step::Key(_))) = steps.get(i)
+            {
+                out.push(s.clone());
+                i += 1;
+            }
             continue;
         };
         here = Some(&b.block);
@@ -83,19 +94,57 @@ pub fn through_blocks(block: &Block, steps: &[Step]) -> Vec<Step> {
     out
 }
 
-/// Diagnostics with their paths written as Terraform's configuration has them.
+/// Diagnostics with their paths written as Terraform's configuration has them. A path that goes
+/// inside a nested attribute is also written at the head of the detail, unless it is there
+/// already: Terraform finds the configuration a path leads to through blocks only
+/// (hashicorp/terraform v1.11.4 – v1.14.9 `internal/tfdiags/contextual.go`,
+/// `traversePathSteps`), so it quotes the resource's first line for such a path, and the detail
+/// is where users read which pool and attribute it is.
 pub fn diagnostics_through_blocks(block: &Block, diags: Diagnostics) -> Diagnostics {
     let mut out = Diagnostics::new();
     for d in diags.into_vec() {
         out.push(match d.path {
             Some(p) => {
                 let path = AttributePath::from_steps(through_blocks(block, p.steps()));
-                Diagnostic { path: Some(path), ..d }
+                let detail = if inside_nested_attribute(block, path.steps()) {
+                    let at = path.to_string();
+                    if d.detail.starts_with(&at) {
+                        d.detail
+                    } else {
+                        format!("{at}: {}", d.detail)
+                    }
+                } else {
+                    d.detail
+                };
+                Diagnostic {
+                    path: Some(path),
+                    detail,
+                    ..d
+                }
             }
             None => d,
         });
     }
     out
+}
+
+/// Whether `steps` lead below a nested attribute of `block` (through its blocks).
+fn inside_nested_attribute(block: &Block, steps: &[Step]) -> bool {
+    let mut here = block;
+    let mut rest = steps;
+    while let Some((step, tail)) = rest.split_first() {
+        let Step::Attribute(name) = step else {
+            rest = tail;
+            continue;
+        };
+        if let Some(b) = here.find_block(name) {
+            here = &b.block;
+            rest = tail;
+            continue;
+        }
+        return here.find_attribute(name).is_some_and(|a| a.nested.is_some()) && !tail.is_empty();
+    }
+    false
 }
 
 /// Paths (relative to `v`) of every unknown value inside it.
@@ -181,6 +230,56 @@ mod tests {
         assert_eq!(one(&Value::List(vec![Value::from(1)])), &Value::from(1));
         assert_eq!(one(&Value::List(vec![])), &Value::Null);
         assert_eq!(one(&Value::Unknown), &Value::Unknown);
+    }
+
+    #[test]
+    fn paths_go_into_nested_attributes_without_indices_of_their_own() {
+        use eksgpu_tfplugin::Type;
+        use eksgpu_tfplugin::schema::{Attribute, Mode, NestedBlock, NestedType, ObjectNesting};
+        let class = Block::new("n")
+            .attribute(Attribute::optional("role", Type::String, "r"))
+            .attribute(Attribute::nested(
+                "root_volume",
+                Mode::Optional,
+                NestedType::new(
+                    ObjectNesting::Single,
+                    Block::new("v").attribute(Attribute::optional("size", Type::String, "s")),
+                ),
+                "v",
+            ));
+        let pool = Block::new("p").attribute(Attribute::nested(
+            "node_class",
+            Mode::Optional,
+            NestedType::new(ObjectNesting::Single, class),
+            "n",
+        ));
+        let block = Block::new("r")
+            .attribute(Attribute::nested(
+                "pools",
+                Mode::Required,
+                NestedType::new(ObjectNesting::Map, pool),
+                "p",
+            ))
+            .block(NestedBlock::optional_one("gpu_operator", Block::new("g")));
+        let a = |s: &str| Step::Attribute(s.into());
+        let k = Step::Key("gpu".into());
+        let steps = [a("pools"), k.clone(), a("node_class"), a("root_volume"), a("size")];
+        assert_eq!(through_blocks(&block, &steps), steps.to_vec());
+        assert_eq!(
+            through_blocks(&block, &[a("gpu_operator"), a("x")]),
+            vec![a("gpu_operator"), Step::Index(0), a("x")],
+            "blocks of one still gain their [0]"
+        );
+        // Terraform cannot point inside a nested attribute: the detail names the path.
+        let mut d = Diagnostics::new();
+        d.push(Diagnostic::error("s", "Pool is wrong.").at(AttributePath::from_steps(steps.to_vec())));
+        d.push(Diagnostic::error("s", "Whole map.").at(AttributePath::attr("pools")));
+        let out = diagnostics_through_blocks(&block, d).into_vec();
+        assert_eq!(
+            out[0].detail,
+            r#"pools["gpu"].node_class.root_volume.size: Pool is wrong."#
+        );
+        assert_eq!(out[1].detail, "Whole map.", "Terraform finds the attribute itself");
     }
 
     #[test]

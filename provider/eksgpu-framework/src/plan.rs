@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 
 use eksgpu_tfplugin::diag::Step;
-use eksgpu_tfplugin::schema::{Block, Mode, Nesting};
+use eksgpu_tfplugin::schema::{Attribute, Block, Mode, Nesting, ObjectNesting};
 use eksgpu_tfplugin::{AttributePath, Value};
 
+use crate::nested::{self, NULL, UNKNOWN};
 use crate::path;
 
 /// A plan being made: what the resource's `modify_plan` sees and changes.
@@ -37,6 +38,10 @@ pub fn plan<'a>(block: &Block, prior: &'a Value, config: &'a Value, proposed: Va
     let changed = prior.is_null() || !same_inputs(block, prior, &planned);
     if changed {
         unknown_computed(block, &mut planned, prior);
+    } else {
+        // Terraform proposes the prior value of a computed attribute; inside nested attributes
+        // not every supported release does, and an unchanged object plans no change.
+        keep_computed(block, &mut planned, prior);
     }
     let requires_replace = if prior.is_null() {
         Vec::new()
@@ -65,6 +70,13 @@ fn defaults(block: &Block, planned: &mut Value, config: &Value) {
             && !config.is_unknown()
         {
             m.insert(a.name.clone(), d.clone());
+        }
+        if let (Some(n), Some(p)) = (&a.nested, m.get_mut(&a.name)) {
+            let c = config.get(&a.name);
+            for (place, item) in nested::objects_mut(n.nesting, p) {
+                // An object the configuration does not show (it cannot be paired) stays as proposed.
+                defaults(&n.object, item, nested::counterpart(&place, c, &UNKNOWN));
+            }
         }
     }
     for b in &block.blocks {
@@ -95,6 +107,10 @@ pub(crate) fn strip_computed(block: &Block, v: &Value) -> Value {
     for a in &block.attributes {
         if a.mode == Mode::Computed {
             out.remove(&a.name);
+        } else if let (Some(n), Some(x)) = (&a.nested, out.get_mut(&a.name)) {
+            for (_, item) in nested::objects_mut(n.nesting, x) {
+                *item = strip_computed(&n.object, item);
+            }
         }
     }
     for b in &block.blocks {
@@ -131,6 +147,9 @@ pub(crate) fn same_inputs(block: &Block, a: &Value, b: &Value) -> bool {
         let Some(yv) = y.get(k) else {
             return false;
         };
+        if let Some(n) = block.find_attribute(k).and_then(|a| a.nested.as_ref()) {
+            return same_nested(n.nesting, &n.object, xv, yv);
+        }
         match block.find_block(k) {
             Some(nb) => match (xv, yv) {
                 (Value::List(p), Value::List(q)) | (Value::Set(p), Value::Set(q)) => {
@@ -144,6 +163,54 @@ pub(crate) fn same_inputs(block: &Block, a: &Value, b: &Value) -> bool {
     })
 }
 
+/// [`same_inputs`] for the values of a nested attribute: the same objects at the same places.
+fn same_nested(nesting: ObjectNesting, object: &Block, x: &Value, y: &Value) -> bool {
+    match (nesting, x, y) {
+        (ObjectNesting::Map, Value::Map(p), Value::Map(q)) => {
+            p.len() == q.len()
+                && p.iter()
+                    .all(|(k, e)| q.get(k).is_some_and(|f| same_inputs(object, e, f)))
+        }
+        (ObjectNesting::List | ObjectNesting::Set, Value::List(p), Value::List(q))
+        | (ObjectNesting::Set, Value::Set(p), Value::Set(q)) => {
+            p.len() == q.len() && p.iter().zip(q).all(|(e, f)| same_inputs(object, e, f))
+        }
+        (ObjectNesting::Single, _, _) => same_inputs(object, x, y),
+        _ => x == y,
+    }
+}
+
+/// Copies the prior value of every computed attribute, nested ones included (paired by place).
+fn keep_computed(block: &Block, planned: &mut Value, prior: &Value) {
+    let Value::Object(m) = planned else {
+        return;
+    };
+    for a in &block.attributes {
+        if a.mode == Mode::Computed {
+            m.insert(a.name.clone(), prior.get(&a.name).clone());
+        } else if let (Some(n), Some(p)) = (&a.nested, m.get_mut(&a.name)) {
+            let before = prior.get(&a.name);
+            for (place, item) in nested::objects_mut(n.nesting, p) {
+                keep_computed(&n.object, item, nested::counterpart(&place, before, &NULL));
+            }
+        }
+    }
+    for b in &block.blocks {
+        let (Some(p), before) = (m.get_mut(&b.name), prior.get(&b.name)) else {
+            continue;
+        };
+        match (b.nesting, p) {
+            (Nesting::Single, p) => keep_computed(&b.block, p, before),
+            (Nesting::List, Value::List(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    keep_computed(&b.block, item, before.elements().get(i).unwrap_or(&NULL));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Marks computed-only attributes unknown ("known after apply"), keeping the
 /// prior value of those declared `use_state_for_unknown`.
 fn unknown_computed(block: &Block, planned: &mut Value, prior: &Value) {
@@ -151,6 +218,12 @@ fn unknown_computed(block: &Block, planned: &mut Value, prior: &Value) {
         return;
     };
     for a in &block.attributes {
+        if let (Some(n), Some(p), false) = (&a.nested, m.get_mut(&a.name), a.mode == Mode::Computed) {
+            let before = prior.get(&a.name);
+            for (place, item) in nested::objects_mut(n.nesting, p) {
+                unknown_computed(&n.object, item, nested::counterpart(&place, before, &NULL));
+            }
+        }
         if a.mode != Mode::Computed {
             continue;
         }
@@ -186,6 +259,8 @@ fn replacements(block: &Block, prior: &Value, planned: &Value, at: &AttributePat
     for a in &block.attributes {
         if a.forces_replacement && prior.get(&a.name) != planned.get(&a.name) {
             out.push(at.clone().attribute(&a.name));
+        } else if let Some(n) = &a.nested {
+            nested_replacements(a, n.nesting, &n.object, prior, planned, at, out);
         }
     }
     for b in &block.blocks {
@@ -205,6 +280,36 @@ fn replacements(block: &Block, prior: &Value, planned: &Value, at: &AttributePat
                 }
             }
             Nesting::Set => {}
+        }
+    }
+}
+
+/// [`replacements`] inside the objects of a nested attribute present before and after.
+fn nested_replacements(
+    a: &Attribute,
+    nesting: ObjectNesting,
+    object: &Block,
+    prior: &Value,
+    planned: &Value,
+    at: &AttributePath,
+    out: &mut Vec<AttributePath>,
+) {
+    let here = at.clone().attribute(&a.name);
+    let before = prior.get(&a.name);
+    for (place, after) in nested::objects(nesting, planned.get(&a.name)) {
+        let was = nested::counterpart(&place, before, &NULL);
+        if !was.is_null() && place != nested::Place::Element {
+            replacements(object, was, after, &place.under(&here), out);
+        }
+    }
+}
+
+/// Calls `f` with the key and value of every object of the map nested attribute `map`
+/// (e.g. each pool, to fill its computed outputs), leaving an unknown map unknown.
+pub fn each_entry(planned: &mut Value, map: &str, mut f: impl FnMut(&str, &mut Value)) {
+    if let Some(Value::Map(items)) = path::get_mut(planned, &[Step::Attribute(map.to_owned())]) {
+        for (k, item) in items.iter_mut() {
+            f(k, item);
         }
     }
 }

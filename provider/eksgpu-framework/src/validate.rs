@@ -17,7 +17,7 @@ use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::schema::{Attribute, Block, Mode, Nesting};
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
-use crate::path;
+use crate::{nested, path};
 
 /// Checks `config` (an object of `block`'s type) and reports at attribute paths.
 pub fn validate_block(block: &Block, config: &Value, diags: &mut Diagnostics) {
@@ -37,6 +37,12 @@ fn walk(block: &Block, v: &Value, at: &AttributePath, diags: &mut Diagnostics) {
             diags.push(required(&here));
         }
         attribute(a, x, &here, diags);
+        if let Some(n) = &a.nested {
+            // Each object at its own path: `pools["gpu"].node_class.role`.
+            for (place, object) in nested::objects(n.nesting, x) {
+                walk(&n.object, object, &place.under(&here), diags);
+            }
+        }
     }
     for b in &block.blocks {
         let x = m.get(&b.name).unwrap_or(&Value::Null);
@@ -286,5 +292,58 @@ mod tests {
         let mut d = Diagnostics::new();
         validate_block(&schema(), &config, &mut d);
         assert_eq!(paths(&d), vec![r#"pool[0].labels["team"]"#]);
+    }
+
+    #[test]
+    fn objects_of_nested_attributes_are_checked_at_their_keys_whatever_else_is_unknown() {
+        use eksgpu_tfplugin::schema::{NestedType, ObjectNesting};
+        let class = Block::new("n").attribute(Attribute::required("role", Type::String, "r"));
+        let pool = Block::new("p")
+            .attribute(Attribute::optional("limit", Type::Number, "l").validate(validators::int32(1, 100, "limit")))
+            .attribute(Attribute::optional("types", Type::list(Type::String), "t"))
+            .attribute(Attribute::nested(
+                "node_class",
+                Mode::Optional,
+                NestedType::new(ObjectNesting::Single, class),
+                "n",
+            ));
+        let block = Block::new("r").attribute(Attribute::nested(
+            "pools",
+            Mode::Required,
+            NestedType::new(ObjectNesting::Map, pool),
+            "p",
+        ));
+        let entry = |limit: Value, role: Value| {
+            Value::object([
+                ("limit", limit),
+                ("types", Value::List(vec![Value::Null])),
+                ("node_class", Value::object([("role", role)])),
+            ])
+        };
+        let config = Value::object([(
+            "pools",
+            Value::Map(
+                [
+                    ("gpu".to_owned(), entry(Value::from(500), Value::Null)),
+                    ("later".to_owned(), Value::Unknown),
+                    ("other".to_owned(), entry(Value::Unknown, Value::Unknown)),
+                ]
+                .into(),
+            ),
+        )]);
+        let mut d = Diagnostics::new();
+        validate_block(&block, &config, &mut d);
+        assert_eq!(
+            paths(&d),
+            vec![
+                r#"pools["gpu"].limit"#,
+                r#"pools["gpu"].types[0]"#,
+                r#"pools["gpu"].node_class.role"#,
+                r#"pools["other"].types[0]"#,
+            ]
+        );
+        let mut d = Diagnostics::new();
+        validate_block(&block, &Value::object([("pools", Value::Null)]), &mut d);
+        assert_eq!(summaries(&d)[0].1, "pools", "a required nested attribute set to null");
     }
 }

@@ -123,6 +123,34 @@ pub fn distinct() -> Validator {
     })
 }
 
+/// Between `min` and `max` elements (or entries); `what` names the upstream limit. Terraform
+/// enforces no size on nested attributes (their `min_items` and `max_items` are deprecated in
+/// the protocol), so they are validated here.
+pub fn size(min: usize, max: usize, what: &str) -> Validator {
+    let what = what.to_owned();
+    let description = if max == usize::MAX {
+        format!("At least {min} elements ({what}).")
+    } else if min > 0 {
+        format!("{min} to {max} elements ({what}).")
+    } else {
+        format!("At most {max} elements ({what}).")
+    };
+    Validator::new(description, move |v| {
+        let n = match v {
+            Value::List(l) | Value::Set(l) | Value::Tuple(l) => l.len(),
+            Value::Map(m) => m.len(),
+            _ => return Vec::new(),
+        };
+        if n < min {
+            vec![Problem::new(format!("{n} given; at least {min} needed ({what})."))]
+        } else if n > max {
+            vec![Problem::new(format!("{n} given; at most {max} allowed ({what})."))]
+        } else {
+            Vec::new()
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use eksgpu_tfplugin::Number;
@@ -153,5 +181,14 @@ mod tests {
         let p = distinct().check(&Value::List(vec![Value::from("x"), Value::from("y"), Value::from("x")]));
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].at, vec![Step::Index(2)]);
+    }
+
+    #[test]
+    fn size_counts_list_elements_and_map_entries() {
+        let v = size(1, 2, "pools");
+        assert!(v.check(&Value::List(vec![Value::Null; 2])).is_empty());
+        assert_eq!(v.check(&Value::Map(Default::default())).len(), 1);
+        let three = Value::List(vec![Value::from(1); 3]);
+        assert!(v.check(&three)[0].message.contains("at most 2"));
     }
 }

@@ -123,6 +123,9 @@ pub struct Attribute {
     /// "known after apply" when something else changes.
     pub use_state_for_unknown: bool,
     pub validators: Vec<Validator>,
+    /// A nested attribute: its objects' attributes, each with its own mode ([`NestedType`]);
+    /// `ty` is then the type they imply.
+    pub nested: Option<NestedType>,
 }
 
 impl Attribute {
@@ -138,7 +141,16 @@ impl Attribute {
             default: None,
             use_state_for_unknown: false,
             validators: Vec::new(),
+            nested: None,
         }
+    }
+
+    /// A nested attribute (protocol 6 `Schema.Attribute.nested_type`): an object, or a list,
+    /// set or map of objects, whose attributes are `nested.object`'s.
+    pub fn nested(name: &str, mode: Mode, nested: NestedType, description: &str) -> Self {
+        let mut a = Self::new(name, nested.implied_type(), mode, description);
+        a.nested = Some(nested);
+        a
     }
 
     pub fn required(name: &str, ty: Type, description: &str) -> Self {
@@ -192,8 +204,44 @@ impl Attribute {
     }
 }
 
-/// How many blocks of a type may appear. Protocol-6 nested attributes are
-/// not offered: Terraform 1.0.x crashes on some of them (observed with Terraform 1.0.3).
+/// How the objects of a nested attribute are held (protocol 6 `Schema.Object.NestingMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectNesting {
+    /// One object.
+    Single,
+    List,
+    Set,
+    /// Objects keyed by a string the configuration chooses.
+    Map,
+}
+
+/// The objects of a nested attribute. Their attributes are held as a [`Block`] without nested
+/// blocks (a nested attribute cannot hold blocks), so that everything that walks blocks walks
+/// them too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedType {
+    pub nesting: ObjectNesting,
+    pub object: Block,
+}
+
+impl NestedType {
+    pub fn new(nesting: ObjectNesting, object: Block) -> Self {
+        Self { nesting, object }
+    }
+
+    /// The attribute's value type: the object type, or a list, set or map of it.
+    pub fn implied_type(&self) -> Type {
+        let object = self.object.implied_type();
+        match self.nesting {
+            ObjectNesting::Single => object,
+            ObjectNesting::List => Type::list(object),
+            ObjectNesting::Set => Type::set(object),
+            ObjectNesting::Map => Type::map(object),
+        }
+    }
+}
+
+/// How many blocks of a type may appear.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nesting {
     Single,
@@ -345,6 +393,15 @@ pub fn internal_validate(block: &Block, path: &str) -> Vec<String> {
         if a.description.is_empty() {
             problems.push(format!("{at}: missing description (docs are generated from it)"));
         }
+        if let Some(n) = &a.nested {
+            if !n.object.blocks.is_empty() {
+                problems.push(format!("{at}: a nested attribute cannot hold blocks"));
+            }
+            if a.ty != n.implied_type() {
+                problems.push(format!("{at}: type differs from the nested type's"));
+            }
+            problems.extend(internal_validate(&n.object, &format!("{at}.")));
+        }
     }
     for b in &block.blocks {
         let at = format!("{path}{}", b.name);
@@ -388,6 +445,22 @@ mod tests {
                 ("one", Type::object([])),
             ])
         );
+    }
+
+    #[test]
+    fn nested_attributes_imply_their_collection_of_objects() {
+        let object = Block::new("p").attribute(Attribute::optional("id", Type::Number, "i"));
+        let ty = |n| Attribute::nested("pools", Mode::Required, NestedType::new(n, object.clone()), "d").ty;
+        let obj = Type::object([("id", Type::Number)]);
+        assert_eq!(ty(ObjectNesting::Map), Type::map(obj.clone()));
+        assert_eq!(ty(ObjectNesting::List), Type::list(obj.clone()));
+        assert_eq!(ty(ObjectNesting::Single), obj);
+        let mut bad = Attribute::nested("p", Mode::Optional, NestedType::new(ObjectNesting::Map, object), "d");
+        if let Some(n) = bad.nested.as_mut() {
+            n.object = n.object.clone().block(NestedBlock::list("b", Block::new("b")));
+        }
+        let problems = internal_validate(&Block::new("r").attribute(bad), "");
+        assert_eq!(problems.len(), 2, "{problems:?}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod plugin {
 }
 
 use crate::diag::{AttributePath, Diagnostic, Diagnostics, Severity, Step};
-use crate::schema::{Attribute, Block, Mode, NestedBlock, Nesting, Schema};
+use crate::schema::{Attribute, Block, Mode, NestedBlock, NestedType, Nesting, ObjectNesting, Schema};
 use crate::types::Type;
 use crate::value::{DecodeError, EncodeError, Value, decode_json, decode_msgpack, encode_msgpack};
 
@@ -79,10 +79,17 @@ fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
         default: _,
         use_state_for_unknown: _,
         validators: _,
+        nested,
     } = a;
     tfplugin6::schema::Attribute {
         name: name.clone(),
-        r#type: ty.to_json().to_string().into_bytes(),
+        // A nested attribute has its type in `nested_type` and none of its own.
+        r#type: if nested.is_some() {
+            Vec::new()
+        } else {
+            ty.to_json().to_string().into_bytes()
+        },
+        nested_type: nested.as_ref().map(nested_type_to_proto),
         description: description.clone(),
         required: *mode == Mode::Required,
         optional: matches!(mode, Mode::Optional | Mode::OptionalComputed),
@@ -90,6 +97,22 @@ fn attribute_to_proto(a: &Attribute) -> tfplugin6::schema::Attribute {
         sensitive: *sensitive,
         description_kind: tfplugin6::StringKind::Markdown.into(),
         deprecated: *deprecated,
+    }
+}
+
+fn nested_type_to_proto(n: &NestedType) -> tfplugin6::schema::Object {
+    use tfplugin6::schema::object::NestingMode as Mode;
+    tfplugin6::schema::Object {
+        attributes: n.object.attributes.iter().map(attribute_to_proto).collect(),
+        nesting: match n.nesting {
+            ObjectNesting::Single => Mode::Single,
+            ObjectNesting::List => Mode::List,
+            ObjectNesting::Set => Mode::Set,
+            ObjectNesting::Map => Mode::Map,
+        }
+        .into(),
+        min_items: 0,
+        max_items: 0,
     }
 }
 

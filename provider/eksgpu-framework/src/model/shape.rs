@@ -143,7 +143,21 @@ fn walk(block: &Block, v: &Value, at: &mut Vec<Step>, expect: Expect, out: &mut 
         match m.get(&a.name) {
             None if expect == Expect::Inputs && a.mode == Mode::Computed => {}
             None => mismatch(at, Problem::Missing, out),
-            Some(x) => typed(&a.ty, x, at, out),
+            Some(x) => match &a.nested {
+                // Objects of a nested attribute have its attributes' modes: computed ones may be
+                // left out of inputs.
+                Some(n) => {
+                    for (place, object) in crate::nested::objects(n.nesting, x) {
+                        let step = place.step();
+                        at.extend(step.clone());
+                        walk(&n.object, object, at, expect, out);
+                        if step.is_some() {
+                            at.pop();
+                        }
+                    }
+                }
+                None => typed(&a.ty, x, at, out),
+            },
         }
         at.pop();
     }

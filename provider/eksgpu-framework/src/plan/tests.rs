@@ -191,3 +191,167 @@ mod same_inputs_property {
         }
     }
 }
+
+/// A map nested attribute `pools` whose objects hold a default, a computed value kept with
+/// `use_state_for_unknown`, one that is not, a replacing input and a single nested object.
+mod nested_attributes {
+    use eksgpu_tfplugin::schema::{Mode, NestedType, ObjectNesting};
+
+    use super::*;
+
+    fn schema() -> Block {
+        let class = Block::new("n").attribute(Attribute::optional("role", Type::String, "r").forces_replacement());
+        let pool = Block::new("p")
+            .attribute(Attribute::optional("gpu_limit", Type::Number, "g"))
+            .attribute(Attribute::optional("efa", Type::Bool, "e").default(false))
+            .attribute(Attribute::computed("selector", Type::String, "s"))
+            .attribute(Attribute::computed("token", Type::String, "t").use_state_for_unknown())
+            .attribute(Attribute::nested(
+                "node_class",
+                Mode::Optional,
+                NestedType::new(ObjectNesting::Single, class),
+                "n",
+            ));
+        Block::new("r").attribute(Attribute::nested(
+            "pools",
+            Mode::Required,
+            NestedType::new(ObjectNesting::Map, pool),
+            "p",
+        ))
+    }
+
+    fn pool(limit: i64, efa: Value, selector: Value, token: Value, role: &str) -> Value {
+        Value::object([
+            ("gpu_limit", limit.into()),
+            ("efa", efa),
+            ("selector", selector),
+            ("token", token),
+            ("node_class", Value::object([("role", role.into())])),
+        ])
+    }
+
+    fn pools(entries: Vec<(&str, Value)>) -> Value {
+        Value::object([(
+            "pools",
+            Value::Map(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()),
+        )])
+    }
+
+    fn entry<'v>(v: &'v Value, key: &str) -> &'v Value {
+        v.get("pools").entries().and_then(|m| m.get(key)).unwrap_or(&NULL)
+    }
+
+    #[test]
+    fn defaults_and_computed_values_are_planned_per_key() {
+        let config = pools(vec![("gpu", pool(8, Value::Null, Value::Null, Value::Null, "r"))]);
+        let p = plan(&schema(), &Value::Null, &config, config.clone());
+        let gpu = entry(&p.planned, "gpu");
+        assert_eq!(gpu.get("efa"), &Value::Bool(false), "the default inside the entry");
+        assert_eq!(gpu.get("selector"), &Value::Unknown);
+        assert_eq!(gpu.get("token"), &Value::Unknown, "nothing to keep on create");
+    }
+
+    #[test]
+    fn an_unchanged_map_keeps_every_computed_value_and_a_change_is_paired_by_key() {
+        let prior = pools(vec![
+            ("a", pool(8, false.into(), "sa".into(), "ta".into(), "r")),
+            ("c", pool(8, false.into(), "sc".into(), "tc".into(), "r")),
+        ]);
+        // Proposed with computed values null, as a Terraform that does not merge them sends it.
+        let bare = |l| pool(l, false.into(), Value::Null, Value::Null, "r");
+        let config = pools(vec![("a", bare(8)), ("c", bare(8))]);
+        let same = plan(&schema(), &prior, &config, config.clone());
+        assert_eq!(same.planned, prior, "no change, no unknowns, nothing lost");
+
+        // A pool inserted before `c`: `c` keeps its own token, not `a`'s or the new pool's.
+        let config = pools(vec![("a", bare(8)), ("b", bare(4)), ("c", bare(8))]);
+        let changed = plan(&schema(), &prior, &config, config.clone());
+        assert_eq!(entry(&changed.planned, "c").get("token"), &Value::from("tc"));
+        assert_eq!(entry(&changed.planned, "b").get("token"), &Value::Unknown);
+        assert_eq!(entry(&changed.planned, "c").get("selector"), &Value::Unknown);
+        assert!(changed.requires_replace.is_empty(), "adding a pool replaces nothing");
+    }
+
+    #[test]
+    fn a_replacing_input_is_named_at_its_key() {
+        let prior = pools(vec![("a", pool(8, false.into(), "s".into(), "t".into(), "r"))]);
+        let config = pools(vec![("a", pool(8, Value::Null, Value::Null, Value::Null, "other"))]);
+        let p = plan(&schema(), &prior, &config, config.clone());
+        let paths: Vec<String> = p.requires_replace.iter().map(ToString::to_string).collect();
+        assert_eq!(paths, vec![r#"pools["a"].node_class.role"#]);
+    }
+
+    #[test]
+    fn unknown_maps_and_entries_stay_unknown() {
+        let config = Value::object([("pools", Value::Unknown)]);
+        let p = plan(&schema(), &Value::Null, &config, config.clone());
+        assert_eq!(p.planned.get("pools"), &Value::Unknown);
+        let config = pools(vec![
+            ("a", Value::Unknown),
+            ("b", pool(1, Value::Unknown, Value::Null, Value::Null, "r")),
+        ]);
+        let p = plan(&schema(), &Value::Null, &config, config.clone());
+        assert_eq!(entry(&p.planned, "a"), &Value::Unknown);
+        assert_eq!(
+            entry(&p.planned, "b").get("efa"),
+            &Value::Unknown,
+            "an unknown input is not defaulted"
+        );
+    }
+
+    mod property {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn pick(options: Vec<Value>) -> impl Strategy<Value = Value> {
+            proptest::sample::select(options)
+        }
+
+        fn entry_value() -> impl Strategy<Value = Value> {
+            (
+                pick(vec![Value::from(1), Value::from(2), Value::Unknown]),
+                pick(vec![Value::Null, "x".into(), Value::Unknown]),
+                pick(vec![Value::Null, "t".into()]),
+                pick(vec![
+                    Value::Null,
+                    Value::object([("role", "r".into())]),
+                    Value::object([("role", Value::Unknown)]),
+                ]),
+            )
+                .prop_map(|(limit, selector, token, class)| {
+                    Value::object([
+                        ("gpu_limit", limit),
+                        ("efa", Value::Bool(false)),
+                        ("selector", selector),
+                        ("token", token),
+                        ("node_class", class),
+                    ])
+                })
+        }
+
+        fn value() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                proptest::collection::btree_map(
+                    proptest::sample::select(vec!["a".to_owned(), "b".to_owned()]),
+                    prop_oneof![entry_value(), Just(Value::Unknown)],
+                    0..3
+                )
+                .prop_map(|m| Value::object([("pools", Value::Map(m))])),
+                Just(Value::object([("pools", Value::Unknown)])),
+                Just(Value::object([("pools", Value::Null)])),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn same_inputs_is_equality_without_computed_values(a in value(), b in value()) {
+                let block = schema();
+                prop_assert_eq!(
+                    same_inputs(&block, &a, &b),
+                    strip_computed(&block, &a) == strip_computed(&block, &b)
+                );
+            }
+        }
+    }
+}

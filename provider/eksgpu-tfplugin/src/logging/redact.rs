@@ -7,7 +7,7 @@
 
 use std::sync::RwLock;
 
-use crate::schema::{Block, Nesting};
+use crate::schema::{Block, Nesting, ObjectNesting};
 use crate::value::Value;
 
 /// What a sensitive value becomes in a log line.
@@ -37,6 +37,18 @@ pub fn register_sensitive(block: &Block, value: &Value) {
 fn collect(block: &Block, value: &Value, out: &mut Vec<String>) {
     for a in block.attributes.iter().filter(|a| a.sensitive) {
         strings(value.get(&a.name), out);
+    }
+    for (a, n) in block
+        .attributes
+        .iter()
+        .filter_map(|a| a.nested.as_ref().map(|n| (a, n)))
+    {
+        match (n.nesting, value.get(&a.name)) {
+            (ObjectNesting::Single, v) => collect(&n.object, v, out),
+            (_, Value::List(items) | Value::Set(items)) => items.iter().for_each(|v| collect(&n.object, v, out)),
+            (_, Value::Map(m)) => m.values().for_each(|v| collect(&n.object, v, out)),
+            _ => {}
+        }
     }
     for b in &block.blocks {
         match (&b.nesting, value.get(&b.name)) {
@@ -103,5 +115,23 @@ mod tests {
         let out = redact(line.to_owned());
         assert!(!out.contains("canary"), "{out}");
         assert!(out.contains("us-west-2"), "only sensitive values go: {out}");
+    }
+
+    #[test]
+    fn sensitive_values_inside_nested_attributes_are_replaced() {
+        use crate::schema::{Mode, NestedType, ObjectNesting};
+        let object = Block::new("").attribute(Attribute::optional("token", Type::String, "").sensitive());
+        let block = Block::new("").attribute(Attribute::nested(
+            "sites",
+            Mode::Optional,
+            NestedType::new(ObjectNesting::Map, object),
+            "",
+        ));
+        let config = Value::object([(
+            "sites",
+            Value::Map([("a".to_owned(), Value::object([("token", "nested-canary".into())]))].into()),
+        )]);
+        register_sensitive(&block, &config);
+        assert!(!redact("token=nested-canary".to_owned()).contains("canary"));
     }
 }
