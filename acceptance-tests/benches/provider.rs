@@ -169,8 +169,8 @@ fn strategies(n: usize) -> String {
         .map(|i| {
             format!(
                 "resource \"eksgpu_node_strategy\" \"s{i}\" {{\n  cluster_name = \"gpu\"\n  name = \"s{i}\"\n  gpu_operator {{}}\n  \
-                 pool {{\n    name = \"p{i}\"\n    capacity = \"karpenter\"\n    instance_types = [\"p5.48xlarge\", \"g6e.12xlarge\"]\n    \
-                 gpu_limit = 32\n    node_class {{\n      role = \"KarpenterNodeRole\"\n    }}\n  }}\n}}\n"
+                 pools = {{\n    p{i} = {{\n      capacity = \"karpenter\"\n      instance_types = [\"p5.48xlarge\", \"g6e.12xlarge\"]\n      \
+                 gpu_limit = 32\n      node_class = {{ role = \"KarpenterNodeRole\" }}\n    }}\n  }}\n}}\n"
             )
         })
         .collect();

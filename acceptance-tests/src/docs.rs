@@ -272,17 +272,21 @@ fn page(root: &Path, template: &str, title: &str, front: &str, schema: &J, examp
 }
 
 /// The schema as hashicorp/terraform-plugin-docs v0.22 `internal/schemamd` writes it: the top
-/// level under `### Required` / `### Optional` / `### Read-Only` headings, each nested block in
-/// its own `<a id="nestedblock--…"></a>` / `### Nested Schema for `…`` section (in the order
-/// they are met) with `Required:` / `Optional:` / `Read-Only:` paragraphs; within a group,
+/// level under `### Required` / `### Optional` / `### Read-Only` headings, each nested block and
+/// nested attribute in its own `<a id="nestedblock--…"></a>` (`nestedatt--…`) / `### Nested
+/// Schema for `…`` section (in the order they are met) with `Required:` / `Optional:` / `Read-Only:` paragraphs; within a group,
 /// attributes and blocks sorted by name together.
 fn schema_markdown(block: &J) -> String {
     let mut out = String::from("## Schema\n");
     let mut nested = std::collections::VecDeque::new();
-    write_block(&mut out, block, "", true, &mut nested);
-    while let Some((anchor, title, b)) = nested.pop_front() {
-        let _ = write!(out, "\n<a id=\"{anchor}\"></a>\n### Nested Schema for `{title}`\n");
-        write_block(&mut out, &b, &format!("{anchor}--"), false, &mut nested);
+    write_block(&mut out, block, &[], true, &mut nested);
+    while let Some((anchor, path, b)) = nested.pop_front() {
+        let _ = write!(
+            out,
+            "\n<a id=\"{anchor}\"></a>\n### Nested Schema for `{}`\n",
+            path.join(".")
+        );
+        write_block(&mut out, &b, &path, false, &mut nested);
     }
     out
 }
@@ -293,13 +297,10 @@ enum Child<'a> {
     Block(&'a J),
 }
 
-fn write_block(
-    out: &mut String,
-    block: &J,
-    prefix: &str,
-    top: bool,
-    nested: &mut std::collections::VecDeque<(String, String, J)>,
-) {
+/// Nested sections still to write: anchor, path of names, and the block (or object) itself.
+type Queue = std::collections::VecDeque<(String, Vec<String>, J)>;
+
+fn write_block(out: &mut String, block: &J, prefix: &[String], top: bool, nested: &mut Queue) {
     let mut children: Vec<(&String, Child<'_>)> = Vec::new();
     for (name, a) in block["attributes"].as_object().into_iter().flatten() {
         children.push((name, Child::Attr(a)));
@@ -322,7 +323,9 @@ fn write_block(
                     } else {
                         "Read-Only"
                     };
-                    if group == heading {
+                    if group == heading && a["nested_type"].is_object() {
+                        lines.push(nested_attribute_line(name, a, prefix, nested));
+                    } else if group == heading {
                         let sensitive = if a["sensitive"] == true { ", Sensitive" } else { "" };
                         lines.push(format!(
                             "- `{name}` ({}{sensitive}) {}",
@@ -352,8 +355,9 @@ fn write_block(
 
 /// A nested block's line, as tfplugindocs writes it for the registry: "(Block List, Max: 1)",
 /// "(Block, Optional)" for a single block; its section is queued.
-fn block_line(name: &str, b: &J, prefix: &str, nested: &mut std::collections::VecDeque<(String, String, J)>) -> String {
-    let anchor = format!("{prefix}nestedblock--{name}");
+fn block_line(name: &str, b: &J, prefix: &[String], nested: &mut Queue) -> String {
+    let path = [prefix, &[name.to_owned()]].concat();
+    let anchor = format!("nestedblock--{}", path.join("--"));
     let required = b["min_items"].as_i64().is_some_and(|n| n > 0);
     let single = matches!(b["nesting_mode"].as_str(), Some("single") | None);
     let mut limit = match b["nesting_mode"].as_str() {
@@ -369,8 +373,24 @@ fn block_line(name: &str, b: &J, prefix: &str, nested: &mut std::collections::Ve
         limit.push_str(&format!(", Max: {n}"));
     }
     let desc = b["block"]["description"].as_str().unwrap_or_default();
-    nested.push_back((anchor.clone(), name.to_owned(), b["block"].clone()));
+    nested.push_back((anchor.clone(), path, b["block"].clone()));
     format!("- `{name}` ({limit}) {desc} (see [below for nested schema](#{anchor}))")
+}
+
+/// A nested attribute's line, as tfplugindocs writes it: "(Attributes)", "(Attributes List)",
+/// "(Attributes Map)"; its objects' section is queued under a `nestedatt--<path>` anchor
+/// (terraform-plugin-docs `internal/schemamd/render.go`: the path's names joined by `--`).
+fn nested_attribute_line(name: &str, a: &J, prefix: &[String], nested: &mut Queue) -> String {
+    let path = [prefix, &[name.to_owned()]].concat();
+    let anchor = format!("nestedatt--{}", path.join("--"));
+    let kind = match a["nested_type"]["nesting_mode"].as_str() {
+        Some("single") | None => "Attributes".to_owned(),
+        Some(mode) => format!("Attributes {}", capitalise(mode)),
+    };
+    let desc = a["description"].as_str().unwrap_or_default();
+    let object = serde_json::json!({ "attributes": a["nested_type"]["attributes"] });
+    nested.push_back((anchor.clone(), path, object));
+    format!("- `{name}` ({kind}) {desc} (see [below for nested schema](#{anchor}))")
 }
 
 /// A type as the registry's docs write it: `String`, `List of String`, `Map of Number`, `List of Object`.

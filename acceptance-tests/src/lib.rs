@@ -1,7 +1,7 @@
 //! Acceptance harness for terraform-provider-eksgpu, in the spirit of
 //! terraform-plugin-testing: it drives the real `terraform` CLI (the one on
-//! PATH or `TF_ACC_TERRAFORM_PATH`, and 1.0.3 from PyPI as the oldest
-//! supported) against the freshly built provider and local emulators.
+//! PATH or `TF_ACC_TERRAFORM_PATH`) against the freshly built provider and
+//! local emulators.
 //!
 //! Nothing here reaches beyond 127.0.0.1: Terraform gets its own CLI config
 //! with a filesystem mirror, and AWS calls go to moto on a loopback port.

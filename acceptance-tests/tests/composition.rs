@@ -13,12 +13,13 @@ const SOURCE: &str = r#"
 resource "eksgpu_node_strategy" "base" {
   cluster_name = "gpu"
   name         = "base"
-  pool {
-    name           = "base"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {
-      role = "KarpenterNodeRole-gpu"
+  pools = {
+    base = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class = {
+        role = "KarpenterNodeRole-gpu"
+      }
     }
   }
 }
@@ -35,50 +36,49 @@ resource "eksgpu_node_strategy" "team" {{
   cluster_name = "gpu"
   name         = "team"
   gpu_operator {{}}
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    tags           = {{ build = {late} }}
-    node_class {{
-      role                 = "role-${{{late}}}"
-      subnet_selector_tags = {{ "karpenter.sh/discovery" = {late} }}
-    }}
-  }}
-  pool {{
-    name           = "training"
-    capacity       = "managed_node_group"
-    instance_types = ["p5.48xlarge"]
-    managed_node_group {{
-      node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
-      subnet_ids    = [{late}]
-      scaling {{
-        min     = 0
-        max     = 2
-        desired = 0
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      tags           = {{ build = {late} }}
+      node_class = {{
+        role                 = "role-${{{late}}}"
+        subnet_selector_tags = {{ "karpenter.sh/discovery" = {late} }}
       }}
     }}
-  }}
-  pool {{
-    name              = "nvl72"
-    capacity          = "managed_node_group"
-    instance_types    = ["p6e-gb200.36xlarge"]
-    dra               = true
-    multi_node_nvlink = true
-    managed_node_group {{
-      node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
-      subnet_ids    = [{late}]
-      ami_type      = "AL2023_ARM_64_NVIDIA"
-      scaling {{
-        min     = 0
-        max     = 18
-        desired = 0
+    training = {{
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      managed_node_group = {{
+        node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
+        subnet_ids    = [{late}]
+        scaling = {{
+          min     = 0
+          max     = 2
+          desired = 0
+        }}
+      }}
+    }}
+    nvl72 = {{
+      capacity          = "managed_node_group"
+      instance_types    = ["p6e-gb200.36xlarge"]
+      dra               = true
+      multi_node_nvlink = true
+      managed_node_group = {{
+        node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
+        subnet_ids    = [{late}]
+        ami_type      = "AL2023_ARM_64_NVIDIA"
+        scaling = {{
+          min     = 0
+          max     = 18
+          desired = 0
+        }}
       }}
     }}
   }}
 }}
 module "workload" {{
-  for_each      = {{ for p in eksgpu_node_strategy.team.pool : p.name => p }}
+  for_each      = {{ for name, p in eksgpu_node_strategy.team.pools : name => p }}
   source        = "./workload"
   node_selector = each.value.node_selector
   tolerations   = each.value.tolerations
@@ -126,8 +126,8 @@ resource "terraform_data" "vpc" {
   input = "subnet-0abc"
 }
 resource "terraform_data" "per_pool" {
-  for_each = eksgpu_node_strategy.team.pool[0].node_selector
-  input    = eksgpu_node_strategy.team.pool[0].tolerations
+  for_each = eksgpu_node_strategy.team.pools["inference"].node_selector
+  input    = eksgpu_node_strategy.team.pools["inference"].tolerations
 }
 "#;
             main_tf = main_tf.replace("local.late", "terraform_data.vpc.output");
@@ -140,19 +140,23 @@ resource "terraform_data" "per_pool" {
         let team = change(&plan, "team");
         let (after, unknown) = (&team["change"]["after"], &team["change"]["after_unknown"]);
         assert_eq!(
-            after["pool"][0]["node_selector"]["karpenter.sh/nodepool"], "inference",
+            after["pools"]["inference"]["node_selector"]["karpenter.sh/nodepool"], "inference",
             "{}",
             tf.label
         );
         assert_eq!(
-            after["pool"][0]["tolerations"][0]["key"], "nvidia.com/gpu",
+            after["pools"]["inference"]["tolerations"][0]["key"], "nvidia.com/gpu",
             "{}",
             tf.label
         );
-        assert_eq!(after["pool"][0]["gpu_resource_name"], "nvidia.com/gpu", "{}", tf.label);
-        assert_eq!(after["pool"][0]["accelerator"], "nvidia", "{}", tf.label);
         assert_eq!(
-            after["pool"][1]["node_selector"]["eks.amazonaws.com/nodegroup"], "gpu-training",
+            after["pools"]["inference"]["gpu_resource_name"], "nvidia.com/gpu",
+            "{}",
+            tf.label
+        );
+        assert_eq!(after["pools"]["inference"]["accelerator"], "nvidia", "{}", tf.label);
+        assert_eq!(
+            after["pools"]["training"]["node_selector"]["eks.amazonaws.com/nodegroup"], "gpu-training",
             "a node group whose role and subnets are unknown ({})",
             tf.label
         );
@@ -160,12 +164,12 @@ resource "terraform_data" "per_pool" {
         assert!(values.contains("daemonsets"), "{}: values known:\n{team:#}", tf.label);
         // A GB200 pool's ComputeDomain outputs and the DRA driver's values need neither its role nor subnets.
         assert_eq!(
-            after["pool"][2]["compute_domain_claim_template"], "nvl72-channel",
+            after["pools"]["nvl72"]["compute_domain_claim_template"], "nvl72-channel",
             "{}",
             tf.label
         );
         assert_eq!(
-            after["pool"][2]["clique_topology_key"], "nvidia.com/gpu.clique",
+            after["pools"]["nvl72"]["clique_topology_key"], "nvidia.com/gpu.clique",
             "{}",
             tf.label
         );
@@ -176,8 +180,8 @@ resource "terraform_data" "per_pool" {
             tf.label
         );
         // What does read the unknown inputs stays unknown.
-        assert_eq!(unknown["pool"][0]["manifests_yaml"], true, "{}", tf.label);
-        assert_eq!(unknown["pool"][1]["manifests_yaml"], true, "{}", tf.label);
+        assert_eq!(unknown["pools"]["inference"]["manifests_yaml"], true, "{}", tf.label);
+        assert_eq!(unknown["pools"]["training"]["manifests_yaml"], true, "{}", tf.label);
         if tf.label == "current" {
             let per_pool = change(&plan, "per_pool");
             assert_eq!(per_pool["index"], "karpenter.sh/nodepool", "{}", tf.label);
@@ -199,9 +203,10 @@ resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "ci"
   gpu_operator {{}}
-  pool {{
-    name = "inference"
-    {body}
+  pools = {{
+    inference = {{
+      {body}
+    }}
   }}
 }}
 "#,
@@ -215,7 +220,7 @@ const INVALID_AT_VALIDATE: &[(&str, &str)] = &[
         "EKSGPU016",
         r#"capacity       = "karpenter"
     instance_types = ["m5.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
     }"#,
     ),
@@ -223,7 +228,7 @@ const INVALID_AT_VALIDATE: &[(&str, &str)] = &[
         "EKSGPU104",
         r#"capacity       = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       ami_alias = "al2023@latest"
     }"#,
     ),
@@ -233,7 +238,7 @@ const INVALID_AT_VALIDATE: &[(&str, &str)] = &[
         r#"capacity       = "karpenter"
     instance_types = ["p5.48xlarge"]
     labels         = { "nvidia.com/mig.config" = "all-1g.18gb" }
-    node_class {
+    node_class = {
       role = "r"
     }"#,
     ),
@@ -261,7 +266,7 @@ fn validate_skips_rules_on_unknown_values_and_provider_settings() {
     let unknown_type = one_pool(
         r#"capacity       = "karpenter"
     instance_types = [var.instance_type]
-    node_class {
+    node_class = {
       role = "r"
     }"#,
     );
@@ -270,7 +275,7 @@ fn validate_skips_rules_on_unknown_values_and_provider_settings() {
         r#"capacity       = "karpenter"
     instance_types = ["g6e.xlarge"]
     replicas       = 2
-    node_class {
+    node_class = {
       role = "r"
     }"#,
     );
@@ -303,17 +308,14 @@ fn validate_skips_rules_on_unknown_values_and_provider_settings() {
 fn without_operator(acknowledged: &str) -> String {
     let pool = |name: &str| {
         format!(
-            r#"  pool {{
-    name           = "{name}"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {{
-      role = "r"
-      root_volume {{
-        size = "200Gi"
+            r#"    {name} = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class = {{
+        role        = "r"
+        root_volume = {{ size = "200Gi" }}
       }}
     }}
-  }}
 "#
         )
     };
@@ -323,7 +325,9 @@ resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "team"
   {acknowledged}
-{}{}}}
+  pools = {{
+{}{}  }}
+}}
 "#,
         Provider::new().offline().header(),
         pool("inference"),
@@ -413,31 +417,31 @@ data "eksgpu_gpu_catalog" "a10g" {
     }
 }
 
-/// A platform team's module: one strategy per team, its pools generated from a map variable and
-/// named `<team>-<key>` (a `dynamic` block: Terraform refuses labels from variables, design/0009).
+/// A platform team's module: one strategy per team, its pools built with `for` over a map
+/// variable and merged with shared defaults, each named `<team>-<key>`.
 const TEAM_MODULE: &str = r#"
 variable "team" { type = string }
 variable "pools" { type = map(number) }
+locals {
+  # What every pool of the platform shares; a team's entry adds its own.
+  defaults = {
+    capacity       = "karpenter"
+    instance_types = ["g6e.xlarge"]
+    node_class     = { role = "KarpenterNodeRole-gpu" }
+  }
+}
 resource "eksgpu_node_strategy" "team" {
   cluster_name       = "gpu"
   name               = var.team
   kubernetes_version = "1.34"
   gpu_operator {}
-  dynamic "pool" {
-    for_each = var.pools
-    content {
-      name           = "${var.team}-${pool.key}"
-      capacity       = "karpenter"
-      instance_types = ["g6e.xlarge"]
-      gpu_limit      = pool.value
-      node_class {
-        role = "KarpenterNodeRole-gpu"
-      }
-    }
-  }
+  pools = { for k, limit in var.pools : "${var.team}-${k}" => merge(local.defaults, { gpu_limit = limit }) }
 }
 output "node_selectors" {
-  value = { for p in eksgpu_node_strategy.team.pool : p.name => p.node_selector }
+  value = { for name, p in eksgpu_node_strategy.team.pools : name => p.node_selector }
+}
+output "inference_selector" {
+  value = try(eksgpu_node_strategy.team.pools["${var.team}-inference"].node_selector, null)
 }
 "#;
 
@@ -454,6 +458,9 @@ data "eksgpu_gpu_catalog" "workload" {{
   for_each  = module.team["research"].node_selectors
   gpu_model = "L40S"
 }}
+output "inference_selector" {{
+  value = module.team["research"].inference_selector
+}}
 "#,
         Provider::new().kube(kube).header()
     )
@@ -469,20 +476,29 @@ fn research_pools(plan: &Value) -> std::collections::BTreeMap<String, (Value, Va
         .unwrap_or_else(|| panic!("no research strategy in {plan}"));
     let mut out = std::collections::BTreeMap::new();
     for (side, at) in [("before", 0), ("after", 1)] {
-        for p in c["change"][side]["pool"].as_array().into_iter().flatten() {
-            let name = p["name"].as_str().unwrap_or_default().to_owned();
-            let e = out.entry(name).or_insert((Value::Null, Value::Null));
+        for (name, p) in c["change"][side]["pools"].as_object().into_iter().flatten() {
+            let e = out.entry(name.clone()).or_insert((Value::Null, Value::Null));
             if at == 0 { e.0 = p.clone() } else { e.1 = p.clone() }
         }
     }
     out
 }
 
-/// Pools a team adds (sorting after its others) or removes plan as only those pools, by name, on
-/// both CLIs; outputs consumed by `for_each` follow by name; the other team's strategy and the
-/// remaining pools' objects are untouched.
+/// Every pool of `pools` but `changed` planned exactly as it was (`before == after`).
+fn others_unchanged(pools: &std::collections::BTreeMap<String, (Value, Value)>, changed: &[&str]) -> Vec<String> {
+    pools
+        .iter()
+        .filter(|(name, (b, a))| !changed.contains(&name.as_str()) && b != a)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// A team module's pools added (sorting before the others), renamed and removed plan as only
+/// those pools, by name: every other key's `before` equals its `after`, its NodePool's
+/// `metadata.generation` does not move, the other team's strategy plans nothing, and a
+/// workload's `for_each` over the outputs follows by name.
 #[test]
-fn a_team_module_adds_and_removes_pools_by_name() {
+fn a_team_module_adds_renames_and_removes_pools_by_name() {
     for tf in terraform_versions() {
         let kube = eksgpu_acceptance_tests::kube::KubeTarget::start();
         let w = Workdir::new(&tf, &teams(&kube, "inference = 4"));
@@ -496,17 +512,18 @@ fn a_team_module_adds_and_removes_pools_by_name() {
         };
         let before = generation("research-inference");
 
-        // Added: only the new pool changes, and the workload's for_each gains one key.
-        w.write("main.tf", &teams(&kube, "inference = 4, training = 8"));
+        // Added before the others in key order: only the new pool changes.
+        w.write("main.tf", &teams(&kube, "batch = 2, inference = 4"));
         let plan = planned(&w);
         let pools = research_pools(&plan);
         assert_eq!(
-            pools["research-inference"].0, pools["research-inference"].1,
-            "{}: unchanged",
+            others_unchanged(&pools, &["research-batch"]),
+            Vec::<String>::new(),
+            "{}",
             tf.label
         );
         assert!(
-            pools["research-training"].0.is_null() && !pools["research-training"].1.is_null(),
+            pools["research-batch"].0.is_null() && !pools["research-batch"].1.is_null(),
             "{}",
             tf.label
         );
@@ -527,18 +544,43 @@ fn a_team_module_adds_and_removes_pools_by_name() {
             .collect();
         assert_eq!(
             workloads,
-            ["research-inference", "research-training"],
+            ["research-batch", "research-inference"],
             "{}: for_each by name",
             tf.label
         );
         w.apply();
         assert_eq!(generation("research-inference"), before, "{}: no spec change", tf.label);
+        let out = w.outputs();
+        assert_eq!(
+            out["inference_selector"]["value"]["karpenter.sh/nodepool"], "research-inference",
+            "{}: an output addressed by key",
+            tf.label
+        );
+
+        // Renamed: the old name goes and the new one comes; the other pool stays as it is.
+        w.write("main.tf", &teams(&kube, "batch = 2, serve = 4"));
+        let plan = planned(&w);
+        let pools = research_pools(&plan);
+        assert_eq!(
+            others_unchanged(&pools, &["research-inference", "research-serve"]),
+            Vec::<String>::new(),
+            "{}",
+            tf.label
+        );
+        assert!(pools["research-inference"].1.is_null() && pools["research-serve"].0.is_null());
+        let batch = generation("research-batch");
+        w.apply();
+        assert_eq!(generation("research-batch"), batch, "{}", tf.label);
+        assert!(
+            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "research-inference")
+                .is_none()
+        );
 
         // Removed: only that pool goes, said by name.
-        w.write("main.tf", &teams(&kube, "inference = 4"));
+        w.write("main.tf", &teams(&kube, "serve = 4"));
         let (_, r) = w.plan_code(&[]);
         assert!(
-            words(&r.combined()).contains("Pool research-training will be deleted"),
+            words(&r.combined()).contains("Pool research-batch will be deleted"),
             "{}: {}",
             tf.label,
             r.combined()
@@ -546,17 +588,19 @@ fn a_team_module_adds_and_removes_pools_by_name() {
         let plan = planned(&w);
         let pools = research_pools(&plan);
         assert_eq!(
-            pools["research-inference"].0, pools["research-inference"].1,
-            "{}: unchanged",
+            others_unchanged(&pools, &["research-batch"]),
+            Vec::<String>::new(),
+            "{}",
             tf.label
         );
-        assert!(pools["research-training"].1.is_null(), "{}", tf.label);
+        assert!(pools["research-batch"].1.is_null(), "{}", tf.label);
+        let serve = generation("research-serve");
         w.apply();
         assert!(
-            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "research-training")
+            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "research-batch")
                 .is_none()
         );
-        assert_eq!(generation("research-inference"), before, "{}", tf.label);
+        assert_eq!(generation("research-serve"), serve, "{}", tf.label);
         w.assert_empty_plan();
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }

@@ -68,33 +68,34 @@ fn config_with(namespace: &str, extra: &str) -> String {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "training"
-  pool {{
-    name                     = "nvl72"
-    capacity                 = "managed_node_group"
-    instance_types           = ["p6e-gb200.36xlarge"]
-    dra                      = true
-    multi_node_nvlink        = true
-    compute_domain_namespace = "{namespace}"
-{extra}
-    managed_node_group {{
-      node_role_arn = "{NODE_ROLE}"
-      subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
-      ami_type      = "AL2023_ARM_64_NVIDIA"
-      scaling {{
-        min     = 0
-        max     = 18
-        desired = 0
+  pools = {{
+    nvl72 = {{
+      capacity                 = "managed_node_group"
+      instance_types           = ["p6e-gb200.36xlarge"]
+      dra                      = true
+      multi_node_nvlink        = true
+      compute_domain_namespace = "{namespace}"
+      {extra}
+      managed_node_group = {{
+        node_role_arn = "{NODE_ROLE}"
+        subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
+        ami_type      = "AL2023_ARM_64_NVIDIA"
+        scaling = {{
+          min     = 0
+          max     = 18
+          desired = 0
+        }}
       }}
     }}
   }}
 }}
 
 output "claim_template" {{
-  value = eksgpu_node_strategy.s.pool[0].compute_domain_claim_template
+  value = eksgpu_node_strategy.s.pools["nvl72"].compute_domain_claim_template
 }}
 
 output "clique" {{
-  value = eksgpu_node_strategy.s.pool[0].clique_topology_key
+  value = eksgpu_node_strategy.s.pools["nvl72"].clique_topology_key
 }}
 
 output "dra_values" {{
@@ -169,7 +170,7 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
             json!({"spec": {"numNodes": 4}}),
             "kubectl-edit",
         );
-        assert_eq!(w.planned_changes(), ["pool[0].manifests_yaml"], "{}", tf.label);
+        assert_eq!(w.planned_changes(), ["pools[\"nvl72\"].manifests_yaml"], "{}", tf.label);
         w.apply();
         let cd = kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").unwrap();
         assert_eq!(cd["spec"]["numNodes"], 0, "{}", tf.label);
@@ -177,7 +178,7 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
 
         // Deleted outside Terraform: planned again and created again.
         kube.delete(COMPUTE_DOMAIN, Some("training"), "nvl72");
-        assert_eq!(w.planned_changes(), ["pool[0].manifests_yaml"], "{}", tf.label);
+        assert_eq!(w.planned_changes(), ["pools[\"nvl72\"].manifests_yaml"], "{}", tf.label);
         w.apply();
         assert!(
             kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").is_some(),
@@ -296,7 +297,7 @@ fn without_the_compute_domain_crd_the_pool_is_applied_and_the_domain_waits() {
         );
         let ng = moto.eks("GET", "/clusters/gpu/node-groups/gpu-nvl72", &Value::Null);
         assert_eq!(ng["nodegroup"]["status"], "ACTIVE", "{}: {ng}", tf.label);
-        assert_eq!(w.planned_changes(), ["pool[0].manifests_yaml"], "{}", tf.label);
+        assert_eq!(w.planned_changes(), ["pools[\"nvl72\"].manifests_yaml"], "{}", tf.label);
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }

@@ -20,13 +20,14 @@ fn config(provider_body: &str) -> String {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "genai"
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = 8
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = 8
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}

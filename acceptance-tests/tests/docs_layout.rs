@@ -334,8 +334,15 @@ fn registry_type(t: &serde_json::Value) -> String {
 }
 
 /// What a schema says each entry of one page section must look like:
-/// (section anchor, name, heading, type text).
-fn expected_entries(block: &serde_json::Value, anchor: &str, out: &mut Vec<(String, String, &'static str, String)>) {
+/// (section anchor, name, heading, type text). Sections are anchored as tfplugindocs anchors them
+/// (terraform-plugin-docs `internal/schemamd`): `nestedblock--` or `nestedatt--` and the names of
+/// the path joined by `--`.
+fn expected_entries(
+    block: &serde_json::Value,
+    path: &[String],
+    anchor: &str,
+    out: &mut Vec<(String, String, &'static str, String)>,
+) {
     for (name, a) in block["attributes"].as_object().into_iter().flatten() {
         let heading = if a["required"] == true {
             "Required"
@@ -345,12 +352,23 @@ fn expected_entries(block: &serde_json::Value, anchor: &str, out: &mut Vec<(Stri
             "Read-Only"
         };
         let sensitive = if a["sensitive"] == true { ", Sensitive" } else { "" };
-        out.push((
-            anchor.to_owned(),
-            name.clone(),
-            heading,
-            format!("{}{sensitive}", registry_type(&a["type"])),
-        ));
+        let nested = &a["nested_type"];
+        let kind = if nested.is_object() {
+            match nested["nesting_mode"].as_str() {
+                Some("list") => "Attributes List".to_owned(),
+                Some("set") => "Attributes Set".to_owned(),
+                Some("map") => "Attributes Map".to_owned(),
+                _ => "Attributes".to_owned(),
+            }
+        } else {
+            format!("{}{sensitive}", registry_type(&a["type"]))
+        };
+        out.push((anchor.to_owned(), name.clone(), heading, kind));
+        if nested.is_object() {
+            let here = [path, std::slice::from_ref(name)].concat();
+            let object = serde_json::json!({ "attributes": nested["attributes"] });
+            expected_entries(&object, &here, &format!("nestedatt--{}", here.join("--")), out);
+        }
     }
     for (name, b) in block["block_types"].as_object().into_iter().flatten() {
         let min = b["min_items"].as_i64().unwrap_or(0);
@@ -371,12 +389,8 @@ fn expected_entries(block: &serde_json::Value, anchor: &str, out: &mut Vec<(Stri
         }
         let heading = if min > 0 { "Required" } else { "Optional" };
         out.push((anchor.to_owned(), name.clone(), heading, kind));
-        let prefix = if anchor.is_empty() {
-            String::new()
-        } else {
-            format!("{anchor}--")
-        };
-        expected_entries(&b["block"], &format!("{prefix}nestedblock--{name}"), out);
+        let here = [path, std::slice::from_ref(name)].concat();
+        expected_entries(&b["block"], &here, &format!("nestedblock--{}", here.join("--")), out);
     }
 }
 
@@ -440,7 +454,7 @@ fn schema_entries_are_listed_as_required_optional_or_read_only_with_registry_typ
         let text = std::fs::read_to_string(root.join("docs").join(&page)).unwrap();
         let listed = listed_entries(&text);
         let mut expected = Vec::new();
-        expected_entries(&s["block"], "", &mut expected);
+        expected_entries(&s["block"], &[], "", &mut expected);
         for (anchor, name, heading, kind) in &expected {
             let found = listed.iter().find(|(a, n, _, _)| a == anchor && n == name);
             match found {

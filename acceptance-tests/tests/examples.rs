@@ -190,15 +190,12 @@ fn short_examples_are_short_and_plan() {
 }
 
 /// The module test example (`examples/module-test`): `terraform test` with `command = plan`
-/// passes offline on the current CLI; Terraform 1.0.3 has no `terraform test` (1.6+).
+/// passes offline on the current CLI (`terraform test` is Terraform 1.6+).
 #[test]
 fn module_test_example_passes_offline() {
     let Some(tf) = terraform_versions().into_iter().find(|t| t.label == "current") else {
         return skip("`terraform test` needs Terraform 1.6+; EKSGPU_TF_VERSIONS left out the current CLI");
     };
-    if terraform_versions().iter().any(|t| t.label == "1.0.3") {
-        println!("skipped on Terraform 1.0.3: `terraform test` arrived in 1.6");
-    }
     let example = "examples/module-test";
     let mut w = Workdir::from_example(&tf, example);
     // The harness copies `.tf` files; the test file is copied here.

@@ -25,7 +25,9 @@ resource "eksgpu_node_strategy" "s" {{
   kubernetes_version = "1.34"
   force_conflicts = {force}
   gpu_operator {{}}
-{pool}}}
+  pools = {{
+{pool}  }}
+}}
 "#,
         kube.provider_block()
     )
@@ -38,9 +40,9 @@ fn static_pool(replicas: Option<u32>, extra: &str) -> String {
         format!("    replicas       = {r}\n    node_limit     = {}\n", r + 1)
     });
     format!(
-        "  pool {{\n    name           = \"warm\"\n    capacity       = \"karpenter\"\n    \
+        "  warm = {{\n    capacity       = \"karpenter\"\n    \
          instance_types = [\"g6e.12xlarge\"]\n    dra            = {dra}\n{replicas}{extra}    \
-         node_class {{\n      role = \"KarpenterNodeRole-gpu\"\n      root_volume {{\n        size = \"200Gi\"\n      }}\n    }}\n  }}\n"
+         node_class = {{\n      role = \"KarpenterNodeRole-gpu\"\n      root_volume = {{\n        size = \"200Gi\"\n      }}\n    }}\n  }}\n"
     )
 }
 
@@ -63,7 +65,7 @@ fn a_static_pool_renders_replicas_drifts_on_scale_and_is_replaced_when_made_dyna
         kube.edit(NODE_POOL, "warm", json!({"spec": {"replicas": 5}}), "kubectl");
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].manifests_yaml", "pool[0].replicas"],
+            ["pools[\"warm\"].manifests_yaml", "pools[\"warm\"].replicas"],
             "{}",
             tf.label
         );
@@ -120,11 +122,11 @@ fn static_pool_rules_refuse_at_plan() {
 
 fn shared_pool(replicas: u32) -> String {
     format!(
-        "  pool {{\n    name           = \"shared\"\n    capacity       = \"karpenter\"\n    \
+        "  shared = {{\n    capacity       = \"karpenter\"\n    \
          instance_types = [\"g6e.12xlarge\", \"g5.xlarge\"]\n    labels = {{\n      \
          \"nvidia.com/device-plugin.config\" = \"small-models\"\n      \
          \"eksgpu.terraform.io/gpu-replicas\" = \"{replicas}\"\n    }}\n    \
-         node_class {{\n      role = \"KarpenterNodeRole-gpu\"\n      root_volume {{\n        size = \"200Gi\"\n      }}\n    }}\n  }}\n"
+         node_class = {{\n      role = \"KarpenterNodeRole-gpu\"\n      root_volume = {{\n        size = \"200Gi\"\n      }}\n    }}\n  }}\n"
     )
 }
 
@@ -158,7 +160,12 @@ fn a_shared_pool_owns_its_node_overlays_create_drift_delete() {
             json!({"spec": {"capacity": {"nvidia.com/gpu": "9"}}}),
             "kubectl-edit",
         );
-        assert_eq!(w.planned_changes(), ["pool[0].manifests_yaml"], "{}", tf.label);
+        assert_eq!(
+            w.planned_changes(),
+            ["pools[\"shared\"].manifests_yaml"],
+            "{}",
+            tf.label
+        );
         w.write("main.tf", &config(&kube, gates, &shared_pool(4), true));
         w.apply();
         assert_eq!(

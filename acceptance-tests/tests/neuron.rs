@@ -1,5 +1,5 @@
 //! AWS Neuron pools and Auto Mode's documented instance table, through real Terraform CLIs
-//! (current and 1.0.3), offline plans: Neuron pools on each EC2 capacity kind with their
+//! (the current one), offline plans: Neuron pools on each EC2 capacity kind with their
 //! outputs, `neuron_values_yaml` for each mix, and the refusals.
 
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
@@ -7,7 +7,13 @@ use serde_json::Value;
 
 const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
 
+/// A strategy of `pools` (entries of the `pools` map), with a `gpu_operator` block when `operator`.
 fn main_tf(pools: &str, k8s: &str) -> String {
+    strategy(pools, k8s, false)
+}
+
+fn strategy(pools: &str, k8s: &str, operator: bool) -> String {
+    let operator = if operator { "gpu_operator {}" } else { "" };
     format!(
         r#"
 terraform {{
@@ -22,7 +28,10 @@ resource "eksgpu_node_strategy" "s" {{
   cluster_name       = "gpu"
   name               = "neuron"
   kubernetes_version = "{k8s}"
+  {operator}
+  pools = {{
   {pools}
+  }}
 }}
 "#
     )
@@ -30,14 +39,13 @@ resource "eksgpu_node_strategy" "s" {{
 
 fn karpenter(name: &str, types: &str, extra: &str) -> String {
     format!(
-        r#"pool {{
-    name           = "{name}"
+        r#"{name} = {{
     capacity       = "karpenter"
     instance_types = {types}
     {extra}
-    node_class {{
-      role = "KarpenterNodeRole"
-      root_volume {{ size = "200Gi" }}
+    node_class = {{
+      role        = "KarpenterNodeRole"
+      root_volume = {{ size = "200Gi" }}
     }}
   }}"#
     )
@@ -45,8 +53,7 @@ fn karpenter(name: &str, types: &str, extra: &str) -> String {
 
 fn auto_mode(name: &str, types: &str, extra: &str) -> String {
     format!(
-        r#"pool {{
-    name           = "{name}"
+        r#"{name} = {{
     capacity       = "auto_mode"
     instance_types = {types}
     {extra}
@@ -56,20 +63,15 @@ fn auto_mode(name: &str, types: &str, extra: &str) -> String {
 
 fn node_group(name: &str, types: &str, extra: &str) -> String {
     format!(
-        r#"pool {{
-    name           = "{name}"
+        r#"{name} = {{
     capacity       = "managed_node_group"
     instance_types = {types}
     {extra}
-    managed_node_group {{
+    managed_node_group = {{
       node_role_arn = "{ROLE}"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {{
-        min     = 0
-        max     = 2
-        desired = 0
-      }}
+      scaling       = {{ min = 0, max = 2, desired = 0 }}
     }}
   }}"#
     )
@@ -119,27 +121,27 @@ fn neuron_pools_on_each_ec2_kind_plan_with_their_vendors_names() {
     ]
     .join("\n  ");
     for tf in terraform_versions() {
-        let after = planned(&tf, &main_tf(&format!("gpu_operator {{}}\n  {pools}"), "1.34"));
-        let pool = |i: usize| &after["pool"][i];
-        for i in 0..3 {
-            assert_eq!(pool(i)["accelerator"], "neuron", "{}", tf.label);
-            assert_eq!(pool(i)["gpu_resource_name"], "aws.amazon.com/neuron", "{}", tf.label);
+        let after = planned(&tf, &strategy(&pools, "1.34", true));
+        let pool = |name: &str| &after["pools"][name];
+        for name in ["train", "serve", "batch"] {
+            assert_eq!(pool(name)["accelerator"], "neuron", "{}", tf.label);
+            assert_eq!(pool(name)["gpu_resource_name"], "aws.amazon.com/neuron", "{}", tf.label);
             assert_eq!(
-                pool(i)["tolerations"][0]["key"],
+                pool(name)["tolerations"][0]["key"],
                 "aws.amazon.com/neuron",
                 "{}",
                 tf.label
             );
         }
-        assert_eq!(pool(3)["accelerator"], "nvidia");
-        assert_eq!(pool(3)["gpu_resource_name"], "nvidia.com/gpu");
-        let train = pool(0)["manifests_yaml"].as_str().unwrap();
+        assert_eq!(pool("frontier")["accelerator"], "nvidia");
+        assert_eq!(pool("frontier")["gpu_resource_name"], "nvidia.com/gpu");
+        let train = pool("train")["manifests_yaml"].as_str().unwrap();
         assert!(train.contains("aws.amazon.com/neuron: 64"), "{train}");
         assert!(train.contains("key: aws.amazon.com/neuron\n"), "{train}");
         assert!(!train.contains("nvidia.com/"), "{train}");
-        let serve = pool(1)["manifests_yaml"].as_str().unwrap();
+        let serve = pool("serve")["manifests_yaml"].as_str().unwrap();
         assert!(serve.contains("eks.amazonaws.com/instance-family"), "{serve}");
-        let batch = pool(2)["manifests_yaml"].as_str().unwrap();
+        let batch = pool("batch")["manifests_yaml"].as_str().unwrap();
         assert!(batch.contains("AL2023_x86_64_NEURON"), "{batch}");
         // The GPU Operator keeps off Neuron nodes: it tolerates none of their taints.
         let ops = after["gpu_operator_values_yaml"].as_str().unwrap();
@@ -180,7 +182,7 @@ fn neuron_values_yaml_for_each_mix() {
 
         let dra_mix = format!("{auto_only}\n  {dra}");
         let after = planned(&tf, &main_tf(&dra_mix, "1.34"));
-        assert!(after["pool"][1]["gpu_resource_name"].is_null(), "{}", tf.label);
+        assert!(after["pools"]["d"]["gpu_resource_name"].is_null(), "{}", tf.label);
         let v = after["neuron_values_yaml"].clone();
         assert!(!enabled(&v, "devicePlugin"), "{}", tf.label);
         assert!(enabled(&v, "draDriver"));
@@ -200,11 +202,10 @@ fn refusals() -> Vec<(&'static str, bool, String)> {
             "EKSGPU151",
             true,
             format!(
-                r#"pool {{
-    name           = "h"
+                r#"h = {{
     capacity       = "hybrid"
     instance_types = ["trn2.48xlarge"]
-    hybrid {{
+    hybrid = {{
       remote_node_networks = ["10.80.0.0/16"]
       node_role_arn        = "{ROLE}"
     }}
@@ -274,6 +275,6 @@ fn auto_mode_accepts_the_documented_families() {
     .join("\n  ");
     for tf in terraform_versions() {
         let after = planned(&tf, &main_tf(&pools, "1.34"));
-        assert_eq!(after["pool"].as_array().unwrap().len(), 4, "{}", tf.label);
+        assert_eq!(after["pools"].as_object().unwrap().len(), 4, "{}", tf.label);
     }
 }

@@ -15,27 +15,27 @@ resource "eksgpu_node_strategy" "s" {{
   name            = "genai"
   force_conflicts = {force}
   gpu_operator {{}}
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge", "g6e.12xlarge"]
-    gpu_limit      = {limit}
-    labels         = {{ "node-type" = "gpu-inference" }}
-    disruption {{
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "5m"
-    }}
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
-      kubelet {{
-        max_pods = 110
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge", "g6e.12xlarge"]
+      gpu_limit      = {limit}
+      labels         = {{ "node-type" = "gpu-inference" }}
+      disruption = {{
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "5m"
+      }}
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+        kubelet = {{
+          max_pods = 110
+        }}
       }}
     }}
-  }}
-  pool {{
-    name           = "auto"
-    capacity       = "auto_mode"
-    instance_types = ["g6e.12xlarge"]
+    auto = {{
+      capacity       = "auto_mode"
+      instance_types = ["g6e.12xlarge"]
+    }}
   }}
 }}
 "#,
@@ -81,7 +81,7 @@ fn lifecycle_create_import_drift_restore_destroy() {
         // State's YAML says what was read back too.
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].gpu_limit", "pool[0].manifests_yaml"],
+            ["pools[\"inference\"].gpu_limit", "pools[\"inference\"].manifests_yaml"],
             "{}",
             tf.label
         );
@@ -105,7 +105,10 @@ fn lifecycle_create_import_drift_restore_destroy() {
         // Changing an owned field is an in-place update of exactly that field.
         w.write("main.tf", &config(&kube, 48, true));
         let changes = w.planned_changes();
-        assert!(changes.contains(&"pool[0].gpu_limit".to_owned()), "{changes:?}");
+        assert!(
+            changes.contains(&"pools[\"inference\"].gpu_limit".to_owned()),
+            "{changes:?}"
+        );
         w.apply();
         assert_eq!(
             kube.get(NODE_POOL, "inference").unwrap()["spec"]["limits"]["nvidia.com/gpu"],
@@ -212,20 +215,22 @@ fn plans_offline_with_unknown_inputs() {
 resource "eksgpu_node_strategy" "first" {{
   cluster_name = "gpu"
   name         = "first"
-  pool {{
-    name           = "inference"
-    capacity       = "auto_mode"
-    instance_types = ["g6e.xlarge"]
+  pools = {{
+    inference = {{
+      capacity       = "auto_mode"
+      instance_types = ["g6e.xlarge"]
+    }}
   }}
 }}
 # Its cluster name is known only after the first strategy is applied.
 resource "eksgpu_node_strategy" "second" {{
   cluster_name = "gpu-${{eksgpu_node_strategy.first.kubernetes_version}}"
   name         = "second"
-  pool {{
-    name           = "training"
-    capacity       = "auto_mode"
-    instance_types = ["g6e.xlarge"]
+  pools = {{
+    training = {{
+      capacity       = "auto_mode"
+      instance_types = ["g6e.xlarge"]
+    }}
   }}
 }}
 "#,
@@ -239,14 +244,14 @@ resource "eksgpu_node_strategy" "second" {{
         let changes = plan["resource_changes"].as_array().unwrap();
         let first = changes.iter().find(|c| c["name"] == "first").unwrap();
         assert!(
-            first["change"]["after"]["pool"][0]["manifests_yaml"]
+            first["change"]["after"]["pools"]["inference"]["manifests_yaml"]
                 .as_str()
                 .unwrap()
                 .contains("kind: NodePool")
         );
         let second = changes.iter().find(|c| c["name"] == "second").unwrap();
         assert_eq!(
-            second["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true,
+            second["change"]["after_unknown"]["pools"]["training"]["manifests_yaml"], true,
             "{}",
             tf.label
         );
@@ -317,11 +322,11 @@ fn a_create_failing_between_pools_leaves_nothing_and_the_next_apply_makes_all() 
 fn single_pool(kube: &KubeTarget, capacity: &str) -> String {
     format!(
         "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name         = \"genai\"\n  \
-         pool {{\n    name           = \"inference\"\n    capacity       = \"{capacity}\"\n    \
-         instance_types = [\"g6e.12xlarge\"]\n{}  }}\n}}\n",
+         pools = {{\n  inference = {{\n    capacity       = \"{capacity}\"\n    \
+         instance_types = [\"g6e.12xlarge\"]\n{}  }}\n  }}\n}}\n",
         Provider::new().kube(kube).header(),
         if capacity == "karpenter" {
-            "    node_class {\n      role = \"KarpenterNodeRole-gpu\"\n    }\n"
+            "    node_class = {\n      role = \"KarpenterNodeRole-gpu\"\n    }\n"
         } else {
             ""
         }
@@ -470,41 +475,46 @@ fn node_pool_limits_budgets_and_imds_apply_and_drift() {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "genai"
-  pool {{
-    name           = "training"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    capacity_types = ["reserved", "on-demand"]
-    gpu_limit      = 64
-    cpu_limit      = "1536"
-    memory_limit   = "16384Gi"
-    weight         = 50
-    expire_after   = "Never"
-    disruption {{
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "30m"
-      budget {{
-        nodes    = "0"
-        schedule = "0 8 * * 1-5"
-        duration = "10h"
-        reasons  = ["Underutilized", "Empty"]
+  pools = {{
+    training = {{
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      capacity_types = ["reserved", "on-demand"]
+      gpu_limit      = 64
+      cpu_limit      = "1536"
+      memory_limit   = "16384Gi"
+      weight         = 50
+      expire_after   = "Never"
+      disruption = {{
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "30m"
+        budgets = [
+          {{
+            nodes    = "0"
+            schedule = "0 8 * * 1-5"
+            duration = "10h"
+            reasons  = ["Underutilized", "Empty"]
+          }},
+          {{
+            nodes = "10%"
+          }},
+        ]
       }}
-      budget {{
-        nodes = "10%"
-      }}
-    }}
-    node_class {{
-      role                  = "KarpenterNodeRole-gpu"
-      instance_store_policy = "RAID0"
-      capacity_reservation {{
-        id = "cr-0123456789abcdef0"
-      }}
-      capacity_reservation {{
-        tags     = {{ purpose = "training" }}
-        owner_id = "123456789012"
-      }}
-      metadata_options {{
-        http_put_response_hop_limit = 2
+      node_class = {{
+        role                  = "KarpenterNodeRole-gpu"
+        instance_store_policy = "RAID0"
+        capacity_reservations = [
+          {{
+            id = "cr-0123456789abcdef0"
+          }},
+          {{
+            tags     = {{ purpose = "training" }}
+            owner_id = "123456789012"
+          }},
+        ]
+        metadata_options = {{
+          http_put_response_hop_limit = 2
+        }}
       }}
     }}
   }}
@@ -538,7 +548,7 @@ resource "eksgpu_node_strategy" "s" {{
         kube.edit(NODE_POOL, "training", json!({"spec": {"weight": 10}}), "kubectl-edit");
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].manifests_yaml", "pool[0].weight"],
+            ["pools[\"training\"].manifests_yaml", "pools[\"training\"].weight"],
             "{}",
             tf.label
         );

@@ -14,12 +14,11 @@ use serde_json::{Value, json};
 fn pool(name: &str, limit: u32, extra: &str) -> String {
     format!(
         r#"
-  pool {{
-    name           = "{name}"
+  "{name}" = {{
     capacity       = "karpenter"
     instance_types = ["g6e.xlarge"]
     gpu_limit      = {limit}{extra}
-    node_class {{
+    node_class = {{
       role = "KarpenterNodeRole-gpu"
     }}
   }}"#
@@ -32,7 +31,8 @@ fn config(kube: &KubeTarget, strategy: &str, pools: &str, lifecycle: &str) -> St
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "{strategy}"
-{pools}
+  pools = {{{pools}
+  }}
 {lifecycle}
 }}
 "#,
@@ -185,7 +185,7 @@ fn a_pool_deleted_out_of_band_plans_only_that_pool_and_a_removed_pool_is_named()
         w.apply();
 
         kube.delete(NODE_POOL, None, "b");
-        assert_eq!(w.planned_changes(), ["pool[1].manifests_yaml"], "{}", tf.label);
+        assert_eq!(w.planned_changes(), ["pools[\"b\"].manifests_yaml"], "{}", tf.label);
         let (_, r) = w.plan_code(&[]);
         assert!(words(&r.combined()).contains("Pool b is gone"), "{}", r.combined());
         w.apply();
@@ -307,8 +307,7 @@ fn auto_modes_built_in_node_pools_are_refused_at_plan() {
     let tf = &terraform_versions()[0];
     let kube = KubeTarget::start();
     let p = r#"
-  pool {
-    name           = "general-purpose"
+  general-purpose = {
     capacity       = "auto_mode"
     instance_types = ["g6e.xlarge"]
   }"#;
@@ -318,7 +317,7 @@ fn auto_modes_built_in_node_pools_are_refused_at_plan() {
     let out = words(&r.combined());
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("EKSGPU140") && out.contains(r#"name = "general-purpose""#),
+        out.contains("EKSGPU140") && out.contains(r#"pools["general-purpose"]"#),
         "{out}"
     );
 }
@@ -355,7 +354,7 @@ fn a_foreign_label_in_an_atomic_map_is_told_in_the_plan_and_never_dropped_silent
         );
         assert_eq!(
             w.planned_changes(),
-            ["pool[0].labels.owner", "pool[0].manifests_yaml"],
+            ["pools[\"gpu\"].labels.owner", "pools[\"gpu\"].manifests_yaml"],
             "{}",
             tf.label
         );
@@ -415,8 +414,8 @@ fn a_fault_at_any_step_leaves_nothing_behind_and_the_next_apply_converges() {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .flat_map(|r| r["values"]["pool"].as_array().into_iter().flatten())
-                .filter_map(|p| p["name"].as_str())
+                .flat_map(|r| r["values"]["pools"].as_object().into_iter().flatten())
+                .map(|(name, _)| name.as_str())
                 .collect();
             for name in ["a", "b"] {
                 let in_state = pools_in_state.contains(&name);
@@ -517,50 +516,44 @@ fn node_pools_and_node_classes_are_adopted_and_handed_back() {
     assert!(kube.get(EC2_NODE_CLASS, "gpu").is_none());
 }
 
-/// Inserting a pool in the middle or reordering pools: the plan says by name
-/// what apply does, and apply touches no other pool's spec.
+/// A pool added between others in key order, and the entries of `pools` written in another
+/// order: Terraform's plan shows only the added pool (the others' before equals after), the order
+/// they are written in changes nothing, and apply touches no other pool's spec.
 #[test]
-fn inserting_and_reordering_pools_is_explained_by_name_and_changes_no_other_pool() {
+fn inserting_and_reordering_pools_plans_only_the_new_pool_and_changes_no_other() {
     for tf in terraform_versions() {
         let kube = KubeTarget::start();
         let pools = |names: &[(&str, u32)]| names.iter().map(|(n, l)| pool(n, *l, "")).collect::<String>();
-        let w = Workdir::new(&tf, &config(&kube, "s", &pools(&[("a", 1), ("b", 2), ("c", 3)]), ""));
+        let w = Workdir::new(&tf, &config(&kube, "s", &pools(&[("a", 1), ("c", 2), ("d", 3)]), ""));
         w.init();
         w.apply();
         let generation = |name: &str| kube.get(NODE_POOL, name).unwrap_or_default()["metadata"]["generation"].clone();
-        let before: Vec<Value> = ["a", "b", "c"].iter().map(|n| generation(n)).collect();
+        let before: Vec<Value> = ["a", "c", "d"].iter().map(|n| generation(n)).collect();
 
         w.write(
             "main.tf",
-            &config(&kube, "s", &pools(&[("a", 1), ("x", 9), ("b", 2), ("c", 3)]), ""),
+            &config(&kube, "s", &pools(&[("a", 1), ("b", 9), ("c", 2), ("d", 3)]), ""),
         );
-        let (_, r) = w.plan_code(&[]);
-        let out = words(&r.combined());
-        assert!(
-            out.contains("Pools by name")
-                && out.contains("created: x")
-                && out.contains("unchanged (only their place in the list moves): a, b, c")
-                && !out.contains("will be deleted"),
-            "{}: {out}",
+        assert_eq!(
+            w.planned_changes(),
+            [r#"pools["b"]"#,],
+            "{}: only the new pool",
             tf.label
         );
-        w.apply();
-        assert_eq!(limit(&kube, "x"), 9);
-
-        w.write(
-            "main.tf",
-            &config(&kube, "s", &pools(&[("c", 3), ("b", 2), ("a", 1), ("x", 9)]), ""),
-        );
         let (_, r) = w.plan_code(&[]);
         let out = words(&r.combined());
-        assert!(
-            out.contains("unchanged (only their place in the list moves): c, b, a, x"),
-            "{out}"
-        );
+        assert!(!out.contains("will be deleted"), "{}: {out}", tf.label);
         w.apply();
-        let after: Vec<Value> = ["a", "b", "c"].iter().map(|n| generation(n)).collect();
-        assert_eq!(before, after, "{}: no spec of a, b or c changed", tf.label);
+        assert_eq!(limit(&kube, "b"), 9);
+
+        // Written in another order: the same map.
+        w.write(
+            "main.tf",
+            &config(&kube, "s", &pools(&[("d", 3), ("c", 2), ("b", 9), ("a", 1)]), ""),
+        );
         w.assert_empty_plan();
+        let after: Vec<Value> = ["a", "c", "d"].iter().map(|n| generation(n)).collect();
+        assert_eq!(before, after, "{}: no spec of a, c or d changed", tf.label);
     }
 }
 
@@ -581,7 +574,8 @@ fn objects_left_by_a_failed_apply_are_named_per_strategy() {
 resource "eksgpu_node_strategy" "{resource}" {{
   cluster_name = "gpu"
   name         = "{name}"
-{}
+  pools = {{{}
+  }}
 }}
 "#,
             pool(pool_name, 1, "")

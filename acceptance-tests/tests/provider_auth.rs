@@ -37,8 +37,8 @@ fn exec_header(kube: &KubeTarget, log: &str, token: &str, fail: bool) -> String 
 fn strategy(header: &str) -> String {
     format!(
         "{header}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name         = \"genai\"\n  \
-         pool {{\n    name           = \"inference\"\n    capacity       = \"karpenter\"\n    \
-         instance_types = [\"g6e.12xlarge\"]\n    node_class {{\n      role = \"KarpenterNodeRole-gpu\"\n    }}\n  }}\n}}\n"
+         pools = {{\n    inference = {{\n      capacity       = \"karpenter\"\n      \
+         instance_types = [\"g6e.12xlarge\"]\n      node_class     = {{ role = \"KarpenterNodeRole-gpu\" }}\n    }}\n  }}\n}}\n"
     )
 }
 

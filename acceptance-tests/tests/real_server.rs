@@ -204,80 +204,80 @@ fn the_real_server_accepts_every_object_the_examples_render() {
 const EDGES: &[(&str, &str)] = &[
     (
         "ami alias without a version",
-        "node_class {\n      role = \"R\"\n      ami_alias = \"al2023\"\n    }",
+        "node_class = {\n      role = \"R\"\n      ami_alias = \"al2023\"\n    }",
     ),
     (
         "ami alias of another family",
-        "node_class {\n      role = \"R\"\n      ami_alias = \"bottlerocket@latest\"\n    }",
+        "node_class = {\n      role = \"R\"\n      ami_alias = \"bottlerocket@latest\"\n    }",
     ),
     (
         "restricted label domain",
-        "labels = { \"karpenter.sh/team\" = \"a\" }\n    node_class {\n      role = \"R\"\n    }",
+        "labels = { \"karpenter.sh/team\" = \"a\" }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "kubernetes.io label",
-        "labels = { \"kubernetes.io/hostname\" = \"a\" }\n    node_class {\n      role = \"R\"\n    }",
+        "labels = { \"kubernetes.io/hostname\" = \"a\" }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "label value with a space",
-        "labels = { \"team\" = \"a b\" }\n    node_class {\n      role = \"R\"\n    }",
+        "labels = { \"team\" = \"a b\" }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "consolidate_after in words",
-        "disruption {\n      consolidation_policy = \"WhenEmpty\"\n      consolidate_after = \"5 minutes\"\n    }\n    node_class {\n      role = \"R\"\n    }",
+        "disruption = {\n      consolidation_policy = \"WhenEmpty\"\n      consolidate_after = \"5 minutes\"\n    }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     ("upper-case pool name", ""),
     (
         "budget schedule without a duration",
-        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"@daily\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+        "disruption = {\n      consolidate_after = \"5m\"\n      budgets = [\n        {\n          nodes = \"0\"\n          schedule = \"@daily\"\n        },\n      ]\n    }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "budget of 101%",
-        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"101%\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+        "disruption = {\n      consolidate_after = \"5m\"\n      budgets = [\n        {\n          nodes = \"101%\"\n        },\n      ]\n    }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "budget duration in seconds",
-        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"0 9 * * *\"\n        duration = \"90s\"\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+        "disruption = {\n      consolidate_after = \"5m\"\n      budgets = [\n        {\n          nodes = \"0\"\n          schedule = \"0 9 * * *\"\n          duration = \"90s\"\n        },\n      ]\n    }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "budget with a descriptor and 0s suffix",
-        "disruption {\n      consolidate_after = \"5m\"\n      budget {\n        nodes = \"0\"\n        schedule = \"@daily\"\n        duration = \"1h30m0s\"\n        reasons = [\"Drifted\"]\n      }\n    }\n    node_class {\n      role = \"R\"\n    }",
+        "disruption = {\n      consolidate_after = \"5m\"\n      budgets = [\n        {\n          nodes = \"0\"\n          schedule = \"@daily\"\n          duration = \"1h30m0s\"\n          reasons = [\"Drifted\"]\n        },\n      ]\n    }\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "reservation id with tags",
-        "capacity_types = [\"reserved\"]\n    node_class {\n      role = \"R\"\n      capacity_reservation {\n        id = \"cr-0123456789abcdef0\"\n        tags = { a = \"b\" }\n      }\n    }",
+        "capacity_types = [\"reserved\"]\n    node_class = {\n      role = \"R\"\n      capacity_reservations = [\n        {\n          id = \"cr-0123456789abcdef0\"\n          tags = { a = \"b\" }\n        },\n      ]\n    }",
     ),
     (
         "reservation by tags and owner",
-        "capacity_types = [\"reserved\"]\n    node_class {\n      role = \"R\"\n      capacity_reservation {\n        tags = { purpose = \"*\" }\n        owner_id = \"123456789012\"\n      }\n    }",
+        "capacity_types = [\"reserved\"]\n    node_class = {\n      role = \"R\"\n      capacity_reservations = [\n        {\n          tags = { purpose = \"*\" }\n          owner_id = \"123456789012\"\n        },\n      ]\n    }",
     ),
     (
         "hop limit 65",
-        "node_class {\n      role = \"R\"\n      metadata_options {\n        http_put_response_hop_limit = 65\n      }\n    }",
+        "node_class = {\n      role = \"R\"\n      metadata_options = {\n        http_put_response_hop_limit = 65\n      }\n    }",
     ),
     (
         "root volume without a size",
-        "node_class {\n      role = \"R\"\n      root_volume {\n        volume_type = \"gp3\"\n      }\n    }",
+        "node_class = {\n      role = \"R\"\n      root_volume = {\n        volume_type = \"gp3\"\n      }\n    }",
     ),
     (
         "requirements on well-known labels with every operator",
-        "requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-manufacturer\"\n      operator = \"In\"\n      values = [\"nvidia\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-count\"\n      operator = \"Gt\"\n      values = [\"1\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-gpu-memory\"\n      operator = \"Lt\"\n      values = [\"100000\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-family\"\n      operator = \"NotIn\"\n      values = [\"g5\"]\n    }\n    requirement {\n      key = \"karpenter.k8s.aws/instance-local-nvme\"\n      operator = \"Exists\"\n    }\n    termination_grace_period = \"24h\"\n    node_class {\n      role = \"R\"\n    }",
+        "requirements = [\n      {\n        key = \"karpenter.k8s.aws/instance-gpu-manufacturer\"\n        operator = \"In\"\n        values = [\"nvidia\"]\n      },\n      {\n        key = \"karpenter.k8s.aws/instance-gpu-count\"\n        operator = \"Gt\"\n        values = [\"1\"]\n      },\n      {\n        key = \"karpenter.k8s.aws/instance-gpu-memory\"\n        operator = \"Lt\"\n        values = [\"100000\"]\n      },\n      {\n        key = \"karpenter.k8s.aws/instance-family\"\n        operator = \"NotIn\"\n        values = [\"g5\"]\n      },\n      {\n        key = \"karpenter.k8s.aws/instance-local-nvme\"\n        operator = \"Exists\"\n      },\n    ]\n    termination_grace_period = \"24h\"\n    node_class = {\n      role = \"R\"\n    }",
     ),
     (
         "node class upstream inputs",
-        "node_class {\n      instance_profile = \"KarpenterNodeInstanceProfile\"\n      detailed_monitoring = true\n      associate_public_ip_address = false\n      subnet_selector_ids = [\"subnet-0123456789abcdef0\"]\n      security_group_selector_ids = [\"sg-0123456789abcdef0\"]\n      user_data = \"#!/bin/bash\\necho hello\\n\"\n    }",
+        "node_class = {\n  instance_profile = \"KarpenterNodeInstanceProfile\"\n  detailed_monitoring = true\n  associate_public_ip_address = false\n  subnet_selector_ids = [\"subnet-0123456789abcdef0\"]\n  security_group_selector_ids = [\"sg-0123456789abcdef0\"]\n  user_data = \"#!/bin/bash\\n  echo hello\\n  \"\n}",
     ),
     (
         "block device mappings beside the root volume",
-        "node_class {\n      role = \"R\"\n      root_volume {\n        size = \"200Gi\"\n      }\n      block_device_mapping {\n        device_name = \"/dev/xvdb\"\n        volume_size = \"500Gi\"\n        volume_type = \"gp3\"\n        iops = 16000\n        throughput = 1000\n        encrypted = true\n        delete_on_termination = true\n      }\n    }",
+        "node_class = {\n      role = \"R\"\n      root_volume = {\n        size = \"200Gi\"\n      }\n      block_device_mappings = [\n        {\n          device_name = \"/dev/xvdb\"\n          volume_size = \"500Gi\"\n          volume_type = \"gp3\"\n          iops = 16000\n          throughput = 1000\n          encrypted = true\n          delete_on_termination = true\n        },\n      ]\n    }",
     ),
     (
         "network interfaces on EFA cards",
-        "instance_types = [\"p5.48xlarge\"]\n    efa = true\n    zones = [\"us-west-2a\"]\n    node_class {\n      role = \"R\"\n      network_interface {\n        network_card_index = 0\n        device_index = 0\n        interface_type = \"interface\"\n      }\n      network_interface {\n        network_card_index = 1\n        device_index = 1\n        interface_type = \"efa-only\"\n      }\n    }",
+        "instance_types = [\"p5.48xlarge\"]\n    efa = true\n    zones = [\"us-west-2a\"]\n    node_class = {\n      role = \"R\"\n      network_interfaces = [\n        {\n          network_card_index = 0\n          device_index = 0\n          interface_type = \"interface\"\n        },\n        {\n          network_card_index = 1\n          device_index = 1\n          interface_type = \"efa-only\"\n        },\n      ]\n    }",
     ),
     (
         "limits, weight and expiry",
-        "cpu_limit = \"1.5k\"\n    memory_limit = \"4Ti\"\n    weight = 100\n    expire_after = \"336h\"\n    node_class {\n      role = \"R\"\n      instance_store_policy = \"RAID0\"\n    }",
+        "cpu_limit = \"1.5k\"\n    memory_limit = \"4Ti\"\n    weight = 100\n    expire_after = \"336h\"\n    node_class = {\n      role = \"R\"\n      instance_store_policy = \"RAID0\"\n    }",
     ),
 ];
 
@@ -297,7 +297,7 @@ fn configurations_that_plan_are_accepted_by_the_real_server() {
             &tf,
             &format!(
                 "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"c\"\n  name = \"s\"\n  \
-                 pool {{\n    name = \"{name}\"\n    capacity = \"{}\"\n    {}\n    {body}\n  }}\n}}\n",
+                 pools = {{\n  {name} = {{\n    capacity = \"{}\"\n    {}\n    {body}\n  }}\n  }}\n}}\n",
                 provider_header(),
                 if body.contains("node_class") {
                     "karpenter"

@@ -19,7 +19,7 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU001",
         true,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "auto_mode"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }"#,
@@ -27,120 +27,96 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU002",
         true,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU003",
         true,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5en.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU003",
         true,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5en.48xlarge"]
     labels = { "nvidia.com/mig.config" = "garbage" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         // On Karpenter 1.14 (the default) a dynamic DRA pool is served only by existing nodes.
         "EKSGPU165",
         false,
-        "pool[0].dra",
+        "pools[\"p\"].dra",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     dra = true
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         // Static Auto Mode capacity needs no gate; consolidation does not apply to it.
         "EKSGPU162",
         false,
-        "pool[0].disruption[0]",
+        "pools[\"p\"].disruption",
         r#"capacity = "auto_mode"
     instance_types = ["p5.48xlarge"]
     replicas = 2
     node_limit = 4
-    disruption { consolidation_policy = "WhenEmpty" }"#,
+    disruption = { consolidation_policy = "WhenEmpty" }"#,
     ),
     (
         "EKSGPU163",
         false,
-        "pool[0].node_limit",
+        "pools[\"p\"].node_limit",
         r#"capacity = "auto_mode"
     instance_types = ["p5.48xlarge"]
     replicas = 2
     node_limit = 2"#,
     ),
     (
-        "EKSGPU004",
-        true,
-        "pool[0].dra",
-        r#"capacity = "managed_node_group"
-    instance_types = ["p5.48xlarge"]
-    dra = true
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
-      subnet_ids    = ["subnet-1"]
-      scaling {
-        min     = 0
-        max     = 2
-        desired = 0
-      }
-    }
-  }
-  kubernetes_version = "1.33"
-  pool {
-    name = "q"
-    capacity = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    node_class { role = "r" }"#,
-    ),
-    (
         "EKSGPU005",
         true,
-        "pool[0].disruption[0].consolidation_policy",
+        "pools[\"p\"].disruption.consolidation_policy",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    disruption {
+    disruption = {
       consolidation_policy = "WhenUnderutilized"
       consolidate_after    = "5m"
     }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU006",
         true,
-        "pool[0].node_class[0].kubelet[0]",
+        "pools[\"p\"].node_class.kubelet",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class {
-      kubelet { max_pods = 110 }
+    node_class = {
+      kubelet = { max_pods = 110 }
     }"#,
     ),
     (
         "EKSGPU009",
         false,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "auto_mode"
     instance_types = ["p5en.48xlarge"]"#,
     ),
     (
         "EKSGPU010",
         true,
-        "pool[0].labels[\"nvidia.com/gpu.deploy.device-plugin\"]",
+        "pools[\"p\"].labels[\"nvidia.com/gpu.deploy.device-plugin\"]",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
     labels = { "nvidia.com/gpu.deploy.device-plugin" = "true" }"#,
@@ -148,59 +124,59 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU011",
         false,
-        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU014",
         false,
-        "pool[0].gpu_taint",
+        "pools[\"p\"].gpu_taint",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     gpu_taint = false
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU015",
         true,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-balanced" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU016",
         true,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["m5.large"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU017",
         true,
-        "pool[0].labels[\"gpu\"]",
+        "pools[\"p\"].labels[\"gpu\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "gpu" = "on" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU101",
         false,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6f.xlarge"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU102",
         true,
-        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "auto_mode"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }"#,
@@ -208,47 +184,46 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU103",
         true,
-        "pool[0].node_class[0].ami_alias",
+        "pools[\"p\"].node_class.ami_alias",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class { ami_alias = "al2023@latest" }"#,
+    node_class = { ami_alias = "al2023@latest" }"#,
     ),
     (
         "EKSGPU104",
         true,
-        "pool[0].capacity",
+        "pools[\"p\"].capacity",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]"#,
     ),
     (
         "EKSGPU105",
         true,
-        "pool[1].name",
+        "pools[\"Bad_Name\"]",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class { role = "r" }
+    node_class = { role = "r" }
   }
-  pool {
-    name = "p"
+  Bad_Name = {
     capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU106",
         true,
-        "pool[0].capacity_types[0]",
+        "pools[\"p\"].capacity_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     capacity_types = ["SPOT"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU007",
         true,
-        "pool[0].hybrid[0].remote_node_networks[1]",
+        "pools[\"p\"].hybrid.remote_node_networks[1]",
         r#"capacity = "hybrid"
-    hybrid {
+    hybrid = {
       remote_node_networks = ["10.80.0.0/16", "8.8.8.0/24"]
       node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
     }"#,
@@ -256,18 +231,17 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU008",
         false,
-        "pool[1].capacity",
+        "pools[\"q\"].capacity",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
   }
-  pool {
-    name = "q"
+  q = {
     capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -277,14 +251,14 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU013",
         true,
-        "pool[0].managed_node_group[0].ami_type",
+        "pools[\"p\"].managed_node_group.ami_type",
         r#"capacity = "managed_node_group"
     instance_types = ["g5g.xlarge"]
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       ami_type = "AL2023_x86_64_NVIDIA"
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -294,24 +268,23 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU115",
         true,
-        "pool[0].capacity",
+        "pools[\"p\"].capacity",
         r#"capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]"#,
     ),
     (
         "EKSGPU116",
         true,
-        "pool[1].capacity",
+        "pools[\"q\"].capacity",
         r#"capacity = "hybrid"
-    hybrid {
+    hybrid = {
       remote_node_networks = ["10.80.0.0/16"]
       node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
     }
   }
-  pool {
-    name = "q"
+  q = {
     capacity = "hybrid"
-    hybrid {
+    hybrid = {
       remote_node_networks = ["10.81.0.0/16"]
       node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
     }"#,
@@ -319,14 +292,14 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU117",
         true,
-        "pool[0].capacity_types[0]",
+        "pools[\"p\"].capacity_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]
     capacity_types = ["reserved"]
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -336,10 +309,10 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU118",
         true,
-        "pool[0].node_class[0].ami_alias",
+        "pools[\"p\"].node_class.ami_alias",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role      = "r"
       ami_alias = "al2023"
     }"#,
@@ -347,30 +320,30 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU119",
         true,
-        "pool[0].capacity_types",
+        "pools[\"p\"].capacity_types",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["reserved"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU120",
         true,
-        "pool[0].node_class[0].role",
+        "pools[\"p\"].node_class.role",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       tags = { team = "ml" }
     }"#,
     ),
     (
         "EKSGPU121",
         true,
-        "pool[0].labels[\"nvidia.com/device-plugin.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/device-plugin.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["g5.2xlarge"]
     labels = { "nvidia.com/device-plugin.config" = "ts-2" }
-    node_class {
+    node_class = {
       role      = "r"
       ami_alias = "bottlerocket@latest"
     }"#,
@@ -378,65 +351,65 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU122",
         false,
-        "pool[0].labels[\"nvidia.com/mig.config\"]",
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     labels = { "nvidia.com/mig.config" = "all-1g.10gb" }
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU123",
         false,
-        "pool[0].node_class[0].root_volume[0].size",
+        "pools[\"p\"].node_class.root_volume.size",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "20Gi" }
+      root_volume = { size = "20Gi" }
     }"#,
     ),
     (
         "EKSGPU123",
         false,
-        "pool[0].node_class[0].root_volume[0].size",
+        "pools[\"p\"].node_class.root_volume.size",
         r#"capacity = "karpenter"
     instance_types = ["g5g.xlarge"]
-    node_class {
+    node_class = {
       role                  = "r"
       instance_store_policy = "RAID0"
-      root_volume { size = "20Gi" }
+      root_volume = { size = "20Gi" }
     }"#,
     ),
     (
         "EKSGPU135",
         true,
-        "pool[0].gpu_limit",
+        "pools[\"p\"].gpu_limit",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     gpu_limit = 4
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU136",
         false,
-        "pool[0].memory_limit",
+        "pools[\"p\"].memory_limit",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     memory_limit = "16Gi"
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU125",
         true,
-        "pool[0].tags[\"eksgpu.terraform.io/strategy\"]",
+        "pools[\"p\"].tags[\"eksgpu.terraform.io/strategy\"]",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     tags = { "eksgpu.terraform.io/strategy" = "other" }
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -446,83 +419,87 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU126",
         true,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
     efa = true
     zones = ["us-west-2a"]
-    node_class { role = "r" }"#,
+    node_class = { role = "r" }"#,
     ),
     (
         "EKSGPU127",
         false,
-        "pool[0].zones",
+        "pools[\"p\"].zones",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     efa = true
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         "EKSGPU128",
         false,
-        "pool[0].capacity_types",
+        "pools[\"p\"].capacity_types",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
-      capacity_reservation { id = "cr-0123456789abcdef0" }
+      root_volume = { size = "200Gi" }
+      capacity_reservations = [
+        { id = "cr-0123456789abcdef0" },
+      ]
     }"#,
     ),
     (
         "EKSGPU129",
         true,
-        "pool[0].node_class[0].capacity_reservation[0]",
+        "pools[\"p\"].node_class.capacity_reservations[0]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["reserved"]
-    node_class {
+    node_class = {
       role = "r"
-      capacity_reservation {
-        id   = "cr-0123456789abcdef0"
-        tags = { purpose = "training" }
-      }
+      capacity_reservations = [
+        {
+          id   = "cr-0123456789abcdef0"
+          tags = { purpose = "training" }
+        },
+      ]
     }"#,
     ),
     (
         "EKSGPU124",
         true,
-        "pool[0].node_class[0].metadata_options[0]",
+        "pools[\"p\"].node_class.metadata_options",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      metadata_options { http_put_response_hop_limit = 2 }
+      metadata_options = { http_put_response_hop_limit = 2 }
     }"#,
     ),
     (
         "EKSGPU133",
         true,
-        "pool[0].node_class[0].root_volume[0].size",
+        "pools[\"p\"].node_class.root_volume.size",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "1.5Ti" }
+      root_volume = { size = "1.5Ti" }
     }"#,
     ),
     (
         "EKSGPU133",
         true,
-        "pool[0].node_class[0].root_volume[0].iops",
+        "pools[\"p\"].node_class.root_volume.iops",
         r#"capacity = "karpenter"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume {
+      root_volume = {
         size        = "200Gi"
         volume_type = "gp2"
         iops        = 3000
@@ -532,12 +509,12 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU133",
         true,
-        "pool[0].node_class[0].root_volume[0].iops",
+        "pools[\"p\"].node_class.root_volume.iops",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume {
+      root_volume = {
         size = "200Gi"
         iops = 20000
       }
@@ -546,12 +523,12 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU124",
         true,
-        "pool[0].node_class[0].root_volume[0].volume_type",
+        "pools[\"p\"].node_class.root_volume.volume_type",
         r#"capacity = "auto_mode"
     instance_types = ["g6e.xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume {
+      root_volume = {
         size        = "200Gi"
         volume_type = "gp3"
       }
@@ -560,15 +537,15 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU117",
         true,
-        "pool[0].labels[\"example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes\"]",
+        "pools[\"p\"].labels[\"example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes\"]",
         r#"capacity = "managed_node_group"
     instance_types = ["g6e.xlarge"]
     labels = { "example.com/a-label-key-longer-than-the-sixty-three-characters-eks-takes" = "x" }
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {
+      scaling = {
         min     = 0
         max     = 1
         desired = 0
@@ -578,128 +555,140 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU170",
         true,
-        "pool[0].requirement[0]",
+        "pools[\"p\"].requirements[0]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    requirement {
-      key      = "karpenter.sh/nodepool"
-      operator = "In"
-      values   = ["other"]
-    }
-    node_class {
+    requirements = [
+      {
+        key      = "karpenter.sh/nodepool"
+        operator = "In"
+        values   = ["other"]
+      },
+    ]
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         "EKSGPU171",
         true,
-        "pool[0].requirement[0]",
+        "pools[\"p\"].requirements[0]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    requirement {
-      key      = "karpenter.sh/capacity-type"
-      operator = "In"
-      values   = ["spot"]
-    }
-    node_class {
+    requirements = [
+      {
+        key      = "karpenter.sh/capacity-type"
+        operator = "In"
+        values   = ["spot"]
+      },
+    ]
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         // p has no L40S: nothing is left after the second requirement.
         "EKSGPU172",
         true,
-        "pool[0].requirement[1]",
+        "pools[\"p\"].requirements[1]",
         r#"capacity = "karpenter"
-    requirement {
-      key      = "karpenter.k8s.aws/instance-category"
-      operator = "In"
-      values   = ["p"]
-    }
-    requirement {
-      key      = "karpenter.k8s.aws/instance-gpu-name"
-      operator = "In"
-      values   = ["l40s"]
-    }
-    node_class {
+    requirements = [
+      {
+        key      = "karpenter.k8s.aws/instance-category"
+        operator = "In"
+        values   = ["p"]
+      },
+      {
+        key      = "karpenter.k8s.aws/instance-gpu-name"
+        operator = "In"
+        values   = ["l40s"]
+      },
+    ]
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         // A generation alone does not keep Karpenter on accelerated types.
         "EKSGPU173",
         false,
-        "pool[0].requirement",
+        "pools[\"p\"].requirements",
         r#"capacity = "karpenter"
-    requirement {
-      key      = "karpenter.k8s.aws/instance-generation"
-      operator = "Gt"
-      values   = ["4"]
-    }
-    node_class {
+    requirements = [
+      {
+        key      = "karpenter.k8s.aws/instance-generation"
+        operator = "Gt"
+        values   = ["4"]
+      },
+    ]
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         "EKSGPU174",
         true,
-        "pool[0].node_class[0].user_data",
+        "pools[\"p\"].node_class.user_data",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    node_class {
+    node_class = {
       role      = "r"
       user_data = "[settings.kubernetes]\nmax-pods = 50\n"
-      kubelet { max_pods = 110 }
-      root_volume { size = "200Gi" }
+      kubelet = { max_pods = 110 }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         "EKSGPU175",
         true,
-        "pool[0].node_class[0].block_device_mapping[0]",
+        "pools[\"p\"].node_class.block_device_mappings[0]",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
-      block_device_mapping {
-        device_name = "/dev/xvda"
-        volume_size = "100Gi"
-      }
+      root_volume = { size = "200Gi" }
+      block_device_mappings = [
+        {
+          device_name = "/dev/xvda"
+          volume_size = "100Gi"
+        },
+      ]
     }"#,
     ),
     (
         "EKSGPU176",
         true,
-        "pool[0].node_class[0].network_interface",
+        "pools[\"p\"].node_class.network_interfaces",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
-      network_interface {
-        network_card_index = 1
-        device_index       = 0
-        interface_type     = "efa-only"
-      }
+      root_volume = { size = "200Gi" }
+      network_interfaces = [
+        {
+          network_card_index = 1
+          device_index       = 0
+          interface_type     = "efa-only"
+        },
+      ]
     }"#,
     ),
     (
         "EKSGPU185",
         true,
-        "pool[0].multi_node_nvlink",
+        "pools[\"p\"].multi_node_nvlink",
         r#"capacity = "managed_node_group"
     instance_types = ["p6e-gb200.36xlarge"]
     multi_node_nvlink = true
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       ami_type      = "AL2023_ARM_64_NVIDIA"
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -709,16 +698,16 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU186",
         true,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     dra = true
     multi_node_nvlink = true
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       ami_type      = "AL2023_x86_64_NVIDIA"
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -728,15 +717,15 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU187",
         true,
-        "pool[0].compute_domain_namespace",
+        "pools[\"p\"].compute_domain_namespace",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     compute_domain_namespace = "training"
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       ami_type      = "AL2023_x86_64_NVIDIA"
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -746,30 +735,30 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU188",
         true,
-        "pool[0].capacity",
+        "pools[\"p\"].capacity",
         r#"capacity = "karpenter"
     instance_types = ["p6e-gb200.36xlarge"]
     replicas = 2
     dra = true
     multi_node_nvlink = true
-    node_class {
+    node_class = {
       role = "r"
-      root_volume { size = "200Gi" }
+      root_volume = { size = "200Gi" }
     }"#,
     ),
     (
         // Bottlerocket's own device plugin would serve the GPUs the DRA driver hands out.
         "EKSGPU189",
         false,
-        "pool[0].dra",
+        "pools[\"p\"].dra",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     dra = true
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -779,15 +768,15 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU182",
         false,
-        "pool[0].instance_types[0]",
+        "pools[\"p\"].instance_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["p6e-gb200.36xlarge"]
     efa = true
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -797,15 +786,15 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     (
         "EKSGPU181",
         true,
-        "pool[0].managed_node_group[0].capacity_reservation_id",
+        "pools[\"p\"].managed_node_group.capacity_reservation_id",
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     capacity_types = ["capacity-block"]
-    managed_node_group {
+    managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {
+      scaling = {
         min     = 0
         max     = 2
         desired = 0
@@ -823,9 +812,10 @@ resource "eksgpu_node_strategy" "s" {{
   gpu_operator {{
     mig_strategy = "{mig_strategy}"
   }}
-  pool {{
-    name = "p"
+  pools = {{
+    p = {{
     {body}
+    }}
   }}
 }}
 "#,
@@ -1065,31 +1055,33 @@ async fn warnings_that_need_their_own_configuration() {
         (
             "EKSGPU132",
             "",
-            "pool[0].capacity",
-            r#"pool {
-    name           = "p"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {
-      role = "r"
-      root_volume { size = "200Gi" }
+            "pools[\"p\"].capacity",
+            r#"pools = {
+    p = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class = {
+        role        = "r"
+        root_volume = { size = "200Gi" }
+      }
     }
   }"#,
         ),
         (
             "EKSGPU130",
             "karpenter_version = \"1.15\"",
-            "pool[0].dra",
+            "pools[\"p\"].dra",
             r#"kubernetes_version = "1.34"
   gpu_operator {}
-  pool {
-    name           = "p"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    dra            = true
-    node_class {
-      role = "r"
-      root_volume { size = "200Gi" }
+  pools = {
+    p = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      dra            = true
+      node_class = {
+        role        = "r"
+        root_volume = { size = "200Gi" }
+      }
     }
   }"#,
         ),
@@ -1108,6 +1100,40 @@ async fn warnings_that_need_their_own_configuration() {
     .await;
 }
 
+/// EKSGPU004 on a strategy of its own: DRA on a node group of a Kubernetes minor before DRA
+/// (the strategy's `kubernetes_version`, which the shared configuration leaves to the cluster).
+#[tokio::test]
+async fn errors_that_need_their_own_configuration() {
+    let main_tf = format!(
+        r#"{}resource "eksgpu_node_strategy" "s" {{
+  cluster_name       = "gpu"
+  name               = "rules"
+  kubernetes_version = "1.33"
+  gpu_operator {{}}
+  pools = {{
+    p = {{
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      dra            = true
+      managed_node_group = {{
+        node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids    = ["subnet-1"]
+        scaling       = {{ min = 0, max = 2, desired = 0 }}
+      }}
+    }}
+    q = {{
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      node_class     = {{ role = "r" }}
+    }}
+  }}
+}}
+"#,
+        provider_header()
+    );
+    check_all([("EKSGPU004", true, r#"pools["p"].dra"#, main_tf)]).await;
+}
+
 /// Limits of counts and of a value against the strategy's `kubernetes_version`, whose cases
 /// are generated: EKSGPU134 (101 NodePool labels), EKSGPU117 (50 taints and the GPU taint on a
 /// node group; a node group release of another Kubernetes minor).
@@ -1115,16 +1141,16 @@ async fn warnings_that_need_their_own_configuration() {
 async fn limits_that_need_their_own_configuration() {
     let labels: Vec<String> = (0..101).map(|i| format!("\"l{i}\" = \"v\"")).collect();
     let taints: String = (0..50)
-        .map(|i| format!("\n    taint {{\n      key    = \"t{i}\"\n      effect = \"NoSchedule\"\n    }}"))
+        .map(|i| format!("\n      {{ key = \"t{i}\", effect = \"NoSchedule\" }},"))
         .collect();
     let node_group = |extra: &str| {
         format!(
-            r#"managed_node_group {{
+            r#"managed_node_group = {{
       node_role_arn = "arn:aws:iam::123456789012:role/gpu"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
       {extra}
-      scaling {{
+      scaling = {{
         min     = 0
         max     = 1
         desired = 0
@@ -1135,26 +1161,26 @@ async fn limits_that_need_their_own_configuration() {
     let cases = [
         (
             "EKSGPU134",
-            "pool[0].labels",
+            "pools[\"p\"].labels",
             format!(
                 r#"capacity       = "karpenter"
     instance_types = ["g6e.xlarge"]
     labels         = {{ {} }}
-    node_class {{ role = "r" }}"#,
+    node_class     = {{ role = "r" }}"#,
                 labels.join(", ")
             ),
         ),
         (
             "EKSGPU117",
-            "pool[0].taint",
+            "pools[\"p\"].taints",
             format!(
-                "capacity       = \"managed_node_group\"\n    instance_types = [\"g6e.xlarge\"]{taints}\n    {}",
+                "capacity       = \"managed_node_group\"\n    instance_types = [\"g6e.xlarge\"]\n    taints = [{taints}\n    ]\n    {}",
                 node_group("")
             ),
         ),
         (
             "EKSGPU117",
-            "pool[0].managed_node_group[0].release_version",
+            "pools[\"p\"].managed_node_group.release_version",
             format!(
                 "capacity       = \"managed_node_group\"\n    instance_types = [\"g6e.xlarge\"]\n    {}",
                 node_group(r#"release_version = "1.33.0-20260801""#)
@@ -1167,7 +1193,7 @@ async fn limits_that_need_their_own_configuration() {
             true,
             *path,
             format!(
-                "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  kubernetes_version = \"1.34\"\n  gpu_operator {{}}\n  pool {{\n    name = \"p\"\n    {body}\n  }}\n}}\n",
+                "{}resource \"eksgpu_node_strategy\" \"s\" {{\n  cluster_name = \"gpu\"\n  name = \"rules\"\n  kubernetes_version = \"1.34\"\n  gpu_operator {{}}\n  pools = {{\n    p = {{\n    {body}\n    }}\n  }}\n}}\n",
                 provider_header()
             ),
         )
@@ -1175,28 +1201,27 @@ async fn limits_that_need_their_own_configuration() {
     .await;
 }
 
-/// The cases that also run through both Terraform CLIs, each for what it shows
-/// of Terraform: (code, why, the configuration line Terraform quotes for the path).
+/// The cases that also run through the Terraform CLI, each for what it shows of Terraform:
+/// (code, why, what the diagnostic shows of where it is). Terraform quotes the configuration
+/// line an attribute path leads to through blocks only (`internal/tfdiags/contextual.go`,
+/// `traversePathSteps`); a path inside `pools` leads it to the resource's first line, so the
+/// provider writes the path at the head of the detail, and that is what is looked for.
 const ON_THE_CLI: &[(&str, &str, &str)] = &[
     (
         "EKSGPU001",
-        "a path ending in a map key: Terraform quotes the map's line",
-        r#"labels = { "nvidia.com/mig.config" = "all-1g.10gb" }"#,
+        "a path ending in a map key inside a pool",
+        r#"pools["p"].labels["nvidia.com/mig.config"]"#,
     ),
     (
         "EKSGPU006",
-        "a path through a nested block to the block inside it (node_class, kubelet)",
-        "kubelet { max_pods = 110 }",
+        "a path through a nested object to the object inside it (node_class, kubelet)",
+        r#"pools["p"].node_class.kubelet"#,
     ),
-    (
-        "EKSGPU105",
-        "a path into the second of two repeated blocks",
-        r#"name = "p""#,
-    ),
+    ("EKSGPU105", "a path to a key of the pools map", r#"pools["Bad_Name"]"#),
     (
         "EKSGPU009",
         "a warning: Terraform shows it and the plan still has changes (exit 2)",
-        r#"instance_types = ["p5en.48xlarge"]"#,
+        r#"pools["p"].instance_types[0]"#,
     ),
 ];
 
@@ -1218,8 +1243,8 @@ fn case<'a>(cases: &[(&'a str, bool, &'a str, &'a str)], code: &str) -> (bool, &
     (found[0].1, found[0].3)
 }
 
-/// `terraform init` and `plan`: the exit code, and the diagnostic's heading
-/// followed by the configuration line Terraform found for its path.
+/// `terraform init` and `plan`: the exit code, and the diagnostic's heading followed by the
+/// configuration line Terraform found for its path, or the path itself in its detail.
 fn plan_on_the_cli(tf: &TerraformVersion, main_tf: &str, code: &str, is_error: bool, line: &str) {
     let w = Workdir::new(tf, main_tf);
     w.init();
@@ -1244,7 +1269,7 @@ fn plan_on_the_cli(tf: &TerraformVersion, main_tf: &str, code: &str, is_error: b
     let own = &after[..end];
     assert!(
         own.contains("on main.tf line") && own.contains(line),
-        "{} {code}: the diagnostic does not quote {line:?}:\n{out}",
+        "{} {code}: the diagnostic does not show {line:?}:\n{out}",
         tf.label
     );
 }
@@ -1290,11 +1315,11 @@ async fn eksgpu180_autoscaler_tags_over_the_eks_tag_limit_fail_the_plan() {
         r#"capacity = "managed_node_group"
     instance_types = ["p5.48xlarge"]
     labels = {{ {} }}
-    managed_node_group {{
+    managed_node_group = {{
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
       disk_size     = 200
-      scaling {{
+      scaling = {{
         min     = 0
         max     = 2
         desired = 0
@@ -1303,7 +1328,7 @@ async fn eksgpu180_autoscaler_tags_over_the_eks_tag_limit_fail_the_plan() {
         labels.join(", ")
     );
     let planned = plan(&config(&body, "mixed")).await;
-    check("EKSGPU180", true, "pool[0].labels", &planned).unwrap_or_else(|e| panic!("{e}"));
+    check("EKSGPU180", true, r#"pools["p"].labels"#, &planned).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         format!("{:?}", planned.diagnostics).contains("pool \\\"p\\\""),
         "{:#?}",

@@ -93,26 +93,28 @@ resource "eksgpu_node_strategy" "from_kubeconfig" {{
   provider     = eksgpu.kubeconfig
   cluster_name = "gpu"
   name         = "from-kubeconfig"
-  pool {{
-    name           = "kubeconfig-pool"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = 8
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    kubeconfig-pool = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = 8
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}
 resource "eksgpu_node_strategy" "minted" {{
   cluster_name = "gpu"
   name         = "minted"
-  pool {{
-    name           = "minted-pool"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = 8
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    minted-pool = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = 8
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}
@@ -120,13 +122,14 @@ resource "eksgpu_node_strategy" "web_identity" {{
   provider     = eksgpu.web_identity
   cluster_name = "gpu"
   name         = "web-identity"
-  pool {{
-    name           = "web-identity-pool"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = 8
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    web-identity-pool = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = 8
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}
@@ -134,13 +137,14 @@ resource "eksgpu_node_strategy" "static" {{
   provider     = eksgpu.static
   cluster_name = "gpu"
   name         = "static"
-  pool {{
-    name           = "static-pool"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = 8
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    static-pool = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = 8
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}

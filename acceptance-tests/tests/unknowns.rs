@@ -1,5 +1,5 @@
-//! What the resource framework promises with real Terraform (current and
-//! 1.0.3): dynamic blocks over values unknown at plan, outputs known as soon as
+//! What the resource framework promises with the real Terraform CLI: dynamic
+//! blocks and pools over values unknown at plan, outputs known as soon as
 //! their inputs are, rules on whatever is known, exact numbers, and `labels =
 //! {}` versus no labels after an import.
 
@@ -14,19 +14,20 @@ const BASE: &str = r#"
 resource "eksgpu_node_strategy" "base" {
   cluster_name = "gpu"
   name         = "base"
-  pool {
-    name           = "base"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {
-      role = "KarpenterNodeRole-gpu"
+  pools = {
+    base = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class = {
+        role = "KarpenterNodeRole-gpu"
+      }
     }
   }
 }
 "#;
 
 #[test]
-fn dynamic_blocks_over_unknown_values_plan_and_apply() {
+fn dynamic_blocks_and_pools_over_unknown_values_plan_and_apply() {
     let main_tf = |kube: &KubeTarget| {
         format!(
             r#"{}
@@ -43,16 +44,12 @@ resource "eksgpu_node_strategy" "dyn" {{
     content {{}}
   }}
   # Unknown until base is applied.
-  dynamic "pool" {{
-    for_each = {{ for k, v in local.pools : k => v if eksgpu_node_strategy.base.kubernetes_version != "" }}
-    content {{
-      name           = pool.key
+  pools = {{
+    for k, v in local.pools : k => {{
       capacity       = "karpenter"
-      instance_types = [pool.value]
-      node_class {{
-        role = "KarpenterNodeRole-gpu"
-      }}
-    }}
+      instance_types = [v]
+      node_class     = {{ role = "KarpenterNodeRole-gpu" }}
+    }} if eksgpu_node_strategy.base.kubernetes_version != ""
   }}
 }}
 "#,
@@ -71,7 +68,7 @@ resource "eksgpu_node_strategy" "dyn" {{
             .iter()
             .find(|c| c["name"] == "dyn")
             .unwrap();
-        assert_eq!(dyn_change["change"]["after_unknown"]["pool"], true, "{}", tf.label);
+        assert_eq!(dyn_change["change"]["after_unknown"]["pools"], true, "{}", tf.label);
         w.ok(&["apply", "-no-color", "-auto-approve", "dyn.tfplan"]);
         let state = w.state();
         let pools = state["values"]["root_module"]["resources"]
@@ -79,11 +76,87 @@ resource "eksgpu_node_strategy" "dyn" {{
             .unwrap()
             .iter()
             .find(|r| r["name"] == "dyn")
-            .unwrap()["values"]["pool"]
-            .as_array()
+            .unwrap()["values"]["pools"]
+            .as_object()
             .unwrap()
             .len();
         assert_eq!(pools, 2, "{}", tf.label);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-no-color", "-auto-approve"]);
+    }
+}
+
+/// Unknown at every level of `pools`: an entry whose whole value is unknown (a conditional on a
+/// value of the same apply) and a field unknown in a known entry. The known pool plans its outputs,
+/// the unknown entry waits, nothing is refused, and apply makes both.
+#[test]
+fn an_unknown_entry_and_an_unknown_field_plan_beside_known_pools() {
+    let main_tf = |kube: &KubeTarget| {
+        format!(
+            r#"{}
+{BASE}
+resource "eksgpu_node_strategy" "mixed" {{
+  cluster_name = "gpu"
+  name         = "mixed"
+  pools = {{
+    known = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class     = {{ role = "KarpenterNodeRole-gpu" }}
+    }}
+    field = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      gpu_limit      = length(eksgpu_node_strategy.base.kubernetes_version)
+      node_class     = {{ role = "KarpenterNodeRole-gpu" }}
+    }}
+    entry = eksgpu_node_strategy.base.kubernetes_version == "" ? null : {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      node_class     = {{ role = "KarpenterNodeRole-gpu" }}
+    }}
+  }}
+}}
+"#,
+            Provider::new().kube(kube).header()
+        )
+    };
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let w = Workdir::new(&tf, &main_tf(&kube));
+        w.init();
+        w.ok(&["plan", "-no-color", "-out", "mixed.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "mixed.tfplan"]).stdout).unwrap();
+        let change = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "mixed")
+            .unwrap();
+        let (after, unknown) = (&change["change"]["after"], &change["change"]["after_unknown"]);
+        assert_eq!(
+            after["pools"]["known"]["node_selector"]["karpenter.sh/nodepool"], "known",
+            "{}: {change:#}",
+            tf.label
+        );
+        assert_eq!(
+            after["pools"]["field"]["tolerations"][0]["key"], "nvidia.com/gpu",
+            "{}: a field the outputs do not read leaves them known",
+            tf.label
+        );
+        assert_eq!(unknown["pools"]["field"]["gpu_limit"], true, "{}", tf.label);
+        assert_eq!(unknown["pools"]["entry"], true, "{}: {change:#}", tf.label);
+        w.ok(&["apply", "-no-color", "-auto-approve", "mixed.tfplan"]);
+        assert!(kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "entry").is_some());
+        let limit = kube
+            .get(eksgpu_acceptance_tests::kube::NODE_POOL, "field")
+            .unwrap_or_default()["spec"]["limits"]["nvidia.com/gpu"]
+            .as_i64();
+        assert!(
+            limit.is_some_and(|l| l > 0),
+            "{}: the field, known at apply: {limit:?}",
+            tf.label
+        );
         w.assert_empty_plan();
         w.ok(&["destroy", "-no-color", "-auto-approve"]);
     }
@@ -97,19 +170,20 @@ resource "eksgpu_node_strategy" "late" {{
   # Known only after apply: the pool's selector and tolerations do not depend on it.
   cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
   name         = "late"
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}
 module "workload" {{
   source        = "./workload"
-  node_selector = eksgpu_node_strategy.late.pool[0].node_selector
-  tolerations   = eksgpu_node_strategy.late.pool[0].tolerations
+  node_selector = eksgpu_node_strategy.late.pools["inference"].node_selector
+  tolerations   = eksgpu_node_strategy.late.pools["inference"].tolerations
 }}
 "#,
         Provider::new().offline().header()
@@ -137,7 +211,7 @@ output "keys" { value = keys(data.eksgpu_gpu_catalog.per_selector) }
             .iter()
             .find(|c| c["name"] == "late")
             .unwrap();
-        let after = &late["change"]["after"]["pool"][0];
+        let after = &late["change"]["after"]["pools"]["inference"];
         assert_eq!(
             after["node_selector"]["karpenter.sh/nodepool"], "inference",
             "{}",
@@ -145,7 +219,7 @@ output "keys" { value = keys(data.eksgpu_gpu_catalog.per_selector) }
         );
         assert_eq!(after["tolerations"][0]["key"], "nvidia.com/gpu", "{}", tf.label);
         assert_eq!(
-            late["change"]["after_unknown"]["pool"][0]["manifests_yaml"], true,
+            late["change"]["after_unknown"]["pools"]["inference"]["manifests_yaml"], true,
             "objects carry the cluster name: unknown ({})",
             tf.label
         );
@@ -168,31 +242,24 @@ fn plan_fails_with(main_tf: &str, codes: &[&str]) {
 
 #[test]
 fn rules_run_on_what_is_known_when_other_values_are_unknown() {
-    // Cluster name and one pool's instance types unknown: the duplicate pool
-    // name and the consolidation policy are known, so their rules fire at plan.
+    // Cluster name and the pool's instance types unknown: the pool's name (its
+    // key) and its consolidation policy are known, so their rules fire at plan.
     plan_fails_with(
         &format!(
             r#"{}{BASE}
 resource "eksgpu_node_strategy" "late" {{
   cluster_name = "gpu-${{eksgpu_node_strategy.base.kubernetes_version}}"
   name         = "late"
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = [eksgpu_node_strategy.base.id]
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
-    }}
-    disruption {{
-      consolidation_policy = "WhenUnderutilized"
-    }}
-  }}
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    Inference_GPUs = {{
+      capacity       = "karpenter"
+      instance_types = [eksgpu_node_strategy.base.id]
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
+      disruption = {{
+        consolidation_policy = "WhenUnderutilized"
+      }}
     }}
   }}
 }}
@@ -233,13 +300,14 @@ fn numbers_are_exact_and_errors_point_at_the_attribute() {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "numbers"
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    gpu_limit      = {value}
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      gpu_limit      = {value}
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}
@@ -275,13 +343,14 @@ fn import_plans_nothing_whether_labels_are_empty_or_absent() {
 resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "labels"
-  pool {{
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge"]
-    {labels}
-    node_class {{
-      role = "KarpenterNodeRole-gpu"
+  pools = {{
+    inference = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      {labels}
+      node_class = {{
+        role = "KarpenterNodeRole-gpu"
+      }}
     }}
   }}
 }}

@@ -17,47 +17,52 @@ resource "eksgpu_node_strategy" "s" {{
   cluster_name = "gpu"
   name         = "upstream"
   gpu_operator {{}}
-  pool {{
-    name     = "gpu"
-    capacity = "karpenter"
-    requirement {{
-      key      = "karpenter.k8s.aws/instance-gpu-manufacturer"
-      operator = "In"
-      values   = ["nvidia"]
-    }}
-    requirement {{
-      key      = "karpenter.k8s.aws/instance-gpu-memory"
-      operator = "Gt"
-      values   = ["40000"]
-    }}
-    requirement {{
-      key      = "karpenter.k8s.aws/instance-family"
-      operator = "In"
-      values   = ["p5", "p5e"]
-    }}
-    termination_grace_period = "24h"
-    node_class {{
-      instance_profile            = "KarpenterNodeInstanceProfile"
-      detailed_monitoring         = {monitoring}
-      associate_public_ip_address = false
-      subnet_selector_ids         = ["subnet-0123456789abcdef0"]
-      security_group_selector_ids = ["sg-0123456789abcdef0"]
-      user_data                   = "#!/bin/bash\necho hello\n"
-      root_volume {{
-        size = "200Gi"
-      }}
-      block_device_mapping {{
-        device_name = "/dev/xvdb"
-        volume_size = "500Gi"
-        volume_type = "gp3"
-        encrypted   = true
+  pools = {{
+    gpu = {{
+      capacity = "karpenter"
+      requirements = [
+        {{
+          key      = "karpenter.k8s.aws/instance-gpu-manufacturer"
+          operator = "In"
+          values   = ["nvidia"]
+        }},
+        {{
+          key      = "karpenter.k8s.aws/instance-gpu-memory"
+          operator = "Gt"
+          values   = ["40000"]
+        }},
+        {{
+          key      = "karpenter.k8s.aws/instance-family"
+          operator = "In"
+          values   = ["p5", "p5e"]
+        }},
+      ]
+      termination_grace_period = "24h"
+      node_class = {{
+        instance_profile            = "KarpenterNodeInstanceProfile"
+        detailed_monitoring         = {monitoring}
+        associate_public_ip_address = false
+        subnet_selector_ids         = ["subnet-0123456789abcdef0"]
+        security_group_selector_ids = ["sg-0123456789abcdef0"]
+        user_data                   = "#!/bin/bash\necho hello\n"
+        root_volume = {{
+          size = "200Gi"
+        }}
+        block_device_mappings = [
+          {{
+            device_name = "/dev/xvdb"
+            volume_size = "500Gi"
+            volume_type = "gp3"
+            encrypted   = true
+          }},
+        ]
       }}
     }}
   }}
 }}
 
 output "matched" {{
-  value = eksgpu_node_strategy.s.pool[0].matched_instance_types
+  value = eksgpu_node_strategy.s.pools["gpu"].matched_instance_types
 }}
 "##,
         Provider::new().kube(kube).header()
@@ -130,7 +135,7 @@ fn upstream_inputs_render_read_back_and_drift_one_field_at_a_time() {
         );
         let changes = w.planned_changes();
         assert!(
-            changes.contains(&"pool[0].node_class[0].detailed_monitoring".to_owned()),
+            changes.contains(&"pools[\"gpu\"].node_class.detailed_monitoring".to_owned()),
             "{}: {changes:?}",
             tf.label
         );

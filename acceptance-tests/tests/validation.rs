@@ -12,11 +12,12 @@ fn strategy(name: &str, pool: &str) -> String {
 resource "eksgpu_node_strategy" "{name}" {{
   cluster_name = "gpu"
   name         = "{name}"
-  pool {{
-    name           = "gpu"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-{pool}
+  pools = {{
+    gpu = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      {pool}
+    }}
   }}
 }}
 "#
@@ -55,11 +56,13 @@ fn kubernetes_names_labels_and_taints_are_checked_at_plan() {
             strategy(
                 "labels",
                 r#"    labels = { "team" = "a b", "bad key!" = "x" }
-    taint {
-      key    = "nvidia.com/gpu shared"
-      effect = "NoSchedule"
-    }
-    node_class {
+    taints = [
+      {
+        key    = "nvidia.com/gpu shared"
+        effect = "NoSchedule"
+      },
+    ]
+    node_class = {
       role = "R"
     }"#,
             ),
@@ -76,9 +79,9 @@ resource "eksgpu_sharing_pool" "paths" {
         ]
         .concat(),
         &[
-            (r#"pool[0].labels["team"]"#, "a b"),
-            (r#"pool[0].labels["bad key!"]"#, "bad key!"),
-            ("pool[0].taint[0].key", "nvidia.com/gpu shared"),
+            (r#"pools["gpu"].labels["team"]"#, "a b"),
+            (r#"pools["gpu"].labels["bad key!"]"#, "bad key!"),
+            ("pools[\"gpu\"].taints[0].key", "nvidia.com/gpu shared"),
             ("name", "../kube-system"),
             ("config_namespace", "Kube_System"),
         ],
@@ -91,33 +94,33 @@ fn karpenter_and_ebs_values_and_numbers_are_checked_at_plan() {
         &strategy(
             "values",
             r#"    gpu_limit = 2.5
-    node_class {
+    node_class = {
       role = "R"
-      root_volume {
+      root_volume = {
         size        = "200 GB"
         volume_type = "gp9"
         iops        = 1000000
       }
-      kubelet {
+      kubelet = {
         max_pods      = 3000000000
         eviction_hard = { "cpu.available" = "5%" }
       }
     }
-    disruption {
+    disruption = {
       consolidate_after = "5 minutes"
     }"#,
         ),
         &[
-            ("pool[0].gpu_limit", "2.5 is not a whole number"),
-            ("pool[0].node_class[0].root_volume[0].size", "200 GB"),
-            ("pool[0].node_class[0].root_volume[0].volume_type", "gp9"),
-            ("pool[0].node_class[0].root_volume[0].iops", "1000000"),
-            ("pool[0].node_class[0].kubelet[0].max_pods", "int32"),
+            ("pools[\"gpu\"].gpu_limit", "2.5 is not a whole number"),
+            ("pools[\"gpu\"].node_class.root_volume.size", "200 GB"),
+            ("pools[\"gpu\"].node_class.root_volume.volume_type", "gp9"),
+            ("pools[\"gpu\"].node_class.root_volume.iops", "1000000"),
+            ("pools[\"gpu\"].node_class.kubelet.max_pods", "int32"),
             (
-                r#"pool[0].node_class[0].kubelet[0].eviction_hard["cpu.available"]"#,
+                r#"pools["gpu"].node_class.kubelet.eviction_hard["cpu.available"]"#,
                 "cpu.available",
             ),
-            ("pool[0].disruption[0].consolidate_after", "5 minutes"),
+            ("pools[\"gpu\"].disruption.consolidate_after", "5 minutes"),
         ],
     );
 }
@@ -128,11 +131,11 @@ fn labels_karpenter_restricts_fail_at_plan() {
         &strategy(
             "restricted",
             r#"    labels = { "karpenter.sh/team" = "a" }
-    node_class {
+    node_class = {
       role = "R"
     }"#,
         ),
-        &[(r#"pool[0].labels["karpenter.sh/team"]"#, "Label Karpenter refuses")],
+        &[(r#"pools["gpu"].labels["karpenter.sh/team"]"#, "Label Karpenter refuses")],
     );
 }
 
@@ -146,24 +149,25 @@ fn node_group_names_eks_refuses_fail_at_plan() {
 resource "eksgpu_node_strategy" "mng" {{
   cluster_name = "gpu-cluster"
   name         = "mng"
-  pool {{
-    name           = "{long}"
-    capacity       = "managed_node_group"
-    instance_types = ["g6e.12xlarge"]
-    managed_node_group {{
-      node_role_arn = "arn:aws:iam::123456789012:role/nodes"
-      subnet_ids    = ["subnet-1"]
-      scaling {{
-        min     = 0
-        max     = 2
-        desired = 0
+  pools = {{
+    "{long}" = {{
+      capacity       = "managed_node_group"
+      instance_types = ["g6e.12xlarge"]
+      managed_node_group = {{
+        node_role_arn = "arn:aws:iam::123456789012:role/nodes"
+        subnet_ids    = ["subnet-1"]
+        scaling = {{
+          min     = 0
+          max     = 2
+          desired = 0
+        }}
       }}
     }}
   }}
 }}
 "#
         ),
-        &[("pool[0].name", "gpu-cluster-aaaa")],
+        &[(&format!("pools[\"{long}\"]"), "gpu-cluster-aaaa")],
     );
 }
 
@@ -260,45 +264,49 @@ fn node_pool_node_class_and_node_group_settings_are_checked_at_plan() {
     weight       = 0
     expire_after = "30d"
     tags         = { "aws:owner" = "x" }
-    disruption {
+    disruption = {
       consolidate_after = "5m"
-      budget {
-        nodes    = "110%"
-        schedule = "every day"
-        duration = "90s"
-        reasons  = ["Expired"]
-      }
+      budgets = [
+        {
+          nodes    = "110%"
+          schedule = "every day"
+          duration = "90s"
+          reasons  = ["Expired"]
+        },
+      ]
     }
-    node_class {
+    node_class = {
       role                  = "R"
       instance_store_policy = "RAID1"
-      metadata_options {
+      metadata_options = {
         http_tokens                 = "disabled"
         http_put_response_hop_limit = 65
       }
-      capacity_reservation {
-        id       = "cr_123"
-        owner_id = "1234"
-      }
+      capacity_reservations = [
+        {
+          id       = "cr_123"
+          owner_id = "1234"
+        },
+      ]
     }"#,
         ),
         &[
-            ("pool[0].cpu_limit", "1000 cores"),
-            ("pool[0].weight", "NodePool `weight`"),
-            ("pool[0].expire_after", "30d"),
-            (r#"pool[0].tags["aws:owner"]"#, "aws:"),
-            ("pool[0].disruption[0].budget[0].nodes", "110%"),
-            ("pool[0].disruption[0].budget[0].schedule", "every day"),
-            ("pool[0].disruption[0].budget[0].duration", "90s"),
-            ("pool[0].disruption[0].budget[0].reasons[0]", "Expired"),
-            ("pool[0].node_class[0].instance_store_policy", "RAID1"),
-            ("pool[0].node_class[0].metadata_options[0].http_tokens", "disabled"),
+            ("pools[\"gpu\"].cpu_limit", "1000 cores"),
+            ("pools[\"gpu\"].weight", "NodePool `weight`"),
+            ("pools[\"gpu\"].expire_after", "30d"),
+            (r#"pools["gpu"].tags["aws:owner"]"#, "aws:"),
+            ("pools[\"gpu\"].disruption.budgets[0].nodes", "110%"),
+            ("pools[\"gpu\"].disruption.budgets[0].schedule", "every day"),
+            ("pools[\"gpu\"].disruption.budgets[0].duration", "90s"),
+            ("pools[\"gpu\"].disruption.budgets[0].reasons[0]", "Expired"),
+            ("pools[\"gpu\"].node_class.instance_store_policy", "RAID1"),
+            ("pools[\"gpu\"].node_class.metadata_options.http_tokens", "disabled"),
             (
-                "pool[0].node_class[0].metadata_options[0].http_put_response_hop_limit",
+                "pools[\"gpu\"].node_class.metadata_options.http_put_response_hop_limit",
                 "65",
             ),
-            ("pool[0].node_class[0].capacity_reservation[0].id", "cr_123"),
-            ("pool[0].node_class[0].capacity_reservation[0].owner_id", "1234"),
+            ("pools[\"gpu\"].node_class.capacity_reservations[0].id", "cr_123"),
+            ("pools[\"gpu\"].node_class.capacity_reservations[0].owner_id", "1234"),
         ],
     );
     fails_at(
@@ -306,32 +314,33 @@ fn node_pool_node_class_and_node_group_settings_are_checked_at_plan() {
 resource "eksgpu_node_strategy" "mng" {
   cluster_name = "gpu"
   name         = "mng"
-  pool {
-    name           = "gpu"
-    capacity       = "managed_node_group"
-    instance_types = ["p5.48xlarge"]
-    managed_node_group {
-      node_role_arn   = "arn:aws:iam::123456789012:role/n"
-      subnet_ids      = ["subnet-1"]
-      release_version = "latest"
-      disk_size       = 0
-      scaling {
-        min     = 0
-        max     = 1
-        desired = 0
-      }
-      update {
-        max_unavailable_percentage = 101
+  pools = {
+    gpu = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      managed_node_group = {
+        node_role_arn   = "arn:aws:iam::123456789012:role/n"
+        subnet_ids      = ["subnet-1"]
+        release_version = "latest"
+        disk_size       = 0
+        scaling = {
+          min     = 0
+          max     = 1
+          desired = 0
+        }
+        update = {
+          max_unavailable_percentage = 101
+        }
       }
     }
   }
 }
 "#,
         &[
-            ("pool[0].managed_node_group[0].release_version", "latest"),
-            ("pool[0].managed_node_group[0].disk_size", "diskSize"),
+            ("pools[\"gpu\"].managed_node_group.release_version", "latest"),
+            ("pools[\"gpu\"].managed_node_group.disk_size", "diskSize"),
             (
-                "pool[0].managed_node_group[0].update[0].max_unavailable_percentage",
+                "pools[\"gpu\"].managed_node_group.update.max_unavailable_percentage",
                 "101",
             ),
         ],
@@ -353,34 +362,36 @@ resource "eksgpu_node_strategy" "limits" {{
   cluster_name       = "gpu"
   name               = "limits"
   kubernetes_version = "v1.30"
-  pool {{
-    name           = "gpu"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    expire_after   = "2562048h"
-    disruption {{
-      budget {{
-        nodes    = "0"
-        schedule = "0 9 * * 1-5\n"
-        duration = "8h"
+  pools = {{
+    gpu = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      expire_after   = "2562048h"
+      disruption = {{
+        budgets = [
+          {{
+            nodes    = "0"
+            schedule = "0 9 * * 1-5\n"
+            duration = "8h"
+          }},
+        ]
+      }}
+      node_class = {{
+        role = "R"
       }}
     }}
-    node_class {{
-      role = "R"
-    }}
-  }}
-  pool {{
-    name           = "mng"
-    capacity       = "managed_node_group"
-    instance_types = ["g6e.12xlarge"]
-    managed_node_group {{
-      node_role_arn = "{role}"
-      subnet_ids    = ["subnet-1"]
-      disk_size     = 200
-      scaling {{
-        min     = 0
-        max     = 1
-        desired = 0
+    mng = {{
+      capacity       = "managed_node_group"
+      instance_types = ["g6e.12xlarge"]
+      managed_node_group = {{
+        node_role_arn = "{role}"
+        subnet_ids    = ["subnet-1"]
+        disk_size     = 200
+        scaling = {{
+          min     = 0
+          max     = 1
+          desired = 0
+        }}
       }}
     }}
   }}
@@ -407,9 +418,9 @@ resource "eksgpu_burst_scaler" "b" {{
         ),
         &[
             ("kubernetes_version", "v1.30"),
-            ("pool[0].expire_after", "time.Duration"),
-            ("pool[0].disruption[0].budget[0].schedule", "CRD pattern"),
-            ("pool[1].managed_node_group[0].node_role_arn", "64"),
+            ("pools[\"gpu\"].expire_after", "time.Duration"),
+            ("pools[\"gpu\"].disruption.budgets[0].schedule", "CRD pattern"),
+            ("pools[\"mng\"].managed_node_group.node_role_arn", "64"),
             ("on_prem_waiting_query", "sum(vllm:num_requests_waiting"),
             ("pre_warm[0].timezone", "Mars/Olympus"),
         ],
@@ -434,7 +445,7 @@ fn errors_echo_a_64_kib_input_shortened() {
         assert_ne!(r.code, 0, "{}: must fail", tf.label);
         assert!(out.len() < 8 * 1024, "{}: {} bytes of output", tf.label, out.len());
         let flat = out.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat.contains("pool[0].cpu_limit"), "{}: {flat}", tf.label);
+        assert!(flat.contains("pools[\"gpu\"].cpu_limit"), "{}: {flat}", tf.label);
         assert!(flat.contains("characters left out"), "{}: {flat}", tf.label);
         assert!(flat.contains("yyyEND"), "{}: the value's end is kept: {flat}", tf.label);
     }

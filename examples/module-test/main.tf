@@ -36,22 +36,23 @@ resource "eksgpu_node_strategy" "team" {
   cluster_name = var.cluster_name
   name         = var.team
 
-  pool {
-    name           = "${var.team}-inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    gpu_limit      = var.gpu_limit
+  pools = {
+    "${var.team}-inference" = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      gpu_limit      = var.gpu_limit
 
-    node_class {
-      role = var.node_role
+      node_class = {
+        role = var.node_role
+      }
     }
   }
 }
 
 output "node_selector" {
-  value = eksgpu_node_strategy.team.pool[0].node_selector
+  value = eksgpu_node_strategy.team.pools["${var.team}-inference"].node_selector
 }
 
 output "tolerations" {
-  value = eksgpu_node_strategy.team.pool[0].tolerations
+  value = eksgpu_node_strategy.team.pools["${var.team}-inference"].tolerations
 }

@@ -3,6 +3,8 @@
 # EC2) and the project's Kubernetes API emulator for the cluster.
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -62,38 +64,35 @@ resource "eksgpu_node_strategy" "genai" {
 
   gpu_operator {}
 
-  pool {
-    name           = "small-models"
-    capacity       = "karpenter"
-    instance_types = ["g5.2xlarge"]
-    gpu_limit      = 8
-    labels         = merge({ "node-type" = "small-models" }, eksgpu_sharing_pool.small_models.node_labels)
+  pools = {
+    small-models = {
+      capacity       = "karpenter"
+      instance_types = ["g5.2xlarge"]
+      gpu_limit      = 8
+      labels         = merge({ "node-type" = "small-models" }, eksgpu_sharing_pool.small_models.node_labels)
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    large-models = {
+      capacity       = "auto_mode"
+      instance_types = ["p5.48xlarge"]
+    }
+    # On-prem GPUs joining as EKS Hybrid Nodes: the cluster's remote networks and
+    # an access entry for the nodes' role (checked against the VPC before apply).
+    onprem = {
+      capacity = "hybrid"
 
-  pool {
-    name           = "large-models"
-    capacity       = "auto_mode"
-    instance_types = ["p5.48xlarge"]
-  }
-
-  # On-prem GPUs joining as EKS Hybrid Nodes: the cluster's remote networks and
-  # an access entry for the nodes' role (checked against the VPC before apply).
-  pool {
-    name     = "onprem"
-    capacity = "hybrid"
-
-    hybrid {
-      remote_node_networks = ["192.168.100.0/24"]
-      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      hybrid = {
+        remote_node_networks = ["192.168.100.0/24"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      }
     }
   }
 }
@@ -122,8 +121,8 @@ output "h200" {
 output "small_models_pod" {
   description = "What a small-model pod needs: node selector, tolerations and GPU request."
   value = {
-    node_selector = eksgpu_node_strategy.genai.pool[0].node_selector
-    tolerations   = eksgpu_node_strategy.genai.pool[0].tolerations
+    node_selector = eksgpu_node_strategy.genai.pools["small-models"].node_selector
+    tolerations   = eksgpu_node_strategy.genai.pools["small-models"].tolerations
     limits        = eksgpu_sharing_pool.small_models.resource_requests
   }
 }

@@ -12,12 +12,28 @@
 
 use std::collections::BTreeMap;
 
+use eksgpu_tfplugin::testing::proto::schema::object::NestingMode as ObjectNesting;
 use eksgpu_tfplugin::testing::proto::schema::{Attribute, Block, nested_block::NestingMode};
 use eksgpu_tfplugin::{Number, Type, Value};
 use hcl::{Body, Expression, ObjectKey};
 
-/// The cty type of an attribute, from its JSON form in the schema (go-cty `cty/json.go`).
+/// The cty type of an attribute, from its JSON form in the schema (go-cty `cty/json.go`), or
+/// for a nested attribute the object (or list, set, map of objects) its attributes make.
 pub fn attribute_type(a: &Attribute) -> Type {
+    if let Some(n) = &a.nested_type {
+        let object = Type::Object(
+            n.attributes
+                .iter()
+                .map(|a| (a.name.clone(), attribute_type(a)))
+                .collect(),
+        );
+        return match ObjectNesting::try_from(n.nesting).unwrap_or(ObjectNesting::Invalid) {
+            ObjectNesting::List => Type::list(object),
+            ObjectNesting::Set => Type::set(object),
+            ObjectNesting::Map => Type::map(object),
+            ObjectNesting::Single | ObjectNesting::Invalid => object,
+        };
+    }
     let json: serde_json::Value =
         serde_json::from_slice(&a.r#type).unwrap_or_else(|e| panic!("type of {}: {e}", a.name));
     type_of_json(&json).unwrap_or_else(|| panic!("type of {}: {json} is not a cty type this harness reads", a.name))
@@ -89,7 +105,7 @@ pub fn body_value(body: &Body, schema: &Block, at: &str) -> Result<Value, String
     for a in &schema.attributes {
         let ty = attribute_type(a);
         let v = match body.attributes().find(|x| x.key.as_str() == a.name) {
-            Some(x) => expression_value(&x.expr, &ty, &format!("{at}.{}", a.name))?,
+            Some(x) => attribute_value(&x.expr, a, &ty, &format!("{at}.{}", a.name))?,
             None => Value::Null,
         };
         out.insert(a.name.clone(), v);
@@ -137,6 +153,76 @@ pub fn body_value(body: &Body, schema: &Block, at: &str) -> Result<Value, String
             NestingMode::Invalid => return Err(format!("{at}: invalid nesting mode {}", nb.nesting)),
         };
         out.insert(nb.type_name.clone(), v);
+    }
+    Ok(Value::Object(out))
+}
+
+/// The value of attribute `a` written as `e`: a nested attribute's objects take their
+/// attributes' modes (an optional one left out is null, as Terraform's object conversion with
+/// optional attributes makes it), any other attribute converts as cty does.
+fn attribute_value(e: &Expression, a: &Attribute, ty: &Type, at: &str) -> Result<Value, String> {
+    let Some(n) = &a.nested_type else {
+        return expression_value(e, ty, at);
+    };
+    let mismatch = || format!("{at}: {e:?} is not a literal {}", ty.friendly_name());
+    let object = |e: &Expression, at: &str| nested_object(e, &n.attributes, at);
+    Ok(
+        match (ObjectNesting::try_from(n.nesting).unwrap_or(ObjectNesting::Invalid), e) {
+            (_, Expression::Null) => Value::Null,
+            (_, Expression::Parenthesis(inner)) => attribute_value(inner, a, ty, at)?,
+            (ObjectNesting::Single, e) => object(e, at)?,
+            (ObjectNesting::List | ObjectNesting::Set, Expression::Array(items)) => {
+                let vs = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| object(x, &format!("{at}[{i}]")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if n.nesting == ObjectNesting::Set as i32 {
+                    Value::Set(vs)
+                } else {
+                    Value::List(vs)
+                }
+            }
+            (ObjectNesting::Map, Expression::Object(o)) => Value::Map(
+                o.iter()
+                    .map(|(k, v)| {
+                        let k = key(k).ok_or_else(mismatch)?;
+                        let v = object(v, &format!("{at}[{k:?}]"))?;
+                        Ok((k, v))
+                    })
+                    .collect::<Result<_, String>>()?,
+            ),
+            _ => return Err(mismatch()),
+        },
+    )
+}
+
+/// One object of a nested attribute.
+fn nested_object(e: &Expression, attributes: &[Attribute], at: &str) -> Result<Value, String> {
+    let e = match e {
+        Expression::Parenthesis(inner) => inner.as_ref(),
+        e => e,
+    };
+    let Expression::Object(o) = e else {
+        return Err(format!("{at}: {e:?} is not an object"));
+    };
+    let given: BTreeMap<String, &Expression> = o
+        .iter()
+        .map(|(k, v)| Some((key(k)?, v)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{at}: an object key that is not a name or a string"))?;
+    if let Some(extra) = given.keys().find(|k| !attributes.iter().any(|a| &a.name == *k)) {
+        return Err(format!("{at}: no attribute {extra:?} in this object"));
+    }
+    let mut out = BTreeMap::new();
+    for a in attributes {
+        let here = format!("{at}.{}", a.name);
+        let v = match given.get(&a.name) {
+            Some(e) => attribute_value(e, a, &attribute_type(a), &here)?,
+            None if a.required => return Err(format!("{here}: the attribute is required")),
+            None => Value::Null,
+        };
+        out.insert(a.name.clone(), v);
     }
     Ok(Value::Object(out))
 }

@@ -1,4 +1,6 @@
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -28,23 +30,26 @@ resource "eksgpu_node_strategy" "team" {
 
   gpu_operator {}
 
-  pool {
-    name           = "${each.key}-gpu"
-    capacity       = "karpenter"
-    instance_types = each.value.types
-    gpu_limit      = 16
+  pools = {
+    "${each.key}-gpu" = {
+      capacity       = "karpenter"
+      instance_types = each.value.types
+      gpu_limit      = 16
 
-    # Each team keeps other pods off its nodes with its own taint.
-    taint {
-      key    = each.value.taint
-      value  = "true"
-      effect = "NoSchedule"
-    }
+      # Each team keeps other pods off its nodes with its own taint.
+      taints = [
+        {
+          key    = each.value.taint
+          value  = "true"
+          effect = "NoSchedule"
+        },
+      ]
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }

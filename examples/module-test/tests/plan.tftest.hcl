@@ -39,7 +39,7 @@ run "another_team" {
   }
 
   assert {
-    condition     = eksgpu_node_strategy.team.pool[0].gpu_resource_name == "nvidia.com/gpu"
+    condition     = eksgpu_node_strategy.team.pools["batch-inference"].gpu_resource_name == "nvidia.com/gpu"
     error_message = "L40S pools advertise nvidia.com/gpu."
   }
 }

@@ -1,4 +1,6 @@
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -25,84 +27,83 @@ resource "eksgpu_node_strategy" "genai" {
   }
 
   # Inference: on-demand, nodes removed only when empty, 5 minutes after.
-  pool {
-    name           = "gpu-inference"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge", "g6e.12xlarge", "g5.12xlarge"]
-    gpu_limit      = 32
-    labels = {
-      "node-type"    = "gpu-inference"
-      "gpu-operator" = "enabled"
-    }
-
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "5m"
-    }
-
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      root_volume {
-        size       = "200Gi"
-        iops       = 16000
-        throughput = 1000
-        encrypted  = true
+  pools = {
+    gpu-inference = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge", "g6e.12xlarge", "g5.12xlarge"]
+      gpu_limit      = 32
+      labels = {
+        "node-type"    = "gpu-inference"
+        "gpu-operator" = "enabled"
       }
 
-      kubelet {
-        max_pods = 110
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "5m"
+      }
+
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
+
+        root_volume = {
+          size       = "200Gi"
+          iops       = 16000
+          throughput = 1000
+          encrypted  = true
+        }
+
+        kubelet = {
+          max_pods = 110
+        }
       }
     }
-  }
+    # Training: Spot first, on-demand as fallback. consolidate_after only delays
+    # voluntary consolidation; Spot reclaims still happen, so checkpoint.
+    gpu-training = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge", "p4d.24xlarge"]
+      capacity_types = ["spot", "on-demand"]
+      gpu_limit      = 64
 
-  # Training: Spot first, on-demand as fallback. consolidate_after only delays
-  # voluntary consolidation; Spot reclaims still happen, so checkpoint.
-  pool {
-    name           = "gpu-training"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge", "p4d.24xlarge"]
-    capacity_types = ["spot", "on-demand"]
-    gpu_limit      = 64
+      taints = [
+        {
+          key    = "workload"
+          value  = "training"
+          effect = "NoSchedule"
+        },
+      ]
 
-    taint {
-      key    = "workload"
-      value  = "training"
-      effect = "NoSchedule"
-    }
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "30m"
+      }
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "30m"
-    }
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
-
-  # Simple inference on EKS Auto Mode: AWS manages driver and device plugin;
-  # the provider labels the pool so the GPU Operator's own plugin stays off.
-  pool {
-    name           = "auto-gpu"
-    capacity       = "auto_mode"
-    instance_types = ["p5.48xlarge", "g6e.12xlarge"]
-    capacity_types = ["spot", "on-demand"]
+    # Simple inference on EKS Auto Mode: AWS manages driver and device plugin;
+    # the provider labels the pool so the GPU Operator's own plugin stays off.
+    auto-gpu = {
+      capacity       = "auto_mode"
+      instance_types = ["p5.48xlarge", "g6e.12xlarge"]
+      capacity_types = ["spot", "on-demand"]
+    }
   }
 }
 
 # What workload modules consume.
 output "inference_node_selector" {
-  value = eksgpu_node_strategy.genai.pool[0].node_selector
+  value = eksgpu_node_strategy.genai.pools["gpu-inference"].node_selector
 }
 
 output "inference_tolerations" {
-  value = eksgpu_node_strategy.genai.pool[0].tolerations
+  value = eksgpu_node_strategy.genai.pools["gpu-inference"].tolerations
 }
 
 output "gpu_operator_values" {
@@ -142,38 +143,37 @@ resource "eksgpu_node_strategy" "standard" {
   # node group (NVIDIA AMI, driver preinstalled) is labelled to skip it.
   gpu_operator {}
 
-  pool {
-    name           = "h100"
-    capacity       = "managed_node_group"
-    instance_types = ["p5.48xlarge"]
-    labels         = { "node-type" = "gpu-training" }
+  pools = {
+    h100 = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      labels         = { "node-type" = "gpu-training" }
 
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = var.subnet_ids
-      disk_size     = 200
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids    = var.subnet_ids
+        disk_size     = 200
 
-      # desired is the size at creation; autoscaler changes are not drift.
-      scaling {
-        min     = 0
-        max     = 4
-        desired = 0
-      }
+        # desired is the size at creation; autoscaler changes are not drift.
+        scaling = {
+          min     = 0
+          max     = 4
+          desired = 0
+        }
 
-      update {
-        max_unavailable = 1
+        update = {
+          max_unavailable = 1
+        }
       }
     }
-  }
+    onprem = {
+      capacity = "hybrid"
 
-  pool {
-    name     = "onprem"
-    capacity = "hybrid"
-
-    hybrid {
-      remote_node_networks = ["192.168.100.0/23"]
-      remote_pod_networks  = ["192.168.104.0/22"]
-      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      hybrid = {
+        remote_node_networks = ["192.168.100.0/23"]
+        remote_pod_networks  = ["192.168.104.0/22"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      }
     }
   }
 
@@ -183,5 +183,5 @@ resource "eksgpu_node_strategy" "standard" {
 }
 
 output "onprem_node_selector" {
-  value = eksgpu_node_strategy.standard.pool[1].node_selector
+  value = eksgpu_node_strategy.standard.pools["onprem"].node_selector
 }

@@ -4,6 +4,8 @@
 # claim shared by pods of one namespace, and HAMi's memory and core quotas.
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -106,60 +108,57 @@ resource "eksgpu_node_strategy" "a10g" {
 
   gpu_operator {}
 
-  pool {
-    name           = "time-sliced"
-    capacity       = "managed_node_group"
-    instance_types = ["g5.2xlarge"]
-    labels         = eksgpu_sharing_pool.time_sliced.node_labels
+  pools = {
+    time-sliced = {
+      capacity       = "managed_node_group"
+      instance_types = ["g5.2xlarge"]
+      labels         = eksgpu_sharing_pool.time_sliced.node_labels
 
-    managed_node_group {
-      node_role_arn = local.node_group.node_role_arn
-      subnet_ids    = local.node_group.subnet_ids
-      disk_size     = 200
+      managed_node_group = {
+        node_role_arn = local.node_group.node_role_arn
+        subnet_ids    = local.node_group.subnet_ids
+        disk_size     = 200
 
-      scaling {
-        min     = 1
-        max     = 1
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 1
+          desired = 1
+        }
       }
     }
-  }
+    dra = {
+      capacity       = "managed_node_group"
+      instance_types = ["g5.2xlarge"]
+      dra            = true
+      labels         = eksgpu_sharing_pool.dra_shared.node_labels
 
-  pool {
-    name           = "dra"
-    capacity       = "managed_node_group"
-    instance_types = ["g5.2xlarge"]
-    dra            = true
-    labels         = eksgpu_sharing_pool.dra_shared.node_labels
+      managed_node_group = {
+        node_role_arn = local.node_group.node_role_arn
+        subnet_ids    = local.node_group.subnet_ids
+        disk_size     = 200
 
-    managed_node_group {
-      node_role_arn = local.node_group.node_role_arn
-      subnet_ids    = local.node_group.subnet_ids
-      disk_size     = 200
-
-      scaling {
-        min     = 1
-        max     = 1
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 1
+          desired = 1
+        }
       }
     }
-  }
+    hami = {
+      capacity       = "managed_node_group"
+      instance_types = ["g5.2xlarge"]
+      labels         = eksgpu_sharing_pool.hami.node_labels
 
-  pool {
-    name           = "hami"
-    capacity       = "managed_node_group"
-    instance_types = ["g5.2xlarge"]
-    labels         = eksgpu_sharing_pool.hami.node_labels
+      managed_node_group = {
+        node_role_arn = local.node_group.node_role_arn
+        subnet_ids    = local.node_group.subnet_ids
+        disk_size     = 200
 
-    managed_node_group {
-      node_role_arn = local.node_group.node_role_arn
-      subnet_ids    = local.node_group.subnet_ids
-      disk_size     = 200
-
-      scaling {
-        min     = 1
-        max     = 1
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 1
+          desired = 1
+        }
       }
     }
   }
@@ -177,7 +176,7 @@ output "dra_pod_resource_claims" {
 }
 
 output "node_selectors" {
-  value = { for p in eksgpu_node_strategy.a10g.pool : p.name => p.node_selector }
+  value = { for name, p in eksgpu_node_strategy.a10g.pools : name => p.node_selector }
 }
 
 # The NVIDIA DRA driver's Helm values for the DRA pool, TimeSlicingSettings on.

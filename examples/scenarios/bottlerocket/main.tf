@@ -5,6 +5,8 @@
 # volume /dev/xvdb, where images live (the OS volume /dev/xvda keeps 4Gi).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -44,45 +46,44 @@ resource "eksgpu_node_strategy" "bottlerocket" {
   # DCGM metrics and the node feature discovery from the operator; no driver or plugin.
   gpu_operator {}
 
-  pool {
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.xlarge", "g6e.2xlarge"]
+  pools = {
+    inference = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge", "g6e.2xlarge"]
 
-    node_class {
-      role      = "KarpenterNodeRole-gpu-cluster"
-      ami_alias = "bottlerocket@latest"
+      node_class = {
+        role      = "KarpenterNodeRole-gpu-cluster"
+        ami_alias = "bottlerocket@latest"
 
-      root_volume {
-        size = "150Gi"
+        root_volume = {
+          size = "150Gi"
+        }
       }
     }
-  }
+    static = {
+      capacity       = "managed_node_group"
+      instance_types = ["g6e.12xlarge"]
 
-  pool {
-    name           = "static"
-    capacity       = "managed_node_group"
-    instance_types = ["g6e.12xlarge"]
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids    = var.subnet_ids
+        ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
+        disk_size     = 150
 
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = var.subnet_ids
-      ami_type      = "BOTTLEROCKET_x86_64_NVIDIA"
-      disk_size     = 150
-
-      scaling {
-        min     = 1
-        max     = 2
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 2
+          desired = 1
+        }
       }
     }
   }
 }
 
 output "karpenter_manifests" {
-  value = eksgpu_node_strategy.bottlerocket.pool[0].manifests_yaml
+  value = eksgpu_node_strategy.bottlerocket.pools["inference"].manifests_yaml
 }
 
 output "node_group_request" {
-  value = eksgpu_node_strategy.bottlerocket.pool[1].manifests_yaml
+  value = eksgpu_node_strategy.bottlerocket.pools["static"].manifests_yaml
 }

@@ -10,6 +10,8 @@
 # targets it (EKSGPU181).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -61,81 +63,80 @@ resource "eksgpu_node_strategy" "reserved" {
   gpu_operator {}
 
   # The Capacity Block: tried first.
-  pool {
-    name           = "capacity-block"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    capacity_types = ["reserved"]
-    zones          = ["us-west-2a"]
-    weight         = 100
-    gpu_limit      = 16
+  pools = {
+    capacity-block = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      capacity_types = ["reserved"]
+      zones          = ["us-west-2a"]
+      weight         = 100
+      gpu_limit      = 16
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-      capacity_reservation {
-        id = var.capacity_block_id
-      }
+        capacity_reservations = [
+          {
+            id = var.capacity_block_id
+          },
+        ]
 
-      root_volume {
-        size = "200Gi"
-      }
-    }
-  }
-
-  # On-demand H100s when the block is full or over.
-  pool {
-    name           = "on-demand"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    weight         = 10
-    gpu_limit      = 16
-
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      root_volume {
-        size = "200Gi"
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # On-demand H100s when the block is full or over.
+    on-demand = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      weight         = 10
+      gpu_limit      = 16
 
-  # Static inference next to it: tags and node repair on the node group.
-  pool {
-    name           = "inference"
-    capacity       = "managed_node_group"
-    instance_types = ["g6e.12xlarge"]
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-    tags = {
-      team = "inference"
+        root_volume = {
+          size = "200Gi"
+        }
+      }
     }
+    # Static inference next to it: tags and node repair on the node group.
+    inference = {
+      capacity       = "managed_node_group"
+      instance_types = ["g6e.12xlarge"]
 
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = var.subnet_ids
-      disk_size     = 200
-
-      scaling {
-        min     = 1
-        max     = 4
-        desired = 1
+      tags = {
+        team = "inference"
       }
 
-      update {
-        max_unavailable_percentage = 25
-      }
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids    = var.subnet_ids
+        disk_size     = 200
 
-      node_repair_config {
-        enabled = true
+        scaling = {
+          min     = 1
+          max     = 4
+          desired = 1
+        }
+
+        update = {
+          max_unavailable_percentage = 25
+        }
+
+        node_repair_config = {
+          enabled = true
+        }
       }
     }
   }
 }
 
 output "capacity_block_manifests" {
-  value = eksgpu_node_strategy.reserved.pool[0].manifests_yaml
+  value = eksgpu_node_strategy.reserved.pools["capacity-block"].manifests_yaml
 }
 
 output "inference_request" {
-  value = eksgpu_node_strategy.reserved.pool[2].manifests_yaml
+  value = eksgpu_node_strategy.reserved.pools["inference"].manifests_yaml
 }

@@ -7,6 +7,8 @@
 # (eks/aws-efa-k8s-device-plugin) and the GPU Operator with the values below.
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -39,63 +41,66 @@ resource "eksgpu_node_strategy" "training" {
 
   gpu_operator {}
 
-  pool {
-    name           = "training"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    capacity_types = ["on-demand"]
-    zones          = ["us-west-2a"]
-    efa            = true
+  pools = {
+    training = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      capacity_types = ["on-demand"]
+      zones          = ["us-west-2a"]
+      efa            = true
 
-    # At most 4 nodes (32 H100s), and the CPU and memory they bring.
-    gpu_limit    = 32
-    cpu_limit    = "768"
-    memory_limit = "8192Gi"
+      # At most 4 nodes (32 H100s), and the CPU and memory they bring.
+      gpu_limit    = 32
+      cpu_limit    = "768"
+      memory_limit = "8192Gi"
 
-    # A training job outlives Karpenter's 720h default only if nodes never expire.
-    expire_after = "Never"
+      # A training job outlives Karpenter's 720h default only if nodes never expire.
+      expire_after = "Never"
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "30m"
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "30m"
 
-      # No voluntary disruption on weekdays 06:00-20:00 UTC; empty nodes go otherwise.
-      budget {
-        nodes    = "0"
-        schedule = "0 6 * * 1-5"
-        duration = "14h"
-      }
-      budget {
-        nodes   = "1"
-        reasons = ["Empty", "Drifted"]
-      }
-    }
-
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      # Images and checkpoints on the eight local NVMe disks.
-      instance_store_policy = "RAID0"
-
-      # Training pods that read the node's IMDS (e.g. for the region) need a second hop.
-      metadata_options {
-        http_tokens                 = "required"
-        http_put_response_hop_limit = 2
+        # No voluntary disruption on weekdays 06:00-20:00 UTC; empty nodes go otherwise.
+        budgets = [
+          {
+            nodes    = "0"
+            schedule = "0 6 * * 1-5"
+            duration = "14h"
+          },
+          {
+            nodes   = "1"
+            reasons = ["Empty", "Drifted"]
+          },
+        ]
       }
 
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
+
+        # Images and checkpoints on the eight local NVMe disks.
+        instance_store_policy = "RAID0"
+
+        # Training pods that read the node's IMDS (e.g. for the region) need a second hop.
+        metadata_options = {
+          http_tokens                 = "required"
+          http_put_response_hop_limit = 2
+        }
+
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
 }
 
 output "node_selector" {
-  value = eksgpu_node_strategy.training.pool[0].node_selector
+  value = eksgpu_node_strategy.training.pools["training"].node_selector
 }
 
 output "manifests" {
-  value = eksgpu_node_strategy.training.pool[0].manifests_yaml
+  value = eksgpu_node_strategy.training.pools["training"].manifests_yaml
 }
 
 output "gpu_operator_values" {

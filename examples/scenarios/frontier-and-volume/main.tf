@@ -9,6 +9,8 @@
 # a real configuration).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -56,46 +58,43 @@ resource "eksgpu_node_strategy" "mixed" {
   gpu_operator {}
 
   # Frontier: H200s on Karpenter.
-  pool {
-    name           = "frontier"
-    capacity       = "karpenter"
-    instance_types = ["p5en.48xlarge"]
-    capacity_types = ["on-demand"]
-    gpu_limit      = 16
+  pools = {
+    frontier = {
+      capacity       = "karpenter"
+      instance_types = ["p5en.48xlarge"]
+      capacity_types = ["on-demand"]
+      gpu_limit      = 16
 
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "500Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "500Gi"
+        }
       }
     }
-  }
+    # Volume: Inferentia2 with Spot first, as the recommendation says.
+    volume = {
+      capacity       = data.eksgpu_recommendation.volume.capacity
+      instance_types = data.eksgpu_recommendation.volume.instance_types
+      capacity_types = data.eksgpu_recommendation.volume.capacity_types
+      gpu_limit      = 16
 
-  # Volume: Inferentia2 with Spot first, as the recommendation says.
-  pool {
-    name           = "volume"
-    capacity       = data.eksgpu_recommendation.volume.capacity
-    instance_types = data.eksgpu_recommendation.volume.instance_types
-    capacity_types = data.eksgpu_recommendation.volume.capacity_types
-    gpu_limit      = 16
-
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # On premises: NVIDIA GPUs as EKS Hybrid Nodes.
+    onprem = {
+      capacity = "hybrid"
 
-  # On premises: NVIDIA GPUs as EKS Hybrid Nodes.
-  pool {
-    name     = "onprem"
-    capacity = "hybrid"
-
-    hybrid {
-      remote_node_networks = ["192.168.100.0/23"]
-      remote_pod_networks  = ["192.168.104.0/22"]
-      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      hybrid = {
+        remote_node_networks = ["192.168.100.0/23"]
+        remote_pod_networks  = ["192.168.104.0/22"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      }
     }
   }
 }
@@ -104,7 +103,7 @@ output "layers" {
   value = {
     frontier = data.eksgpu_recommendation.frontier.accelerator
     volume   = data.eksgpu_recommendation.volume.accelerator
-    pools    = { for p in eksgpu_node_strategy.mixed.pool : p.name => p.accelerator }
+    pools    = { for name, p in eksgpu_node_strategy.mixed.pools : name => p.accelerator }
   }
 }
 

@@ -14,6 +14,8 @@
 # data.eksgpu_cluster in a real configuration).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -52,29 +54,30 @@ resource "eksgpu_node_strategy" "gb200" {
 
   gpu_operator {}
 
-  pool {
-    name                     = "nvl72"
-    capacity                 = "managed_node_group"
-    instance_types           = ["p6e-gb200.36xlarge"]
-    capacity_types           = ["capacity-block"]
-    efa                      = true
-    dra                      = true
-    multi_node_nvlink        = true
-    compute_domain_namespace = "training"
+  pools = {
+    nvl72 = {
+      capacity                 = "managed_node_group"
+      instance_types           = ["p6e-gb200.36xlarge"]
+      capacity_types           = ["capacity-block"]
+      efa                      = true
+      dra                      = true
+      multi_node_nvlink        = true
+      compute_domain_namespace = "training"
 
-    managed_node_group {
-      node_role_arn           = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids              = var.subnet_ids
-      ami_type                = "AL2023_ARM_64_NVIDIA"
-      disk_size               = 500
-      capacity_reservation_id = var.capacity_block_id
+      managed_node_group = {
+        node_role_arn           = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids              = var.subnet_ids
+        ami_type                = "AL2023_ARM_64_NVIDIA"
+        disk_size               = 500
+        capacity_reservation_id = var.capacity_block_id
 
-      # The autoscaler takes it from zero; the block's instances are paid for
-      # from its start whether they run or not.
-      scaling {
-        min     = 0
-        max     = 18
-        desired = 0
+        # The autoscaler takes it from zero; the block's instances are paid for
+        # from its start whether they run or not.
+        scaling = {
+          min     = 0
+          max     = 18
+          desired = 0
+        }
       }
     }
   }
@@ -82,16 +85,16 @@ resource "eksgpu_node_strategy" "gb200" {
 
 output "node_group_request" {
   description = "The CreateNodegroup request and its launch template: reservation, market, EFA, autoscaler tags."
-  value       = eksgpu_node_strategy.gb200.pool[0].manifests_yaml
+  value       = eksgpu_node_strategy.gb200.pools["nvl72"].manifests_yaml
 }
 
 output "claim_template" {
   description = "The ResourceClaimTemplate a training pod claims the IMEX channel with."
-  value       = eksgpu_node_strategy.gb200.pool[0].compute_domain_claim_template
+  value       = eksgpu_node_strategy.gb200.pools["nvl72"].compute_domain_claim_template
 }
 
 output "clique_topology_key" {
-  value = eksgpu_node_strategy.gb200.pool[0].clique_topology_key
+  value = eksgpu_node_strategy.gb200.pools["nvl72"].clique_topology_key
 }
 
 output "dra_driver_values" {

@@ -12,6 +12,8 @@
 # a real configuration).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -78,45 +80,44 @@ resource "eksgpu_node_strategy" "mig" {
     mig_strategy = "mixed"
   }
 
-  pool {
-    name           = "h100-mig"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge"]
-    labels         = eksgpu_sharing_pool.mid_models.node_labels
-    gpu_limit      = 16
+  pools = {
+    h100-mig = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge"]
+      labels         = eksgpu_sharing_pool.mid_models.node_labels
+      gpu_limit      = 16
 
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "500Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "500Gi"
+        }
       }
     }
-  }
+    l40s-shared = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      labels         = eksgpu_sharing_pool.small_models.node_labels
+      # Counted as the overlay advertises them: 16 shared GPUs per node, 4 nodes.
+      gpu_limit = 64
 
-  pool {
-    name           = "l40s-shared"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    labels         = eksgpu_sharing_pool.small_models.node_labels
-    # Counted as the overlay advertises them: 16 shared GPUs per node, 4 nodes.
-    gpu_limit = 64
-
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
 }
 
 output "shared_manifests" {
-  value = eksgpu_node_strategy.mig.pool[1].manifests_yaml
+  value = eksgpu_node_strategy.mig.pools["l40s-shared"].manifests_yaml
 }
 
 output "manifests" {
   description = "The NodePool, EC2NodeClass and NodeOverlay."
-  value       = eksgpu_node_strategy.mig.pool[0].manifests_yaml
+  value       = eksgpu_node_strategy.mig.pools["h100-mig"].manifests_yaml
 }
 
 output "resource_requests" {

@@ -2,6 +2,8 @@
 # and its resource requests to a workload, as a platform module would.
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -64,21 +66,22 @@ resource "eksgpu_node_strategy" "inference" {
     mig_strategy = "mixed"
   }
 
-  pool {
-    name           = "h200-mig"
-    capacity       = "managed_node_group"
-    instance_types = ["p5en.48xlarge"]
-    labels         = merge({ "node-type" = "mig-inference" }, eksgpu_sharing_pool.small_models.node_labels)
+  pools = {
+    h200-mig = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5en.48xlarge"]
+      labels         = merge({ "node-type" = "mig-inference" }, eksgpu_sharing_pool.small_models.node_labels)
 
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = var.subnet_ids
-      disk_size     = 200
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids    = var.subnet_ids
+        disk_size     = 200
 
-      scaling {
-        min     = 1
-        max     = 2
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 2
+          desired = 1
+        }
       }
     }
   }
@@ -91,8 +94,8 @@ module "workload" {
   image             = "vllm/vllm-openai:latest"
   replicas          = 7
   resource_requests = eksgpu_sharing_pool.small_models.resource_requests
-  node_selector     = eksgpu_node_strategy.inference.pool[0].node_selector
-  tolerations       = eksgpu_node_strategy.inference.pool[0].tolerations
+  node_selector     = eksgpu_node_strategy.inference.pools["h200-mig"].node_selector
+  tolerations       = eksgpu_node_strategy.inference.pools["h200-mig"].tolerations
 }
 
 output "deployment_yaml" {

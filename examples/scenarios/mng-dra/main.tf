@@ -3,6 +3,8 @@
 # device plugin and the DRA driver must never manage the same GPUs).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -58,50 +60,49 @@ resource "eksgpu_node_strategy" "dra" {
   gpu_operator {}
 
   # Static H100 capacity for DRA claims: the operator's device plugin stays off.
-  pool {
-    name           = "h100-dra"
-    capacity       = "managed_node_group"
-    instance_types = ["p5.48xlarge"]
-    dra            = true
-    labels         = eksgpu_sharing_pool.dra.node_labels
+  pools = {
+    h100-dra = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      dra            = true
+      labels         = eksgpu_sharing_pool.dra.node_labels
 
-    managed_node_group {
-      node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
-      subnet_ids    = var.subnet_ids
-      disk_size     = 200
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/eks-gpu-nodes"
+        subnet_ids    = var.subnet_ids
+        disk_size     = 200
 
-      scaling {
-        min     = 1
-        max     = 4
-        desired = 1
+        scaling = {
+          min     = 1
+          max     = 4
+          desired = 1
+        }
       }
     }
-  }
+    # Dynamic inference capacity next to it, served by the device plugin.
+    inference = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
 
-  # Dynamic inference capacity next to it, served by the device plugin.
-  pool {
-    name           = "inference"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "5m"
+      }
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "5m"
-    }
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
 }
 
 output "dra_node_labels" {
-  value = eksgpu_node_strategy.dra.pool[0].manifests_yaml
+  value = eksgpu_node_strategy.dra.pools["h100-dra"].manifests_yaml
 }
 
 output "dra_pod_resource_claims" {
@@ -109,7 +110,7 @@ output "dra_pod_resource_claims" {
 }
 
 output "dra_gpu_resource_name" {
-  value = eksgpu_node_strategy.dra.pool[0].gpu_resource_name
+  value = eksgpu_node_strategy.dra.pools["h100-dra"].gpu_resource_name
 }
 
 # Helm values for NVIDIA's DRA driver chart (dra-driver-nvidia-gpu 0.4.1) that fit the DRA pool:

@@ -8,6 +8,8 @@
 # a real configuration).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -45,50 +47,49 @@ resource "eksgpu_node_strategy" "neuron" {
   name               = "neuron-inference"
   kubernetes_version = "1.34"
 
-  pool {
-    name           = "trn2"
-    capacity       = data.eksgpu_recommendation.llama_70b.capacity
-    instance_types = data.eksgpu_recommendation.llama_70b.instance_types
-    capacity_types = data.eksgpu_recommendation.llama_70b.capacity_types
+  pools = {
+    trn2 = {
+      capacity       = data.eksgpu_recommendation.llama_70b.capacity
+      instance_types = data.eksgpu_recommendation.llama_70b.instance_types
+      capacity_types = data.eksgpu_recommendation.llama_70b.capacity_types
 
-    # Neuron devices (chips), not NeuronCores: two trn2.48xlarge of 16 each.
-    gpu_limit = 32
+      # Neuron devices (chips), not NeuronCores: two trn2.48xlarge of 16 each.
+      gpu_limit = 32
 
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "500Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "500Gi"
+        }
       }
     }
-  }
+    inf2 = {
+      capacity       = "karpenter"
+      instance_types = ["inf2.xlarge", "inf2.8xlarge"]
+      capacity_types = ["spot", "on-demand"]
+      gpu_limit      = 8
 
-  pool {
-    name           = "inf2"
-    capacity       = "karpenter"
-    instance_types = ["inf2.xlarge", "inf2.8xlarge"]
-    capacity_types = ["spot", "on-demand"]
-    gpu_limit      = 8
-
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
 }
 
 output "accelerators" {
-  value = [for p in eksgpu_node_strategy.neuron.pool : p.accelerator]
+  value = [for p in eksgpu_node_strategy.neuron.pools : p.accelerator]
 }
 
 output "device_resource" {
   description = "What a workload requests in resources.limits."
-  value       = eksgpu_node_strategy.neuron.pool[0].gpu_resource_name
+  value       = eksgpu_node_strategy.neuron.pools["trn2"].gpu_resource_name
 }
 
 output "trn2_tolerations" {
-  value = eksgpu_node_strategy.neuron.pool[0].tolerations
+  value = eksgpu_node_strategy.neuron.pools["trn2"].tolerations
 }
 
 output "neuron_values" {

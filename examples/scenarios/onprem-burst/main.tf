@@ -6,6 +6,8 @@
 # anything (EKSGPU007).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -27,54 +29,51 @@ resource "eksgpu_node_strategy" "burst" {
   gpu_operator {}
 
   # Spot g5.2xlarge for the burst replicas, removed as soon as they are empty.
-  pool {
-    name           = "burst-spot"
-    capacity       = "karpenter"
-    instance_types = ["g5.2xlarge"]
-    capacity_types = ["spot"]
-    gpu_limit      = 3
+  pools = {
+    burst-spot = {
+      capacity       = "karpenter"
+      instance_types = ["g5.2xlarge"]
+      capacity_types = ["spot"]
+      gpu_limit      = 3
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "1m"
-    }
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "1m"
+      }
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # The on-prem GPUs, first in line for traffic.
+    onprem = {
+      capacity = "hybrid"
+      labels   = { "site" = "onprem" }
 
-  # The on-prem GPUs, first in line for traffic.
-  pool {
-    name     = "onprem"
-    capacity = "hybrid"
-    labels   = { "site" = "onprem" }
-
-    hybrid {
-      remote_node_networks = ["192.168.10.0/24"]
-      remote_pod_networks  = ["192.168.128.0/18"]
-      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      hybrid = {
+        remote_node_networks = ["192.168.10.0/24"]
+        remote_pod_networks  = ["192.168.128.0/18"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      }
     }
-  }
+    # One on-demand node kept warm (a static NodePool, spec.replicas): the first
+    # cloud replica lands without waiting for a launch (about 8 minutes cold).
+    warm = {
+      capacity       = "karpenter"
+      instance_types = ["g5.2xlarge"]
+      replicas       = 1
+      node_limit     = 2
 
-  # One on-demand node kept warm (a static NodePool, spec.replicas): the first
-  # cloud replica lands without waiting for a launch (about 8 minutes cold).
-  pool {
-    name           = "warm"
-    capacity       = "karpenter"
-    instance_types = ["g5.2xlarge"]
-    replicas       = 1
-    node_limit     = 2
-
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
@@ -114,17 +113,17 @@ resource "eksgpu_burst_scaler" "vllm" {
 
   # The burst replicas run on Spot: Karpenter's interruption queue (SQS +
   # EventBridge) drains nodes ahead of the 2-minute reclaim notice.
-  target_capacity_types      = eksgpu_node_strategy.burst.pool[0].capacity_types
+  target_capacity_types      = eksgpu_node_strategy.burst.pools["burst-spot"].capacity_types
   spot_interruption_handling = true
 }
 
 # What the StatefulSet's pod template needs to land on the burst pool.
 output "burst_node_selector" {
-  value = eksgpu_node_strategy.burst.pool[0].node_selector
+  value = eksgpu_node_strategy.burst.pools["burst-spot"].node_selector
 }
 
 output "burst_tolerations" {
-  value = eksgpu_node_strategy.burst.pool[0].tolerations
+  value = eksgpu_node_strategy.burst.pools["burst-spot"].tolerations
 }
 
 output "formula" {

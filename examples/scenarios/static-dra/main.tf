@@ -9,6 +9,8 @@
 # a real configuration).
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -42,50 +44,49 @@ resource "eksgpu_node_strategy" "dra" {
   gpu_operator {}
 
   # Warm: two nodes always, at most three while one is replaced.
-  pool {
-    name           = "warm"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge"]
-    dra            = true
-    replicas       = 2
-    node_limit     = 3
+  pools = {
+    warm = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      dra            = true
+      replicas       = 2
+      node_limit     = 3
 
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # Burst: whole GPUs on Spot, removed once empty.
+    burst = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge", "g6e.24xlarge"]
+      capacity_types = ["spot", "on-demand"]
+      gpu_limit      = 16
 
-  # Burst: whole GPUs on Spot, removed once empty.
-  pool {
-    name           = "burst"
-    capacity       = "karpenter"
-    instance_types = ["g6e.12xlarge", "g6e.24xlarge"]
-    capacity_types = ["spot", "on-demand"]
-    gpu_limit      = 16
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "5m"
+      }
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "5m"
-    }
-
-    node_class {
-      role = var.node_role
-      root_volume {
-        size = "200Gi"
+      node_class = {
+        role = var.node_role
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
   }
 }
 
 output "warm_manifests" {
-  value = eksgpu_node_strategy.dra.pool[0].manifests_yaml
+  value = eksgpu_node_strategy.dra.pools["warm"].manifests_yaml
 }
 
 output "burst_node_selector" {
-  value = eksgpu_node_strategy.dra.pool[1].node_selector
+  value = eksgpu_node_strategy.dra.pools["burst"].node_selector
 }
 
 output "dra_driver_values" {

@@ -6,6 +6,8 @@
 # the GPU pools.
 
 terraform {
+  # Nested attributes (pools) need Terraform 1.4.0 or later (design/0010).
+  required_version = ">= 1.4.0"
   required_providers {
     eksgpu = {
       source = "eksgpu/eksgpu"
@@ -66,69 +68,66 @@ resource "eksgpu_node_strategy" "platform" {
   }
 
   # Simple inference on Auto Mode, on what the recommendation found.
-  pool {
-    name           = "simple-inference"
-    capacity       = data.eksgpu_recommendation.llm_70b.capacity
-    instance_types = data.eksgpu_recommendation.llm_70b.instance_types
-  }
+  pools = {
+    simple-inference = {
+      capacity       = data.eksgpu_recommendation.llm_70b.capacity
+      instance_types = data.eksgpu_recommendation.llm_70b.instance_types
+    }
+    # MIG inference: Karpenter on H200, labelled by the sharing pool.
+    mig-inference = {
+      capacity       = "karpenter"
+      instance_types = ["p5en.48xlarge"]
+      gpu_limit      = 16
+      labels         = merge({ "node-type" = "mig-inference" }, eksgpu_sharing_pool.small_models.node_labels)
 
-  # MIG inference: Karpenter on H200, labelled by the sharing pool.
-  pool {
-    name           = "mig-inference"
-    capacity       = "karpenter"
-    instance_types = ["p5en.48xlarge"]
-    gpu_limit      = 16
-    labels         = merge({ "node-type" = "mig-inference" }, eksgpu_sharing_pool.small_models.node_labels)
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # Training on Spot first, on-demand as fallback; checkpoint, Spot reclaims happen.
+    training-spot = {
+      capacity       = "karpenter"
+      instance_types = ["p5.48xlarge", "p4d.24xlarge"]
+      capacity_types = ["spot", "on-demand"]
+      gpu_limit      = 64
 
-  # Training on Spot first, on-demand as fallback; checkpoint, Spot reclaims happen.
-  pool {
-    name           = "training-spot"
-    capacity       = "karpenter"
-    instance_types = ["p5.48xlarge", "p4d.24xlarge"]
-    capacity_types = ["spot", "on-demand"]
-    gpu_limit      = 64
+      taints = [
+        {
+          key    = "workload"
+          value  = "training"
+          effect = "NoSchedule"
+        },
+      ]
 
-    taint {
-      key    = "workload"
-      value  = "training"
-      effect = "NoSchedule"
-    }
+      disruption = {
+        consolidation_policy = "WhenEmpty"
+        consolidate_after    = "30m"
+      }
 
-    disruption {
-      consolidation_policy = "WhenEmpty"
-      consolidate_after    = "30m"
-    }
+      node_class = {
+        role = "KarpenterNodeRole-gpu-cluster"
 
-    node_class {
-      role = "KarpenterNodeRole-gpu-cluster"
-
-      # Room for GPU container images, 10-30 GB each (EKSGPU123).
-      root_volume {
-        size = "200Gi"
+        # Room for GPU container images, 10-30 GB each (EKSGPU123).
+        root_volume = {
+          size = "200Gi"
+        }
       }
     }
-  }
+    # On-prem GPUs as Hybrid Nodes; the ranges must stay clear of the VPC and
+    # service CIDRs (checked before apply changes anything).
+    onprem = {
+      capacity = "hybrid"
 
-  # On-prem GPUs as Hybrid Nodes; the ranges must stay clear of the VPC and
-  # service CIDRs (checked before apply changes anything).
-  pool {
-    name     = "onprem"
-    capacity = "hybrid"
-
-    hybrid {
-      remote_node_networks = ["192.168.0.0/20"]
-      remote_pod_networks  = ["192.168.64.0/18"]
-      node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      hybrid = {
+        remote_node_networks = ["192.168.0.0/20"]
+        remote_pod_networks  = ["192.168.64.0/18"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/eks-hybrid-nodes"
+      }
     }
   }
 }
@@ -141,7 +140,7 @@ output "simple_inference" {
 }
 
 output "node_selectors" {
-  value = { for p in eksgpu_node_strategy.platform.pool : p.name => p.node_selector }
+  value = { for name, p in eksgpu_node_strategy.platform.pools : name => p.node_selector }
 }
 
 output "gpu_operator_values" {

@@ -28,7 +28,6 @@ use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
 pub mod tags {
     pub use crate::kinds::labels::{CLUSTER, MANAGED_BY, MANAGED_BY_VALUE, STRATEGY};
     pub const POOL: &str = "eksgpu.terraform.io/pool";
-    pub const POOL_INDEX: &str = "eksgpu.terraform.io/pool-index";
     pub const DRA: &str = "eksgpu.terraform.io/dra";
     /// `mig_strategy=<s> dcgm_exporter=<b> service_monitor=<b>`, or absent.
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
@@ -45,9 +44,9 @@ pub fn is_provider_tag(key: &str) -> bool {
     key == tags::MANAGED_BY || key.starts_with("eksgpu.terraform.io/")
 }
 
-/// The tags of pool number `index` of a strategy: the provider's `default_tags`, the pool's
+/// The tags of a strategy's pool: the provider's `default_tags`, the pool's
 /// `tags` over them, and the identifying tags over both.
-pub fn pool_tags(strategy: &NodeStrategy, index: usize, pool: &Pool) -> BTreeMap<String, String> {
+pub fn pool_tags(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, String> {
     let mut t = strategy.default_tags.clone();
     t.extend(pool.tags.clone());
     t.extend([
@@ -55,7 +54,6 @@ pub fn pool_tags(strategy: &NodeStrategy, index: usize, pool: &Pool) -> BTreeMap
         (tags::STRATEGY.to_owned(), strategy.name.clone()),
         (tags::CLUSTER.to_owned(), strategy.cluster_name.clone()),
         (tags::POOL.to_owned(), pool.name.clone()),
-        (tags::POOL_INDEX.to_owned(), index.to_string()),
         (tags::DRA.to_owned(), pool.dra.to_string()),
     ]);
     if let Some(op) = &strategy.gpu_operator {
@@ -123,13 +121,13 @@ pub fn k8s_effect(eks: &str) -> Option<&'static str> {
 /// Access entry type of Hybrid Nodes' IAM role.
 pub const HYBRID_ACCESS_ENTRY_TYPE: &str = "HYBRID_LINUX";
 
-/// The EKS requests of pool number `index` as plans show them: `CreateNodegroup`
+/// The EKS requests of a pool as plans show them: `CreateNodegroup`
 /// for a managed node group, `UpdateClusterConfig` and `CreateAccessEntry` for
 /// a hybrid pool, nothing for in-cluster pools.
-pub fn aws_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {
+pub fn aws_requests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Value> {
     match pool.capacity {
         // The launch template first: the node group names it.
-        Capacity::ManagedNodeGroup => node_group(strategy, index, pool)
+        Capacity::ManagedNodeGroup => node_group(strategy, pool)
             .map(|ng| {
                 let lt = ng
                     .launch_template
@@ -140,13 +138,13 @@ pub fn aws_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<V
                     .collect()
             })
             .unwrap_or_default(),
-        Capacity::Hybrid => hybrid_requests(strategy, index, pool),
+        Capacity::Hybrid => hybrid_requests(strategy, pool),
         Capacity::AutoMode | Capacity::Karpenter => Vec::new(),
     }
 }
 
 /// The `UpdateClusterConfig` and `CreateAccessEntry` requests of a hybrid pool, for plans.
-pub fn hybrid_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Vec<Value> {
+pub fn hybrid_requests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Value> {
     let Some(h) = &pool.hybrid else {
         return Vec::new();
     };
@@ -169,7 +167,7 @@ pub fn hybrid_requests(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Ve
             "clusterName": strategy.cluster_name,
             "principalArn": h.node_role_arn,
             "type": HYBRID_ACCESS_ENTRY_TYPE,
-            "tags": pool_tags(strategy, index, pool),
+            "tags": pool_tags(strategy, pool),
         }}),
     ]
 }

@@ -3,25 +3,19 @@
 //! `RULES` (data, in `rules/catalogue.rs`) is the catalogue `docs/guides/rules.md` is
 //! generated from; the checks return data (`Violation`), never errors.
 
+//!
+//! This module holds what every rule shares: the catalogue (data), the codes, the violation type
+//! and how acknowledged warnings are left out. The rules themselves live with what they check:
+//! `node_strategy::rules` (every capacity kind's, the EKS API kinds' included), `sharing::rules`,
+//! `burst::rules`.
+
 mod answered;
 mod catalogue;
 mod code;
-pub(crate) mod eks_api;
-mod eks_launch_template;
-mod eks_upgrade;
 
 pub use answered::{acknowledgeable, grouped, unanswered};
 pub use catalogue::RULES;
 pub use code::Code;
-pub use eks_upgrade::check_upgrade;
-
-pub use crate::node_strategy::rules::{
-    AUTO_MODE_OBSERVED_FAILURES, AUTO_MODE_OBSERVED_WORKING, Context as NodeStrategyContext, check_at_validate,
-    check_node_strategy,
-};
-pub use eks_api::{
-    check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
-};
 
 /// `MAJOR.MINOR` as numbers, through the one version type.
 pub(crate) fn parse_version(v: &str) -> Option<(u32, u32)> {
@@ -43,6 +37,13 @@ pub enum Step {
     Attr(&'static str),
     Index(usize),
     Key(String),
+}
+
+/// The path of `rest` inside pool `name` (its key in `pools`).
+pub(crate) fn pool_path(name: &str, rest: &[Step]) -> Vec<Step> {
+    let mut p = vec![Step::Attr("pools"), Step::Key(name.to_owned())];
+    p.extend_from_slice(rest);
+    p
 }
 
 /// Builds a violation's path from the steps below the object being checked

@@ -3,7 +3,7 @@
 //! generated docs. The acceptance tests check it against the real CLI's output.
 
 use eksgpu_tfplugin::Provider;
-use eksgpu_tfplugin::schema::{Attribute, Block, Mode, Nesting, Schema};
+use eksgpu_tfplugin::schema::{Attribute, Block, Mode, Nesting, ObjectNesting, Schema};
 use serde_json::{Map, Value as J, json};
 
 /// `{"format_version":"1.0","provider_schemas":{<address>:{…}}}`.
@@ -97,7 +97,31 @@ fn block(b: &Block) -> J {
 
 fn attribute(a: &Attribute) -> J {
     let mut o = Map::new();
-    o.insert("type".into(), a.ty.to_json());
+    match &a.nested {
+        // As Terraform prints a nested attribute (command/jsonprovider/attribute.go): its
+        // objects' attributes and how they are nested, and no `type`.
+        Some(n) => {
+            let attributes: Map<String, J> = n
+                .object
+                .attributes
+                .iter()
+                .map(|a| (a.name.clone(), attribute(a)))
+                .collect();
+            let mode = match n.nesting {
+                ObjectNesting::Single => "single",
+                ObjectNesting::List => "list",
+                ObjectNesting::Set => "set",
+                ObjectNesting::Map => "map",
+            };
+            o.insert(
+                "nested_type".into(),
+                json!({ "attributes": attributes, "nesting_mode": mode }),
+            );
+        }
+        None => {
+            o.insert("type".into(), a.ty.to_json());
+        }
+    }
     if !a.description.is_empty() {
         o.insert("description".into(), a.description.clone().into());
     }

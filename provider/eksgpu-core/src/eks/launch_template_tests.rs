@@ -29,7 +29,7 @@ fn gb200() -> Pool {
 #[test]
 fn a_capacity_block_efa_pool_renders_its_template_before_the_node_group() {
     let s = strategy(vec![gb200()]);
-    let reqs = aws_requests(&s, 0, &s.pools[0]);
+    let reqs = aws_requests(&s, &s.pools[0]);
     assert_eq!(reqs.len(), 2);
     let lt = &reqs[0]["CreateLaunchTemplate"];
     assert_eq!(lt["LaunchTemplateName"], "gpu-prod-train");
@@ -69,7 +69,7 @@ fn an_efa_pool_gets_one_efa_per_network_card_of_its_type() {
     p.capacity_types = vec!["on-demand".into()];
     p.managed_node_group.as_mut().expect("mng").capacity_reservation_id = None;
     let s = strategy(vec![p]);
-    let lt = node_group(&s, 0, &s.pools[0])
+    let lt = node_group(&s, &s.pools[0])
         .and_then(|ng| ng.launch_template)
         .expect("a template");
     let efa = crate::catalog::instance_type("p5.48xlarge")
@@ -90,7 +90,7 @@ fn pools_without_efa_or_a_capacity_block_have_no_template() {
     p.efa = false;
     p.capacity_types = vec!["on-demand".into()];
     let s = strategy(vec![p]);
-    let ng = node_group(&s, 0, &s.pools[0]).expect("a node group");
+    let ng = node_group(&s, &s.pools[0]).expect("a node group");
     assert!(ng.launch_template.is_none());
     assert_eq!(ng.create_request("gpu-prod")["CreateNodegroup"]["diskSize"], 500);
 }
@@ -98,10 +98,10 @@ fn pools_without_efa_or_a_capacity_block_have_no_template() {
 #[test]
 fn a_template_change_is_a_new_version_and_adding_a_template_replaces_the_node_group() {
     let s = strategy(vec![gb200()]);
-    let was = node_group(&s, 0, &s.pools[0]).expect("a node group");
+    let was = node_group(&s, &s.pools[0]).expect("a node group");
     let mut p = gb200();
     p.managed_node_group.as_mut().expect("mng").disk_size = Some(800);
-    let want = node_group(&s, 0, &p).expect("a node group");
+    let want = node_group(&s, &p).expect("a node group");
     assert_eq!(want.replacement(&was), None, "a disk change is a template version");
     let u = want.update(&was).expect("an update");
     assert_eq!(
@@ -117,7 +117,7 @@ fn a_template_change_is_a_new_version_and_adding_a_template_replaces_the_node_gr
     plain.efa = false;
     plain.capacity_types = vec!["on-demand".into()];
     plain.managed_node_group.as_mut().expect("mng").capacity_reservation_id = None;
-    let before = node_group(&s, 0, &plain).expect("a node group");
+    let before = node_group(&s, &plain).expect("a node group");
     let r = want.replacement(&before).expect("a replacement");
     assert!(r.fields.contains(&"launch_template"), "{r:?}");
 }
@@ -126,7 +126,7 @@ fn a_template_change_is_a_new_version_and_adding_a_template_replaces_the_node_gr
 fn the_template_version_reads_back_as_the_pool() {
     let s = strategy(vec![gb200()]);
     let pool = &s.pools[0];
-    let live = node_group(&s, 0, pool).expect("a node group");
+    let live = node_group(&s, pool).expect("a node group");
     assert_eq!(read_back_node_group(&s, pool, &live, false), *pool);
     // A version without the EFA interfaces is drift: `efa` reads false.
     let mut edited = live.clone();
@@ -147,7 +147,7 @@ fn autoscaler_tags_show_labels_taints_and_resources_and_user_tags_win() {
     }];
     p.tags = BTreeMap::from([(autoscaler::ENABLED.to_owned(), "false".to_owned())]);
     let s = strategy(vec![p]);
-    let ng = node_group(&s, 0, &s.pools[0]).expect("a node group");
+    let ng = node_group(&s, &s.pools[0]).expect("a node group");
     let t = &ng.tags;
     assert_eq!(t["k8s.io/cluster-autoscaler/gpu-prod"], "owned");
     assert_eq!(t[autoscaler::ENABLED], "false", "the pool's own tag wins");
@@ -171,7 +171,7 @@ fn autoscaler_tags_show_labels_taints_and_resources_and_user_tags_win() {
     // A DRA pool advertises no device-plugin resource.
     let mut dra = s.pools[0].clone();
     dra.dra = true;
-    let ng = node_group(&s, 0, &dra).expect("a node group");
+    let ng = node_group(&s, &dra).expect("a node group");
     assert!(
         !ng.tags
             .contains_key("k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu")
@@ -181,7 +181,7 @@ fn autoscaler_tags_show_labels_taints_and_resources_and_user_tags_win() {
 #[test]
 fn an_autoscaler_tag_changed_out_of_band_is_drift() {
     let s = strategy(vec![gb200()]);
-    let mut live = node_group(&s, 0, &s.pools[0]).expect("a node group");
+    let mut live = node_group(&s, &s.pools[0]).expect("a node group");
     live.tags
         .insert("k8s.io/cluster-autoscaler/gpu-prod".into(), "shared".into());
     let back = read_back_node_group(&s, &s.pools[0], &live, false);

@@ -101,7 +101,7 @@ pub fn node_group_name(strategy: &NodeStrategy, pool: &Pool) -> String {
 }
 
 /// The node group of pool number `index`, or `None` if it is not a complete managed node group pool.
-pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<NodeGroup> {
+pub fn node_group(strategy: &NodeStrategy, pool: &Pool) -> Option<NodeGroup> {
     let m = pool
         .managed_node_group
         .as_ref()
@@ -111,7 +111,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
     let taints = effective_taints(pool);
     // The autoscaler's tags under the pool's: a tag the user sets wins (and reads back as theirs).
     let mut tags = autoscaler_tags(strategy, pool, &labels, &taints);
-    tags.extend(pool_tags(strategy, index, pool));
+    tags.extend(pool_tags(strategy, pool));
     Some(NodeGroup {
         name: node_group_name(strategy, pool),
         capacity_type: if launch_template::capacity_block(pool) {
@@ -122,7 +122,7 @@ pub fn node_group(strategy: &NodeStrategy, index: usize, pool: &Pool) -> Option<
             "ON_DEMAND".to_owned()
         },
         instance_types: pool.instance_types.clone(),
-        launch_template: launch_template::launch_template(strategy, pool, &ami_type, &pool_tags(strategy, index, pool)),
+        launch_template: launch_template::launch_template(strategy, pool, &ami_type, &pool_tags(strategy, pool)),
         ami_type,
         labels,
         taints,
@@ -341,7 +341,10 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     let live_request = live.create_request("")["CreateNodegroup"].clone();
     // From a blank pool, as `readback::read_back_pool` does: declared inputs from where they
     // render, the name and what no object carries from `prior`.
-    let mut pool = Pool::default();
+    let mut pool = Pool {
+        name: prior.name.clone(),
+        ..Pool::default()
+    };
     inputs::read_back_all(inputs::POOL, Object::NodeGroup, &live_request, Some(prior), &mut pool);
     pool.capacity = Capacity::ManagedNodeGroup;
     // First: a template's instance type decides the vendor (its taint) and the default AMI type.

@@ -47,7 +47,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
 #[test]
 fn node_group_is_named_after_cluster_and_pool_with_nvidia_ami_and_eks_effects() {
     let s = strategy(vec![mng_pool()]);
-    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    let ng = node_group(&s, &s.pools[0]).unwrap();
     assert_eq!(ng.name, "gpu-prod-training");
     assert_eq!(ng.ami_type, "AL2023_x86_64_NVIDIA");
     assert_eq!(ng.capacity_type, "SPOT");
@@ -57,7 +57,10 @@ fn node_group_is_named_after_cluster_and_pool_with_nvidia_ami_and_eks_effects() 
     assert_eq!(body["taints"][0]["key"], "nvidia.com/gpu");
     assert_eq!(body["updateConfig"]["maxUnavailable"], 1);
     assert_eq!(body["tags"][tags::POOL], "training");
-    assert_eq!(body["tags"][tags::POOL_INDEX], "0");
+    assert!(
+        body["tags"].get("eksgpu.terraform.io/pool-index").is_none(),
+        "no position: pools are keyed by name"
+    );
     assert_eq!(
         gpu_operator_from_tag(body["tags"][tags::GPU_OPERATOR].as_str().unwrap()),
         s.gpu_operator
@@ -78,7 +81,7 @@ fn arm_instance_types_get_the_arm_nvidia_ami() {
 #[test]
 fn in_place_update_covers_labels_taints_scaling_and_keeps_live_desired() {
     let s = strategy(vec![mng_pool()]);
-    let want = node_group(&s, 0, &s.pools[0]).unwrap();
+    let want = node_group(&s, &s.pools[0]).unwrap();
     let mut live = want.clone();
     assert_eq!(want.update(&live), None);
     assert_eq!(want.replacement(&live), None);
@@ -122,7 +125,7 @@ fn in_place_update_covers_labels_taints_scaling_and_keeps_live_desired() {
 fn read_back_keeps_prior_desired_and_spelling_and_reports_owned_drift() {
     let s = strategy(vec![mng_pool()]);
     let prior = &s.pools[0];
-    let mut live = node_group(&s, 0, prior).unwrap();
+    let mut live = node_group(&s, prior).unwrap();
     live.config.scaling.desired = 3; // an autoscaler scaled out
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
 
@@ -162,7 +165,7 @@ fn tuned_mng_pool() -> Pool {
 #[test]
 fn release_disk_repair_and_percentage_render_in_create_nodegroup() {
     let s = strategy(vec![tuned_mng_pool()]);
-    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    let ng = node_group(&s, &s.pools[0]).unwrap();
     let body = &ng.create_request("gpu-prod")["CreateNodegroup"];
     assert_eq!(
         body["updateConfig"],
@@ -173,9 +176,7 @@ fn release_disk_repair_and_percentage_render_in_create_nodegroup() {
     assert_eq!(body["nodeRepairConfig"], serde_json::json!({"enabled": true}));
     // Unset, none is sent: EKS's defaults apply.
     let plain = strategy(vec![mng_pool()]);
-    let body = &node_group(&plain, 0, &plain.pools[0])
-        .unwrap()
-        .create_request("gpu-prod")["CreateNodegroup"];
+    let body = &node_group(&plain, &plain.pools[0]).unwrap().create_request("gpu-prod")["CreateNodegroup"];
     for k in ["releaseVersion", "diskSize", "nodeRepairConfig"] {
         assert!(body.get(k).is_none(), "{k}");
     }
@@ -184,7 +185,7 @@ fn release_disk_repair_and_percentage_render_in_create_nodegroup() {
 #[test]
 fn release_and_repair_change_in_place_and_disk_size_replaces() {
     let s = strategy(vec![tuned_mng_pool()]);
-    let want = node_group(&s, 0, &s.pools[0]).unwrap();
+    let want = node_group(&s, &s.pools[0]).unwrap();
     let mut live = want.clone();
     live.config.release_version = Some("1.34.0-20260701".into());
     let u = want.update(&live).unwrap();
@@ -217,7 +218,7 @@ fn release_and_repair_change_in_place_and_disk_size_replaces() {
 fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
     let s = strategy(vec![mng_pool()]);
     let prior = &s.pools[0];
-    let mut live = node_group(&s, 0, prior).unwrap();
+    let mut live = node_group(&s, prior).unwrap();
     // EKS's choices for a pool that set none of them.
     live.config.release_version = Some("1.34.0-20260801".into());
     live.config.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
@@ -226,7 +227,7 @@ fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
 
     let s = strategy(vec![tuned_mng_pool()]);
     let prior = &s.pools[0];
-    let mut live = node_group(&s, 0, prior).unwrap();
+    let mut live = node_group(&s, prior).unwrap();
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
     live.config.node_repair_config = Some(NodeRepairConfig { enabled: false });
     live.config.release_version = Some("1.34.0-20260701".into());
@@ -247,11 +248,11 @@ fn default_tags_then_pool_tags_then_the_providers_own() {
         (tags::POOL.into(), "x".into()),
     ]);
     s.pools[0].tags = BTreeMap::from([("team".into(), "ml".into())]);
-    let t = pool_tags(&s, 0, &s.pools[0]);
+    let t = pool_tags(&s, &s.pools[0]);
     assert_eq!(t["cost-center"], "ml-platform");
     assert_eq!(t["team"], "ml", "pool tags override default tags");
     assert_eq!(t[tags::POOL], "training");
-    let ng = node_group(&s, 0, &s.pools[0]).unwrap();
+    let ng = node_group(&s, &s.pools[0]).unwrap();
     assert_eq!(
         ng.create_request("gpu-prod")["CreateNodegroup"]["tags"]["cost-center"],
         "ml-platform"
@@ -288,7 +289,7 @@ fn hybrid_requests_set_remote_networks_and_a_hybrid_access_entry() {
         ..mng_pool()
     };
     let s = strategy(vec![p]);
-    let r = hybrid_requests(&s, 0, &s.pools[0]);
+    let r = hybrid_requests(&s, &s.pools[0]);
     assert_eq!(
         r[0]["UpdateClusterConfig"]["remoteNetworkConfig"]["remoteNodeNetworks"][0]["cidrs"][0],
         "10.80.0.0/16"

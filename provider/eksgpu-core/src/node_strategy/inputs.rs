@@ -4,7 +4,7 @@
 //! reads back from them for drift, and which capacity kinds accept it (the misplaced-field rule).
 //!
 //! A direct mapping is a declaration and nothing else: [`Attr`] for an attribute, [`One`] and
-//! [`List`] for blocks. A mapping that is not a projection (labels and taints the provider adds
+//! [`List`] for nested attributes. A mapping that is not a projection (labels and taints the provider adds
 //! to, instance types as requirements, Bottlerocket's two volumes) marks the input
 //! [`ReadBack::Custom`] and is rendered and read back next to its renderer.
 //!
@@ -174,7 +174,7 @@ pub struct Attr<M: 'static> {
     pub lens: Lens<M>,
 }
 
-/// A block of at most one (`NestingMode` list, max 1), a `S` inside `M`.
+/// A single nested attribute (an object or null), a `S` inside `M`.
 pub struct One<M: 'static, S: 'static> {
     pub name: &'static str,
     pub doc: &'static str,
@@ -188,11 +188,11 @@ pub struct One<M: 'static, S: 'static> {
     pub put: fn(&mut M, Option<S>) -> Result<(), String>,
 }
 
-/// A block Terraform must see written (`min_items = 1`): `Required(&ONE)` declares the block
-/// `ONE` as required, so the schema, the docs and the CLI's own "Insufficient blocks" error say so.
+/// A single nested attribute Terraform must see written: `Required(&ONE)` declares `ONE` as
+/// required, so the schema, the docs and the CLI's own "attribute is required" error say so.
 pub struct Required<D: 'static>(pub &'static D);
 
-/// A list of blocks, `Vec<S>` inside `M`.
+/// A list nested attribute (a list of objects, null when empty), `Vec<S>` inside `M`.
 pub struct List<M: 'static, S: 'static> {
     pub name: &'static str,
     pub doc: &'static str,
@@ -281,7 +281,7 @@ impl<M> Attr<M> {
 pub fn by_kind() -> Vec<(String, &'static [Capacity], Code)> {
     let mut all = Vec::new();
     for d in POOL {
-        d.walk("pool.", &mut all);
+        d.walk("", &mut all);
     }
     all.into_iter()
         .filter_map(|(path, kinds, ..)| match kinds {
@@ -289,6 +289,13 @@ pub fn by_kind() -> Vec<(String, &'static [Capacity], Code)> {
             Kinds::All => None,
         })
         .collect()
+}
+
+/// Pool `name` (its key in `pools`) from its configuration object.
+pub fn read_pool(name: &str, cfg: &Json) -> Result<crate::model::Pool, InputError> {
+    let mut pool: crate::model::Pool = read_config(POOL, cfg)?;
+    pool.name = name.to_owned();
+    Ok(pool)
 }
 
 /// A lens on nothing: a setting of the apply that the model does not hold (`adopt`).

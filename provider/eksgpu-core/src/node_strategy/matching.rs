@@ -1,5 +1,5 @@
 //! The catalog types a pool may launch today: its `instance_types`, narrowed by its
-//! `requirement` blocks, or (without `instance_types`) every catalog type the requirements
+//! `requirements`, or (without `instance_types`) every catalog type the requirements
 //! admit (`catalog::labels`). What the rules check and what `matched_instance_types` shows.
 //!
 //! Karpenter launches a type for a pod only if the type offers what the pod requests

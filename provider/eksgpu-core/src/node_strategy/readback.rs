@@ -18,7 +18,10 @@ use crate::render::{self, effective_labels, selection};
 /// back from where it renders (`inputs`), the rest from the hand-rendered fields below, and only
 /// the name and what no object carries come from `prior`.
 pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, node_class: Option<&Value>) -> Pool {
-    let mut pool = Pool::default();
+    let mut pool = Pool {
+        name: prior.name.clone(),
+        ..Pool::default()
+    };
     inputs::read_back_all(inputs::POOL, Object::NodePool, node_pool, Some(prior), &mut pool);
     let spec = &node_pool["spec"];
     let template = &spec["template"];
@@ -28,9 +31,9 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         None => prior.capacity,
     };
     // What the pool annotation records, or (without one) what the prior said.
-    pool.dra = pool_annotation(node_pool).map_or(prior.dra, |(_, dra)| dra);
+    pool.dra = pool_annotation(node_pool).unwrap_or(prior.dra);
 
-    // The provider's own requirements by key, then the pool's `requirement` blocks as written.
+    // The provider's own requirements by key, then the pool's `requirements` as written.
     let mut live = selection::split_requirements(&template["spec"]["requirements"], pool.capacity);
     pool.instance_types = live.own.remove(selection::INSTANCE_TYPE).unwrap_or_default();
     let capacity_types = live.own.remove(selection::CAPACITY_TYPE).unwrap_or_default();
@@ -239,14 +242,11 @@ pub fn split_gpu_taint(prior: &Pool, vendor: Vendor, mut taints: Vec<Taint>) -> 
     }
 }
 
-/// `(index, dra)` from a NodePool's pool annotation.
-pub fn pool_annotation(node_pool: &Value) -> Option<(usize, bool)> {
+/// `dra` from a NodePool's pool annotation.
+pub fn pool_annotation(node_pool: &Value) -> Option<bool> {
     let raw = node_pool["metadata"]["annotations"][kinds::annotations::POOL].as_str()?;
     let v: Value = serde_json::from_str(raw).ok()?;
-    Some((
-        usize::try_from(v["index"].as_u64()?).ok()?,
-        v["dra"].as_bool().unwrap_or(false),
-    ))
+    v.is_object().then(|| v["dra"].as_bool().unwrap_or(false))
 }
 
 /// The strategy's `gpu_operator` settings recorded on a NodePool.

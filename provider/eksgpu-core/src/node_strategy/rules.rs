@@ -9,7 +9,10 @@ mod disruption;
 mod dra;
 mod dra_driver;
 mod efa;
+/// The EKS API capacity kinds (managed node groups, Hybrid Nodes) and the cluster's facts.
+mod eks_api;
 mod instance_types;
+mod launch_template;
 mod limits;
 mod mig;
 mod misplaced;
@@ -19,18 +22,23 @@ mod nvlink;
 mod overlay;
 mod requirements;
 mod static_capacity;
+mod upgrade;
 mod upstream_node_class;
 
 pub use at_validate::check_at_validate;
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
+pub use eks_api::{
+    NetworkProblem, check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
+};
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
+pub use upgrade::check_upgrade;
 mod root_volume;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
 use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::Code;
-use crate::rules::{At, Step, Violation, eks_api};
+use crate::rules::{At, Step, Violation};
 
 /// The 2026-04 Auto Mode observations now live in the catalog beside the documented
 /// table (`catalog::AUTO_MODE_OBSERVATIONS`); the old names stay for their users.
@@ -44,14 +52,9 @@ pub struct Context {
 
 pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
     let mut out = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for (i, pool) in s.pools.iter().enumerate() {
-        let at = |rest: &[Step]| -> Vec<Step> {
-            let mut p = vec![Step::Attr("pool"), Step::Index(i)];
-            p.extend_from_slice(rest);
-            p
-        };
-        pool_name(pool, &mut seen, &at, &mut out);
+    for pool in &s.pools {
+        let at = |rest: &[Step]| -> Vec<Step> { crate::rules::pool_path(&pool.name, rest) };
+        pool_name(pool, &at, &mut out);
         reserved_names(pool, &at, &mut out);
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
@@ -65,24 +68,14 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
     out
 }
 
-/// EKSGPU105: a pool name is a Kubernetes object name, once per strategy.
-fn pool_name<'p>(
-    pool: &'p Pool,
-    seen: &mut std::collections::BTreeSet<&'p str>,
-    at: &At<'_>,
-    out: &mut Vec<Violation>,
-) {
+/// EKSGPU105: a pool's name (its key in `pools`, unique by construction) is a Kubernetes object
+/// name: it names the pool's NodePool and node class.
+fn pool_name(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if !is_dns_label(&pool.name) {
         out.push(Violation::new(
             Code::EKSGPU105,
-            at(&[Step::Attr("name")]),
+            at(&[]),
             format!("{:?} is not a valid Kubernetes object name.", pool.name),
-        ));
-    } else if !seen.insert(pool.name.as_str()) {
-        out.push(Violation::new(
-            Code::EKSGPU105,
-            at(&[Step::Attr("name")]),
-            format!("Pool name {:?} is used twice.", pool.name),
         ));
     }
 }
@@ -102,7 +95,7 @@ fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
         let what = if node_pool { "NodePool" } else { "NodeClass" };
         out.push(Violation::new(
             Code::EKSGPU140,
-            at(&[Step::Attr("name")]),
+            at(&[]),
             format!(
                 "Pool {:?} would write EKS Auto Mode's built-in {what} {:?}.",
                 pool.name, pool.name
@@ -186,7 +179,7 @@ fn kubernetes_spelling(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Vi
         if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&t.effect.as_str()) {
             out.push(Violation::new(
                 Code::EKSGPU106,
-                at(&[Step::Attr("taint"), Step::Index(j), Step::Attr("effect")]),
+                at(&[Step::Attr("taints"), Step::Index(j), Step::Attr("effect")]),
                 format!("{:?} is not a Kubernetes taint effect.", t.effect),
             ));
         }
@@ -250,10 +243,3 @@ fn is_karpenter_duration(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod tests_neuron;
-#[cfg(test)]
-mod tests_nvlink;
-#[cfg(test)]
-mod upstream_tests;

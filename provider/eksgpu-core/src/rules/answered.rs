@@ -35,7 +35,7 @@ pub fn unanswered(found: Vec<Violation>, acknowledged: &[Code]) -> Vec<Violation
 /// needs its own fix, and Terraform points at each).
 pub fn grouped(found: Vec<Violation>) -> Vec<Violation> {
     let per_pool = |v: &Violation| {
-        v.severity == Severity::Warning && matches!(v.path.as_slice(), [Step::Attr("pool"), Step::Index(_), ..])
+        v.severity == Severity::Warning && matches!(v.path.as_slice(), [Step::Attr("pools"), Step::Key(_), ..])
     };
     let mut out: Vec<Violation> = Vec::new();
     for v in found {
@@ -65,10 +65,10 @@ fn split_fix<'a>(detail: &'a str, fix: &'a str) -> (&'a str, &'a str) {
 mod tests {
     use super::*;
 
-    fn warning(code: Code, pool: usize, pool_name: &str) -> Violation {
+    fn warning(code: Code, pool_name: &str) -> Violation {
         Violation::new(
             code,
-            vec![Step::Attr("pool"), Step::Index(pool), Step::Attr("gpu_taint")],
+            crate::rules::pool_path(pool_name, &[Step::Attr("gpu_taint")]),
             format!("Pool {pool_name:?} has no NoSchedule or NoExecute taint."),
         )
     }
@@ -86,8 +86,8 @@ mod tests {
 
     #[test]
     fn an_acknowledged_warning_is_silent_and_errors_are_not() {
-        let error = Violation::new(Code::EKSGPU016, vec![Step::Attr("pool")], "m5.xlarge.".into());
-        let found = vec![warning(Code::EKSGPU014, 0, "a"), error.clone()];
+        let error = Violation::new(Code::EKSGPU016, vec![Step::Attr("pools")], "m5.xlarge.".into());
+        let found = vec![warning(Code::EKSGPU014, "a"), error.clone()];
         assert_eq!(unanswered(found.clone(), &[Code::EKSGPU014]), vec![error.clone()]);
         assert_eq!(
             unanswered(found.clone(), &[Code::EKSGPU016]),
@@ -101,10 +101,10 @@ mod tests {
     fn a_warning_of_several_pools_is_one_naming_them_all() {
         let other = Violation::new(Code::EKSGPU008, vec![], "Auto Mode and node groups.".into());
         let found = vec![
-            warning(Code::EKSGPU014, 0, "a"),
+            warning(Code::EKSGPU014, "a"),
             other.clone(),
-            warning(Code::EKSGPU014, 2, "c"),
-            warning(Code::EKSGPU014, 3, "d"),
+            warning(Code::EKSGPU014, "c"),
+            warning(Code::EKSGPU014, "d"),
         ];
         let out = grouped(found);
         assert_eq!(out.len(), 2, "{out:#?}");
@@ -116,9 +116,9 @@ mod tests {
                  Pool \"d\" has no NoSchedule or NoExecute taint. {fix}"
             )
         );
-        assert_eq!(out[0].path, warning(Code::EKSGPU014, 0, "a").path, "at the first pool");
+        assert_eq!(out[0].path, warning(Code::EKSGPU014, "a").path, "at the first pool");
         assert_eq!(out[1], other);
-        let one = vec![warning(Code::EKSGPU014, 1, "b")];
+        let one = vec![warning(Code::EKSGPU014, "b")];
         assert_eq!(grouped(one.clone()), one, "a single pool's warning is left as it is");
     }
 }

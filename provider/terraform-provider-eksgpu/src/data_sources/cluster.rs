@@ -172,7 +172,7 @@ impl ManagedDataSource for Cluster {
                 return None;
             }
         };
-        let violations = rules::check_cluster(&facts);
+        let violations = eksgpu_core::model::rules::check_cluster(&facts);
         for v in &violations {
             diags.push(diagnostics::violation(v));
         }

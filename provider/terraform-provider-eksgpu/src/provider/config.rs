@@ -119,7 +119,7 @@ fn validate_default_tags(config: &Value, diags: &mut Diagnostics) {
             diags.error_at(at(k), "Invalid default tag", e.to_string());
         }
     }
-    for v in eksgpu_core::rules::check_default_tags(&tags) {
+    for v in eksgpu_core::model::rules::check_default_tags(&tags) {
         diags.push(crate::diagnostics::violation(&v));
     }
 }

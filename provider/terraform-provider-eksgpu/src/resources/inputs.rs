@@ -7,20 +7,23 @@ use eksgpu_core::rules::Step as CoreStep;
 use eksgpu_framework::model::{ModelError, ModelErrorKind, whole};
 use eksgpu_framework::validators;
 use eksgpu_tfplugin::diag::Step;
-use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock};
+use eksgpu_tfplugin::schema::{Attribute, Block, Mode, NestedType, ObjectNesting};
 use eksgpu_tfplugin::{Type, Validator, Value};
 
 use super::checks;
 
-/// The block of a declared model, with `doc` as its description.
-pub(crate) fn block<M>(doc: &str, decls: &[&dyn Decl<M>]) -> Block {
-    decls.iter().fold(Block::new(doc), |b, d| add(b, d.schema()))
+/// The object of a declared model (a pool: its attributes, nested ones included), with `doc` as
+/// its description.
+pub(crate) fn object<M>(doc: &str, decls: &[&dyn Decl<M>]) -> Block {
+    decls
+        .iter()
+        .fold(Block::new(doc), |b, d| b.attribute(attribute_of(d.schema())))
 }
 
-fn add(b: Block, n: Node) -> Block {
+fn attribute_of(n: Node) -> Attribute {
     match n {
-        Node::Attr(a) => b.attribute(attribute(&a)),
-        Node::Block {
+        Node::Attr(a) => attribute(&a),
+        Node::Nested {
             name,
             doc,
             list,
@@ -28,20 +31,25 @@ fn add(b: Block, n: Node) -> Block {
             max_items,
             children,
         } => {
-            let inner = children.into_iter().fold(Block::new(doc), add);
-            let mut nb = if list {
-                NestedBlock::list(name, inner)
+            let object = children
+                .into_iter()
+                .fold(Block::new(doc), |b, c| b.attribute(attribute_of(c)));
+            let nesting = if list {
+                ObjectNesting::List
             } else {
-                NestedBlock::optional_one(name, inner)
+                ObjectNesting::Single
             };
-            // A required block of at most one is `min_items = 1` on the list too (`Required`).
-            if let Some(n) = min_items {
-                nb = nb.min_items(n);
+            // A required object of one (`Required`) must be written: Terraform says so itself.
+            let mode = if min_items.is_some_and(|n| n > 0) {
+                Mode::Required
+            } else {
+                Mode::Optional
+            };
+            let a = Attribute::nested(name, mode, NestedType::new(nesting, object), doc);
+            match (list, max_items) {
+                (true, Some(n)) => a.validate(validators::size(0, usize::try_from(n).unwrap_or(usize::MAX), name)),
+                _ => a,
             }
-            if let (true, Some(n)) = (list, max_items) {
-                nb = nb.max_items(n);
-            }
-            b.block(nb)
         }
     }
 }

@@ -18,6 +18,7 @@ mod run;
 mod schema;
 mod sides;
 mod timeouts;
+mod upgrade;
 
 use std::sync::Arc;
 
@@ -68,18 +69,21 @@ impl NodeStrategyResource {
     }
 }
 
+/// Pool values by name, as `pools` holds them.
+type PoolValues = std::collections::BTreeMap<String, Value>;
+
 /// The prior state with only the pools named in `names` (what is left after a failed delete).
-fn with_pools(prior_state: &Value, prior_values: &[Value], names: &[String]) -> Value {
+fn with_pools(prior_state: &Value, prior_values: &PoolValues, names: &[String]) -> Value {
     if names.is_empty() {
         return Value::Null;
     }
     let mut state = prior_state.clone();
     let kept = prior_values
         .iter()
-        .filter(|p| p.get("name").as_str().is_some_and(|n| names.iter().any(|x| x == n)))
-        .cloned()
+        .filter(|(n, _)| names.contains(n))
+        .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
-    path::set(&mut state, "pool", Value::List(kept));
+    path::set(&mut state, "pools", Value::Map(kept));
     state
 }
 
@@ -87,7 +91,7 @@ fn with_pools(prior_state: &Value, prior_values: &[Value], names: &[String]) -> 
 /// value changed rewritten, so the user's spelling survives a refresh that
 /// found no drift.
 fn read_back(live: &Pool, prior_value: &Value) -> Value {
-    match model::pool_of(prior_value) {
+    match model::pool_of(&live.name, prior_value) {
         Ok(prior) => normalize::changed_only(prior_value, &model::write_pool(&prior), model::write_pool(live)),
         Err(_) => model::write_pool(live),
     }
@@ -111,7 +115,6 @@ impl ManagedResource for NodeStrategyResource {
     }
 
     fn validate_config(&self, config: &Value, diags: &mut Diagnostics) {
-        schema::validate(config, diags);
         plan::validate(config, diags);
     }
 
@@ -144,7 +147,7 @@ impl ManagedResource for NodeStrategyResource {
         let force = prior_state.get("force_conflicts").as_bool() == Some(true);
         let mut run = Run::new(ctx, c, &prior.cluster_name, Timeouts::of(prior_state), force);
         run.owner_token(prior_state.get("owner_token").as_str().map(str::to_owned));
-        let prior_values = prior_state.get("pool").elements().to_vec();
+        let prior_values = model::pool_values(prior_state);
         let remaining = run.delete_pools(&prior, None, &prior.pools, diags).await;
         Some(with_pools(prior_state, &prior_values, &remaining)).filter(|s| !s.is_null())
     }
@@ -155,36 +158,34 @@ impl ManagedResource for NodeStrategyResource {
         s.default_tags = c.default_tags.clone();
         s.karpenter_gates = c.karpenter_gates;
         let mut run = Run::new(ctx, c, &s.cluster_name, Timeouts::of(state), false);
-        let prior_values = state.get("pool").elements().to_vec();
-        let mut pools = Vec::new();
+        let prior_values = model::pool_values(state);
+        let mut pools = PoolValues::new();
         let mut gone = Vec::new();
-        for (i, (pool, pv)) in s.pools.iter().zip(&prior_values).enumerate() {
-            match run.read_pool(&s, i, pool, diags).await {
+        for pool in &s.pools {
+            let Some(pv) = prior_values.get(&pool.name) else {
+                continue;
+            };
+            match run.read_pool(&s, pool, diags).await {
                 Some(Some(mut live)) => {
                     // The provider's default tags are not the pool's own.
                     live.tags = eksgpu_core::eks::user_tags(&s, &pool.tags, &live.tags);
                     let mut v = read_back(&live, pv);
                     // What was read back, as YAML too: a drifted pool's manifests say what is live.
                     if live != *pool {
-                        path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, i, &live));
+                        path::set(&mut v, "manifests_yaml", plan::manifests_yaml(&s, &live));
                     }
                     if let Some(drifted) = run.drifted_overlays(&pool.name) {
-                        path::set(
-                            &mut v,
-                            "manifests_yaml",
-                            plan::manifests_yaml_with(&s, i, &live, drifted),
-                        );
+                        path::set(&mut v, "manifests_yaml", plan::manifests_yaml_with(&s, &live, drifted));
                     }
-                    pools.push(v);
+                    pools.insert(pool.name.clone(), v);
                 }
                 Some(None) => {
-                    // Kept in its place with nothing rendered, so the plan shows this pool
-                    // (and no other) being created again, not every later pool shifting.
+                    // Kept with nothing rendered, so the plan shows this pool being created again.
                     tracing::info!(pool = %pool.name, "pool is gone; it will be planned again");
                     let mut v = pv.clone();
                     path::set(&mut v, "manifests_yaml", Value::Null);
                     gone.push(pool.name.clone());
-                    pools.push(v);
+                    pools.insert(pool.name.clone(), v);
                 }
                 None => return None,
             }
@@ -203,7 +204,7 @@ impl ManagedResource for NodeStrategyResource {
             ));
         }
         let mut out = state.clone();
-        path::set(&mut out, "pool", Value::List(pools));
+        path::set(&mut out, "pools", Value::Map(pools));
         Some(out)
     }
 
@@ -226,7 +227,7 @@ impl ManagedResource for NodeStrategyResource {
         // Either side may hold the strategy's pools; one side failing is only
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
-        let mut found: Vec<(usize, Pool)> = Vec::new();
+        let mut found: Vec<Pool> = Vec::new();
         let mut operator = None;
         let mut sides = Vec::new();
         for (side, result, side_diags) in run.find(&s).await {
@@ -279,15 +280,15 @@ impl ManagedResource for NodeStrategyResource {
             );
             return None;
         }
-        found.sort_by_key(|(i, _)| *i);
+        // In key order, as `pools` holds them.
+        found.sort_by(|a, b| a.name.cmp(&b.name));
         s.gpu_operator = operator;
-        s.pools = found.into_iter().map(|(_, p)| p).collect();
+        s.pools = found;
         let version = run.kubernetes_version(&s, diags).await?;
         let pools = s
             .pools
             .iter()
-            .enumerate()
-            .map(|(i, p)| plan::with_computed(&s, i, p, model::write_pool(p)))
+            .map(|p| (p.name.clone(), plan::with_computed(&s, p, model::write_pool(p))))
             .collect();
         let state = Value::object([
             ("id", format!("{cluster_name}/{name}").into()),
@@ -299,7 +300,7 @@ impl ManagedResource for NodeStrategyResource {
             ("ready_timeout", Value::Null),
             ("acknowledged_warnings", Value::Null),
             ("gpu_operator", model::write_gpu_operator(s.gpu_operator.as_ref())),
-            ("pool", Value::List(pools)),
+            ("pools", Value::Map(pools)),
             (
                 "gpu_operator_values_yaml",
                 render::gpu_operator_values(&s).map_or(Value::Null, |v| yaml::to_yaml(&v).into()),
@@ -313,6 +314,14 @@ impl ManagedResource for NodeStrategyResource {
         Some(state)
     }
 
+    fn upgrade_json(&self, version: i64, json: &mut serde_json::Value) {
+        // Before version 5 pools were a list of `pool` blocks: each is keyed by its name now, its
+        // blocks of one are objects and its block lists have plural names (design/0010).
+        if version < 5 {
+            upgrade::pools_by_name(json);
+        }
+    }
+
     fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
         // Version 0 stored a pool without labels as null; from 1 on `labels` defaults to `{}`.
         // Before version 2 pools had no `efa`, which now defaults to false.
@@ -320,11 +329,16 @@ impl ManagedResource for NodeStrategyResource {
         // `nvidia` and `neuron_values_yaml` null, so an upgraded state plans no change.
         // Before version 4 pools had no `multi_node_nvlink` (now false) and the strategy no
         // `dra_driver_values_yaml`, computed from what is stored, as a plan would.
-        if version >= 4 {
+        // Before version 5 a NodePool's pool annotation and a node group's tags held the pool's
+        // position in the list: its `manifests_yaml` is rendered again, as a plan would.
+        if version >= 5 {
             return state;
         }
         let mut state = state;
-        eksgpu_framework::plan::each_element(&mut state, "pool", |_, p| {
+        if version >= 4 {
+            return upgrade::manifests_rendered_again(state);
+        }
+        eksgpu_framework::plan::each_entry(&mut state, "pools", |_, p| {
             if version < 1 && p.get("labels").is_null() {
                 path::set(p, "labels", Value::Map(Default::default()));
             }
@@ -343,7 +357,7 @@ impl ManagedResource for NodeStrategyResource {
         }
         let dra_driver = model::strategy(&state).map_or(Value::Null, |s| plan::dra_driver_values_yaml(&s));
         path::set(&mut state, "dra_driver_values_yaml", dra_driver);
-        state
+        upgrade::manifests_rendered_again(state)
     }
 }
 
@@ -369,7 +383,7 @@ impl NodeStrategyResource {
             karpenter_gates: c.karpenter_gates,
             ..p
         });
-        let prior_values = prior_state.get("pool").elements().to_vec();
+        let prior_values = model::pool_values(prior_state);
         run.renamed_from(prior.as_ref().map(|p| p.name.clone()));
         if planned_state.get("wait_for_ready").as_bool() == Some(true) {
             run.wait_for_ready(crate::resources::readiness::timeout_of(planned_state));
@@ -418,7 +432,7 @@ impl NodeStrategyResource {
         if state_pools.is_empty() && prior_state.is_null() {
             return Some(Value::Null);
         }
-        path::set(&mut new_state, "pool", Value::List(state_pools));
+        path::set(&mut new_state, "pools", Value::Map(state_pools));
         Some(new_state)
     }
 }
@@ -448,42 +462,42 @@ async fn delete_replaced_pools(
     moved.is_empty() || run.delete_pools(prior, Some(planned), &moved, diags).await.is_empty()
 }
 
-/// Applies the planned pools in order; after a failure the rest keep their prior state. The pool
-/// values for the new state, and whether one failed.
+/// Applies the planned pools in key order; after a failure the rest keep their prior state. The
+/// pool values for the new state, and whether one failed.
 async fn apply_pools(
     run: &mut Run<'_>,
     planned: &NodeStrategy,
     planned_state: &Value,
-    prior_values: &[Value],
+    prior_values: &PoolValues,
     diags: &mut Diagnostics,
-) -> (Vec<Value>, bool) {
-    let planned_values = planned_state.get("pool").elements().to_vec();
-    let mut state_pools: Vec<Value> = Vec::new();
+) -> (PoolValues, bool) {
+    let planned_values = model::pool_values(planned_state);
+    let mut state_pools = PoolValues::new();
     let mut failed = false;
-    for (i, pool) in planned.pools.iter().enumerate() {
-        let prior_same_name = prior_values
-            .iter()
-            .find(|p| p.get("name").as_str() == Some(pool.name.as_str()))
-            .cloned();
+    for pool in &planned.pools {
+        let name = pool.name.clone();
+        let prior_same_name = prior_values.get(&name).cloned();
+        let Some(planned_value) = planned_values.get(&name).cloned() else {
+            continue;
+        };
         if failed {
-            state_pools.extend(prior_same_name);
+            state_pools.extend(prior_same_name.map(|v| (name, v)));
             continue;
         }
-        let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(v).ok());
-        let adopt = planned_values[i].get("adopt").as_bool() == Some(true);
-        match run
-            .apply_pool(planned, i, pool, prior_pool.as_ref(), adopt, diags)
-            .await
-        {
-            Applied::Done => state_pools.push(planned_values[i].clone()),
+        let prior_pool = prior_same_name.as_ref().and_then(|v| model::pool_of(&name, v).ok());
+        let adopt = planned_value.get("adopt").as_bool() == Some(true);
+        match run.apply_pool(planned, pool, prior_pool.as_ref(), adopt, diags).await {
+            Applied::Done => {
+                state_pools.insert(name, planned_value);
+            }
             Applied::Failed { touched } => {
                 failed = true;
                 // An AWS object that was created or changed before the failure is
                 // recorded as planned; refresh then reports what it really is.
                 if touched {
-                    state_pools.push(planned_values[i].clone());
+                    state_pools.insert(name, planned_value);
                 } else {
-                    state_pools.extend(prior_same_name);
+                    state_pools.extend(prior_same_name.map(|v| (name, v)));
                 }
             }
         }
@@ -497,8 +511,8 @@ async fn delete_gone_pools(
     run: &mut Run<'_>,
     prior: &NodeStrategy,
     planned: &NodeStrategy,
-    prior_values: &[Value],
-    state_pools: &mut Vec<Value>,
+    prior_values: &PoolValues,
+    state_pools: &mut PoolValues,
     diags: &mut Diagnostics,
 ) {
     let gone: Vec<Pool> = prior
@@ -510,14 +524,8 @@ async fn delete_gone_pools(
     let mut remaining = run.delete_pools(prior, Some(planned), &gone, diags).await;
     remaining.extend(run.delete_stale_objects(prior, planned, diags).await);
     for name in remaining {
-        if let Some(p) = prior_values
-            .iter()
-            .find(|p| p.get("name").as_str() == Some(name.as_str()))
-            && !state_pools
-                .iter()
-                .any(|s| s.get("name").as_str() == Some(name.as_str()))
-        {
-            state_pools.push(p.clone());
+        if let Some(p) = prior_values.get(&name) {
+            state_pools.entry(name).or_insert_with(|| p.clone());
         }
     }
 }
@@ -568,23 +576,15 @@ mod tests {
         assert_eq!(s.gpu_operator.unwrap().mig_strategy, "mixed");
         assert_eq!(s.pools[0].node_class.as_ref().unwrap().role.as_deref(), Some("R"));
         assert_eq!(s.pools[0].gpu_limit, Some(4));
-        assert_eq!(state.get("pool").elements()[0].get("efa"), &Value::Bool(false));
+        let pool = |state: &Value| model::pool_values(state)["inference"].clone();
+        assert_eq!(pool(&state).get("efa"), &Value::Bool(false));
         // Version 3: pools stored before Neuron pools existed are NVIDIA pools.
-        assert_eq!(
-            state.get("pool").elements()[0].get("accelerator"),
-            &Value::from("nvidia")
-        );
+        assert_eq!(pool(&state).get("accelerator"), &Value::from("nvidia"));
         assert!(state.get("neuron_values_yaml").is_null());
         // Version 4: no pool was multi_node_nvlink, and no DRA pool means empty driver values.
-        assert_eq!(
-            state.get("pool").elements()[0].get("multi_node_nvlink"),
-            &Value::Bool(false)
-        );
+        assert_eq!(pool(&state).get("multi_node_nvlink"), &Value::Bool(false));
         assert_eq!(state.get("dra_driver_values_yaml"), &Value::from(""));
-        assert_eq!(
-            state.get("pool").elements()[0].get("labels"),
-            &Value::Map(Default::default())
-        );
+        assert_eq!(pool(&state).get("labels"), &Value::Map(Default::default()));
     }
 
     /// A version 3 state with a DRA pool gets the driver values its pools call for, as a plan
@@ -607,7 +607,7 @@ mod tests {
         let state = eksgpu_tfplugin::value::decode_json(&bytes, &schema().value_type()).unwrap();
         let state = r.upgrade(3, state, &mut Diagnostics::new());
         assert_eq!(
-            state.get("pool").elements()[0].get("multi_node_nvlink"),
+            model::pool_values(&state)["dra"].get("multi_node_nvlink"),
             &Value::Bool(false)
         );
         let values = state

@@ -59,11 +59,12 @@ impl InputError {
 #[derive(Debug, Clone)]
 pub enum Node {
     Attr(NodeSchema),
-    Block {
+    /// A nested attribute: a list of objects, or (`list: false`) one object.
+    Nested {
         name: &'static str,
         doc: &'static str,
-        /// A list of blocks (`false`: at most one).
         list: bool,
+        /// `Some(1)`: it must be written (a required single object).
         min_items: Option<i64>,
         max_items: Option<i64>,
         children: Vec<Node>,
@@ -292,11 +293,12 @@ fn run(check: &Check, v: &Json) -> Vec<(Option<Step>, String)> {
     }
 }
 
-fn block_cfg<'a>(cfg: &'a Map<String, Json>, name: &'static str) -> Result<Vec<&'a Map<String, Json>>, InputError> {
+/// The objects of a list nested attribute (null: none).
+fn list_cfg<'a>(cfg: &'a Map<String, Json>, name: &'static str) -> Result<Vec<&'a Map<String, Json>>, InputError> {
     match cfg.get(name) {
         None => Err(InputError::at(
             name,
-            format!("block `{name}` is not in the configuration"),
+            format!("attribute `{name}` is not in the configuration"),
         )),
         Some(Json::Null) => Ok(Vec::new()),
         Some(Json::Array(items)) => items
@@ -305,11 +307,24 @@ fn block_cfg<'a>(cfg: &'a Map<String, Json>, name: &'static str) -> Result<Vec<&
             .map(|(i, v)| {
                 v.as_object().ok_or_else(|| InputError {
                     path: vec![Step::Attr(name), Step::Index(i)],
-                    message: "expected a block".into(),
+                    message: "expected an object".into(),
                 })
             })
             .collect(),
-        Some(_) => Err(InputError::at(name, "expected a list of blocks".into())),
+        Some(_) => Err(InputError::at(name, "expected a list of objects".into())),
+    }
+}
+
+/// The object of a single nested attribute, `None` when null.
+fn one_cfg<'a>(cfg: &'a Map<String, Json>, name: &'static str) -> Result<Option<&'a Map<String, Json>>, InputError> {
+    match cfg.get(name) {
+        None => Err(InputError::at(
+            name,
+            format!("attribute `{name}` is not in the configuration"),
+        )),
+        Some(Json::Null) => Ok(None),
+        Some(Json::Object(m)) => Ok(Some(m)),
+        Some(_) => Err(InputError::at(name, "expected an object".into())),
     }
 }
 
@@ -348,7 +363,7 @@ impl<M, S: Default + Sync> Decl<M> for One<M, S> {
         self.name
     }
     fn schema(&self) -> Node {
-        Node::Block {
+        Node::Nested {
             name: self.name,
             doc: self.doc,
             list: false,
@@ -358,23 +373,15 @@ impl<M, S: Default + Sync> Decl<M> for One<M, S> {
         }
     }
     fn read(&self, cfg: &Map<String, Json>, m: &mut M) -> Result<(), InputError> {
-        let items = block_cfg(cfg, self.name)?;
-        let s = match items.first() {
-            Some(b) => Some(read_children(
-                self.children,
-                b,
-                &[Step::Attr(self.name), Step::Index(0)],
-            )?),
+        let s = match one_cfg(cfg, self.name)? {
+            Some(b) => Some(read_children(self.children, b, &[Step::Attr(self.name)])?),
             None => None,
         };
         (self.put)(m, s).map_err(|e| InputError::at(self.name, e))
     }
     fn write(&self, m: &M, out: &mut Map<String, Json>) {
-        let items = (self.get)(m)
-            .map(|s| write_children(self.children, s))
-            .into_iter()
-            .collect();
-        out.insert(self.name.to_owned(), Json::Array(items));
+        let v = (self.get)(m).map_or(Json::Null, |s| write_children(self.children, s));
+        out.insert(self.name.to_owned(), v);
     }
     fn is_set(&self, m: &M) -> bool {
         (self.get)(m).is_some()
@@ -451,14 +458,14 @@ impl<M, D: Decl<M>> Decl<M> for Required<D> {
     }
     fn schema(&self) -> Node {
         match self.0.schema() {
-            Node::Block {
+            Node::Nested {
                 name,
                 doc,
                 list,
                 max_items,
                 children,
                 ..
-            } => Node::Block {
+            } => Node::Nested {
                 name,
                 doc,
                 list,
@@ -503,7 +510,7 @@ impl<M, S: Default + Sync> Decl<M> for List<M, S> {
         self.name
     }
     fn schema(&self) -> Node {
-        Node::Block {
+        Node::Nested {
             name: self.name,
             doc: self.doc,
             list: true,
@@ -513,7 +520,7 @@ impl<M, S: Default + Sync> Decl<M> for List<M, S> {
         }
     }
     fn read(&self, cfg: &Map<String, Json>, m: &mut M) -> Result<(), InputError> {
-        let items = block_cfg(cfg, self.name)?;
+        let items = list_cfg(cfg, self.name)?;
         let list = items
             .iter()
             .enumerate()
@@ -523,8 +530,14 @@ impl<M, S: Default + Sync> Decl<M> for List<M, S> {
         Ok(())
     }
     fn write(&self, m: &M, out: &mut Map<String, Json>) {
-        let items = (self.get)(m).iter().map(|s| write_children(self.children, s)).collect();
-        out.insert(self.name.to_owned(), Json::Array(items));
+        let items: Vec<Json> = (self.get)(m).iter().map(|s| write_children(self.children, s)).collect();
+        // No objects is null: `taints = []` and no `taints` plan alike.
+        let v = if items.is_empty() {
+            Json::Null
+        } else {
+            Json::Array(items)
+        };
+        out.insert(self.name.to_owned(), v);
     }
     fn is_set(&self, m: &M) -> bool {
         !(self.get)(m).is_empty()

@@ -131,7 +131,7 @@ const RESERVATION_MATCH: Attr<CapacityReservationTerm> = attr(
 /// `capacityReservationSelectorTerms`: ODCRs and Capacity Blocks for ML that `reserved` capacity
 /// may use (EC2NodeClass v1.14.1; the Auto Mode NodeClass has the same field).
 const CAPACITY_RESERVATION: List<NodeClass, CapacityReservationTerm> = List {
-    name: "capacity_reservation",
+    name: "capacity_reservations",
     doc: "A term of `capacityReservationSelectorTerms`: On-Demand Capacity Reservations or Capacity Blocks for ML \
           that `reserved` capacity launches into (Karpenter 1.3+, Auto Mode). Select one by `id` alone, or several by \
           `tags` (and `owner_id`) or `instance_match_criteria` (EKSGPU129); allow `reserved` in `capacity_types` \
@@ -179,7 +179,7 @@ const HOP_LIMIT: Attr<MetadataOptions> = attr(
 /// EC2NodeClass `metadataOptions` (v1.14.1 CRD: httpTokens required|optional, hop limit 1–64).
 const METADATA_OPTIONS: One<NodeClass, MetadataOptions> = One {
     name: "metadata_options",
-    doc: "Instance metadata (IMDS) of the nodes: EC2NodeClass `metadataOptions`. Without this block Karpenter's default \
+    doc: "Instance metadata (IMDS) of the nodes: EC2NodeClass `metadataOptions`. Without it Karpenter's default \
           applies (IMDSv2 required, hop limit 1, so pods without host networking cannot reach IMDS). Karpenter only (EKSGPU124).",
     kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
     renders: &[at(Ec2NodeClass, &["metadataOptions"])],
@@ -441,7 +441,7 @@ const BDM_KMS_KEY_ID: Attr<BlockDeviceMapping> = attr(
 )
 .renders(&[at(Ec2NodeClass, &["ebs", "kmsKeyID"])]);
 
-/// The fields of one `block_device_mapping`, each a projection onto its mapping; the list is
+/// The fields of one `block_device_mappings` entry, each a projection onto its mapping; the list is
 /// rendered by hand beside the root volume's mappings (render::karpenter, readback).
 pub const BLOCK_DEVICE_MAPPING_FIELDS: &[&dyn Decl<BlockDeviceMapping>] = &[
     &BDM_DEVICE_NAME,
@@ -456,7 +456,7 @@ pub const BLOCK_DEVICE_MAPPING_FIELDS: &[&dyn Decl<BlockDeviceMapping>] = &[
 ];
 
 const BLOCK_DEVICE_MAPPING: List<NodeClass, BlockDeviceMapping> = List {
-    name: "block_device_mapping",
+    name: "block_device_mappings",
     doc: "An EC2NodeClass `blockDeviceMappings` entry, rendered as written, beside or instead of `root_volume`: on \
           Bottlerocket, `/dev/xvda` sizes the OS volume (the provider's 4Gi otherwise) while `root_volume` sizes the \
           data volume `/dev/xvdb`; a mapping may not repeat a device `root_volume` renders (EKSGPU175). Karpenter \
@@ -514,7 +514,7 @@ const NI_TYPE: Attr<NetworkInterface> = attr(
 
 /// EC2NodeClass `networkInterfaces` (v1.14.1 CRD, maxItems 150).
 const NETWORK_INTERFACE: List<NodeClass, NetworkInterface> = List {
-    name: "network_interface",
+    name: "network_interfaces",
     doc: "An EC2NodeClass `networkInterfaces` entry: explicit ENA and EFA interfaces per network card, as multi-node \
           training pools on p4d/p5 write them. The list needs the primary interface (card 0, device 0, `interface`), \
           no card/device pair twice and at most one `efa-only` per card (EKSGPU176); `efa-only` needs EFA types with \
@@ -556,7 +556,7 @@ pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
 pub(super) const NODE_CLASS_BLOCK: One<Pool, NodeClass> = One {
     name: "node_class",
     doc: "The node class of the pool: a Karpenter `EC2NodeClass` (named like the pool) for `karpenter` pools, or an \
-          `eks.amazonaws.com/v1` NodeClass for `auto_mode` pools (without this block, Auto Mode's built-in `default`).",
+          `eks.amazonaws.com/v1` NodeClass for `auto_mode` pools (without it, Auto Mode's built-in `default`).",
     kinds: Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
     renders: &[],
     read_back: ReadBack::Custom,

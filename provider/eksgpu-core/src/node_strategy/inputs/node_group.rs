@@ -1,4 +1,4 @@
-//! The inputs of a pool's `managed_node_group` and `hybrid` blocks. Node group paths are those of
+//! The inputs of a pool's `managed_node_group` and `hybrid` objects. Node group paths are those of
 //! the EKS API `CreateNodegroup` request (EKS API reference, CreateNodegroup), which plans show
 //! and the cloud adapter sends field by field.
 
@@ -136,7 +136,7 @@ const SCALING: One<ManagedNodeGroup, Scaling> = One {
     children: &[&MIN, &MAX, &DESIRED],
     get: |m| Some(&m.scaling),
     put: |m, s| {
-        m.scaling = s.ok_or("a `scaling { min, max, desired }` block is required")?;
+        m.scaling = s.ok_or("`scaling = { min, max, desired }` is required")?;
         Ok(())
     },
 };

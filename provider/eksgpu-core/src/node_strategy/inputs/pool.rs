@@ -1,4 +1,4 @@
-//! The inputs of a `pool` block. Sources: karpenter.sh/v1 NodePool (kubernetes-sigs/karpenter
+//! The inputs of a pool (an entry of `pools`). Sources: karpenter.sh/v1 NodePool (kubernetes-sigs/karpenter
 //! v1.14.1 CRD `pkg/apis/crds/karpenter.sh_nodepools.yaml`), the EKS API reference
 //! (`CreateNodegroup`, `TagResource`).
 
@@ -16,21 +16,6 @@ use crate::validate;
 
 /// The kinds whose nodes are EC2 instances.
 const EC2: &[Capacity] = &[Capacity::AutoMode, Capacity::Karpenter, Capacity::ManagedNodeGroup];
-
-const NAME: Attr<Pool> = attr(
-    "name",
-    Ty::String,
-    "Unique within the strategy; NodePools and node classes are named after it (a DNS label, EKSGPU105).",
-    lens!(Pool, name),
-)
-.required()
-// NodePools are named after the pool, and so is the node group (render::node_selector).
-.feeds(&[
-    Output::NodeSelector,
-    Output::ComputeDomainClaimTemplate,
-    Output::DraDriverValues,
-])
-.keep_prior();
 
 const CAPACITY: Attr<Pool> = attr(
     "capacity",
@@ -53,7 +38,7 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
     "instance_types",
     Ty::StringList,
     "EC2 instance types, validated against the GPU catalog (EKSGPU016). Required except on `hybrid` pools \
-     (on-prem machines) and on `karpenter` / `auto_mode` pools whose `requirement` blocks select instances, \
+     (on-prem machines) and on `karpenter` / `auto_mode` pools whose `requirements` select instances, \
      EKSGPU115. For a node group, changing them replaces the node group.",
     lens!(Pool, instance_types),
 )
@@ -229,7 +214,7 @@ const GPU_TAINT: Attr<Pool> = attr(
     "gpu_taint",
     Ty::Bool,
     "Add the taint `nvidia.com/gpu=true:NoSchedule` (Neuron pools: `aws.amazon.com/neuron:NoSchedule`) unless a \
-     `taint` on that key is given. Default `true`.",
+     `taints` entry on that key is given. Default `true`.",
     lens!(Pool, gpu_taint),
 )
 .feeds(&[
@@ -386,7 +371,7 @@ const REQUIREMENT_VALUES: Attr<Requirement> = attr(
 /// NodePool `spec.template.spec.requirements[]` as written, after the provider's own (instance
 /// types, capacity types, zones): rendered and read back next to the NodePool renderer.
 pub const REQUIREMENT: List<Pool, Requirement> = List {
-    name: "requirement",
+    name: "requirements",
     doc: "A NodePool requirement on a node label, rendered as written: select instances by well-known labels \
           (`karpenter.k8s.aws/instance-category In [g, p]`, `karpenter.k8s.aws/instance-generation Gt 4`, \
           `karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]`) so Karpenter picks new types and sizes as they \
@@ -462,7 +447,7 @@ const TAINT_EFFECT: Attr<Taint> = attr(
 .checks(&[Check::Str("A taint effect.", validate::taint_effect)]);
 
 const TAINT: List<Pool, Taint> = List {
-    name: "taint",
+    name: "taints",
     doc: "A node taint, in Kubernetes spelling.",
     kinds: super::Kinds::All,
     min_items: None,
@@ -544,7 +529,7 @@ const BUDGET_REASONS: Attr<Budget> = attr(
 
 /// One NodePool disruption budget (karpenter.sh/v1 `spec.disruption.budgets[]`, v1.14.1 CRD).
 const BUDGET: List<Disruption, Budget> = List {
-    name: "budget",
+    name: "budgets",
     doc: "A disruption budget: at most `nodes` of the pool's nodes are disrupted at once, always or in a cron window. \
           Without any, Karpenter's default of one `10%` budget applies. Training pools often set `nodes = \"0\"` in \
           working hours.",
@@ -573,9 +558,9 @@ const DISRUPTION: One<Pool, Disruption> = One {
     },
 };
 
-/// The pool block's inputs, in schema order (attributes and blocks each keep their order).
+/// A pool's inputs, in schema order. Its name is its key in `pools` (the model's `Pool::name`),
+/// not an input of its own.
 pub const POOL: &[&dyn Decl<Pool>] = &[
-    &NAME,
     &CAPACITY,
     &INSTANCE_TYPES,
     &CAPACITY_TYPES,

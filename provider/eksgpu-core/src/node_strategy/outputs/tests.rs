@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::Output;
 use crate::model::inputs::tests::{in_cluster_pool, node_group_pool, strategy};
-use crate::model::inputs::{POOL, read_config, write_config};
+use crate::model::inputs::{POOL, write_config};
 use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
 use crate::render;
 
@@ -81,7 +81,7 @@ proptest! {
             let mut cfg = cfg_a.clone();
             cfg[key.as_str()] = other.clone();
             // A mix of two pools' blocks may not read (a node group's settings are checked together).
-            let Ok(c) = read_config::<Pool>(POOL, &cfg) else { continue };
+            let Ok(c) = crate::model::inputs::read_pool(&a.name, &cfg) else { continue };
             let t = NodeStrategy { pools: vec![c.clone()], ..s.clone() };
             for o in all().filter(|o| !o.reads(&[key.as_str()])) {
                 prop_assert_eq!(value(o, &s, &a), value(o, &t, &c), "{:?} changed with pool input {}", o, key);
@@ -112,15 +112,14 @@ proptest! {
 #[test]
 fn outputs_read_their_inputs_and_not_the_node_class() {
     assert!(
-        Output::Tolerations.reads(&["taint"]),
-        "a dynamic taint block holds taint keys"
+        Output::Tolerations.reads(&["taints"]),
+        "an unknown list of taints holds taint keys"
     );
-    assert!(Output::Tolerations.reads(&["taint", "effect"]));
+    assert!(Output::Tolerations.reads(&["taints", "effect"]));
     assert!(
         Output::GpuResourceName.reads(&["labels", "nvidia.com/mig.config"]),
         "a label inside the map"
     );
-    assert!(Output::NodeSelector.reads(&["name"]));
     for o in Output::POOL.into_iter().chain(Output::STRATEGY) {
         for unrelated in [
             &["node_class", "role"][..],

@@ -100,11 +100,12 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         _ => Map::new(),
     };
     let mut meta = metadata(strategy, &pool.name);
-    let index = strategy.pools.iter().position(|p| p.name == pool.name).unwrap_or(0);
+    // No position among the pools: pools are keyed by name, and one pool's objects must not change
+    // when another is added (earlier releases wrote an `index` here; read back ignores it).
     let mut annotations = Map::new();
     annotations.insert(
         kinds::annotations::POOL.into(),
-        json!({"index": index, "dra": pool.dra}).to_string().into(),
+        json!({"dra": pool.dra}).to_string().into(),
     );
     if let Some(op) = &strategy.gpu_operator {
         let op = json!({"mig_strategy": op.mig_strategy, "dcgm_exporter": op.dcgm_exporter, "service_monitor": op.service_monitor});

@@ -1,8 +1,8 @@
 //! The hand-rendered inputs that share a list with the provider's own entries, and how each
 //! reads back: NodePool `requirements` (the provider's instance-type, capacity-type and zone
-//! requirements, then the pool's `requirement` blocks as written), selector terms (the tags
+//! requirements, then the pool's `requirements` as written), selector terms (the tags
 //! term, then one term per ID), and `blockDeviceMappings` (the root volume's mappings, then
-//! the pool's `block_device_mapping` blocks).
+//! the pool's `block_device_mappings`).
 //!
 //! Sources: karpenter.sh/v1 NodePool and karpenter.k8s.aws/v1 EC2NodeClass CRDs
 //! (aws/karpenter-provider-aws v1.14.1 `pkg/apis/crds/`): `requirements` is an atomic list
@@ -181,7 +181,7 @@ pub fn split_selector_terms(terms: &Value) -> (BTreeMap<String, String>, Vec<Str
 /// Bottlerocket's OS volume as the provider renders it beside a `root_volume` data volume.
 pub const BOTTLEROCKET_OS_DEVICE: &str = "/dev/xvda";
 
-/// One `block_device_mapping` as written, through its fields' declarations.
+/// One `block_device_mappings` entry as written, through its fields' declarations.
 pub fn block_device_mapping_json(m: &BlockDeviceMapping) -> Value {
     let mut v = Value::Object(Map::new());
     inputs::render_all(inputs::BLOCK_DEVICE_MAPPING_FIELDS, m, Object::Ec2NodeClass, &mut v);

@@ -56,7 +56,7 @@ fn budgets(d: &Disruption, at: &At<'_>, out: &mut Vec<Violation>) {
             Code::EKSGPU005,
             at(&[
                 Step::Attr("disruption"),
-                Step::Attr("budget"),
+                Step::Attr("budgets"),
                 Step::Index(j),
                 Step::Attr(missing),
             ]),

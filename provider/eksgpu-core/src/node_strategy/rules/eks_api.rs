@@ -3,12 +3,12 @@
 //! decides is checked at plan; what needs the cluster (its VPC and service
 //! CIDRs, its Auto Mode flags) is checked at apply, before any change.
 
-use super::{At, Step, Violation};
 use crate::catalog::{self, Arch};
 use crate::eks::ClusterFacts;
 use crate::eks::cidr::Cidr;
 use crate::model::{Capacity, Hybrid, ManagedNodeGroup, NodeStrategy, Pool};
 use crate::rules::Code;
+use crate::rules::{At, Step, Violation};
 
 /// Tags per EKS resource (EKS API TagResource: at most 50).
 const MAX_EKS_TAGS: usize = 50;
@@ -56,7 +56,7 @@ pub(crate) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
     for &i in hybrid.iter().skip(1) {
         out.push(Violation::new(
             Code::EKSGPU116,
-            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
+            crate::rules::pool_path(&s.pools[i].name, &[Step::Attr("capacity")]),
             format!("Pool {:?} is the second hybrid pool of the strategy.", s.pools[i].name),
         ));
     }
@@ -64,7 +64,7 @@ pub(crate) fn check_strategy(s: &NodeStrategy, out: &mut Vec<Violation>) {
         for i in indices(s, Capacity::ManagedNodeGroup) {
             out.push(Violation::new(
                 Code::EKSGPU008,
-                vec![Step::Attr("pool"), Step::Index(i), Step::Attr("capacity")],
+                crate::rules::pool_path(&s.pools[i].name, &[Step::Attr("capacity")]),
                 format!(
                     "Managed node group pool {:?} shares the cluster with Auto Mode pool {:?}.",
                     s.pools[i].name, s.pools[auto].name
@@ -119,7 +119,7 @@ fn provider_tags(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Viola
         ));
     }
     if !pool.capacity.is_in_cluster() {
-        let total = crate::eks::pool_tags(s, 0, pool).len();
+        let total = crate::eks::pool_tags(s, pool).len();
         if total > MAX_EKS_TAGS {
             out.push(Violation::new(
                 Code::EKSGPU125,
@@ -131,12 +131,12 @@ fn provider_tags(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Viola
 }
 
 /// EKSGPU115: every pool but a hybrid one names its instance types, unless (in-cluster) its
-/// `requirement` blocks select them.
+/// `requirements` select them.
 fn instance_types_required(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let by_requirements = pool.capacity.is_in_cluster() && !pool.requirements.is_empty();
     if pool.capacity != Capacity::Hybrid && pool.instance_types.is_empty() && !by_requirements {
         let or = if pool.capacity.is_in_cluster() {
-            " or `requirement` blocks that select instances"
+            " or `requirements` that select instances"
         } else {
             ""
         };
@@ -188,8 +188,8 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
     node_group_taints(pool, at, out);
     node_group_release(s, pool, m, &mng, out);
     node_group_disk(pool, m, &mng, out);
-    super::eks_launch_template::capacity_block(pool, m, at, &mng, out);
-    super::eks_launch_template::node_group_tag_limits(s, pool, at, out);
+    super::launch_template::capacity_block(pool, m, at, &mng, out);
+    super::launch_template::node_group_tag_limits(s, pool, at, out);
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(
             Code::EKSGPU117,
@@ -270,7 +270,7 @@ fn node_group_taints(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if let Err(e) = crate::validate::node_group_taint_count(crate::render::effective_taints(pool).len()) {
         out.push(Violation::new(
             Code::EKSGPU117,
-            at(&[Step::Attr("taint")]),
+            at(&[Step::Attr("taints")]),
             e.to_string(),
         ));
     }
@@ -281,7 +281,7 @@ fn node_group_taints(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
 fn node_group_release(s: &NodeStrategy, pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
     let (Some(release), Some(k8s)) = (
         m.release_version.as_deref(),
-        s.kubernetes_version.as_deref().and_then(super::parse_version),
+        s.kubernetes_version.as_deref().and_then(crate::rules::parse_version),
     ) else {
         return;
     };
@@ -367,7 +367,7 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
         }
     }
     if ami == "AL2_x86_64_GPU"
-        && let Some(v) = s.kubernetes_version.as_deref().and_then(super::parse_version)
+        && let Some(v) = s.kubernetes_version.as_deref().and_then(crate::rules::parse_version)
         && v > LAST_AL2_KUBERNETES
     {
         fire(
@@ -381,7 +381,7 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
 }
 
 /// A problem with one remote network: `(list, index in the list, detail)`.
-type NetworkProblem = (&'static str, Option<usize>, String);
+pub type NetworkProblem = (&'static str, Option<usize>, String);
 
 /// The remote networks of a pool, parsed, with the list and position of each.
 fn parsed_networks(h: &Hybrid) -> Vec<(&'static str, usize, &str, Cidr)> {
@@ -480,12 +480,8 @@ pub fn cluster_overlaps(h: &Hybrid, vpc_cidrs: &[String], service_cidr: Option<&
 /// runs Auto Mode, EKSGPU018 when its Auto Mode flags disagree.
 pub fn check_against_cluster(s: &NodeStrategy, facts: &ClusterFacts) -> Vec<Violation> {
     let mut out = Vec::new();
-    for (i, pool) in s.pools.iter().enumerate() {
-        let at = |rest: &[Step]| {
-            let mut p = vec![Step::Attr("pool"), Step::Index(i)];
-            p.extend_from_slice(rest);
-            p
-        };
+    for pool in &s.pools {
+        let at = |rest: &[Step]| crate::rules::pool_path(&pool.name, rest);
         if let Some(h) = pool.hybrid.as_ref().filter(|_| pool.capacity == Capacity::Hybrid) {
             for (list, index, detail) in cluster_overlaps(h, &facts.vpc_cidrs, facts.service_cidr.as_deref()) {
                 let mut path = at(&[Step::Attr("hybrid"), Step::Attr(list)]);

@@ -8,7 +8,7 @@ use crate::model::{Capacity, NodeStrategy, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
 /// A catalog type the pool may launch, with the path its violations point at: its place in
-/// `instance_types`, or `requirement` for a type only the requirements match.
+/// `instance_types`, or `requirements` for a type only the requirements match.
 pub(super) struct Selected {
     pub t: &'static InstanceType,
     pub path: Vec<Step>,
@@ -16,7 +16,7 @@ pub(super) struct Selected {
 
 /// Each instance type through EKSGPU016, 150, 151, 101, 154 and 009 in turn (so a pool's
 /// violations stay in instance-type order); the catalog types found, for the checks that
-/// follow. With `requirement` blocks, the types they match (EKSGPU172, 173) take the listed
+/// follow. With `requirements`, the types they match (EKSGPU172, 173) take the listed
 /// ones' place, and a type only the requirements select goes through the same rules.
 pub(super) fn check(
     s: &NodeStrategy,
@@ -39,7 +39,7 @@ pub(super) fn check(
     let Some(m) = super::requirements::matched_types(pool, at, out) else {
         return types;
     };
-    let path = at(&[Step::Attr("requirement")]);
+    let path = at(&[Step::Attr("requirements")]);
     let mut matched = Vec::new();
     for t in m.types {
         if let Some(listed) = types.iter().find(|s| s.t.name == t.name) {

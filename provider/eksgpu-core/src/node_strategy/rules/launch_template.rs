@@ -1,9 +1,9 @@
 //! Checks of what a node group's launch template and tags need: the Capacity Block it targets
 //! (EKSGPU181) and EKS's tag limits with the Cluster Autoscaler's tags added (EKSGPU180).
 
-use super::{At, Code, Step, Violation};
 use crate::eks::launch_template::capacity_block as on_capacity_block;
 use crate::model::{ManagedNodeGroup, NodeStrategy, Pool};
+use crate::rules::{At, Code, Step, Violation};
 
 /// EKS API TagResource: at most 50 tags per resource, keys of 1–128 and values of at most 256
 /// characters (https://docs.aws.amazon.com/eks/latest/APIReference/API_TagResource.html).
@@ -50,12 +50,12 @@ pub(super) fn capacity_block(pool: &Pool, m: &ManagedNodeGroup, at: &At<'_>, mng
 /// EKSGPU180: the node group's tags (default, pool, the provider's own with the owner token it
 /// adds at apply, and the Cluster Autoscaler's node-template tags) within EKS's limits.
 pub(super) fn node_group_tag_limits(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
-    let Some(ng) = crate::eks::node_group(s, 0, pool) else {
+    let Some(ng) = crate::eks::node_group(s, pool) else {
         return;
     };
     let total = ng.tags.len() + 1;
     // More than 50 without the autoscaler's tags is EKSGPU125's.
-    if total > MAX_TAGS && crate::eks::pool_tags(s, 0, pool).len() < MAX_TAGS {
+    if total > MAX_TAGS && crate::eks::pool_tags(s, pool).len() < MAX_TAGS {
         out.push(Violation::new(
             Code::EKSGPU180,
             at(&[Step::Attr("labels")]),

@@ -94,7 +94,7 @@ pub(super) fn one_neuron_device_manager(s: &NodeStrategy, out: &mut Vec<Violatio
     if let (Some(p), Some(d)) = (plugin, dra) {
         out.push(Violation::new(
             Code::EKSGPU153,
-            vec![Step::Attr("pool"), Step::Index(d), Step::Attr("dra")],
+            crate::rules::pool_path(&s.pools[d].name, &[Step::Attr("dra")]),
             format!(
                 "Neuron pool {:?} needs the Neuron device plugin and Neuron pool {:?} the Neuron DRA driver.",
                 s.pools[p].name, s.pools[d].name

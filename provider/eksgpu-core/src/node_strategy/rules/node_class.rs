@@ -109,7 +109,7 @@ fn reservation_terms(reservations: &[CapacityReservationTerm], at: &At<'_>, out:
     for (j, t) in reservations.iter().enumerate() {
         let path = at(&[
             Step::Attr("node_class"),
-            Step::Attr("capacity_reservation"),
+            Step::Attr("capacity_reservations"),
             Step::Index(j),
         ]);
         let others = !t.tags.is_empty() || t.owner_id.is_some() || t.instance_match_criteria.is_some();

@@ -1,4 +1,4 @@
-//! A pool's `requirement` blocks: their shape as the NodePool CRD and Karpenter accept it,
+//! A pool's `requirements`: their shape as the NodePool CRD and Karpenter accept it,
 //! keys the provider renders itself, and what they match in the catalog (`matching`).
 
 use super::Context;
@@ -9,7 +9,7 @@ use crate::render::selection::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
 use crate::rules::{At, Code, Step, Violation};
 
 fn path(at: &At<'_>, j: usize) -> Vec<Step> {
-    at(&[Step::Attr("requirement"), Step::Index(j)])
+    at(&[Step::Attr("requirements"), Step::Index(j)])
 }
 
 /// EKSGPU170: restricted keys (the CRD's CEL rules and Karpenter's IsRestrictedLabel, the same
@@ -90,14 +90,14 @@ pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
                 ),
             ),
             None if !m.auto_mode_undocumented.is_empty() => (
-                at(&[Step::Attr("requirement")]),
+                at(&[Step::Attr("requirements")]),
                 format!(
                     "Auto Mode documents none of the GPU types they match ({})",
                     names(&m.auto_mode_undocumented)
                 ),
             ),
             None => (
-                at(&[Step::Attr("requirement")]),
+                at(&[Step::Attr("requirements")]),
                 format!(
                     "They match only types without whole NVIDIA GPUs ({})",
                     names(&[&m.others[..], &m.fractional[..]].concat())
@@ -119,7 +119,7 @@ pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
         };
         out.push(Violation::new(
             Code::EKSGPU173,
-            at(&[Step::Attr("requirement")]),
+            at(&[Step::Attr("requirements")]),
             format!("Pool {:?}'s requirements admit {what}.", pool.name),
         ));
     }

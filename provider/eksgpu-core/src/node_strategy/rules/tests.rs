@@ -14,8 +14,8 @@ const CTX: Context = Context {
 
 /// The violations, without the two warnings most fixtures would raise and that have their own
 /// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
-fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate::rules::Violation> {
-    crate::rules::check_node_strategy(s, ctx)
+fn check(s: &NodeStrategy, ctx: &Context) -> Vec<crate::rules::Violation> {
+    check_node_strategy(s, ctx)
         .into_iter()
         .filter(|v| v.code != Code::EKSGPU132 && v.code != Code::EKSGPU130)
         .collect()
@@ -81,8 +81,8 @@ fn eksgpu001_mig_on_auto_mode() {
     assert_eq!(
         v.path,
         vec![
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("a".into()),
             Step::Attr("labels"),
             Step::Key(MIG_CONFIG.into())
         ]
@@ -178,10 +178,10 @@ fn eksgpu005_budget_schedule_needs_a_duration_and_expiry_is_a_duration() {
     assert_eq!(
         check(&s, &CTX)[0].path,
         vec![
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("k".into()),
             Step::Attr("disruption"),
-            Step::Attr("budget"),
+            Step::Attr("budgets"),
             Step::Index(1),
             Step::Attr("duration")
         ]
@@ -328,8 +328,8 @@ fn eksgpu016_101_instance_types() {
     assert_eq!(
         v[0].path,
         vec![
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("k".into()),
             Step::Attr("instance_types"),
             Step::Index(0)
         ]
@@ -377,13 +377,17 @@ fn eksgpu104_105_106_basics() {
     assert_eq!(codes(&strategy(vec![p], false)), [Code::EKSGPU104, Code::EKSGPU123]);
     let s = strategy(
         vec![
-            pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
-            pool("dup", Capacity::Karpenter, &["g5.2xlarge"]),
+            pool("ok", Capacity::Karpenter, &["g5.2xlarge"]),
             pool("Bad_Name", Capacity::Karpenter, &["g5.2xlarge"]),
         ],
         false,
     );
-    assert_eq!(codes(&s), [Code::EKSGPU105, Code::EKSGPU105]);
+    // Names are the keys of `pools`: unique by construction, and refused at the key.
+    assert_eq!(codes(&s), [Code::EKSGPU105]);
+    assert_eq!(
+        check(&s, &CTX)[0].path,
+        vec![Step::Attr("pools"), Step::Key("Bad_Name".into())]
+    );
     let mut p = pool("k", Capacity::Karpenter, &["g5.2xlarge"]);
     p.capacity_types = vec!["SPOT".into()];
     p.taints = vec![Taint {
@@ -584,8 +588,8 @@ fn eksgpu123_gpu_pools_need_room_for_inference_images() {
     assert_eq!(
         v.path,
         vec![
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("k".into()),
             Step::Attr("node_class"),
             Step::Attr("root_volume"),
             Step::Attr("size")
@@ -715,7 +719,10 @@ fn eksgpu132_nvidia_ami_pools_without_any_device_plugin() {
     // No gpu_operator: the AL2023 NVIDIA AMI's GPUs are never advertised.
     assert_eq!(all(&strategy(vec![k.clone()], false)), [Code::EKSGPU132]);
     let v = &check_node_strategy(&strategy(vec![k.clone()], false), &CTX)[0];
-    assert_eq!(v.path, vec![Step::Attr("pool"), Step::Index(0), Step::Attr("capacity")]);
+    assert_eq!(
+        v.path,
+        vec![Step::Attr("pools"), Step::Key("k".into()), Step::Attr("capacity")]
+    );
     assert_eq!(v.severity, crate::rules::Severity::Warning);
     // With the operator, or a device manager of its own (Bottlerocket, HAMi, DRA), nothing.
     assert_eq!(all(&strategy(vec![k.clone()], true)), Vec::<&str>::new());
@@ -903,3 +910,10 @@ fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
     p.labels.insert("l100".into(), "v".into());
     assert!(codes(&strategy(vec![p], false)).contains(&Code::EKSGPU134));
 }
+
+/// The Neuron and Auto Mode table rules.
+mod neuron;
+/// The multi-node NVLink rules.
+mod nvlink;
+/// The rules on requirements and the upstream node-class inputs.
+mod upstream;

@@ -1,9 +1,9 @@
 //! Rules on a change between the stored strategy and the planned one, for what EKS asks of
 //! node group upgrades. One function per code; the plan calls `check_upgrade` with the prior state.
 
-use super::{Code, Step, Violation};
 use crate::eks::{self, launch_template};
 use crate::model::{Capacity, NodeStrategy};
+use crate::rules::{Code, Step, Violation};
 
 /// The findings on going from `prior` to `planned`.
 pub fn check_upgrade(prior: &NodeStrategy, planned: &NodeStrategy) -> Vec<Violation> {
@@ -21,14 +21,14 @@ pub fn check_upgrade(prior: &NodeStrategy, planned: &NodeStrategy) -> Vec<Violat
 /// plan cannot know it: it warns on every such upgrade, and a configuration whose node group is
 /// at 0 says so with `acknowledged_warnings`.
 fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mut Vec<Violation>) {
-    for (i, pool) in planned.pools.iter().enumerate() {
+    for pool in &planned.pools {
         if pool.capacity != Capacity::ManagedNodeGroup || !launch_template::capacity_block(pool) {
             continue;
         }
-        let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
+        let Some(before) = prior.pools.iter().find(|p| p.name == pool.name) else {
             continue;
         };
-        let (Some(want), Some(was)) = (eks::node_group(planned, i, pool), eks::node_group(prior, j, before)) else {
+        let (Some(want), Some(was)) = (eks::node_group(planned, pool), eks::node_group(prior, before)) else {
             continue;
         };
         // A replaced node group is deleted and created, not rolled (plan's own warning says so).
@@ -46,7 +46,7 @@ fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mu
         };
         out.push(Violation::new(
             Code::EKSGPU190,
-            vec![Step::Attr("pool"), Step::Index(i), Step::Attr("managed_node_group")],
+            crate::rules::pool_path(&pool.name, &[Step::Attr("managed_node_group")]),
             format!(
                 "Pool {:?} is a Capacity Block node group: apply upgrades it in place ({what}), which needs its \
                  desired size at 0 first.",

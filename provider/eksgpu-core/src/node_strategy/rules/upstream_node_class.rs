@@ -64,7 +64,7 @@ fn block_device_mappings(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec
     for (j, m) in nc.block_device_mappings.iter().enumerate() {
         let path = at(&[
             Step::Attr("node_class"),
-            Step::Attr("block_device_mapping"),
+            Step::Attr("block_device_mappings"),
             Step::Index(j),
         ]);
         let mut push = |detail: String| out.push(Violation::new(Code::EKSGPU175, path.clone(), detail));
@@ -93,7 +93,7 @@ fn network_interfaces(nc: &NodeClass, at: &At<'_>, out: &mut Vec<Violation>) {
     if nis.is_empty() {
         return;
     }
-    let base = || at(&[Step::Attr("node_class"), Step::Attr("network_interface")]);
+    let base = || at(&[Step::Attr("node_class"), Step::Attr("network_interfaces")]);
     let primary = nis
         .iter()
         .any(|n| n.network_card_index == 0 && n.device_index == 0 && n.interface_type == "interface");
@@ -147,7 +147,7 @@ fn efa_only_interfaces(nc: &NodeClass, types: &[Selected], at: &At<'_>, out: &mu
         {
             out.push(Violation::new(
                 Code::EKSGPU126,
-                at(&[Step::Attr("node_class"), Step::Attr("network_interface")]),
+                at(&[Step::Attr("node_class"), Step::Attr("network_interfaces")]),
                 format!(
                     "{} has {have} EFA interfaces; the node class asks for {wanted} efa-only ones.",
                     s.t.name

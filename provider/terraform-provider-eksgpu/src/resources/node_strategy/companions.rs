@@ -46,7 +46,6 @@ impl InCluster<'_> {
     pub(super) async fn apply_companions(
         &mut self,
         job: &Job<'_>,
-        i: usize,
         pool: &Pool,
         adopt: bool,
         diags: &mut Diagnostics,
@@ -55,7 +54,7 @@ impl InCluster<'_> {
         if objects.is_empty() {
             return Applied::Done;
         }
-        let path = AttributePath::attr("pool").index(i);
+        let path = super::plan::pool_path(&pool.name);
         let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: true };
         };
@@ -87,13 +86,7 @@ impl InCluster<'_> {
 
     /// Reads `pool`'s companions back: those that differ from what it renders (or are gone) join
     /// the pool's drifted objects. `None` after a diagnostic.
-    pub(super) async fn read_companions(
-        &mut self,
-        job: &Job<'_>,
-        i: usize,
-        pool: &Pool,
-        diags: &mut Diagnostics,
-    ) -> Option<()> {
+    pub(super) async fn read_companions(&mut self, job: &Job<'_>, pool: &Pool, diags: &mut Diagnostics) -> Option<()> {
         let objects = render::compute_domains(job.strategy, pool);
         if objects.is_empty() {
             return Some(());
@@ -107,11 +100,7 @@ impl InCluster<'_> {
                 // Not installed yet (see the module's doc): none is there.
                 Err(KubeError::KindNotInstalled { .. }) => None,
                 Err(e) => {
-                    diags.push(diagnostics::kube_failed(
-                        &e,
-                        &what,
-                        AttributePath::attr("pool").index(i),
-                    ));
+                    diags.push(diagnostics::kube_failed(&e, &what, super::plan::pool_path(&pool.name)));
                     return None;
                 }
             };
@@ -134,13 +123,8 @@ impl InCluster<'_> {
     /// namespace unless it is the default one. Looked for only when a pool is `dra` (EKSGPU185: no
     /// other pool has one), across namespaces; a cluster without the kind has none. A failure is a
     /// warning: the pools import without it, and the next plan shows the ComputeDomain to create.
-    pub(super) async fn find_compute_domains(
-        &mut self,
-        job: &Job<'_>,
-        pools: &mut [(usize, Pool)],
-        diags: &mut Diagnostics,
-    ) {
-        if !pools.iter().any(|(_, p)| p.dra) {
+    pub(super) async fn find_compute_domains(&mut self, job: &Job<'_>, pools: &mut [Pool], diags: &mut Diagnostics) {
+        if !pools.iter().any(|p| p.dra) {
             return;
         }
         let selector = strategy_selector(job.strategy);
@@ -165,7 +149,7 @@ impl InCluster<'_> {
             Err(KubeError::KindNotInstalled { .. }) => Vec::new(),
             Err(e) => return not_found(&diagnostics::kube_failed(&e, what, AttributePath::root()).detail, diags),
         };
-        for pool in pools.iter_mut().map(|(_, p)| p).filter(|p| p.dra) {
+        for pool in pools.iter_mut().filter(|p| p.dra) {
             let Some(cd) = domains.iter().find(|d| d["metadata"]["name"] == pool.name.as_str()) else {
                 continue;
             };

@@ -33,27 +33,26 @@ fn filled(v: &Value, ty: &Type) -> Value {
     }
 }
 
-/// Every pool of the plan, read for its outputs: as the rules read it (unknowns as null), or,
-/// when that fails (an unknown required input), with placeholders. `None`: it does not read.
-pub(super) fn pools(planned: &Value, partial: &Partial, pool_type: &Type) -> Vec<Option<Pool>> {
-    let nulled = partial.value.get("pool").elements();
-    planned
-        .get("pool")
-        .elements()
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            nulled
-                .get(i)
-                .and_then(|n| model::pool_of(n).ok())
-                .or_else(|| model::pool_of(&filled(v, pool_type)).ok())
+/// Every pool of the plan by name, read for its outputs: as the rules read it (unknowns as
+/// null), or, when that fails (an unknown required input), with placeholders. `None`: it does
+/// not read (an unknown entry).
+pub(super) fn pools(planned: &Value, partial: &Partial, pool_type: &Type) -> Vec<(String, Option<Pool>)> {
+    let nulled = model::pool_values(&partial.value);
+    model::pool_values(planned)
+        .into_iter()
+        .map(|(name, v)| {
+            let pool = nulled
+                .get(&name)
+                .and_then(|n| model::pool_of(&name, n).ok())
+                .or_else(|| model::pool_of(&name, &filled(&v, pool_type)).ok());
+            (name, pool)
         })
         .collect()
 }
 
-/// Whether output `o` of the pool at `i` is known: no input it reads is unknown.
-pub(super) fn known(partial: &Partial, i: usize, pool: &Pool, o: Output) -> bool {
-    let at = plan::pool_at(i);
+/// Whether output `o` of `pool` is known: no input it reads is unknown.
+pub(super) fn known(partial: &Partial, pool: &Pool, o: Output) -> bool {
+    let at = plan::pool_at(&pool.name);
     let pool_inputs = partial.unknowns_below(&at).all(|rel| {
         let names: Vec<&str> = rel
             .iter()
@@ -94,10 +93,15 @@ pub(super) fn gpu_operator_values_yaml(s: &NodeStrategy) -> Value {
     render::gpu_operator_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
 }
 
-/// A strategy output (one that reads every pool), or unknown: the pool list itself is unknown,
+/// A strategy output (one that reads every pool), or unknown: the pools map itself is unknown,
 /// a pool does not read, or an input the output reads is unknown in some pool.
-pub(super) fn strategy_value(o: Output, s: &NodeStrategy, partial: &Partial, pools: &[Option<Pool>]) -> Value {
-    let pool_list = [Step::Attribute("pool".into())];
+pub(super) fn strategy_value(
+    o: Output,
+    s: &NodeStrategy,
+    partial: &Partial,
+    pools: &[(String, Option<Pool>)],
+) -> Value {
+    let pool_list = [Step::Attribute("pools".into())];
     // The strategy-level inputs of these outputs are the same whatever the capacity kind.
     if partial.unknowns_below(&pool_list).any(<[Step]>::is_empty)
         || !strategy_inputs_known(partial, o, Capacity::Karpenter)
@@ -105,9 +109,9 @@ pub(super) fn strategy_value(o: Output, s: &NodeStrategy, partial: &Partial, poo
         return Value::Unknown;
     }
     let mut read = Vec::new();
-    for (i, p) in pools.iter().enumerate() {
+    for (_, p) in pools {
         match p {
-            Some(p) if known(partial, i, p, o) => read.push(p.clone()),
+            Some(p) if known(partial, p, o) => read.push(p.clone()),
             _ => return Value::Unknown,
         }
     }

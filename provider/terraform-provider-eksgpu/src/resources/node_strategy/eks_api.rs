@@ -465,9 +465,9 @@ impl EksApi<'_> {
         Ok(self.aws.with_vpc_cidrs(facts).await?)
     }
 
-    /// The EKS API pools of strategy `s` found by their tags (import), with
-    /// their recorded index, and the `gpu_operator` settings recorded there.
-    async fn import(&self, s: &NodeStrategy) -> Result<(Vec<(usize, Pool)>, Option<GpuOperator>), Failure> {
+    /// The EKS API pools of strategy `s` found by their tags (import), and the `gpu_operator`
+    /// settings recorded there.
+    async fn import(&self, s: &NodeStrategy) -> Result<(Vec<Pool>, Option<GpuOperator>), Failure> {
         let mut found = Vec::new();
         let mut operator = None;
         for name in self.aws.list_node_groups(self.cluster).await? {
@@ -483,7 +483,7 @@ impl EksApi<'_> {
                     .and_then(|t| eks::gpu_operator_from_tag(t))
             });
             let blank = blank_pool(&ng.tags, Capacity::ManagedNodeGroup);
-            found.push((index(&ng.tags), eks::read_back_node_group(s, &blank, &ng, true)));
+            found.push(eks::read_back_node_group(s, &blank, &ng, true));
         }
         let facts = self.aws.cluster(self.cluster).await?;
         for principal in self.aws.list_access_entries(self.cluster).await? {
@@ -505,7 +505,7 @@ impl EksApi<'_> {
                 remote_pod_networks: facts.remote_pod_networks.clone(),
                 node_role_arn: e.principal_arn.clone(),
             });
-            found.push((index(&e.tags), pool));
+            found.push(pool);
         }
         Ok((found, operator))
     }
@@ -527,16 +527,15 @@ impl PoolSide for EksApi<'_> {
     async fn apply(
         &mut self,
         job: &Job<'_>,
-        i: usize,
         pool: &Pool,
         prior: Option<&Pool>,
         adopt: bool,
         diags: &mut Diagnostics,
     ) -> Applied {
-        let path = AttributePath::attr("pool").index(i);
+        let path = super::plan::pool_path(&pool.name);
         let (what, result) = match pool.capacity {
             Capacity::ManagedNodeGroup => {
-                let Some(mut want) = eks::node_group(job.strategy, i, pool) else {
+                let Some(mut want) = eks::node_group(job.strategy, pool) else {
                     return Applied::Done;
                 };
                 stamp_tags(&mut want.tags, &job.claimant);
@@ -551,7 +550,7 @@ impl PoolSide for EksApi<'_> {
                     return Applied::Done;
                 };
                 let prior_role = prior.and_then(|p| p.hybrid.as_ref()).map(|h| h.node_role_arn.as_str());
-                let mut tags = eks::pool_tags(job.strategy, i, pool);
+                let mut tags = eks::pool_tags(job.strategy, pool);
                 stamp_tags(&mut tags, &job.claimant);
                 let result = self
                     .apply_hybrid(h, tags, prior_role, job.facts, &job.claimant, adopt)
@@ -569,8 +568,8 @@ impl PoolSide for EksApi<'_> {
         }
     }
 
-    async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
-        let path = AttributePath::attr("pool").index(i);
+    async fn read(&mut self, job: &Job<'_>, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
+        let path = super::plan::pool_path(&pool.name);
         if pool.capacity == Capacity::Hybrid {
             return match self.read_hybrid(pool).await {
                 Ok(p) => Some(p),
@@ -633,7 +632,7 @@ impl PoolSide for EksApi<'_> {
                 _ => Ok(()),
             };
             if let Err((e, what)) = result {
-                diags.push(e.diagnostic(&what, AttributePath::attr("pool")));
+                diags.push(e.diagnostic(&what, AttributePath::attr("pools")));
                 remaining.push(pool.name.clone());
             }
         }
@@ -680,12 +679,6 @@ fn node_group_poll(ng: &NodeGroup, until_gone: bool) -> Poll {
         Some(s) if s.failed() => Poll::Failed(status, issues()),
         _ => Poll::Pending(status),
     }
-}
-
-fn index(t: &std::collections::BTreeMap<String, String>) -> usize {
-    t.get(tags::POOL_INDEX)
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(usize::MAX)
 }
 
 /// A pool with only what tags say, to read the rest into.

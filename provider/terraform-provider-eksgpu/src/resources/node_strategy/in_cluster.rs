@@ -94,13 +94,12 @@ impl PoolSide for InCluster<'_> {
     async fn apply(
         &mut self,
         job: &Job<'_>,
-        i: usize,
         pool: &Pool,
         _prior: Option<&Pool>,
         adopt: bool,
         diags: &mut Diagnostics,
     ) -> Applied {
-        let path = AttributePath::attr("pool").index(i);
+        let path = super::plan::pool_path(&pool.name);
         let Some(cluster) = self.connection(job.configured, diags).await else {
             return Applied::Failed { touched: false };
         };
@@ -137,7 +136,7 @@ impl PoolSide for InCluster<'_> {
         }
     }
 
-    async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
+    async fn read(&mut self, job: &Job<'_>, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>> {
         let cluster = self.connection(job.configured, diags).await?;
         match read_in_cluster_pool(
             job.ctx,
@@ -161,7 +160,7 @@ impl PoolSide for InCluster<'_> {
                 diags.push(diagnostics::kube_failed(
                     &e,
                     &format!("reading pool {}", pool.name),
-                    AttributePath::attr("pool").index(i),
+                    super::plan::pool_path(&pool.name),
                 ));
                 None
             }
@@ -209,7 +208,7 @@ impl PoolSide for InCluster<'_> {
         let mut out = Vec::new();
         for np in &node_pools {
             let pool_name = np["metadata"]["name"].as_str().unwrap_or_default().to_owned();
-            let (index, dra) = readback::pool_annotation(np).unwrap_or((usize::MAX, false));
+            let dra = readback::pool_annotation(np).unwrap_or(false);
             let node_class = match fetch_node_class(job.ctx, cluster.as_ref(), np).await {
                 Ok(nc) => nc.map(|nc| owned(&nc)),
                 Err(e) => {
@@ -221,9 +220,12 @@ impl PoolSide for InCluster<'_> {
                     return None;
                 }
             };
-            out.push((
-                index,
-                readback::import_pool(&strategy, &pool_name, dra, &owned(np), node_class.as_ref()),
+            out.push(readback::import_pool(
+                &strategy,
+                &pool_name,
+                dra,
+                &owned(np),
+                node_class.as_ref(),
             ));
         }
         Some((out, operator))
@@ -549,7 +551,7 @@ pub(super) async fn delete_objects(
             Ok(None) | Err(KubeError::KindNotInstalled { .. }) => continue,
             Ok(Some(live)) => live,
             Err(e) => {
-                diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));
+                diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pools")));
                 remaining.push(m.name.clone());
                 continue;
             }
@@ -560,7 +562,7 @@ pub(super) async fn delete_objects(
             continue;
         }
         if let Err(e) = cancellable(ctx, &what, cluster.delete(&m.kind, m.namespace.as_deref(), &m.name)).await {
-            diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pool")));
+            diags.push(diagnostics::kube_failed(&e, &what, AttributePath::attr("pools")));
             if !remaining.contains(&m.name) {
                 remaining.push(m.name.clone());
             }

@@ -10,14 +10,24 @@ use eksgpu_tfplugin::{Type, Value};
 
 use crate::resources::inputs;
 
-/// One pool block, through its declared inputs.
-pub(crate) fn pool(o: &Obj<'_>) -> Result<Pool, ModelError> {
-    inputs::read(POOL, o.value())
+/// Pool `name` (its key in `pools`), through its declared inputs.
+pub(crate) fn pool(name: &str, o: &Obj<'_>) -> Result<Pool, ModelError> {
+    let mut p: Pool = inputs::read(POOL, o.value()).map_err(|e| o.within(e))?;
+    p.name = name.to_owned();
+    Ok(p)
 }
 
-/// A pool value.
-pub(crate) fn pool_of(v: &Value) -> Result<Pool, ModelError> {
-    pool(&Obj::new(v)?)
+/// The value of pool `name`.
+pub(crate) fn pool_of(name: &str, v: &Value) -> Result<Pool, ModelError> {
+    pool(name, &Obj::new(v)?)
+}
+
+/// The pool values of a state or plan, by name (none while `pools` is null or unknown).
+pub(crate) fn pool_values(v: &Value) -> std::collections::BTreeMap<String, Value> {
+    match v.get("pools") {
+        Value::Map(m) => m.clone(),
+        _ => Default::default(),
+    }
 }
 
 /// The `gpu_operator` block of a list of at most one.
@@ -45,20 +55,22 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         kubernetes_version: o.computed("kubernetes_version")?,
         gpu_operator: gpu_operator(o.field("gpu_operator")?)
             .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("gpu_operator".into())))?,
-        pools: o.blocks("pool", |p| pool(&p))?,
+        // In key order: the order apply goes through them.
+        pools: o.entries("pools", |name, p| pool(name, &p))?,
         // Provider configuration, not the resource's: the caller sets them.
         default_tags: Default::default(),
         karpenter_gates: Default::default(),
     })
 }
 
-/// The type of a pool block's value, from the schema.
+/// The type of a pool's object, from the schema.
 pub(super) fn pool_type() -> &'static Type {
     static TYPE: std::sync::LazyLock<Type> = std::sync::LazyLock::new(|| {
         super::schema::cached()
             .block
-            .find_block("pool")
-            .map_or_else(|| Type::object([]), |b| b.block.implied_type())
+            .find_attribute("pools")
+            .and_then(|a| a.nested.as_ref())
+            .map_or_else(|| Type::object([]), |n| n.object.implied_type())
     });
     &TYPE
 }

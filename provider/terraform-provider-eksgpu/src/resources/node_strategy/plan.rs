@@ -6,6 +6,7 @@
 use eksgpu_core::eks;
 use eksgpu_core::karpenter_gates::FeatureGates;
 use eksgpu_core::model::outputs::Output;
+use eksgpu_core::model::rules as strategy_rules;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::render::{self, Manifest};
 use eksgpu_core::{rules, validate, yaml};
@@ -50,8 +51,8 @@ pub(super) fn node_selector(s: &NodeStrategy, pool: &Pool) -> Value {
     )
 }
 
-pub(super) fn manifests_yaml(s: &NodeStrategy, index: usize, pool: &Pool) -> Value {
-    manifests_yaml_with(s, index, pool, &[])
+pub(super) fn manifests_yaml(s: &NodeStrategy, pool: &Pool) -> Value {
+    manifests_yaml_with(s, pool, &[])
 }
 
 /// Objects read back on their own, beside the pool (NodeOverlays, the ComputeDomain): their drift
@@ -65,7 +66,6 @@ fn read_on_their_own(m: &Manifest) -> bool {
 /// restores. The pool's own objects (or its EKS API requests) come first, then its ComputeDomain.
 pub(super) fn manifests_yaml_with(
     s: &NodeStrategy,
-    index: usize,
     pool: &Pool,
     live: &[(String, Option<serde_json::Value>)],
 ) -> Value {
@@ -77,17 +77,17 @@ pub(super) fn manifests_yaml_with(
         .into_iter()
         .filter_map(as_live)
         .collect();
-    docs.extend(eks::aws_requests(s, index, pool));
+    docs.extend(eks::aws_requests(s, pool));
     docs.extend(render::compute_domains(s, pool).into_iter().filter_map(as_live));
     yaml::to_yaml_stream(&docs).into()
 }
 
 /// A pool value with every computed output filled from the model (import, refresh).
-pub(super) fn with_computed(s: &NodeStrategy, index: usize, pool: &Pool, mut v: Value) -> Value {
+pub(super) fn with_computed(s: &NodeStrategy, pool: &Pool, mut v: Value) -> Value {
     for o in Output::POOL {
         path::set(&mut v, o.attribute(), early::value(o, s, pool));
     }
-    path::set(&mut v, "manifests_yaml", manifests_yaml(s, index, pool));
+    path::set(&mut v, "manifests_yaml", manifests_yaml(s, pool));
     path::set(&mut v, "matched_instance_types", matched_instance_types(pool));
     v
 }
@@ -115,9 +115,8 @@ pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
 struct Known {
     partial: Partial,
     /// The strategy with placeholders for an unknown name or cluster, and the
-    /// pools that could be read (with their index in the configuration).
+    /// pools that could be read (in key order).
     strategy: NodeStrategy,
-    pools: Vec<(usize, Pool)>,
     header_known: bool,
     cluster_known: bool,
 }
@@ -126,11 +125,14 @@ fn at(steps: &[&str]) -> Vec<Step> {
     steps.iter().map(|s| Step::Attribute((*s).to_owned())).collect()
 }
 
-pub(super) fn pool_at(i: usize) -> Vec<Step> {
-    vec![
-        Step::Attribute("pool".into()),
-        Step::Index(i64::try_from(i).unwrap_or(i64::MAX)),
-    ]
+/// Where pool `name` is: `pools["name"]`.
+pub(super) fn pool_at(name: &str) -> Vec<Step> {
+    vec![Step::Attribute("pools".into()), Step::Key(name.to_owned())]
+}
+
+/// [`pool_at`] as a diagnostic's path.
+pub(super) fn pool_path(name: &str) -> AttributePath {
+    AttributePath::attr("pools").key(name)
 }
 
 fn known(planned: &Value) -> Option<Known> {
@@ -145,13 +147,10 @@ fn known(planned: &Value) -> Option<Known> {
             .flatten()
             .unwrap_or_else(|| "<unknown>".into())
     };
-    let pools: Vec<(usize, Pool)> = o
-        .field("pool")
-        .map(Value::elements)
-        .unwrap_or_default()
+    // A pool that does not read (an unknown required input) is left to the plan of the apply.
+    let pools: Vec<Pool> = model::pool_values(&partial.value)
         .iter()
-        .enumerate()
-        .filter_map(|(i, v)| model::pool_of(v).ok().map(|p| (i, p)))
+        .filter_map(|(name, v)| model::pool_of(name, v).ok())
         .collect();
     let strategy = NodeStrategy {
         cluster_name: text("cluster_name"),
@@ -161,7 +160,7 @@ fn known(planned: &Value) -> Option<Known> {
             .field("gpu_operator")
             .ok()
             .and_then(|v| model::gpu_operator(v).ok().flatten()),
-        pools: pools.iter().map(|(_, p)| p.clone()).collect(),
+        pools,
         default_tags: Default::default(),
         karpenter_gates: Default::default(),
     };
@@ -169,7 +168,6 @@ fn known(planned: &Value) -> Option<Known> {
         header_known: cluster_known && name_known && operator_known,
         partial,
         strategy,
-        pools,
         cluster_known,
     })
 }
@@ -208,14 +206,14 @@ pub(super) fn modify(
     outputs(plan, &k);
     report(
         &k,
-        rules::check_node_strategy(s, &rules::NodeStrategyContext { karpenter_version }),
+        strategy_rules::check_node_strategy(s, &strategy_rules::Context { karpenter_version }),
         diags,
     );
-    let known_labels: Vec<(usize, Pool)> = k
+    let known_labels: Vec<Pool> = s
         .pools
         .iter()
-        .filter(|(i, _)| {
-            let mut at = pool_at(*i);
+        .filter(|p| {
+            let mut at = pool_at(&p.name);
             at.push(Step::Attribute("labels".into()));
             !k.partial.touches_unknown(&at)
         })
@@ -223,15 +221,15 @@ pub(super) fn modify(
         .collect();
     restricted_labels(&known_labels, karpenter_version, diags);
     if k.cluster_known {
-        node_group_names(&s.cluster_name, &k.pools, diags);
+        node_group_names(&s.cluster_name, &s.pools, diags);
     }
     if let Ok(prior) = model::strategy(plan.prior) {
         // What EKS asks of the change itself (node group upgrades).
-        report(&k, rules::check_upgrade(&prior, s), diags);
-        warn_replacements(&prior, s, &k.pools, diags);
-        if !k.partial.touches_unknown(&at(&["pool"])) {
+        report(&k, strategy_rules::check_upgrade(&prior, s), diags);
+        warn_replacements(&prior, s, diags);
+        // Which pools go is known once the map's keys are (an unknown entry still has its key).
+        if !k.partial.unknowns_below(&at(&["pools"])).any(<[Step]>::is_empty) {
             warn_deletions(&prior, s, diags);
-            explain_moves(&prior, s, diags);
         }
     }
 }
@@ -241,9 +239,12 @@ pub(super) fn modify(
 /// Warnings the configuration acknowledges are left out, and a warning of several pools is one.
 fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
     let mut kept = Vec::new();
-    for mut v in found {
-        if let [rules::Step::Attr("pool"), rules::Step::Index(i), ..] = v.path.as_mut_slice() {
-            *i = k.pools[*i].0;
+    for v in found {
+        // A finding at a pool's own path is about its key (its name, EKSGPU105 and 140): a map's
+        // keys are known whenever the map is, whatever of the entry is not.
+        if matches!(v.path.as_slice(), [rules::Step::Attr("pools"), rules::Step::Key(_)]) {
+            kept.push(v);
+            continue;
         }
         if k.partial.reports(&schema::cached().block, &diagnostics::violation(&v)) {
             kept.push(v);
@@ -256,12 +257,12 @@ fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
 }
 
 /// The rules `terraform validate` runs: the errors that hold whatever the provider's settings
-/// (`rules::check_at_validate`), on what the configuration makes known. Warnings and the rules on
+/// (`strategy_rules::check_at_validate`), on what the configuration makes known. Warnings and the rules on
 /// the provider's settings or the cluster wait for the plan; Terraform stops at a validation error,
 /// so the plan does not repeat these.
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     if let Some(k) = known(config) {
-        report(&k, rules::check_at_validate(&k.strategy), diags);
+        report(&k, strategy_rules::check_at_validate(&k.strategy), diags);
     }
 }
 
@@ -270,83 +271,33 @@ pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
 fn outputs(plan: &mut Plan<'_>, k: &Known) {
     let pools = early::pools(&plan.planned, &k.partial, model::pool_type());
     let s = NodeStrategy {
-        pools: pools.iter().flatten().cloned().collect(),
+        pools: pools.iter().filter_map(|(_, p)| p.clone()).collect(),
         ..k.strategy.clone()
     };
     // A pool's objects also read the other pools' kinds (hybrid pools switch the NVIDIA AMIs'
     // drivers off everywhere: render::effective_labels).
-    let kinds_known = pools.iter().enumerate().all(|(j, p)| {
-        let mut capacity = pool_at(j);
+    let kinds_known = pools.iter().all(|(name, p)| {
+        let mut capacity = pool_at(name);
         capacity.push(Step::Attribute("capacity".into()));
         p.is_some() && !k.partial.touches_unknown(&capacity)
-    }) && !k.partial.unknowns_below(&at(&["pool"])).any(<[Step]>::is_empty);
-    for (i, pool) in pools.iter().enumerate() {
+    }) && !k.partial.unknowns_below(&at(&["pools"])).any(<[Step]>::is_empty);
+    for (name, pool) in &pools {
         let Some(pool) = pool else { continue };
-        let whole = k.header_known && kinds_known && !k.partial.touches_unknown(&pool_at(i));
-        let Some(Value::Object(out)) = path::get_mut(&mut plan.planned, &pool_at(i)) else {
+        let whole = k.header_known && kinds_known && !k.partial.touches_unknown(&pool_at(name));
+        let Some(Value::Object(out)) = path::get_mut(&mut plan.planned, &pool_at(name)) else {
             continue;
         };
-        for o in Output::POOL
-            .into_iter()
-            .filter(|o| early::known(&k.partial, i, pool, *o))
-        {
+        for o in Output::POOL.into_iter().filter(|o| early::known(&k.partial, pool, *o)) {
             out.insert(o.attribute().into(), early::value(o, &s, pool));
         }
         if whole {
-            out.insert("manifests_yaml".into(), manifests_yaml(&s, i, pool));
+            out.insert("manifests_yaml".into(), manifests_yaml(&s, pool));
         }
     }
     for o in Output::STRATEGY {
         let v = early::strategy_value(o, &s, &k.partial, &pools);
         path::set(&mut plan.planned, o.attribute(), v);
     }
-}
-
-/// When pools were inserted, removed or reordered, Terraform shows the pool
-/// list's diff by position (`~ name = "b" -> "x"`); this says, by name, what
-/// apply really does. Pools are identified by name: their objects are named
-/// after them.
-fn explain_moves(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
-    let names = |s: &NodeStrategy| s.pools.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
-    let (before, after) = (names(prior), names(planned));
-    // Pools appended or removed at the end diff by position as they are.
-    if after.starts_with(&before) || before.starts_with(&after) {
-        return;
-    }
-    let mut added = Vec::new();
-    let mut changed = Vec::new();
-    let mut unchanged = Vec::new();
-    for p in &planned.pools {
-        match prior.pools.iter().find(|q| q.name == p.name) {
-            None => added.push(p.name.as_str()),
-            Some(q) if q == p => unchanged.push(p.name.as_str()),
-            Some(_) => changed.push(p.name.as_str()),
-        }
-    }
-    let deleted: Vec<&str> = before
-        .iter()
-        .filter(|n| !after.contains(n))
-        .map(String::as_str)
-        .collect();
-    let mut parts = Vec::new();
-    for (what, list) in [
-        ("created", &added),
-        ("deleted", &deleted),
-        ("changed", &changed),
-        ("unchanged (only their place in the list moves)", &unchanged),
-    ] {
-        if !list.is_empty() {
-            parts.push(format!("{what}: {}", list.join(", ")));
-        }
-    }
-    diags.push(Diagnostic::warning(
-        "Pools by name",
-        format!(
-            "The pool list changed shape, so Terraform shows its diff position by position. By name, apply does \
-             this — {}.",
-            parts.join("; ")
-        ),
-    ));
 }
 
 /// Warns at plan about each pool that goes: its objects are named after it,
@@ -401,13 +352,12 @@ pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), gates: Featu
     match model::strategy(planned) {
         Ok(mut s) => {
             s.karpenter_gates = gates;
-            diags.extend(errors_only(rules::check_node_strategy(
+            diags.extend(errors_only(strategy_rules::check_node_strategy(
                 &s,
-                &rules::NodeStrategyContext { karpenter_version },
+                &strategy_rules::Context { karpenter_version },
             )));
-            let pools: Vec<(usize, Pool)> = s.pools.iter().cloned().enumerate().collect();
-            restricted_labels(&pools, karpenter_version, diags);
-            node_group_names(&s.cluster_name, &pools, diags);
+            restricted_labels(&s.pools, karpenter_version, diags);
+            node_group_names(&s.cluster_name, &s.pools, diags);
         }
         Err(e) => diags.push(e.diagnostic(&AttributePath::root())),
     }
@@ -415,10 +365,10 @@ pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), gates: Featu
 
 /// Node group names EKS refuses: `<cluster_name>-<pool name>` is at most 63
 /// characters of letters, digits, `-` and `_` (EKS API CreateNodegroup).
-fn node_group_names(cluster: &str, pools: &[(usize, Pool)], diags: &mut Diagnostics) {
-    for (i, pool) in pools.iter().filter(|(_, p)| p.capacity == Capacity::ManagedNodeGroup) {
+fn node_group_names(cluster: &str, pools: &[Pool], diags: &mut Diagnostics) {
+    for pool in pools.iter().filter(|p| p.capacity == Capacity::ManagedNodeGroup) {
         if let Err(e) = validate::node_group_name_for(cluster, &pool.name) {
-            let at = AttributePath::attr("pool").index(*i).attribute("name");
+            let at = pool_path(&pool.name);
             diags.error_at(at.clone(), "Invalid node group name", format!("{at}: {e}"));
         }
     }
@@ -427,14 +377,11 @@ fn node_group_names(cluster: &str, pools: &[(usize, Pool)], diags: &mut Diagnost
 /// Node labels Karpenter refuses on a NodePool template for the configured
 /// release (the NodePool CRD's CEL rules, and Karpenter's own restricted
 /// domains: `eksgpu_core::validate::karpenter_node_label_key` cites them).
-fn restricted_labels(pools: &[(usize, Pool)], karpenter_version: (u32, u32), diags: &mut Diagnostics) {
-    for (i, pool) in pools.iter().filter(|(_, p)| p.capacity.is_in_cluster()) {
+fn restricted_labels(pools: &[Pool], karpenter_version: (u32, u32), diags: &mut Diagnostics) {
+    for pool in pools.iter().filter(|p| p.capacity.is_in_cluster()) {
         for key in pool.labels.keys() {
             if let Err(e) = validate::karpenter_node_label_key(key, karpenter_version) {
-                let at = AttributePath::attr("pool")
-                    .index(*i)
-                    .attribute("labels")
-                    .key(key.clone());
+                let at = pool_path(&pool.name).attribute("labels").key(key.clone());
                 let detail = format!(
                     "{at}: {key:?} cannot label a {} pool's nodes: {e}",
                     pool.capacity.as_str()
@@ -447,9 +394,9 @@ fn restricted_labels(pools: &[(usize, Pool)], karpenter_version: (u32, u32), dia
 
 /// Warns at plan when a pool's change needs new capacity: a capacity kind
 /// that changes (delete, then create), or a node group EKS cannot change in place.
-fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usize, Pool)], diags: &mut Diagnostics) {
-    for (i, pool) in known {
-        let Some((j, before)) = prior.pools.iter().enumerate().find(|(_, p)| p.name == pool.name) else {
+fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
+    for pool in &planned.pools {
+        let Some(before) = prior.pools.iter().find(|p| p.name == pool.name) else {
             continue;
         };
         if before.capacity != pool.capacity {
@@ -464,7 +411,7 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
                         pool.capacity.as_str()
                     ),
                 )
-                .at(AttributePath::attr("pool").index(*i).attribute("capacity")),
+                .at(pool_path(&pool.name).attribute("capacity")),
             );
             continue;
         }
@@ -486,11 +433,11 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
                         pool.name
                     ),
                 )
-                .at(AttributePath::attr("pool").index(*i).attribute("replicas")),
+                .at(pool_path(&pool.name).attribute("replicas")),
             );
             continue;
         }
-        if let (Some(want), Some(was)) = (eks::node_group(planned, *i, pool), eks::node_group(prior, j, before))
+        if let (Some(want), Some(was)) = (eks::node_group(planned, pool), eks::node_group(prior, before))
             && let Some(r) = want.replacement(&was)
         {
             diags.push(
@@ -502,7 +449,7 @@ fn warn_replacements(prior: &NodeStrategy, planned: &NodeStrategy, known: &[(usi
                         r.fields.join(", ")
                     ),
                 )
-                .at(AttributePath::attr("pool").index(*i)),
+                .at(pool_path(&pool.name)),
             );
         }
     }

@@ -4,9 +4,9 @@
 //! picks a pool's side by its capacity kind; the sides do the work.
 
 use eksgpu_core::eks::ClusterFacts;
+use eksgpu_core::model::rules as strategy_rules;
 use eksgpu_core::model::{Capacity, NodeStrategy, Pool};
 use eksgpu_core::ownership::Claimant;
-use eksgpu_core::rules;
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics, Value};
 
 use super::eks_api::{EksApi, Failure};
@@ -164,19 +164,18 @@ impl<'a> Run<'a> {
             }
         };
         let mut ok = true;
-        for v in rules::check_against_cluster(s, &facts) {
-            ok &= v.severity != rules::Severity::Error;
+        for v in strategy_rules::check_against_cluster(s, &facts) {
+            ok &= v.severity != eksgpu_core::rules::Severity::Error;
             diags.push(diagnostics::violation(&v));
         }
         self.run.facts = Some(facts);
         ok
     }
 
-    /// Applies pool number `i` of `s` on its side.
+    /// Applies `pool` of `s` on its side.
     pub(super) async fn apply_pool(
         &mut self,
         s: &NodeStrategy,
-        i: usize,
         pool: &Pool,
         prior: Option<&Pool>,
         adopt: bool,
@@ -188,9 +187,9 @@ impl<'a> Run<'a> {
         } else {
             &mut self.eks
         };
-        match side.apply(&job, i, pool, prior, adopt, diags).await {
+        match side.apply(&job, pool, prior, adopt, diags).await {
             // Then what the pool's workloads use beside it (its ComputeDomain), on any side.
-            Applied::Done => self.in_cluster.apply_companions(&job, i, pool, adopt, diags).await,
+            Applied::Done => self.in_cluster.apply_companions(&job, pool, adopt, diags).await,
             failed => failed,
         }
     }
@@ -199,7 +198,6 @@ impl<'a> Run<'a> {
     pub(super) async fn read_pool(
         &mut self,
         s: &NodeStrategy,
-        i: usize,
         pool: &Pool,
         diags: &mut Diagnostics,
     ) -> Option<Option<Pool>> {
@@ -209,9 +207,9 @@ impl<'a> Run<'a> {
         } else {
             &mut self.eks
         };
-        let read = side.read(&job, i, pool, diags).await?;
+        let read = side.read(&job, pool, diags).await?;
         if read.is_some() {
-            self.in_cluster.read_companions(&job, i, pool, diags).await?;
+            self.in_cluster.read_companions(&job, pool, diags).await?;
         }
         Some(read)
     }
@@ -266,12 +264,13 @@ impl<'a> Run<'a> {
 
     /// After a failed create: each side undoes or keeps what the pools in
     /// `made` (pool values) made; what stays is named in a warning.
-    pub(super) async fn abandon_create(&mut self, s: &NodeStrategy, made: &[Value], diags: &mut Diagnostics) {
-        let pools: Vec<&Pool> = made
-            .iter()
-            .filter_map(|v| v.get("name").as_str())
-            .filter_map(|n| s.pools.iter().find(|p| p.name == n))
-            .collect();
+    pub(super) async fn abandon_create(
+        &mut self,
+        s: &NodeStrategy,
+        made: &std::collections::BTreeMap<String, Value>,
+        diags: &mut Diagnostics,
+    ) {
+        let pools: Vec<&Pool> = s.pools.iter().filter(|p| made.contains_key(&p.name)).collect();
         let job = self.run.job(s, s, None);
         // Cheap to make again: deleted, so nothing is left that no state knows. One another owner
         // holds (the reason the create failed) is left without a word: this apply never made it.

@@ -2,10 +2,9 @@
 //! and the structural checks Terraform can make before the provider is configured.
 
 use eksgpu_core::validate;
-use eksgpu_framework::path::one;
 use eksgpu_framework::validators;
-use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
-use eksgpu_tfplugin::{AttributePath, Diagnostics, Type, Value};
+use eksgpu_tfplugin::Type;
+use eksgpu_tfplugin::schema::{Attribute, Block, Mode, NestedBlock, NestedType, ObjectNesting, Schema};
 
 use eksgpu_core::model::inputs::POOL;
 
@@ -20,64 +19,68 @@ fn tolerations_type() -> Type {
     ]))
 }
 
-/// The pool block: its inputs as declared (`eksgpu_core::node_strategy::inputs::POOL`), then the
+/// A pool's object: its inputs as declared (`eksgpu_core::node_strategy::inputs::POOL`), then the
 /// outputs the plan computes.
-fn pool_block() -> Block {
-    inputs::block("A class of GPU capacity. Pools are applied in order.", POOL)
-        .attribute(Attribute::computed(
-            "node_selector",
-            Type::map(Type::String),
-            "What a pod needs in `nodeSelector` to land on this pool.",
-        ))
-        .attribute(Attribute::computed(
-            "tolerations",
-            tolerations_type(),
-            "Tolerations a pod needs for the pool's taints.",
-        ))
-        .attribute(Attribute::computed(
-            "accelerator",
-            Type::String,
-            "Whose accelerators the pool's nodes carry, from its instance types: `nvidia` (NVIDIA GPUs) or `neuron` \
+fn pool_object() -> Block {
+    inputs::object(
+        "A class of GPU capacity, keyed by its name: unique within the strategy, it names the pool's NodePool and \
+         node class (a DNS label, EKSGPU105) or its node group (`<cluster_name>-<name>`).",
+        POOL,
+    )
+    .attribute(Attribute::computed(
+        "node_selector",
+        Type::map(Type::String),
+        "What a pod needs in `nodeSelector` to land on this pool.",
+    ))
+    .attribute(Attribute::computed(
+        "tolerations",
+        tolerations_type(),
+        "Tolerations a pod needs for the pool's taints.",
+    ))
+    .attribute(Attribute::computed(
+        "accelerator",
+        Type::String,
+        "Whose accelerators the pool's nodes carry, from its instance types: `nvidia` (NVIDIA GPUs) or `neuron` \
              (AWS Trainium, Inferentia). One pool holds one vendor (EKSGPU150); hybrid pools are `nvidia`.",
-        ))
-        .attribute(Attribute::computed(
-            "gpu_resource_name",
-            Type::String,
-            "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
+    ))
+    .attribute(Attribute::computed(
+        "gpu_resource_name",
+        Type::String,
+        "Extended resource a container requests for a device of this pool (`nvidia.com/gpu`, \
              `nvidia.com/mig-<profile>` under MIG `mixed`, or `aws.amazon.com/neuron` on Neuron pools: whole Neuron \
              devices; `aws.amazon.com/neuroncore` counts their cores); null for DRA pools, except `multi_node_nvlink` \
              pools (their GPUs stay the device plugin's).",
-        ))
-        .attribute(Attribute::computed(
-            "matched_instance_types",
-            Type::list(Type::String),
-            "The catalog instance types the pool may launch today: with `requirement` blocks, every NVIDIA GPU type of \
+    ))
+    .attribute(Attribute::computed(
+        "matched_instance_types",
+        Type::list(Type::String),
+        "The catalog instance types the pool may launch today: with `requirements`, every NVIDIA GPU type of \
              the catalog they match (bounded by Auto Mode's documented families on `auto_mode` pools); otherwise its \
              `instance_types`. Karpenter also launches types that appear later and match.",
-        ))
-        .attribute(Attribute::computed(
-            "compute_domain_claim_template",
-            Type::String,
-            "The ResourceClaimTemplate of the pool's ComputeDomain (`<name>-channel`, in `compute_domain_namespace`), \
+    ))
+    .attribute(Attribute::computed(
+        "compute_domain_claim_template",
+        Type::String,
+        "The ResourceClaimTemplate of the pool's ComputeDomain (`<name>-channel`, in `compute_domain_namespace`), \
              which the NVIDIA DRA driver creates: a multi-node job's pods name it in \
              `resourceClaims[].resourceClaimTemplateName` to join the domain's IMEX channel. Null unless \
              `multi_node_nvlink`.",
-        ))
-        .attribute(Attribute::computed(
-            "clique_topology_key",
-            Type::String,
-            "The node label naming a node's NVLink clique (`nvidia.com/gpu.clique`, set by GPU Feature Discovery): \
+    ))
+    .attribute(Attribute::computed(
+        "clique_topology_key",
+        Type::String,
+        "The node label naming a node's NVLink clique (`nvidia.com/gpu.clique`, set by GPU Feature Discovery): \
              the `topologyKey` of a pod affinity that keeps a job's pods in one NVLink domain. Null unless \
              `multi_node_nvlink`.",
-        ))
-        .attribute(Attribute::computed(
-            "manifests_yaml",
-            Type::String,
-            "What this pool creates, as YAML rendered at plan time: the in-cluster objects of `karpenter` and \
+    ))
+    .attribute(Attribute::computed(
+        "manifests_yaml",
+        Type::String,
+        "What this pool creates, as YAML rendered at plan time: the in-cluster objects of `karpenter` and \
              `auto_mode` pools; the EKS API requests (`CreateNodegroup`, or `UpdateClusterConfig` and \
              `CreateAccessEntry`) of `managed_node_group` and `hybrid` pools; then the `ComputeDomain` of a \
              `multi_node_nvlink` pool, applied in-cluster with server-side apply.",
-        ))
+    ))
 }
 
 fn timeouts_block() -> Block {
@@ -116,6 +119,7 @@ fn duration() -> eksgpu_tfplugin::Validator {
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 /// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
 /// Version 4: a pool's `multi_node_nvlink` defaults to `false`; the strategy has `dra_driver_values_yaml`.
+/// Version 5: see [`SCHEMA_VERSION`].
 pub fn schema() -> Schema {
     let mut schema = Schema::new(
         Block::new(
@@ -231,26 +235,26 @@ pub fn schema() -> Schema {
                     .default(false),
                 ),
         ))
-        .block(NestedBlock::list("pool", pool_block()).min_items(1))
+        .attribute(
+            Attribute::nested(
+                "pools",
+                Mode::Required,
+                NestedType::new(ObjectNesting::Map, pool_object()),
+                "The pools, keyed by name: `pools = { inference = { capacity = \"karpenter\", … } }`. A module builds \
+                 them with `for` and `merge()`; a plan shows only the pools that change, and outputs are addressed by \
+                 name (`pools[\"inference\"].node_selector`).",
+            )
+            // One pool at least: a strategy of none stands for nothing.
+            .validate(validators::size(1, usize::MAX, "a strategy holds at least one pool")),
+        )
         .block(NestedBlock::optional_one("timeouts", timeouts_block())),
     );
-    schema.version = 4;
+    schema.version = SCHEMA_VERSION;
     schema
 }
 
-/// What declared validators cannot say: a managed node group needs its `scaling` block.
-pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
-    for (i, pool) in config.get("pool").elements().iter().enumerate() {
-        let mng = one(pool.get("managed_node_group"));
-        if matches!(mng, Value::Object(_)) && matches!(mng.get("scaling"), Value::List(l) if l.is_empty()) {
-            diags.error_at(
-                AttributePath::attr("pool").index(i).attribute("managed_node_group"),
-                "Missing scaling block",
-                "A managed node group needs `scaling { min, max, desired }`.",
-            );
-        }
-    }
-}
+/// Version 5: pools became a map nested attribute keyed by name (design/0010); `upgrade.rs`.
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// The schema, built once per process: plans consult it for every resource.
 pub(crate) fn cached() -> &'static Schema {

@@ -44,26 +44,24 @@ pub(super) enum Applied {
     },
 }
 
-/// Pools found on one side for an import, with their recorded index, and the
-/// recorded `gpu_operator` settings.
-pub(super) type Found = (Vec<(usize, Pool)>, Option<GpuOperator>);
+/// Pools found on one side for an import, and the recorded `gpu_operator` settings.
+pub(super) type Found = (Vec<Pool>, Option<GpuOperator>);
 
 /// One side of the seam: applies, reads, deletes and finds the pools it serves.
 #[async_trait]
 pub(super) trait PoolSide: Send {
-    /// Applies pool number `i` of `job.strategy`; `prior` is its previous version.
+    /// Applies `pool` of `job.strategy`; `prior` is its previous version.
     async fn apply(
         &mut self,
         job: &Job<'_>,
-        i: usize,
         pool: &Pool,
         prior: Option<&Pool>,
         adopt: bool,
         diags: &mut Diagnostics,
     ) -> Applied;
 
-    /// Pool number `i` as it is now: `Some(None)` when gone, `None` after a diagnostic.
-    async fn read(&mut self, job: &Job<'_>, i: usize, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>>;
+    /// `pool` as it is now: `Some(None)` when gone, `None` after a diagnostic.
+    async fn read(&mut self, job: &Job<'_>, pool: &Pool, diags: &mut Diagnostics) -> Option<Option<Pool>>;
 
     /// Deletes `pools` of `job.strategy` (what the strategy still owns of them);
     /// returns the names of pools whose objects remain.

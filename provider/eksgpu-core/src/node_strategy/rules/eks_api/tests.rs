@@ -6,12 +6,12 @@ use crate::eks::AutoModeFlags;
 use crate::fixture;
 #[allow(unused_imports)]
 use crate::model::{NodeRepairConfig, Taint, UpdateConfig};
-use crate::rules::NodeStrategyContext;
+use crate::node_strategy::rules::Context as NodeStrategyContext;
 
 /// The violations, without the two warnings most fixtures would raise and that have their own
 /// tests: EKSGPU132 (no `gpu_operator`) and EKSGPU130 (Karpenter DRA is opt-in).
-fn check(s: &NodeStrategy, ctx: &crate::rules::NodeStrategyContext) -> Vec<crate::rules::Violation> {
-    crate::rules::check_node_strategy(s, ctx)
+fn check(s: &NodeStrategy, ctx: &NodeStrategyContext) -> Vec<crate::rules::Violation> {
+    crate::node_strategy::rules::check_node_strategy(s, ctx)
         .into_iter()
         .filter(|v| v.code != Code::EKSGPU132 && v.code != Code::EKSGPU130)
         .collect()
@@ -82,8 +82,8 @@ fn eksgpu007_remote_networks_offline() {
     assert_eq!(
         v[0].path,
         vec![
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("hybrid".into()),
             Step::Attr("hybrid"),
             Step::Attr("remote_node_networks"),
             Step::Index(0)
@@ -126,7 +126,11 @@ fn eksgpu008_auto_mode_next_to_managed_node_groups() {
     assert_eq!(v[0].severity, crate::rules::Severity::Warning);
     assert_eq!(
         v[0].path,
-        vec![Step::Attr("pool"), Step::Index(1), Step::Attr("capacity")]
+        vec![
+            Step::Attr("pools"),
+            Step::Key("managed-node-group".into()),
+            Step::Attr("capacity")
+        ]
     );
 
     // At apply: the cluster runs Auto Mode compute.
@@ -289,7 +293,7 @@ fn eksgpu125_identifying_tags_and_eksgpu115_tags_on_in_cluster_pools() {
         v[0].path.last(),
         Some(&Step::Key("eksgpu.terraform.io/strategy".into()))
     );
-    p.tags = (0..45).map(|i| (format!("k{i}"), "v".into())).collect();
+    p.tags = (0..46).map(|i| (format!("k{i}"), "v".into())).collect();
     assert_eq!(codes(&strategy(vec![p])), [Code::EKSGPU125]);
     let mut k = pool(Capacity::Karpenter);
     k.tags = BTreeMap::from([("cost-center".into(), "ml".into())]);
@@ -393,7 +397,7 @@ fn eksgpu117_node_group_labels_taints_and_releases_as_the_eks_api_takes_them() {
     p.taints = (0..49).map(taint).collect();
     assert!(paths(&strategy(vec![p.clone()])).is_empty());
     p.taints.push(taint(49));
-    assert_eq!(paths(&strategy(vec![p.clone()])), [vec![Step::Attr("taint")]]);
+    assert_eq!(paths(&strategy(vec![p.clone()])), [vec![Step::Attr("taints")]]);
     p.gpu_taint = false;
     assert!(paths(&strategy(vec![p])).is_empty());
     let mut p = mng();
@@ -404,7 +408,7 @@ fn eksgpu117_node_group_labels_taints_and_releases_as_the_eks_api_takes_them() {
     }];
     assert_eq!(
         paths(&strategy(vec![p])),
-        [vec![Step::Attr("taint"), Step::Index(0), Step::Attr("key")]]
+        [vec![Step::Attr("taints"), Step::Index(0), Step::Attr("key")]]
     );
     // The release must be one of the cluster's Kubernetes minor (1.34 here).
     let mut p = mng();

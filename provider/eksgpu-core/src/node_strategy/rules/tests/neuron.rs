@@ -1,7 +1,7 @@
 //! The Neuron and Auto Mode table rules: one test per rule that fires and one that does not.
 
-use super::*;
 use crate::fixture;
+use crate::node_strategy::rules::*;
 use crate::render::{DEPLOY_DEVICE_PLUGIN, DEVICE_PLUGIN_CONFIG, MIG_CONFIG};
 use crate::rules::{Code, Severity};
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::*;
 use crate::fixture;
+use crate::node_strategy::rules::*;
 use crate::render::DEPLOY_DEVICE_PLUGIN;
 use crate::rules::Code;
 
@@ -77,8 +77,8 @@ fn nvlink_on_other_types_is_refused_per_type() {
     assert_eq!(
         v[0].path,
         [
-            Step::Attr("pool"),
-            Step::Index(0),
+            Step::Attr("pools"),
+            Step::Key("nvl72".into()),
             Step::Attr("instance_types"),
             Step::Index(1)
         ]

@@ -1,9 +1,9 @@
 //! The rules on requirements and the upstream node-class inputs: one test that fires and one
 //! that does not per rule, and the older rules run on requirement-matched types.
 
-use super::*;
 use crate::fixture;
 use crate::model::{BlockDeviceMapping, Kubelet, NetworkInterface, NodeClass, Requirement};
+use crate::node_strategy::rules::*;
 use crate::render::MIG_CONFIG;
 use crate::rules::Code;
 
@@ -131,9 +131,9 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
     assert_eq!(
         v[0].path,
         [
-            Step::Attr("pool"),
-            Step::Index(0),
-            Step::Attr("requirement"),
+            Step::Attr("pools"),
+            Step::Key("gpu".into()),
+            Step::Attr("requirements"),
             Step::Index(1)
         ]
     );

@@ -369,7 +369,7 @@ fn pool() -> impl Strategy<Value = Pool> {
 proptest! {
     #[test]
     fn read_of_write_is_the_same_pool(p in pool()) {
-        prop_assert_eq!(pool_of(&write_pool(&p)).unwrap(), p);
+        prop_assert_eq!(pool_of(&p.name, &write_pool(&p)).unwrap(), p);
     }
 }
 
@@ -377,12 +377,12 @@ proptest! {
 fn a_fractional_limit_is_an_error_at_its_attribute() {
     let mut v = write_pool(&Pool::named("gpu", Capacity::Karpenter));
     eksgpu_framework::path::set(&mut v, "gpu_limit", Value::Number(eksgpu_tfplugin::Number::Float(1.5)));
-    let e = pool_of(&v).unwrap_err();
+    let e = pool_of("gpu", &v).unwrap_err();
     assert_eq!(
-        e.diagnostic(&eksgpu_tfplugin::AttributePath::attr("pool").index(2))
+        e.diagnostic(&eksgpu_tfplugin::AttributePath::attr("pools").key("gpu"))
             .path
             .unwrap()
             .to_string(),
-        "pool[2].gpu_limit"
+        r#"pools["gpu"].gpu_limit"#
     );
 }
