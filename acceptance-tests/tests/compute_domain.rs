@@ -3,29 +3,31 @@
 //! create, drift, a move to another namespace, an out-of-band delete, import, destroy; refusal of one
 //! another owner holds; the pool and strategy outputs a workload module reads.
 //!
-//! The emulator serves ComputeDomain from a project-written CRD (`kube-emulator/crds/emulator-only/`,
-//! not upstream's schema): the real API server lane has no ComputeDomain kind, so there these tests
-//! report themselves skipped.
+//! ComputeDomain is upstream's CRD (dra-driver-nvidia-gpu v0.4.1, read from `../shared/crds/`):
+//! the emulator serves it, and in the real API server lane the real server judges every
+//! ComputeDomain against it. Where `../shared/crds` is absent the tests that need the kind say
+//! SKIPPED.
 
 use eksgpu_acceptance_tests::hcl::provider_header;
-use eksgpu_acceptance_tests::kube::{COMPUTE_DOMAIN, EmulatorOptions, KubeTarget, NAMESPACE, upstream_kubeconfig};
+use eksgpu_acceptance_tests::kube::{
+    COMPUTE_DOMAIN, EmulatorOptions, KubeTarget, NAMESPACE, compute_domain_crds, upstream_kubeconfig,
+};
 use eksgpu_acceptance_tests::{Moto, Workdir, skip, terraform_versions};
 use serde_json::{Value, json};
 
 const NODE_ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
 
 /// Why this lane cannot run these tests, if it cannot: decided before anything starts.
-fn cannot_run() -> Option<&'static str> {
-    if upstream_kubeconfig().is_some() {
-        return Some(
-            "the real API server lane has no ComputeDomain CRD: upstream's is not vendored, and the emulator's \
-             project-written stand-in (crds/emulator-only/) is not loaded there",
-        );
-    }
+fn cannot_reach() -> Option<String> {
     if std::env::var_os("EKSGPU_TEST_KUBECONFIG").is_some_and(|v| !v.is_empty()) {
-        return Some("needs the emulator behind moto's DescribeCluster, not EKSGPU_TEST_KUBECONFIG");
+        return Some("needs the emulator behind moto's DescribeCluster, not EKSGPU_TEST_KUBECONFIG".into());
     }
     None
+}
+
+/// [`cannot_reach`], or the ComputeDomain kind is not to be had here.
+fn cannot_run() -> Option<String> {
+    cannot_reach().or_else(|| compute_domain_crds().err())
 }
 
 /// A cluster "gpu" on Kubernetes 1.34 (DRA on node groups, EKSGPU004) in moto, served by the emulator,
@@ -121,7 +123,7 @@ fn output(w: &Workdir, name: &str) -> Value {
 fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
     for tf in terraform_versions() {
         if let Some(why) = cannot_run() {
-            return skip(why);
+            return skip(&why);
         }
         let (kube, moto) = cluster();
         let w = workdir(&tf, &config("training"), &moto);
@@ -137,9 +139,10 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
         let cd = kube
             .get_in(COMPUTE_DOMAIN, Some("training"), "nvl72")
             .expect("ComputeDomain applied");
+        // `allocationMode: Single` is the upstream CRD's default (dra-driver-nvidia-gpu v0.4.1).
         assert_eq!(
             cd["spec"],
-            json!({"numNodes": 0, "channel": {"resourceClaimTemplate": {"name": "nvl72-channel"}}}),
+            json!({"numNodes": 0, "channel": {"resourceClaimTemplate": {"name": "nvl72-channel"}, "allocationMode": "Single"}}),
             "{}",
             tf.label
         );
@@ -162,18 +165,26 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
         );
         w.assert_empty_plan();
 
-        // An out-of-band change of its spec shows in the pool's manifests; apply puts it back.
-        kube.edit_in(
+        // An out-of-band change of its spec: upstream's CRD makes the spec immutable (CEL, which
+        // the real API server runs); the emulator, which runs no CEL, takes it, and then the
+        // change shows in the pool's manifests and apply puts it back.
+        let edit = kube.try_edit_in(
             COMPUTE_DOMAIN,
             Some("training"),
             "nvl72",
             json!({"spec": {"numNodes": 4}}),
             "kubectl-edit",
         );
-        assert_eq!(w.planned_changes(), ["pools[\"nvl72\"].manifests_yaml"], "{}", tf.label);
-        w.apply();
-        let cd = kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").unwrap();
-        assert_eq!(cd["spec"]["numNodes"], 0, "{}", tf.label);
+        if upstream_kubeconfig().is_some() {
+            let e = edit.expect_err("the real server refuses a spec edit");
+            assert!(e.contains("A computeDomain.spec is immutable"), "{e}");
+        } else {
+            edit.unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(w.planned_changes(), ["pools[\"nvl72\"].manifests_yaml"], "{}", tf.label);
+            w.apply();
+            let cd = kube.get_in(COMPUTE_DOMAIN, Some("training"), "nvl72").unwrap();
+            assert_eq!(cd["spec"]["numNodes"], 0, "{}", tf.label);
+        }
         w.assert_empty_plan();
 
         // Deleted outside Terraform: planned again and created again.
@@ -228,7 +239,7 @@ fn a_gb200_node_group_owns_its_compute_domain_create_drift_move_delete() {
 fn a_compute_domain_another_owner_holds_is_refused_left_alone_and_adopted_by_name() {
     for tf in terraform_versions() {
         if let Some(why) = cannot_run() {
-            return skip(why);
+            return skip(&why);
         }
         let (kube, moto) = cluster();
         let theirs = json!({
@@ -283,8 +294,9 @@ fn a_compute_domain_another_owner_holds_is_refused_left_alone_and_adopted_by_nam
 #[test]
 fn without_the_compute_domain_crd_the_pool_is_applied_and_the_domain_waits() {
     for tf in terraform_versions() {
-        if let Some(why) = cannot_run() {
-            return skip(why);
+        // The kind is taken away, so upstream's CRD is not needed.
+        if let Some(why) = cannot_reach() {
+            return skip(&why);
         }
         let (_kube, moto) = cluster_without(&["computedomains.resource.nvidia.com"]);
         let w = workdir(&tf, &config("training"), &moto);

@@ -207,6 +207,28 @@ fn composition_guide_pins_the_releases_the_tests_use() {
     }
 }
 
+/// The composition guide names every chart the Helm lane renders the values outputs through
+/// (`src/helm.rs`), each next to the outputs rendered through it.
+#[test]
+fn composition_guide_names_the_charts_the_values_are_rendered_against() {
+    use eksgpu_acceptance_tests::helm::OUTPUTS;
+    let guide = std::fs::read_to_string(repo_root().join("docs/guides/composition.md")).unwrap();
+    for out in OUTPUTS {
+        let row = guide
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}`", out.attribute)))
+            .unwrap_or_else(|| panic!("the composition guide has no chart row for {}", out.attribute));
+        for chart in out.charts {
+            assert!(
+                row.contains(chart.label),
+                "{}: the guide's row names no {}:\n{row}",
+                out.attribute,
+                chart.label
+            );
+        }
+    }
+}
+
 /// Every `eksgpu_<type>.<name>.<attribute>` the guides read names an
 /// attribute or block of that resource in the schema.
 #[test]

@@ -523,14 +523,11 @@ fn gpu_stack_example_merges_two_teams_into_one_release() {
 
 /// The GB200 scenario against moto and the emulator: the Capacity Block node group on its launch
 /// template with EFA, the autoscaler's tags, the DRA driver's values with ComputeDomains, and the
-/// ComputeDomain (the emulator serves its kind; the real API server lane has no upstream CRD for
-/// it, so this scenario is not in `real_server.rs`).
+/// ComputeDomain (upstream's CRD from `../shared/crds`, judged by the real API server in its lane).
 #[test]
 fn gb200_training_scenario() {
-    if eksgpu_acceptance_tests::kube::upstream_kubeconfig().is_some() {
-        // The real API server has no ComputeDomain CRD: its upstream schema is in the NVIDIA DRA
-        // driver's chart, which is not vendored here (see `compute_domain.rs`).
-        return skip("the real API server serves no ComputeDomain (its CRD is not vendored)");
+    if let Err(why) = eksgpu_acceptance_tests::kube::compute_domain_crds() {
+        return skip(&why);
     }
     for out in apply_against_cluster("examples/scenarios/gb200-training") {
         let m = out["node_group_request"]["value"].as_str().unwrap();

@@ -3,10 +3,15 @@
 //! server-side applied (dry run) to the real `apiextensions-apiserver`, which
 //! judges what the emulator does not model: CEL rules and the whole upstream
 //! schemas. Core kinds (ConfigMap, Namespace) are not served there: counted,
-//! not checked. A second test probes pool settings at the edges of the CRDs:
-//! each must fail at plan or be accepted.
+//! not checked. The custom objects the upstream charts render from the
+//! examples' Helm values (the gpu-operator chart's ClusterPolicy, from
+//! `../shared/charts`) are applied the same way, and so is the GB200 scenario's
+//! ComputeDomain, against upstream's CRD from `../shared/crds`. A second test
+//! probes pool settings at the edges of the CRDs: each must fail at plan or be
+//! accepted.
 
 use eksgpu_acceptance_tests::hcl::provider_header;
+use eksgpu_acceptance_tests::helm;
 use eksgpu_acceptance_tests::kube::upstream_kubeconfig;
 use eksgpu_acceptance_tests::{Workdir, eks_cluster, skip, terraform_versions};
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
@@ -34,6 +39,14 @@ const EXAMPLES: &[&str] = &[
     "examples/scenarios/karpenter-mig-overlay",
     "examples/scenarios/static-dra",
 ];
+
+/// Examples whose objects need upstream CRDs read from `../shared/crds` (their kinds are served
+/// only where those are present).
+const WITH_SHARED_CRDS: &[&str] = &["examples/scenarios/gb200-training"];
+
+/// Kinds the upstream charts render whose CRDs the real server has (the gpu-operator v26.7.0
+/// `nvidia.com_clusterpolicies.yaml` in `kube-emulator/crds/`).
+const CHART_KINDS: &[&str] = &["ClusterPolicy"];
 
 /// Rejections the real server gives today, as `label: Kind name: message
 /// fragment`; each is a rendering or a plan-time check fixed outside this
@@ -120,14 +133,44 @@ impl Judge {
         }
     }
 
-    /// Applies every object a saved plan `p.tfplan` in `w` renders.
+    /// Applies every object a saved plan `p.tfplan` in `w` renders, and the custom objects the
+    /// upstream charts render from its Helm values (where `../shared/charts` is present).
     fn plan(&mut self, label: &str, w: &Workdir) {
         let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "p.tfplan"]).stdout).unwrap_or_default();
         let mut streams = Vec::new();
         manifests(&plan["planned_values"], &mut streams);
         assert!(!streams.is_empty(), "{label}: no manifests_yaml at plan");
-        for doc in streams.iter().flat_map(|s| s.split("\n---\n")) {
-            let obj: Value = serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{label}: {e}\n{doc}"));
+        let mut objects: Vec<Value> = streams
+            .iter()
+            .flat_map(|s| s.split("\n---\n"))
+            .map(|doc| serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{label}: {e}\n{doc}")))
+            .collect();
+        let lane = helm::charts_dir().and_then(|c| eksgpu_acceptance_tests::tools::helm_python().map(|_| c));
+        if let Err(why) = &lane {
+            eprintln!("{label}: the charts' objects not applied: {why}");
+        }
+        if let Ok(charts) = lane {
+            let jobs: Vec<helm::Job<'_>> = helm::records::from_plan(&plan, label)
+                .iter()
+                .filter_map(|r| r.attributes["gpu_operator_values_yaml"].as_str())
+                .filter(|t| !t.trim().is_empty())
+                .map(|t| helm::Job {
+                    chart: &helm::GPU_OPERATOR,
+                    values_yaml: t.to_owned(),
+                })
+                .collect();
+            for rendered in helm::render(&charts, &jobs) {
+                let rendered = rendered.unwrap_or_else(|e| panic!("{label}: the gpu-operator chart refuses: {e}"));
+                objects.extend(
+                    rendered
+                        .objects
+                        .into_iter()
+                        .map(|(_, o)| o)
+                        .filter(|o| CHART_KINDS.iter().any(|k| o["kind"] == *k)),
+                );
+            }
+        }
+        for obj in objects {
             let kind = obj["kind"].as_str().unwrap_or_default().to_owned();
             if !obj["apiVersion"].as_str().unwrap_or_default().contains('/') {
                 self.core += 1;
@@ -188,14 +231,20 @@ fn the_real_server_accepts_every_object_the_examples_render() {
     };
     let mut judge = Judge::new(&kubeconfig);
     let (_kube, moto) = eks_cluster("gpu-cluster");
-    for example in EXAMPLES {
+    let mut examples = EXAMPLES.to_vec();
+    match eksgpu_acceptance_tests::kube::compute_domain_crds() {
+        Ok(_) => examples.extend(WITH_SHARED_CRDS),
+        Err(why) => eprintln!("left out {WITH_SHARED_CRDS:?}: {why}"),
+    }
+    for example in &examples {
         let mut w = Workdir::from_example(&tf, example);
         w.env("AWS_ENDPOINT_URL", &moto.url());
         w.init();
         w.ok(&["plan", "-no-color", "-out", "p.tfplan"]);
         judge.plan(example, &w);
     }
-    judge.verdict(EXAMPLES);
+    eprintln!("applied the charts' {CHART_KINDS:?} where ../shared/charts is present");
+    judge.verdict(&examples);
 }
 
 /// Pool settings at the edges of what the upstream CRDs allow (their CEL rules

@@ -34,7 +34,7 @@ impl KindInfo {
     }
 }
 
-const CRDS: [&str; 9] = [
+const CRDS: [&str; 8] = [
     include_str!("../crds/karpenter.sh_nodepools.yaml"),
     include_str!("../crds/karpenter.sh_nodeoverlays.yaml"),
     include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
@@ -43,9 +43,6 @@ const CRDS: [&str; 9] = [
     include_str!("../crds/keda.sh_scaledobjects.yaml"),
     include_str!("../crds/resource.k8s.io_resourceclaims.yaml"),
     include_str!("../crds/resource.k8s.io_deviceclasses.yaml"),
-    // Project-written (no upstream schema): served by the emulator only, not loaded into the real
-    // API server lane (crds/emulator-only/ is outside scripts/real-apiserver/start's crds/*.yaml).
-    include_str!("../crds/emulator-only/resource.nvidia.com_computedomains.yaml"),
 ];
 
 #[derive(Debug, Clone)]
@@ -56,6 +53,13 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The kinds of `crds/`, and `extra` (CRDs given at start, `--crd FILE`).
+    pub fn with(extra: &[KindInfo]) -> Registry {
+        let mut r = Registry::builtin();
+        r.kinds.extend(extra.iter().cloned());
+        r
+    }
+
     pub fn builtin() -> Registry {
         let mut kinds = vec![
             KindInfo {
@@ -114,6 +118,13 @@ impl Registry {
     }
 }
 
+/// A CRD file given at start (`--crd FILE`: upstream CRDs the tests read from outside the
+/// repository, such as NVIDIA's ComputeDomain from `../shared/crds/`).
+pub fn load_crd(path: &str) -> Result<KindInfo, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    parse_crd(&text).ok_or_else(|| format!("{path}: not a CustomResourceDefinition with a served storage version"))
+}
+
 fn parse_crd(text: &str) -> Option<KindInfo> {
     let crd: Value = serde_saphyr::from_str(text).ok()?;
     let spec = &crd["spec"];
@@ -146,7 +157,6 @@ mod tests {
             ("keda.sh", "scaledobjects"),
             ("resource.k8s.io", "resourceclaims"),
             ("resource.k8s.io", "deviceclasses"),
-            ("resource.nvidia.com", "computedomains"),
             ("", "configmaps"),
         ] {
             let k = r.find(g, p).unwrap_or_else(|| panic!("{p}.{g} not loaded"));
@@ -154,6 +164,32 @@ mod tests {
         }
         assert!(!r.find("karpenter.sh", "nodepools").unwrap().namespaced);
         assert!(r.find("keda.sh", "scaledobjects").unwrap().namespaced);
-        assert!(r.find("resource.nvidia.com", "computedomains").unwrap().namespaced);
+    }
+
+    #[test]
+    fn a_crd_given_at_start_is_served_beside_the_builtin_ones() {
+        let dir = std::env::temp_dir().join(format!("emulator-crd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("crd.yaml");
+        std::fs::write(
+            &file,
+            concat!(
+                "apiVersion: apiextensions.k8s.io/v1\n",
+                "kind: CustomResourceDefinition\n",
+                "metadata:\n  name: widgets.example.com\n",
+                "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n",
+                "  versions:\n  - name: v1\n    served: true\n    storage: true\n",
+                "    schema:\n      openAPIV3Schema: {type: object}\n",
+            ),
+        )
+        .unwrap();
+        let k = load_crd(file.to_str().unwrap()).unwrap();
+        let r = Registry::with(&[k]);
+        assert!(r.find("example.com", "widgets").unwrap().namespaced);
+        assert!(r.find("karpenter.sh", "nodepools").is_some());
+        assert!(load_crd(dir.join("missing.yaml").to_str().unwrap()).is_err());
+        std::fs::write(&file, "kind: ConfigMap\n").unwrap();
+        assert!(load_crd(file.to_str().unwrap()).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,4 +1,4 @@
-//! `eksgpu-kube-emulator [--tls] [--token T] [--eks-cluster NAME] [--without plural.group]… [--upstream KUBECONFIG]`
+//! `eksgpu-kube-emulator [--tls] [--token T] [--eks-cluster NAME] [--without plural.group]… [--upstream KUBECONFIG] [--crd FILE]…`
 //! Prints one JSON line (`url`, `control_url`, `ca_pem`, `client_cert_pem`, `client_key_pem`) and serves until
 //! stdin closes.
 
@@ -17,6 +17,7 @@ async fn main() {
             "--eks-cluster" => opts.eks_cluster = args.next(),
             "--without" => opts.without.extend(args.next()),
             "--upstream" => opts.upstream = args.next(),
+            "--crd" => opts.crds.extend(args.next()),
             other => {
                 eprintln!("unknown argument {other:?}");
                 std::process::exit(2);

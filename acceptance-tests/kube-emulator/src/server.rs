@@ -32,6 +32,8 @@ pub struct Options {
     /// A kubeconfig of a real API server to forward custom groups to
     /// (upstream mode, see [`crate::upstream`]).
     pub upstream: Option<String>,
+    /// CRD files to serve beside the builtin ones (`--crd FILE`).
+    pub crds: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +52,8 @@ struct State {
     requests: Vec<Value>,
     opts: Options,
     upstream: Option<Arc<Upstream>>,
+    /// The kinds of `opts.crds`, read once at start.
+    extra: Vec<crate::kinds::KindInfo>,
 }
 
 /// A running emulator.
@@ -85,7 +89,13 @@ fn status(code: u16, reason: &str, message: &str) -> Resp {
 
 impl Emulator {
     pub async fn start(opts: Options) -> std::io::Result<Emulator> {
-        let mut registry = Registry::builtin();
+        let extra = opts
+            .crds
+            .iter()
+            .map(|p| crate::kinds::load_crd(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(std::io::Error::other)?;
+        let mut registry = Registry::with(&extra);
         for w in &opts.without {
             registry.disable(w);
         }
@@ -104,6 +114,7 @@ impl Emulator {
             requests: vec![],
             opts: opts.clone(),
             upstream,
+            extra,
         }));
         let api = TcpListener::bind(("127.0.0.1", 0)).await?;
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -570,7 +581,7 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
             st.store.clear();
             st.faults.clear();
             st.requests.clear();
-            st.registry = Registry::builtin();
+            st.registry = Registry::with(&st.extra);
             json_response(200, &json!({"status": "ok"}))
         }
         (Method::GET, "/requests") => json_response(200, &Value::Array(st.requests.clone())),

@@ -10,6 +10,11 @@
 //!   release never runs both (the chart's `validateConfig` refuses it; EKSGPU153);
 //! - the plugin and the driver tolerate the Neuron pools' taints (the chart's defaults kept, as
 //!   the value replaces them);
+//! - `neuronInstances` lists the device-plugin pools' instance types beside the chart's own: the
+//!   plugin's node affinity selects `node.kubernetes.io/instance-type In neuronInstances` in every
+//!   chart version (`templates/device-plugin-daemonset.yaml` of chart 1.0.0 @8172e5e1, the
+//!   `__NEURON_INSTANCES__` of `devicePlugin.affinity` in `templates/_helpers.tpl` later), and a
+//!   type missing from the chart's list gets no device plugin (chart 1.0.0 lists no trn2);
 //! - the Neuron scheduler extension (`scheduler.enabled`) runs with the device plugin when a pool's
 //!   instances hold more than one Neuron device: without it the default scheduler may hand a pod
 //!   devices that are not contiguous (Neuron documentation, Neuron scheduler extension).
@@ -28,6 +33,42 @@ fn chart_tolerations() -> Vec<Value> {
         json!({"key": catalog::NEURON_DEVICE_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}),
         json!({"key": "sagemaker.amazonaws.com/node-health-status", "operator": "Equal", "value": "Unschedulable", "effect": "NoSchedule"}),
     ]
+}
+
+/// The chart's default `neuronInstances` (aws-neuron/neuron-helm-charts
+/// `charts/neuron-helm-chart/values.yaml` @14049c20): setting the value replaces it, so it is kept.
+const CHART_INSTANCES: [&str; 20] = [
+    "trn1.2xlarge",
+    "trn1.32xlarge",
+    "trn1n.32xlarge",
+    "trn2.48xlarge",
+    "trn2u.48xlarge",
+    "inf1.xlarge",
+    "inf1.2xlarge",
+    "inf1.6xlarge",
+    "inf1.24xlarge",
+    "inf2.xlarge",
+    "inf2.8xlarge",
+    "inf2.24xlarge",
+    "inf2.48xlarge",
+    "ml.inf2.xlarge",
+    "ml.inf2.8xlarge",
+    "ml.inf2.24xlarge",
+    "ml.inf2.48xlarge",
+    "ml.trn1.2xlarge",
+    "ml.trn1.32xlarge",
+    "ml.trn1n.32xlarge",
+];
+
+/// The chart's instance types, then each of `pools`' the chart does not list.
+fn neuron_instances<'p>(pools: impl Iterator<Item = &'p Pool>) -> Vec<Value> {
+    let mut out: Vec<String> = CHART_INSTANCES.iter().map(|t| (*t).to_owned()).collect();
+    for t in pools.flat_map(|p| p.instance_types.iter()) {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out.into_iter().map(Value::String).collect()
 }
 
 /// The chart's defaults plus a toleration for each taint of `pools`.
@@ -73,14 +114,18 @@ pub fn neuron_values(strategy: &NodeStrategy) -> Option<Value> {
     if dra {
         dra_driver["tolerations"] = Value::Array(tolerations(dra_pools()));
     }
-    Some(json!({
+    let mut values = json!({
         "devicePlugin": device_plugin,
         "draDriver": dra_driver,
         "scheduler": {"enabled": plugin && needs_scheduler_extension(plugin_pools())},
         // The node problem detector watches Neuron kernel errors next to the device plugin (chart
         // default on); the EKS user guide installs the DRA driver with it off.
         "npd": {"enabled": plugin},
-    }))
+    });
+    if plugin {
+        values["neuronInstances"] = Value::Array(neuron_instances(plugin_pools()));
+    }
+    Some(values)
 }
 
 #[cfg(test)]
@@ -132,6 +177,30 @@ mod tests {
         assert!(!tols.iter().any(|t| t["key"] == "nvidia.com/gpu"));
         // No key the renderer sets overrides the chart's affinity.
         assert!(v["devicePlugin"].get("affinity").is_none());
+    }
+
+    #[test]
+    fn the_plugin_pools_instance_types_join_the_charts_list() {
+        let mut k = fixture::pool("k", Capacity::Karpenter, &["trn2.48xlarge", "inf2.xlarge"]);
+        k.instance_types.push("trn2.3xlarge".into());
+        let v = neuron_values(&strategy(vec![k])).unwrap();
+        let list: Vec<&str> = v["neuronInstances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        // The chart's list first, unchanged; only what it lacks is added, once.
+        assert_eq!(list[..CHART_INSTANCES.len()], CHART_INSTANCES);
+        assert_eq!(list[CHART_INSTANCES.len()..], ["trn2.3xlarge"]);
+        // Without device-plugin pools the chart's own list stays.
+        let a = fixture::pool("a", Capacity::AutoMode, &["trn2.48xlarge"]);
+        assert!(
+            neuron_values(&strategy(vec![a]))
+                .unwrap()
+                .get("neuronInstances")
+                .is_none()
+        );
     }
 
     #[test]
