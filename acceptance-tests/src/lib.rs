@@ -13,6 +13,7 @@ pub mod hcl;
 pub mod https;
 pub mod kube;
 pub mod moto;
+pub mod prometheus;
 pub mod provider_bin;
 pub mod release;
 pub mod skip;
