@@ -128,6 +128,21 @@ fn svg(b: &burst::BurstScaler, day: &Day, m: &[Moment]) -> String {
         (REP.0 + REP.1) / 2.0,
         (REP.0 + REP.1) / 2.0
     );
+    // Outages of a site's Prometheus: the fallback holds the cloud replicas.
+    for o in &day.outages {
+        let (x0, x1) = (x(o.from * 60), x((o.to + 1) * 60));
+        let _ = writeln!(
+            s,
+            "<rect x=\"{x0:.1}\" y=\"{}\" width=\"{:.1}\" height=\"{}\" fill=\"#9467bd\" fill-opacity=\"0.15\"/>\
+             <text x=\"{:.1}\" y=\"{}\" fill=\"#9467bd\">{} down</text>",
+            REQ.0,
+            x1 - x0,
+            REP.1 - REQ.0,
+            x1 + 3.0,
+            REQ.0 + 10.0,
+            o.site.words()
+        );
+    }
     // On-prem capacity and the scale-out threshold, as references.
     let cap = y(REQ, REQ_MAX, day.onprem_capacity());
     let _ = writeln!(
@@ -233,7 +248,7 @@ fn caption(b: &burst::BurstScaler, day: &Day, m: &[Moment]) -> String {
          first; overflow goes to cloud replicas that serve {} requests each once up, {} minutes after KEDA asks for \
          them; KEDA reads exact, current metrics (no scrape or query delay). Over the day cloud replicas served \
          during {} ({} replica-hours); the on-prem queue peaked at {waiting_peak:.0} waiting requests and was above \
-         the scale-out threshold for {} min, {} of them while cloud replicas were starting.",
+         the scale-out threshold for {} min, {} of them while cloud replicas were starting.{}",
         b.polling_interval,
         day.onprem_replicas,
         day.per_replica,
@@ -242,6 +257,45 @@ fn caption(b: &burst::BurstScaler, day: &Day, m: &[Moment]) -> String {
         hours(cloud),
         format_args!("{:.1}", replica_minutes as f64 / 60.0),
         waiting_over,
-        waiting_over_starting
+        waiting_over_starting,
+        outages(day, m)
     )
+}
+
+/// What the outages did, in a sentence each (the shaded bands).
+fn outages(day: &Day, m: &[Moment]) -> String {
+    let clock = |minute: u32| format!("{:02}:{:02}", minute / 60, minute % 60);
+    day.outages
+        .iter()
+        .map(|o| {
+            let during: Vec<&Moment> = m
+                .iter()
+                .filter(|x| (o.from * 60..(o.to + 1) * 60).contains(&x.seconds))
+                .collect();
+            let held = during.first().map_or(0, |x| x.cloud_replicas);
+            // The same day without the outage: when the replicas would have changed.
+            let b = burst::seed_004_scaler();
+            let clear = Day {
+                outages: Vec::new(),
+                ..day.clone()
+            };
+            let without = burst::simulate_day(&b, &clear);
+            let changed = during
+                .iter()
+                .zip(without.iter().skip_while(|x| x.seconds < o.from * 60))
+                .find(|(a, b)| a.cloud_replicas != b.cloud_replicas)
+                .map(|(_, b)| (b.seconds / 60, b.cloud_replicas));
+            let otherwise = changed.map_or_else(
+                || " (as it would have anyway)".to_owned(),
+                |(minute, n)| format!(", which without the outage would have gone to {n} at {}", clock(minute)),
+            );
+            format!(
+                " From {} to {} (shaded) the {} cannot be queried: the formula cannot be evaluated, and the \
+                 fallback holds {held} cloud replicas{otherwise}.",
+                clock(o.from),
+                clock(o.to + 1),
+                o.site.words(),
+            )
+        })
+        .collect()
 }

@@ -413,24 +413,27 @@ fn capitalise(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The on-prem-first simulation, one row per minute, for the burst scaler's page.
+/// The on-prem-first simulation over the two-site morning, one row per minute, for the burst
+/// scaler's page.
 fn burst_simulation() -> String {
     use eksgpu_core::burst;
     let scaler = burst::seed_004_scaler();
     let mut out = String::from(
-        "| time | on-prem waiting | cloud running | formula | replicas | decision |\n|---|---|---|---|---|---|\n",
+        "| time | on-prem waiting | cloud running | Prometheus down | formula | replicas | decision |\n\
+         |---|---|---|---|---|---|---|\n",
     );
-    for d in burst::simulate(&scaler, &burst::seed_004_load_curve())
+    for d in burst::simulate(&scaler, &burst::seed_004_two_site_morning())
         .iter()
         .filter(|d| d.seconds % 60 == 0)
     {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             &d.clock()[..5],
             d.sample.onprem_waiting,
             d.sample.cloud_running,
-            d.value,
+            d.sample.failing.words(),
+            d.value.map_or_else(|| "—".to_owned(), |v| v.to_string()),
             d.replicas,
             d.action
         );

@@ -66,6 +66,30 @@ pub const COMPUTE_DOMAIN: TestKind = TestKind {
     kind: "ComputeDomain",
     plural: "computedomains",
 };
+pub const SECRET: TestKind = TestKind {
+    group: "",
+    version: "v1",
+    kind: "Secret",
+    plural: "secrets",
+};
+pub const SCALED_OBJECT: TestKind = TestKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ScaledObject",
+    plural: "scaledobjects",
+};
+pub const TRIGGER_AUTHENTICATION: TestKind = TestKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "TriggerAuthentication",
+    plural: "triggerauthentications",
+};
+pub const CLUSTER_TRIGGER_AUTHENTICATION: TestKind = TestKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ClusterTriggerAuthentication",
+    plural: "clustertriggerauthentications",
+};
 pub const EC2_NODE_CLASS: TestKind = TestKind {
     group: "karpenter.k8s.aws",
     version: "v1",
@@ -320,6 +344,17 @@ impl KubeTarget {
             serde_json::json!({"group": k.group, "plural": k.plural, "namespace": ns, "name": name, "status": status});
         let answer = http(&e.control_url, "POST", "/status", &body.to_string());
         assert!(!answer.contains("\"Failure\""), "set status of {name}: {answer}");
+    }
+
+    /// Switches on the emulator's KEDA simulation (`kube-emulator/src/keda.rs`): from now on every
+    /// write of a KEDA kind or a Secret rebuilds and queries each ScaledObject's triggers and writes
+    /// the status KEDA would. Runs it once now.
+    pub fn simulate_keda(&self) {
+        let Some(e) = &self.emulator else {
+            panic!("simulate_keda needs the emulator's control endpoint");
+        };
+        let answer = http(&e.control_url, "POST", "/keda", "{\"enabled\": true}");
+        assert!(answer.contains("\"ok\""), "KEDA simulation: {answer}");
     }
 
     /// The emulator's request log (method, path, query, auth), after clearing nothing.

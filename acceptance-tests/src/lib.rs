@@ -14,6 +14,7 @@ pub mod helm;
 pub mod https;
 pub mod kube;
 pub mod moto;
+pub mod prometheus;
 pub mod provider_bin;
 pub mod release;
 pub mod skip;

@@ -302,6 +302,29 @@ fn onprem_burst_scenario() {
         assert_eq!(ranges["onprem_pods"], serde_json::json!(["192.168.128.0/18"]));
         assert_eq!(ranges["vpc"], serde_json::json!(["10.0.0.0/16"]));
         assert_eq!(ranges["services"], "172.20.0.0/16");
+        // Two sites: a Secret-backed bearer token on-prem, Amazon Managed Prometheus in the cloud.
+        let manifests = out["burst_manifests"]["value"].as_str().unwrap_or_default();
+        let docs: Vec<serde_json::Value> = manifests
+            .split("\n---\n")
+            .map(|d| serde_saphyr::from_str(d).unwrap_or_else(|e| panic!("{e}: {d}")))
+            .collect();
+        let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["TriggerAuthentication", "TriggerAuthentication", "ScaledObject"]
+        );
+        assert_eq!(
+            docs[0]["spec"]["secretTargetRef"][0],
+            serde_json::json!({"parameter": "bearerToken", "name": "prom-onprem-token", "key": "token"})
+        );
+        assert_eq!(docs[1]["spec"]["podIdentity"]["provider"], "aws");
+        let triggers = &docs[2]["spec"]["triggers"];
+        assert_eq!(triggers[0]["metadata"]["authModes"], "bearer");
+        assert_eq!(triggers[1]["metadata"]["awsRegion"], "us-west-2");
+        assert!(
+            !manifests.contains("prometheus.monitoring"),
+            "no shared address: {manifests}"
+        );
     }
 }
 

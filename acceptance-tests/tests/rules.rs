@@ -1232,6 +1232,127 @@ const SHARING_ON_THE_CLI: &[(&str, &str, &str)] = &[(
     r#"namespace  = "batch""#,
 )];
 
+/// A burst scaler whose sites are `body` (`on_prem_prometheus {}` and `cloud_prometheus {}`).
+fn burst_config(body: &str) -> String {
+    format!(
+        "{}resource \"eksgpu_burst_scaler\" \"b\" {{\n  cluster_name = \"gpu\"\n  namespace = \"llm\"\n  \
+         name = \"vllm-burst\"\n  max_replicas = 3\n  on_prem_waiting_query = \"sum(w)\"\n  \
+         cloud_running_query = \"sum(r)\"\n  target {{\n    name = \"vllm\"\n  }}\n{body}\n}}\n",
+        provider_header()
+    )
+}
+
+const AMP: &str = "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-0123";
+const ON_PREM_BEARER: &str = "  on_prem_prometheus {\n    address = \"http://prometheus.onprem:9090\"\n    secret_auth {\n      mode = \"bearer\"\n      secret_name = \"t\"\n      keys = { bearerToken = \"token\" }\n    }\n  }";
+
+/// (code, is_error, attribute path, site blocks) of the burst scaler's site rules (EKSGPU240-246;
+/// EKSGPU247, and EKSGPU240/241 against a referenced object, are apply-time: burst_sites.rs).
+fn burst_cases() -> Vec<(&'static str, bool, &'static str, String)> {
+    let cloud = |inner: &str| format!("  cloud_prometheus {{\n{inner}\n  }}");
+    let amp = |aws: &str| cloud(&format!("    address = \"{AMP}\"\n    aws_sigv4 {{\n{aws}\n    }}"));
+    let role = "      region = \"us-west-2\"\n      role_arn = \"arn:aws:iam::123456789012:role/keda-amp\"";
+    vec![
+        (
+            "EKSGPU240",
+            true,
+            "prometheus_address",
+            format!("{ON_PREM_BEARER}\n{}", cloud("    namespace = \"t\"")),
+        ),
+        (
+            "EKSGPU240",
+            true,
+            "on_prem_prometheus[0].secret_auth[0].keys",
+            format!(
+                "{}\n{}",
+                ON_PREM_BEARER.replace("bearerToken = \"token\"", "ca = \"ca.crt\""),
+                amp(role)
+            ),
+        ),
+        (
+            "EKSGPU241",
+            true,
+            "cloud_prometheus[0].aws_sigv4[0]",
+            format!(
+                "{ON_PREM_BEARER}\n{}",
+                cloud(&format!(
+                    "    address = \"{AMP}\"\n    authentication_ref {{\n      name = \"x\"\n    }}\n    aws_sigv4 {{\n{role}\n    }}"
+                ))
+            ),
+        ),
+        (
+            "EKSGPU242",
+            true,
+            "cloud_prometheus[0].unsafe_ssl",
+            format!(
+                "{ON_PREM_BEARER}\n{}",
+                amp(role).replace("    aws_sigv4 {", "    unsafe_ssl = true\n    aws_sigv4 {")
+            ),
+        ),
+        (
+            "EKSGPU243",
+            false,
+            "cloud_prometheus[0].aws_sigv4[0].role_arn",
+            format!("{ON_PREM_BEARER}\n{}", amp("      region = \"us-west-2\"")),
+        ),
+        (
+            "EKSGPU244",
+            false,
+            "cloud_prometheus[0].address",
+            format!(
+                "{ON_PREM_BEARER}\n{}",
+                amp(role).replace(AMP, "https://prometheus.cloud.example.com")
+            ),
+        ),
+        (
+            "EKSGPU245",
+            true,
+            "cloud_prometheus[0].aws_sigv4[0].region",
+            format!("{ON_PREM_BEARER}\n{}", amp(&role.replace("us-west-2", "eu-west-1"))),
+        ),
+        (
+            "EKSGPU246",
+            true,
+            "cloud_prometheus[0].aws_sigv4[0]",
+            format!("  keda_version = \"2.12\"\n{ON_PREM_BEARER}\n{}", amp(role)),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_burst_scaler_site_rule_fails_or_warns_a_plan_with_its_code() {
+    let cases = burst_cases();
+    check_all(
+        cases
+            .iter()
+            .map(|(code, is_error, path, body)| (*code, *is_error, *path, burst_config(body))),
+    )
+    .await;
+    // The two sites without a finding plan clean.
+    let clean = plan(&burst_config(&format!(
+        "{ON_PREM_BEARER}\n  cloud_prometheus {{\n    address = \"{AMP}\"\n    aws_sigv4 {{\n      region = \"us-west-2\"\n      role_arn = \"arn:aws:iam::123456789012:role/keda-amp\"\n    }}\n  }}"
+    )))
+    .await;
+    assert!(clean.diagnostics.is_empty(), "{:#?}", clean.diagnostics);
+}
+
+/// A credential header in `custom_headers` is refused at validate (it would be plain text in the
+/// state, the plan and the ScaledObject), without repeating its value.
+#[tokio::test]
+async fn a_credential_header_is_refused_at_its_key() {
+    let planned = plan(&burst_config(
+        "  prometheus_address = \"http://p:9090\"\n  on_prem_prometheus {\n    custom_headers = { Authorization = \"Bearer canaryHeaderT0ken\" }\n  }",
+    ))
+    .await;
+    let d = planned
+        .diagnostics
+        .iter()
+        .find(|d| d.summary == "Invalid value")
+        .unwrap_or_else(|| panic!("{:#?}", planned.diagnostics));
+    assert_eq!(d.path, "on_prem_prometheus[0].custom_headers[\"Authorization\"]");
+    assert!(d.detail.contains("secret_auth"), "{}", d.detail);
+    assert!(!format!("{:?}", planned.diagnostics).contains("canaryHeaderT0ken"));
+}
+
 /// The one case of `cases` with `code`.
 fn case<'a>(cases: &[(&'a str, bool, &'a str, &'a str)], code: &str) -> (bool, &'a str) {
     let found: Vec<_> = cases.iter().filter(|c| c.0 == code).collect();

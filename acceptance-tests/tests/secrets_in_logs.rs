@@ -4,9 +4,12 @@
 //! token, assume_role's external_id, …: enumerated from the schema the provider
 //! serves, so a new sensitive attribute without a canary fails the test), leaves none
 //! of them in Terraform's log (which holds every line the provider writes to stderr,
-//! as go-plugin forwards them) nor in the CLI's own output.
+//! as go-plugin forwards them) nor in the CLI's own output. A burst scaler's Prometheus
+//! token, kept in a Secret, is in no state, plan or log either.
 
 use eksgpu_acceptance_tests::hcl::REQUIRED_PROVIDERS;
+use eksgpu_acceptance_tests::kube::SECRET;
+use eksgpu_acceptance_tests::prometheus::{Demand, Prometheus};
 use eksgpu_acceptance_tests::{Workdir, eks_cluster, terraform_versions};
 
 const SECRET_KEY: &str = "canarySecretKeyQ7wZ3xV9";
@@ -285,5 +288,108 @@ fn a_trace_log_of_a_whole_apply_holds_no_secret() {
                 );
             }
         }
+    }
+}
+
+/// A site's token lives in a Secret: the provider names it for KEDA and never reads it. With a
+/// canary token that KEDA (the emulator's simulation) does send to the on-prem Prometheus, a
+/// whole apply, plan and destroy at TF_LOG=TRACE leave it in no state, plan, log or output,
+/// and the provider makes no request for Secrets.
+#[test]
+fn a_prometheus_token_in_a_secret_is_in_no_state_plan_or_trace_log() {
+    const TOKEN: &str = "canaryPrometheusTokenW8cN5hY2";
+    for tf in terraform_versions() {
+        let kube = eksgpu_acceptance_tests::kube::KubeTarget::start();
+        if !kube.is_emulator() {
+            return eksgpu_acceptance_tests::skip("the KEDA simulation is the emulator's");
+        }
+        let onprem = Prometheus::start(Demand::Header("Authorization".into(), format!("Bearer {TOKEN}")));
+        let cloud = Prometheus::start(Demand::Nothing);
+        kube.simulate_keda();
+        kube.create(
+            SECRET,
+            Some("llm"),
+            serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "prom-token", "namespace": "llm"}, "stringData": {"token": TOKEN}}),
+            "kubectl",
+        );
+        // From here on every request in the log is the provider's.
+        kube.clear_requests();
+        let main_tf = format!(
+            r#"{}
+resource "eksgpu_burst_scaler" "b" {{
+  cluster_name          = "gpu"
+  namespace             = "llm"
+  name                  = "vllm-burst"
+  max_replicas          = 3
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting)"
+  cloud_running_query   = "sum(vllm:num_requests_running)"
+  wait_for_ready        = true
+  ready_timeout         = "20s"
+  target {{
+    name = "vllm"
+  }}
+  on_prem_prometheus {{
+    address = "{}"
+    secret_auth {{
+      mode        = "bearer"
+      secret_name = "prom-token"
+      keys        = {{ bearerToken = "token" }}
+    }}
+  }}
+  cloud_prometheus {{
+    address = "{}"
+  }}
+}}
+"#,
+            eksgpu_acceptance_tests::hcl::Provider::new().kube(&kube).header(),
+            onprem.url(),
+            cloud.url()
+        );
+        let mut w = Workdir::new(&tf, &main_tf);
+        let log = w.path().join("trace.log");
+        w.env("TF_LOG", "TRACE");
+        w.env("TF_LOG_PATH", log.to_str().unwrap_or_default());
+        w.init();
+        // The wait passes only once KEDA's query with the canary was accepted.
+        let mut runs = vec![w.apply()];
+        assert!(
+            onprem
+                .received()
+                .iter()
+                .any(|r| r.header("Authorization") == Some(&format!("Bearer {TOKEN}"))),
+            "{}: the canary never reached the Prometheus: the test would prove nothing",
+            tf.label
+        );
+        runs.push(w.ok(&["plan", "-no-color", "-out", "p.tfplan"]));
+        runs.push(w.ok(&["show", "-json", "p.tfplan"]));
+        runs.push(w.ok(&["show", "-json"]));
+        let state_file = std::fs::read_to_string(w.path().join("terraform.tfstate")).unwrap_or_default();
+        assert!(
+            state_file.contains("prom-token"),
+            "{}: the state names the Secret",
+            tf.label
+        );
+        runs.push(w.ok(&["destroy", "-auto-approve", "-no-color"]));
+        let trace = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(trace.contains("[TRACE]"), "{}: not a TRACE log", tf.label);
+        let output: String = runs.iter().map(|r| r.combined()).collect();
+        for (what, text) in [
+            ("Terraform's log", &trace),
+            ("the CLI output, the plan and the state as JSON", &output),
+            ("terraform.tfstate", &state_file),
+        ] {
+            assert!(!text.contains(TOKEN), "{}: the token leaked into {what}", tf.label);
+        }
+        let secrets: Vec<_> = kube
+            .requests()
+            .into_iter()
+            .filter(|r| r["path"].as_str().unwrap_or_default().contains("/secrets"))
+            .collect();
+        assert!(
+            secrets.is_empty(),
+            "{}: the provider asked for Secrets: {secrets:?}",
+            tf.label
+        );
     }
 }

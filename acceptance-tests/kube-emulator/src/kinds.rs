@@ -34,13 +34,15 @@ impl KindInfo {
     }
 }
 
-const CRDS: [&str; 8] = [
+const CRDS: [&str; 10] = [
     include_str!("../crds/karpenter.sh_nodepools.yaml"),
     include_str!("../crds/karpenter.sh_nodeoverlays.yaml"),
     include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
     include_str!("../crds/eks.amazonaws.com_nodeclasses.yaml"),
     include_str!("../crds/nvidia.com_clusterpolicies.yaml"),
     include_str!("../crds/keda.sh_scaledobjects.yaml"),
+    include_str!("../crds/keda.sh_triggerauthentications.yaml"),
+    include_str!("../crds/keda.sh_clustertriggerauthentications.yaml"),
     include_str!("../crds/resource.k8s.io_resourceclaims.yaml"),
     include_str!("../crds/resource.k8s.io_deviceclasses.yaml"),
 ];
@@ -72,6 +74,21 @@ impl Registry {
                     "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
                     "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
                     "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+            },
+            // Secrets hold what a TriggerAuthentication's secretTargetRef points at (the KEDA
+            // simulation, `keda.rs`, reads them as KEDA's resolver does).
+            KindInfo {
+                group: String::new(),
+                version: "v1".into(),
+                kind: "Secret".into(),
+                plural: "secrets".into(),
+                namespaced: true,
+                schema: json!({"type": "object", "properties": {
+                    "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+                    "type": {"type": "string"},
+                    "data": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "stringData": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "immutable": {"type": "boolean"}}}),
             },
             KindInfo {
                 group: String::new(),
@@ -155,6 +172,9 @@ mod tests {
             ("eks.amazonaws.com", "nodeclasses"),
             ("nvidia.com", "clusterpolicies"),
             ("keda.sh", "scaledobjects"),
+            ("keda.sh", "triggerauthentications"),
+            ("keda.sh", "clustertriggerauthentications"),
+            ("", "secrets"),
             ("resource.k8s.io", "resourceclaims"),
             ("resource.k8s.io", "deviceclasses"),
             ("", "configmaps"),
@@ -164,6 +184,8 @@ mod tests {
         }
         assert!(!r.find("karpenter.sh", "nodepools").unwrap().namespaced);
         assert!(r.find("keda.sh", "scaledobjects").unwrap().namespaced);
+        assert!(r.find("keda.sh", "triggerauthentications").unwrap().namespaced);
+        assert!(!r.find("keda.sh", "clustertriggerauthentications").unwrap().namespaced);
     }
 
     #[test]

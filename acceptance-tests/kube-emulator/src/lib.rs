@@ -4,12 +4,14 @@
 //! apply with managed fields in the real `FieldsV1` format, conflicts, force,
 //! dry run, CRD defaulting, pruning and validation, bearer-token and client-certificate auth, and a
 //! control endpoint (reset, faults, edits as another manager, status writes as
-//! a controller makes them, e.g. KEDA's conditions, request log),
+//! a controller makes them, e.g. KEDA's conditions, request log), a small simulation of KEDA's
+//! operator (`keda`: triggers built and queried, the conditions KEDA writes),
 //! and an upstream mode that forwards custom groups to a real API server.
 //!
 //! It is a test part: it keeps everything in memory and listens on loopback.
 
 pub mod fields;
+pub mod keda;
 pub mod kinds;
 pub mod schema;
 pub mod server;

@@ -54,6 +54,8 @@ struct State {
     upstream: Option<Arc<Upstream>>,
     /// The kinds of `opts.crds`, read once at start.
     extra: Vec<crate::kinds::KindInfo>,
+    /// The KEDA simulation runs after every write of a KEDA kind or a Secret (`POST /keda`).
+    keda: bool,
 }
 
 /// A running emulator.
@@ -115,6 +117,7 @@ impl Emulator {
             opts: opts.clone(),
             upstream,
             extra,
+            keda: false,
         }));
         let api = TcpListener::bind(("127.0.0.1", 0)).await?;
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -432,12 +435,19 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_ce
                 "the server could not find the requested resource",
             ));
         }
+        let keda = st.keda && method != Method::GET && path.starts_with("/apis/keda.sh/");
         drop(st);
         let resp = if path.trim_end_matches('/') == "/apis" {
             upstream.group_list().await.map(|v| json_response(200, &v))
         } else {
             upstream.send(&method, &path_and_query, &content_type, payload).await
         };
+        if keda
+            && resp.as_ref().is_ok_and(|r| r.status().is_success())
+            && let Err(e) = keda_reconcile(&state).await
+        {
+            eprintln!("kube-emulator: KEDA simulation: {e}");
+        }
         return Ok(resp.unwrap_or_else(|e| status(502, "InternalError", &e)));
     }
     if method == Method::GET
@@ -553,10 +563,55 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_ce
             details: json!({}),
         }),
     };
+    let keda =
+        st.keda && method != Method::GET && result.is_ok() && (kind.group == "keda.sh" || kind.plural == "secrets");
+    drop(st);
+    if keda && let Err(e) = keda_reconcile(&state).await {
+        eprintln!("kube-emulator: KEDA simulation: {e}");
+    }
     Ok(match result {
         Ok((code, v)) => json_response(code, &v),
         Err(e) => json_response(e.code, &e.status()),
     })
+}
+
+/// Runs the KEDA simulation over every ScaledObject and writes the status it finds
+/// (see [`crate::keda`]); where the custom kinds live depends on the mode.
+async fn keda_reconcile(state: &Arc<Mutex<State>>) -> Result<usize, String> {
+    let local = |st: &State, group: &str, plural: &str| -> Vec<Value> {
+        st.registry
+            .find(group, plural)
+            .map(|k| st.store.list(k, None, ""))
+            .unwrap_or_default()
+    };
+    let (upstream, mut snapshot, mut objects) = {
+        let st = state.lock().await;
+        let snapshot = crate::keda::Snapshot {
+            trigger_authentications: local(&st, "keda.sh", "triggerauthentications"),
+            cluster_trigger_authentications: local(&st, "keda.sh", "clustertriggerauthentications"),
+            secrets: local(&st, "", "secrets"),
+        };
+        (st.upstream.clone(), snapshot, local(&st, "keda.sh", "scaledobjects"))
+    };
+    if let Some(u) = &upstream {
+        snapshot.trigger_authentications = u.list("keda.sh", "triggerauthentications").await?;
+        snapshot.cluster_trigger_authentications = u.list("keda.sh", "clustertriggerauthentications").await?;
+        objects = u.list("keda.sh", "scaledobjects").await?;
+    }
+    for so in &objects {
+        let status = crate::keda::status_of(&snapshot, so).await;
+        let p = json!({"group": "keda.sh", "plural": "scaledobjects", "namespace": so["metadata"]["namespace"],
+                       "name": so["metadata"]["name"], "status": status});
+        match &upstream {
+            Some(u) => {
+                u.set_status(&p).await?;
+            }
+            None => {
+                set_status(&mut *state.lock().await, &p);
+            }
+        }
+    }
+    Ok(objects.len())
 }
 
 /// apply-patch bodies are YAML; JSON is YAML too, and the common case.
@@ -582,7 +637,16 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
             st.faults.clear();
             st.requests.clear();
             st.registry = Registry::with(&st.extra);
+            st.keda = false;
             json_response(200, &json!({"status": "ok"}))
+        }
+        (Method::POST, "/keda") => {
+            st.keda = payload["enabled"].as_bool().unwrap_or(true);
+            drop(st);
+            return Ok(match keda_reconcile(&state).await {
+                Ok(n) => json_response(200, &json!({"status": "ok", "scaledobjects": n})),
+                Err(e) => status(502, "InternalError", &e),
+            });
         }
         (Method::GET, "/requests") => json_response(200, &Value::Array(st.requests.clone())),
         (Method::DELETE, "/requests") => {

@@ -137,6 +137,22 @@ impl Upstream {
         serde_json::from_slice(&body).map_err(|e| format!("GET {path}: {e}"))
     }
 
+    /// The objects of a custom kind, in all namespaces (the KEDA simulation's reads).
+    pub async fn list(&self, group: &str, plural: &str) -> Result<Vec<Value>, String> {
+        let Some(kind) = self
+            .served()
+            .await?
+            .into_iter()
+            .find(|x| x.group == group && x.plural == plural)
+        else {
+            return Ok(Vec::new());
+        };
+        let list = self
+            .get_json(&format!("/apis/{}/{}/{}", kind.group, kind.version, kind.plural))
+            .await?;
+        Ok(list["items"].as_array().cloned().unwrap_or_default())
+    }
+
     /// The CRDs the real server serves (their storage version).
     pub async fn served(&self) -> Result<Vec<Served>, String> {
         let crds = self

@@ -1,5 +1,7 @@
 # On-prem first, completed: on-prem GPUs first, burst to EKS Spot GPU nodes that
-# Karpenter adds on demand and removes when empty, driven by KEDA alone. The
+# Karpenter adds on demand and removes when empty, driven by KEDA alone, which
+# reads the waiting queue from the on-prem Prometheus and the running requests
+# from Amazon Managed Prometheus in the cloud, each with its own credentials. The
 # on-prem GPUs join the same cluster as Hybrid Nodes: the four ranges — on-prem
 # nodes, on-prem pods, the VPC and the service CIDR — must not overlap; the plan
 # checks the first two, apply checks them against the cluster's before changing
@@ -105,11 +107,32 @@ resource "eksgpu_burst_scaler" "vllm" {
     name = "vllm"
   }
 
-  max_replicas       = 3
-  prometheus_address = "http://prometheus.monitoring:9090"
+  max_replicas = 3
 
-  on_prem_waiting_query = "sum(vllm:num_requests_waiting{site=\"onprem\"})"
-  cloud_running_query   = "sum(vllm:num_requests_running{site=\"cloud\"})"
+  # Two sites, two Prometheus servers. On-prem: the site's own Prometheus behind
+  # a token proxy; the token stays in the Secret prom-onprem-token (namespace
+  # llm), which the provider names for KEDA and never reads.
+  on_prem_prometheus {
+    address = "https://prometheus.onprem.example.com"
+    secret_auth {
+      mode        = "bearer"
+      secret_name = "prom-onprem-token"
+      keys        = { bearerToken = "token", ca = "ca.crt" }
+    }
+  }
+
+  # Cloud: Amazon Managed Service for Prometheus, SigV4-signed by KEDA with a
+  # role that may only query this workspace (aps:QueryMetrics).
+  cloud_prometheus {
+    address = "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-0123abcd-4567-89ef-0123-456789abcdef"
+    aws_sigv4 {
+      region   = "us-west-2"
+      role_arn = "arn:aws:iam::123456789012:role/keda-amp-query"
+    }
+  }
+
+  on_prem_waiting_query = "sum(vllm:num_requests_waiting)"
+  cloud_running_query   = "sum(vllm:num_requests_running)"
 
   # The burst replicas run on Spot: Karpenter's interruption queue (SQS +
   # EventBridge) drains nodes ahead of the 2-minute reclaim notice.
@@ -128,4 +151,9 @@ output "burst_tolerations" {
 
 output "formula" {
   value = eksgpu_burst_scaler.vllm.formula
+}
+
+# The two TriggerAuthentications and the ScaledObject, as applied.
+output "burst_manifests" {
+  value = eksgpu_burst_scaler.vllm.manifests_yaml
 }

@@ -30,8 +30,9 @@ pub enum Owner {
     },
     /// A sharing pool of this provider.
     SharingPool { cluster: String, name: String },
-    /// A burst scaler of this provider.
-    BurstScaler { cluster: String },
+    /// A burst scaler of this provider (its ScaledObject and the TriggerAuthentications it
+    /// renders); `name` is the scaler's, from its label.
+    BurstScaler { cluster: String, name: String },
     /// Labelled by this provider without saying which resource (written by
     /// a version before ownership labels).
     ProviderUnknown,
@@ -60,8 +61,8 @@ impl Owner {
             }
         } else if let Some(name) = get(SHARING_POOL_LABEL) {
             Owner::SharingPool { cluster, name }
-        } else if l.contains_key(BURST_SCALER_LABEL) {
-            Owner::BurstScaler { cluster }
+        } else if let Some(name) = get(BURST_SCALER_LABEL) {
+            Owner::BurstScaler { cluster, name }
         } else {
             Owner::ProviderUnknown
         }
@@ -109,7 +110,7 @@ impl fmt::Display for Owner {
         match self {
             Owner::Strategy { cluster, name, .. } => write!(f, "eksgpu_node_strategy {name:?} of cluster {cluster:?}"),
             Owner::SharingPool { cluster, name } => write!(f, "eksgpu_sharing_pool {name:?} of cluster {cluster:?}"),
-            Owner::BurstScaler { cluster } => write!(f, "an eksgpu_burst_scaler of cluster {cluster:?}"),
+            Owner::BurstScaler { cluster, name } => write!(f, "eksgpu_burst_scaler {name:?} of cluster {cluster:?}"),
             Owner::ProviderUnknown => f.write_str("this provider, without an owner label (an older version made it)"),
             Owner::Foreign { makers } if makers.is_empty() => {
                 f.write_str("nothing this provider knows (no eksgpu.terraform.io label or tag, no recorded maker)")

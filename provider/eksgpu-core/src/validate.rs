@@ -24,6 +24,7 @@ mod mig;
 mod names;
 mod node_class;
 mod node_class_ids;
+mod prometheus_site;
 mod promql;
 mod quantity;
 mod scaler;
@@ -54,6 +55,10 @@ pub use node_class::{
 };
 pub use node_class_ids::{
     ebs_snapshot_id, instance_profile_name, security_group_id, subnet_id, termination_grace_period,
+};
+pub use prometheus_site::{
+    AUTH_PARAMETERS, aws_region, custom_header_name, custom_header_value, keda_auth_parameter, prometheus_namespace,
+    query_parameter_name, query_parameter_value, secret_key,
 };
 pub use promql::promql;
 pub(crate) use quantity::parts as quantity_parts;

@@ -8,10 +8,21 @@
 //! `onprem_capacity` at once; overflow goes to ready cloud replicas (up to
 //! `per_cloud_replica` each) and the rest waits on-prem; the metrics KEDA reads
 //! are exact and current (no scrape or query delay); removing a replica removes
-//! the newest (a StatefulSet scales down from its highest ordinal).
+//! the newest (a StatefulSet scales down from its highest ordinal). The day has two sites,
+//! each with its own Prometheus; an outage of one holds the cloud replicas as
+//! [`super::simulate`] says (the fallback), while the load goes on.
 
-use super::BurstScaler;
-use super::simulate::{Sample, Scaling};
+use super::simulate::{Failing, Sample, Scaling};
+use super::{BurstScaler, SiteId};
+
+/// A time when one site's Prometheus cannot be queried (down, or refusing the credentials).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    pub site: SiteId,
+    /// Minutes since midnight, the first and the last minute it fails.
+    pub from: u32,
+    pub to: u32,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Day {
@@ -23,6 +34,7 @@ pub struct Day {
     pub per_replica: f64,
     /// From KEDA asking for a cloud replica to that replica serving.
     pub cold_start_minutes: u32,
+    pub outages: Vec<Outage>,
 }
 
 impl Day {
@@ -36,10 +48,25 @@ impl Day {
         let frac = f64::from(minute - h as u32 * 60) / 60.0;
         self.demand[h] + (self.demand[h + 1] - self.demand[h]) * frac
     }
+
+    /// Which sites fail at `minute`.
+    pub fn failing_at(&self, minute: u32) -> Failing {
+        let down = |site| {
+            self.outages
+                .iter()
+                .any(|o| o.site == site && (o.from..=o.to).contains(&minute))
+        };
+        Failing {
+            on_prem: down(SiteId::OnPrem),
+            cloud: down(SiteId::Cloud),
+        }
+    }
 }
 
 /// An office-hours day: quiet night, a morning peak past what on-prem runs, a
-/// lunch dip, a longer afternoon peak, a slow evening.
+/// lunch dip, a longer afternoon peak, a slow evening; the cloud Prometheus (Amazon Managed
+/// Prometheus) cannot be queried for 20 minutes at the bottom of the lunch dip, when the cloud
+/// replicas would otherwise go.
 pub fn synthetic_day() -> Day {
     Day {
         demand: [
@@ -49,6 +76,11 @@ pub fn synthetic_day() -> Day {
         onprem_replicas: 4,
         per_replica: 8.0,
         cold_start_minutes: 8,
+        outages: vec![Outage {
+            site: SiteId::Cloud,
+            from: 12 * 60 + 45,
+            to: 13 * 60 + 4,
+        }],
     }
 }
 
@@ -59,8 +91,9 @@ pub struct Moment {
     pub demand: f64,
     pub onprem_waiting: f64,
     pub cloud_running: f64,
-    /// The formula's value at this poll (0, 1 or 2).
-    pub value: f64,
+    /// The formula's value at this poll (0, 1 or 2); `None` while a site fails.
+    pub value: Option<f64>,
+    pub failing: Failing,
     /// Cloud replicas KEDA and the HPA ask for.
     pub cloud_replicas: i64,
     /// Cloud replicas serving (asked for at least the cold start ago).
@@ -84,6 +117,7 @@ pub fn simulate_day(b: &BurstScaler, day: &Day) -> Vec<Moment> {
             minute: t / 60,
             onprem_waiting: overflow - cloud_running,
             cloud_running,
+            failing: day.failing_at(t / 60),
         };
         let decision = scaling.poll(t, sample);
         let asked = usize::try_from(decision.replicas).unwrap_or(0);
@@ -97,6 +131,7 @@ pub fn simulate_day(b: &BurstScaler, day: &Day) -> Vec<Moment> {
             onprem_waiting: sample.onprem_waiting,
             cloud_running,
             value: decision.value,
+            failing: sample.failing,
             cloud_replicas: decision.replicas,
             cloud_ready: i64::try_from(ready_at.iter().filter(|r| **r <= t).count()).unwrap_or(0),
         });
@@ -142,6 +177,14 @@ mod tests {
                 .iter()
                 .filter(|x| x.seconds >= 20 * 3600)
                 .all(|x| x.cloud_replicas == 0)
+        );
+        // The cloud Prometheus outage holds the replicas, whatever the load does.
+        let outage: Vec<&Moment> = moments.iter().filter(|x| x.failing.cloud).collect();
+        assert_eq!(outage.len(), 20 * 4);
+        assert!(
+            outage
+                .iter()
+                .all(|x| x.cloud_replicas == outage[0].cloud_replicas && x.value.is_none())
         );
         // Never more than asked for, never more than the maximum.
         assert!(

@@ -1,8 +1,9 @@
-//! The ScaledObject of a burst scaler.
+//! The objects of a burst scaler: the ScaledObject, and a TriggerAuthentication
+//! for each site whose credentials the provider wires (`secret_auth`, `aws_sigv4`).
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::{BurstScaler, PreWarm};
+use super::{BurstScaler, PreWarm, Site, SiteId, TRIGGER_AUTHENTICATION};
 use crate::kinds::labels;
 
 /// Annotation with the settings the ScaledObject alone does not spell out.
@@ -15,6 +16,28 @@ pub const SCALED_OBJECT: crate::kinds::Kind = crate::kinds::Kind {
     plural: "scaledobjects",
     namespaced: true,
     provided_by: "KEDA 2.12 or later",
+};
+
+/// keda.sh/v1alpha1 TriggerAuthentication (namespaced; kedacore/keda v2.20.2
+/// config/crd/bases/keda.sh_triggerauthentications.yaml).
+pub const TRIGGER_AUTHENTICATION_KIND: crate::kinds::Kind = crate::kinds::Kind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "TriggerAuthentication",
+    plural: "triggerauthentications",
+    namespaced: true,
+    provided_by: "KEDA",
+};
+
+/// keda.sh/v1alpha1 ClusterTriggerAuthentication (cluster-scoped, KEDA 2.1+), only ever read:
+/// the provider checks that one an `authentication_ref` names exists.
+pub const CLUSTER_TRIGGER_AUTHENTICATION_KIND: crate::kinds::Kind = crate::kinds::Kind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ClusterTriggerAuthentication",
+    plural: "clustertriggerauthentications",
+    namespaced: false,
+    provided_by: "KEDA 2.1 or later",
 };
 
 fn num(x: f64) -> String {
@@ -36,9 +59,114 @@ pub fn formula(b: &BurstScaler) -> String {
     )
 }
 
-fn prometheus(name: &str, b: &BurstScaler, query: &str, threshold: f64) -> Value {
-    json!({"type": "prometheus", "name": name, "metricType": "Value", "metadata": {
-        "serverAddress": b.prometheus_address, "query": query, "threshold": num(threshold)}})
+/// `k1=v1,k2=v2`, as KEDA parses `customHeaders` and `queryParameters`
+/// (pkg/scalers/scalersconfig/typed_config.go `setConfigValueMap`).
+pub(crate) fn pairs(m: &std::collections::BTreeMap<String, String>) -> String {
+    m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// The name of the TriggerAuthentication the provider renders for a site.
+pub fn trigger_authentication_name(b: &BurstScaler, id: SiteId) -> String {
+    format!("{}-{}", b.name, id.suffix())
+}
+
+/// A site's `prometheus` trigger. Its metadata keys are those of kedacore/keda v2.20.2
+/// pkg/scalers/prometheus_scaler.go `prometheusMetadata` (L48-60); only what is set is
+/// rendered, so a scaler without site blocks renders as it always has.
+fn prometheus(id: SiteId, b: &BurstScaler, query: &str, threshold: f64) -> Value {
+    let mut md = Map::new();
+    md.insert("serverAddress".into(), b.address(id).unwrap_or_default().into());
+    md.insert("query".into(), query.into());
+    md.insert("threshold".into(), num(threshold).into());
+    let site = b.site(id);
+    if let Some(s) = site {
+        metadata_of_site(s, &mut md);
+    }
+    let mut t = json!({"type": "prometheus", "name": id.trigger(), "metricType": "Value", "metadata": md});
+    // ScaledObject CRD v2.20.2: authenticationRef {name (required), kind}.
+    if let Some(r) = site.and_then(|s| s.authentication_ref.as_ref()) {
+        t["authenticationRef"] = json!({"name": r.name, "kind": r.kind});
+    } else if site.is_some_and(Site::renders_trigger_authentication) {
+        t["authenticationRef"] = json!({"name": trigger_authentication_name(b, id), "kind": TRIGGER_AUTHENTICATION});
+    }
+    t
+}
+
+fn metadata_of_site(s: &Site, md: &mut Map<String, Value>) {
+    if let Some(ns) = &s.namespace {
+        md.insert("namespace".into(), ns.clone().into());
+    }
+    if !s.custom_headers.is_empty() {
+        md.insert("customHeaders".into(), pairs(&s.custom_headers).into());
+    }
+    if !s.query_parameters.is_empty() {
+        md.insert("queryParameters".into(), pairs(&s.query_parameters).into());
+    }
+    if s.unsafe_ssl {
+        md.insert("unsafeSsl".into(), "true".into());
+    }
+    // `authModes` is read from metadata first (authentication_types.go L76): switched on here,
+    // next to the reference, so the TriggerAuthentication holds only what is secret.
+    let modes = s.auth_modes();
+    if !modes.is_empty() {
+        md.insert("authModes".into(), modes.join(",").into());
+    }
+    // The signing region (aws_sigv4.go L63); read from metadata since v2.13.1.
+    if let Some(aws) = &s.aws_sigv4 {
+        md.insert("awsRegion".into(), aws.region.clone().into());
+    }
+}
+
+fn owner_labels(b: &BurstScaler) -> Value {
+    json!({
+        labels::MANAGED_BY: labels::MANAGED_BY_VALUE,
+        labels::CLUSTER: labels::cluster_value(&b.cluster_name),
+        crate::ownership::BURST_SCALER_LABEL: b.name,
+    })
+}
+
+/// The TriggerAuthentication the provider renders for a site, if it renders one: in the
+/// scaler's namespace, where KEDA looks it up and reads its Secrets (`secretTargetRef` has no
+/// namespace field; kedacore/keda v2.20.2 pkg/scaling/resolver/scale_resolvers.go).
+pub fn trigger_authentication(b: &BurstScaler, id: SiteId) -> Option<Value> {
+    let s = b.site(id).filter(|s| s.renders_trigger_authentication())?;
+    let spec = if let Some(a) = &s.secret_auth {
+        // Each item requires parameter, name and key (TriggerAuthentication CRD v2.20.2).
+        let refs: Vec<Value> = a
+            .keys
+            .iter()
+            .map(|(parameter, key)| json!({"parameter": parameter, "name": a.secret_name, "key": key}))
+            .collect();
+        json!({"secretTargetRef": refs})
+    } else {
+        let aws = s.aws_sigv4.as_ref()?;
+        // podIdentity.provider aws (KEDA 2.13+): identityOwner keda or workload, roleArn assumed.
+        let mut pod = json!({"provider": "aws"});
+        if let Some(role) = &aws.role_arn {
+            pod["roleArn"] = role.clone().into();
+        }
+        if let Some(owner) = &aws.identity_owner {
+            pod["identityOwner"] = owner.clone().into();
+        }
+        json!({"podIdentity": pod})
+    };
+    Some(json!({
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "TriggerAuthentication",
+        "metadata": {"name": trigger_authentication_name(b, id), "namespace": b.namespace, "labels": owner_labels(b)},
+        "spec": spec,
+    }))
+}
+
+/// Every object of the scaler, in the order they are applied: the TriggerAuthentications
+/// first (KEDA resolves them when it builds the scaler), then the ScaledObject.
+pub fn manifests(b: &BurstScaler) -> Vec<Value> {
+    let mut out: Vec<Value> = SiteId::BOTH
+        .iter()
+        .filter_map(|id| trigger_authentication(b, *id))
+        .collect();
+    out.push(manifest(b));
+    out
 }
 
 fn cron(i: usize, w: &PreWarm) -> Value {
@@ -48,8 +176,8 @@ fn cron(i: usize, w: &PreWarm) -> Value {
 
 pub fn manifest(b: &BurstScaler) -> Value {
     let mut triggers = vec![
-        prometheus("onprem_waiting", b, &b.on_prem_waiting_query, b.scale_out_threshold),
-        prometheus("cloud_running", b, &b.cloud_running_query, b.hold_threshold),
+        prometheus(SiteId::OnPrem, b, &b.on_prem_waiting_query, b.scale_out_threshold),
+        prometheus(SiteId::Cloud, b, &b.cloud_running_query, b.hold_threshold),
     ];
     triggers.extend(b.pre_warm.iter().enumerate().map(|(i, w)| cron(i, w)));
     let settings = json!({"scale_in_threshold": b.scale_in_threshold, "keda_version": format!("{}.{}", b.keda_version.0, b.keda_version.1),
@@ -71,7 +199,7 @@ pub fn manifest(b: &BurstScaler) -> Value {
         },
         "triggers": triggers,
     });
-    // Hold the current size when Prometheus fails (where a hand-written exporter would report "0.5 on failure"):
+    // Hold the current size when either site's Prometheus fails (where a hand-written exporter would report "0.5 on failure"):
     // `currentReplicas` needs KEDA 2.17, fallback on a Value metric 2.18.
     if b.keda_version >= (2, 18) {
         spec["fallback"] =
@@ -83,75 +211,9 @@ pub fn manifest(b: &BurstScaler) -> Value {
         "metadata": {
             "name": b.name,
             "namespace": b.namespace,
-            "labels": {
-                labels::MANAGED_BY: labels::MANAGED_BY_VALUE,
-                labels::CLUSTER: labels::cluster_value(&b.cluster_name),
-                crate::ownership::BURST_SCALER_LABEL: b.name,
-            },
+            "labels": owner_labels(b),
             "annotations": {ANNOTATION: settings.to_string()},
         },
         "spec": spec,
     })
-}
-
-/// The scaler as a live ScaledObject (projected to the provider's fields) says.
-pub fn read_back(prior: &BurstScaler, live: &Value) -> BurstScaler {
-    let mut b = prior.clone();
-    let spec = &live["spec"];
-    let int = |v: &Value, d: i64| v.as_i64().unwrap_or(d);
-    b.min_replicas = int(&spec["minReplicaCount"], 0);
-    b.max_replicas = int(&spec["maxReplicaCount"], 100);
-    b.polling_interval = int(&spec["pollingInterval"], 30);
-    b.cooldown_period = int(&spec["cooldownPeriod"], 300);
-    let target = &spec["scaleTargetRef"];
-    b.target_name = target["name"].as_str().unwrap_or_default().to_owned();
-    b.target_kind = target["kind"].as_str().unwrap_or("Deployment").to_owned();
-    b.target_api_version = target["apiVersion"].as_str().unwrap_or("apps/v1").to_owned();
-    let trigger = |name: &str| {
-        spec["triggers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|t| t["name"] == name)
-            .cloned()
-    };
-    if let Some(t) = trigger("onprem_waiting") {
-        b.prometheus_address = t["metadata"]["serverAddress"].as_str().unwrap_or_default().to_owned();
-        b.on_prem_waiting_query = t["metadata"]["query"].as_str().unwrap_or_default().to_owned();
-        b.scale_out_threshold = t["metadata"]["threshold"]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(b.scale_out_threshold);
-    }
-    if let Some(t) = trigger("cloud_running") {
-        b.cloud_running_query = t["metadata"]["query"].as_str().unwrap_or_default().to_owned();
-        b.hold_threshold = t["metadata"]["threshold"]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(b.hold_threshold);
-    }
-    if let Some(raw) = live["metadata"]["annotations"][ANNOTATION].as_str()
-        && let Ok(s) = serde_json::from_str::<Value>(raw)
-    {
-        b.scale_in_threshold = s["scale_in_threshold"].as_f64().unwrap_or(b.scale_in_threshold);
-        if let Some(v) = s["keda_version"]
-            .as_str()
-            .and_then(|v| crate::version::Version::parse(v).ok())
-        {
-            b.keda_version = v.as_tuple();
-        }
-        b.pre_warm = s["pre_warm"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|w| {
-                Some(PreWarm {
-                    timezone: w["timezone"].as_str()?.into(),
-                    start: w["start"].as_str()?.into(),
-                    end: w["end"].as_str()?.into(),
-                })
-            })
-            .collect();
-    }
-    b
 }

@@ -10,6 +10,7 @@ pub fn check_burst_scaler(b: &BurstScaler) -> Vec<Violation> {
     keda_version(b, &mut out);
     spot_interruption_handling(b, &mut out);
     pre_warm_windows(b, &mut out);
+    out.extend(super::check_sites(b));
     out
 }
 
@@ -232,6 +233,6 @@ mod tests {
         let m = crate::burst::manifest(&b);
         assert_eq!(m["spec"]["triggers"][2]["type"], "cron");
         assert_eq!(m["spec"]["advanced"]["scalingModifiers"]["metricType"], "Value");
-        assert_eq!(crate::burst::read_back(&b, &m), b);
+        assert_eq!(crate::burst::read_back(&b, &m, [None, None]), b);
     }
 }

@@ -9,23 +9,57 @@
 //! on the way down, the highest request of the last 5 minutes, one replica a
 //! minute; KEDA returns the target to `min_replicas` once the formula has been
 //! at or below 0.5 for `cooldown_period`. Metrics are sampled per minute.
+//!
+//! Two sites, two Prometheus servers: when either cannot be queried (down, or refusing the
+//! credentials), its trigger errors and the formula cannot be evaluated. The HPA then gets an
+//! error for the composite metric for `failureThreshold` polls and after them the fallback's
+//! `currentReplicas` (kedacore/keda v2.20.2 pkg/fallback/fallback.go, pkg/scaling/scale_handler.go
+//! L757-768): either way the size holds. KEDA neither activates from zero nor scales to zero
+//! while a trigger errors with a fallback set (pkg/scaling/executor/scale_scaledobjects.go L86-92),
+//! and it does not refresh the last active time, so the quiet period runs on.
 
 use super::BurstScaler;
 
-/// One recorded minute: requests waiting on-prem, requests running in the cloud.
+/// Which sites' Prometheus cannot be queried at a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Failing {
+    pub on_prem: bool,
+    pub cloud: bool,
+}
+
+impl Failing {
+    pub fn any(self) -> bool {
+        self.on_prem || self.cloud
+    }
+
+    /// In words, for the docs' table: `on-prem`, `cloud`, `both`, or empty.
+    pub fn words(self) -> &'static str {
+        match (self.on_prem, self.cloud) {
+            (true, true) => "both",
+            (true, false) => "on-prem",
+            (false, true) => "cloud",
+            (false, false) => "",
+        }
+    }
+}
+
+/// One recorded minute: requests waiting on-prem, requests running in the cloud, and which
+/// site's Prometheus failed to answer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
     /// Minutes since midnight.
     pub minute: u32,
     pub onprem_waiting: f64,
     pub cloud_running: f64,
+    pub failing: Failing,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     pub seconds: u32,
     pub sample: Sample,
-    pub value: f64,
+    /// The formula's value; `None` while a site fails (it cannot be evaluated).
+    pub value: Option<f64>,
     pub replicas: i64,
     pub action: &'static str,
 }
@@ -78,6 +112,9 @@ impl<'b> Scaling<'b> {
 
     /// One KEDA poll at `t` seconds with the metrics of `sample`.
     pub fn poll(&mut self, t: u32, sample: Sample) -> Decision {
+        if sample.failing.any() {
+            return self.hold_on_failure(t, sample);
+        }
         let b = self.b;
         let floor = b.min_replicas.max(1);
         let v = value(b, &sample);
@@ -122,9 +159,26 @@ impl<'b> Scaling<'b> {
         Decision {
             seconds: t,
             sample,
-            value: v,
+            value: Some(v),
             replicas: self.replicas,
             action,
+        }
+    }
+
+    /// A poll while a site fails: the size holds (the HPA's recommendation is the current size,
+    /// kept in its stabilization window), and the quiet period runs on.
+    fn hold_on_failure(&mut self, t: u32, sample: Sample) -> Decision {
+        if self.replicas > 0 {
+            self.history.push((t, self.replicas));
+            self.history.retain(|(at, _)| t - at < 300);
+        }
+        self.quiet_since = self.quiet_since.or(Some(t));
+        Decision {
+            seconds: t,
+            sample,
+            value: None,
+            replicas: self.replicas,
+            action: "hold (fallback)",
         }
     }
 }
@@ -151,6 +205,7 @@ pub fn seed_004_load_curve() -> Vec<Sample> {
         minute: h * 60 + m,
         onprem_waiting: w,
         cloud_running: c,
+        failing: Failing::default(),
     };
     let mut curve = Vec::new();
     for m in 0..=14 {
@@ -172,6 +227,20 @@ pub fn seed_004_load_curve() -> Vec<Sample> {
     curve
 }
 
+/// The same morning across two sites: the on-prem Prometheus cannot be queried at 10:15-10:16,
+/// as the on-prem queue saturates, and the cloud one (Amazon Managed Prometheus) at 10:47-10:50,
+/// when the load is gone.
+pub fn seed_004_two_site_morning() -> Vec<Sample> {
+    let mut curve = seed_004_load_curve();
+    for s in &mut curve {
+        s.failing = Failing {
+            on_prem: (10 * 60 + 15..=10 * 60 + 16).contains(&s.minute),
+            cloud: (10 * 60 + 47..=10 * 60 + 50).contains(&s.minute),
+        };
+    }
+    curve
+}
+
 /// The reference settings (thresholds 20 / 10 / 5, max 3 replicas, 15 s polling,
 /// 300 s cooldown), as the documented example.
 pub fn seed_004_scaler() -> BurstScaler {
@@ -186,7 +255,9 @@ pub fn seed_004_scaler() -> BurstScaler {
         max_replicas: 3,
         polling_interval: 15,
         cooldown_period: 300,
-        prometheus_address: "http://prometheus.monitoring:9090".into(),
+        prometheus_address: Some("http://prometheus.monitoring:9090".into()),
+        on_prem: None,
+        cloud: None,
         on_prem_waiting_query: "sum(vllm:num_requests_waiting{site=\"onprem\"})".into(),
         scale_out_threshold: 20.0,
         cloud_running_query: "sum(vllm:num_requests_running{site=\"cloud\"})".into(),
@@ -218,7 +289,7 @@ pub(crate) mod tests {
                 d.clock(),
                 d.sample.onprem_waiting,
                 d.sample.cloud_running,
-                d.value,
+                d.value.unwrap_or(f64::NAN),
                 d.action,
                 d.replicas
             );
@@ -261,5 +332,42 @@ pub(crate) mod tests {
             "10:48:00",
             "cooldown_period = 300 s after the last active poll"
         );
+    }
+
+    /// Either site failing holds the size: the burst waits for the on-prem Prometheus, and the
+    /// cloud replicas stay while the cloud one cannot be queried, then go at once (the quiet
+    /// period ran on).
+    #[test]
+    fn the_two_site_morning_holds_while_a_site_fails() {
+        let b = seed_scaler();
+        let normal = simulate(&b, &seed_004_load_curve());
+        let two = simulate(&b, &seed_004_two_site_morning());
+        let at = |d: &[Decision], clock: &str| d.iter().find(|x| x.clock() == clock).unwrap().clone();
+        // On-prem down as its queue saturates: nothing starts for two minutes, then the burst.
+        assert_eq!(at(&normal, "10:15:00").replicas, 1);
+        for clock in ["10:15:00", "10:15:45", "10:16:45"] {
+            let d = at(&two, clock);
+            assert_eq!((d.replicas, d.value, d.action), (0, None, "hold (fallback)"), "{clock}");
+        }
+        assert_eq!(at(&two, "10:17:00").replicas, 1);
+        assert_eq!(at(&two, "10:18:15").replicas, 3);
+        // Cloud down when the load has gone: 3 replicas held past 10:48, when they would go.
+        assert_eq!(at(&normal, "10:48:00").replicas, 0);
+        assert!(
+            two.iter()
+                .filter(|d| ("10:47:00".into()..="10:50:45".into()).contains(&d.clock()))
+                .all(|d| d.replicas == 3 && d.action == "hold (fallback)")
+        );
+        assert_eq!(
+            at(&two, "10:51:00").replicas,
+            0,
+            "the cooldown ran on during the failure"
+        );
+        // Never anything but hold while a site fails.
+        for w in two.windows(2) {
+            if w[1].sample.failing.any() {
+                assert_eq!(w[1].replicas, w[0].replicas, "{}", w[1].clock());
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 
 macro_rules! codes {
     ($($code:ident),* $(,)?) => {
-        /// A stable rule (`EKSGPU0xx`, `EKSGPU1xx`) or decision (`EKSGPU2xx`) code.
+        /// A stable rule (`EKSGPU0xx`, `EKSGPU1xx`, `EKSGPU240` on) or decision (`EKSGPU201`-`EKSGPU213`) code.
         #[allow(clippy::upper_case_acronyms)]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code {
@@ -34,7 +34,8 @@ codes!(
     EKSGPU155, EKSGPU160, EKSGPU161, EKSGPU162, EKSGPU163, EKSGPU164, EKSGPU165, EKSGPU170, EKSGPU171, EKSGPU172,
     EKSGPU173, EKSGPU174, EKSGPU175, EKSGPU176, EKSGPU180, EKSGPU181, EKSGPU182, EKSGPU185, EKSGPU186, EKSGPU187,
     EKSGPU188, EKSGPU189, EKSGPU190, EKSGPU201, EKSGPU202, EKSGPU203, EKSGPU204, EKSGPU205, EKSGPU206, EKSGPU207,
-    EKSGPU208, EKSGPU209, EKSGPU210, EKSGPU211, EKSGPU212, EKSGPU213,
+    EKSGPU208, EKSGPU209, EKSGPU210, EKSGPU211, EKSGPU212, EKSGPU213, EKSGPU240, EKSGPU241, EKSGPU242, EKSGPU243,
+    EKSGPU244, EKSGPU245, EKSGPU246, EKSGPU247,
 );
 
 impl fmt::Display for Code {

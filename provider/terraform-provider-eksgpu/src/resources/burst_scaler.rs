@@ -2,18 +2,21 @@
 //! ScaledObject, applied with server-side apply; drift and import like the
 //! other in-cluster resources.
 
+mod auths;
 mod model;
+mod ready;
 mod schema;
+mod site_model;
+mod site_schema;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use eksgpu_cloud::kube::ApplyOptions;
-use eksgpu_core::burst::{self, BurstScaler};
+use eksgpu_core::burst::{self, BurstScaler, SiteId};
 use eksgpu_core::fields::project_ours;
 use eksgpu_core::ownership::Owner;
-use eksgpu_core::yaml;
 use eksgpu_framework::model::reported;
 use eksgpu_framework::partial::Partial;
 use eksgpu_framework::{ImportId, ManagedResource, Plan, path};
@@ -76,7 +79,12 @@ async fn read_live(
     )
     .await;
     match found {
-        Ok(live) => Some(live.map(|o| burst::read_back(b, &project_ours(&o, &c.field_manager, render)))),
+        Ok(None) => Some(None),
+        Ok(Some(o)) => {
+            let auths = auths::read_rendered(ctx, cluster.as_ref(), b, &o, &c.field_manager, diags).await?;
+            let so = project_ours(&o, &c.field_manager, render);
+            Some(Some(burst::read_back(b, &so, [auths[0].as_ref(), auths[1].as_ref()])))
+        }
         Err(e) => {
             diags.push(diagnostics::kube_failed(
                 &e,
@@ -125,12 +133,23 @@ impl ManagedResource for BurstScalerResource {
         }
         if partial.is_complete() {
             path::set(&mut plan.planned, "formula", burst::formula(&b).into());
-            path::set(
-                &mut plan.planned,
-                "manifests_yaml",
-                yaml::to_yaml(&burst::manifest(&b)).into(),
-            );
+            path::set(&mut plan.planned, "manifests_yaml", model::manifests_yaml(&b).into());
         }
+    }
+
+    fn upgrade(&self, version: i64, state: Value, _diags: &mut Diagnostics) -> Value {
+        // Version 0 had one `prometheus_address` and no site blocks: none now, and the objects it
+        // renders are the same, so an upgraded state plans no change.
+        if version >= 1 {
+            return state;
+        }
+        let mut state = state;
+        for id in SiteId::BOTH {
+            if state.get(id.block()).is_null() {
+                path::set(&mut state, id.block(), Value::List(Vec::new()));
+            }
+        }
+        state
     }
 
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
@@ -140,7 +159,7 @@ impl ManagedResource for BurstScalerResource {
     }
 
     async fn create(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        self.write(ctx, planned, &super::node_strategy::new_owner_token(), diags)
+        self.write(ctx, None, planned, &super::node_strategy::new_owner_token(), diags)
             .await
     }
 
@@ -150,7 +169,7 @@ impl ManagedResource for BurstScalerResource {
             .get("owner_token")
             .as_str()
             .map_or_else(super::node_strategy::new_owner_token, str::to_owned);
-        self.write(ctx, planned, &token, diags).await
+        self.write(ctx, Some(prior), planned, &token, diags).await
     }
 
     async fn delete(&self, ctx: &Context, prior: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -161,58 +180,16 @@ impl ManagedResource for BurstScalerResource {
         let Some(cluster) = connect(c, &b.cluster_name, diags).await else {
             return Some(prior.clone());
         };
-        let (o, token) = match owner(ctx, cluster.as_ref(), &b).await {
-            Ok(None) => return None,
-            Ok(Some(found)) => found,
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the ScaledObject",
-                    AttributePath::root(),
-                ));
-                return Some(prior.clone());
-            }
-        };
-        if !ours(&o, &b) {
-            diags.push(Diagnostic::warning(
-                format!("ScaledObject {}/{} left in place", b.namespace, b.name),
-                format!("It now belongs to {o}, so it was not deleted; this scaler no longer tracks it."),
-            ));
-            return None;
+        let token = prior.get("owner_token").as_str();
+        if !delete_scaled_object(ctx, cluster.as_ref(), &b, token, diags).await {
+            return Some(prior.clone());
         }
-        // Another instance of this scaler wrote it since (a `create_before_destroy` replacement):
-        // it is the successor's, left as it is.
-        if let Some(live) = token
-            && prior.get("owner_token").as_str().is_some_and(|mine| mine != live)
-        {
-            diags.push(Diagnostic::warning(
-                format!(
-                    "ScaledObject {}/{} kept for the scaler that replaced this one",
-                    b.namespace, b.name
-                ),
-                "Another instance of this scaler wrote it since (a create_before_destroy replacement): it is \
-                 that instance's now, so this destroy leaves it."
-                    .to_owned(),
-            ));
-            return None;
+        // After the ScaledObject, which no longer needs them; each checked on its own.
+        let sites = auths::no_longer_rendered(Some(&b), None);
+        if !auths::delete(ctx, cluster.as_ref(), &b, &sites, token, diags).await {
+            return Some(prior.clone());
         }
-        match cancellable(
-            ctx,
-            "talking to the cluster",
-            cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
-        )
-        .await
-        {
-            Ok(_) => None,
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "deleting the ScaledObject",
-                    AttributePath::root(),
-                ));
-                Some(prior.clone())
-            }
-        }
+        None
     }
 
     async fn read(&self, ctx: &Context, state: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -242,7 +219,10 @@ impl ManagedResource for BurstScalerResource {
             max_replicas: 1,
             polling_interval: 15,
             cooldown_period: 300,
-            prometheus_address: String::new(),
+            // Read back from the on-prem trigger (a cloud address that differs goes in its block).
+            prometheus_address: Some(String::new()),
+            on_prem: None,
+            cloud: None,
             on_prem_waiting_query: String::new(),
             scale_out_threshold: 20.0,
             cloud_running_query: String::new(),
@@ -303,60 +283,113 @@ async fn owner(
     }))
 }
 
-/// The ScaledObject with the instance's `owner_token` label (written at apply, not shown in
+/// An object with the instance's `owner_token` label (written at apply, not shown in
 /// `manifests_yaml`: the token is known only once the instance exists).
-fn with_token(mut m: serde_json::Value, token: &str) -> serde_json::Value {
+pub(super) fn with_token(mut m: serde_json::Value, token: &str) -> serde_json::Value {
     if let Some(labels) = m["metadata"]["labels"].as_object_mut() {
         labels.insert(eksgpu_core::kinds::labels::OWNER_TOKEN.into(), token.into());
     }
     m
 }
 
-/// A ScaledObject of this provider's scalers in the scaler's cluster (its
-/// name and namespace are the scaler's identity); older versions labelled it
-/// without the scaler label.
-fn ours(o: &Owner, b: &BurstScaler) -> bool {
-    match o {
-        Owner::BurstScaler { cluster } => eksgpu_core::kinds::labels::is_cluster(cluster, &b.cluster_name),
-        Owner::ProviderUnknown => true,
-        _ => false,
+/// Deletes the ScaledObject unless it is gone, another owner's, or a successor instance's (a
+/// `create_before_destroy` replacement: `mine` differs from its token), which are left with a
+/// warning. `false` after a failure (a diagnostic).
+async fn delete_scaled_object(
+    ctx: &Context,
+    cluster: &dyn eksgpu_cloud::kube::Cluster,
+    b: &BurstScaler,
+    mine: Option<&str>,
+    diags: &mut Diagnostics,
+) -> bool {
+    let (o, token) = match owner(ctx, cluster, b).await {
+        Ok(None) => return true,
+        Ok(Some(found)) => found,
+        Err(e) => {
+            diags.push(diagnostics::kube_failed(
+                &e,
+                "reading the ScaledObject",
+                AttributePath::root(),
+            ));
+            return false;
+        }
+    };
+    if !auths::ours(&o, b) {
+        diags.push(Diagnostic::warning(
+            format!("ScaledObject {}/{} left in place", b.namespace, b.name),
+            format!("It now belongs to {o}, so it was not deleted; this scaler no longer tracks it."),
+        ));
+        return true;
+    }
+    if let Some(live) = token
+        && mine.is_some_and(|mine| mine != live)
+    {
+        diags.push(Diagnostic::warning(
+            format!(
+                "ScaledObject {}/{} kept for the scaler that replaced this one",
+                b.namespace, b.name
+            ),
+            "Another instance of this scaler wrote it since (a create_before_destroy replacement): it is \
+             that instance's now, so this destroy leaves it."
+                .to_owned(),
+        ));
+        return true;
+    }
+    match cancellable(
+        ctx,
+        "talking to the cluster",
+        cluster.delete(&burst::SCALED_OBJECT, Some(&b.namespace), &b.name),
+    )
+    .await
+    {
+        Ok(_) => true,
+        Err(e) => {
+            diags.push(diagnostics::kube_failed(
+                &e,
+                "deleting the ScaledObject",
+                AttributePath::root(),
+            ));
+            false
+        }
     }
 }
 
 impl BurstScalerResource {
-    async fn write(&self, ctx: &Context, planned: &Value, token: &str, diags: &mut Diagnostics) -> Option<Value> {
+    /// Create (`prior` is `None`) or update: the ownership checks and the checks of referenced
+    /// objects first, then the TriggerAuthentications, the ScaledObject, and the deletion of
+    /// TriggerAuthentications no longer rendered.
+    async fn write(
+        &self,
+        ctx: &Context,
+        prior: Option<&Value>,
+        planned: &Value,
+        token: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
         let c = configured(&self.state, diags)?;
         let b = reported(model::read, planned, diags)?;
         let cluster = connect(c, &b.cluster_name, diags).await?;
-        match owner(ctx, cluster.as_ref(), &b).await {
-            Ok(Some((o, _))) if !ours(&o, &b) => {
-                diags.error_at(
-                    AttributePath::attr("name"),
-                    format!("ScaledObject {}/{} is not this scaler's", b.namespace, b.name),
-                    format!(
-                        "It already exists and belongs to {o}; this scaler leaves it untouched. Choose another \
-                         name, or manage that ScaledObject here by importing it: `terraform import <address> \
-                         {}/{}/{}` (or an `import {{}}` block).",
-                        b.cluster_name, b.namespace, b.name
-                    ),
-                );
-                return None;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    "reading the ScaledObject",
-                    AttributePath::root(),
-                ));
-                return None;
-            }
+        if !check_scaled_object(ctx, cluster.as_ref(), &b, diags).await
+            || !auths::check_writable(ctx, cluster.as_ref(), &b, diags).await
+            || !auths::check_referenced(ctx, cluster.as_ref(), &b, &acknowledged::codes(planned), diags).await
+        {
+            return None;
         }
         let opts = ApplyOptions {
             field_manager: &c.field_manager,
             force: planned.get("force_conflicts").as_bool() == Some(true),
         };
-        match cancellable(
+        let made = match auths::apply(ctx, cluster.as_ref(), &b, token, opts, diags).await {
+            Ok(made) => made,
+            Err(made) => {
+                // A failed create keeps nothing: what it made goes again.
+                if prior.is_none() {
+                    auths::delete(ctx, cluster.as_ref(), &b, &made, Some(token), diags).await;
+                }
+                return None;
+            }
+        };
+        let applied = cancellable(
             ctx,
             "talking to the cluster",
             cluster.apply(
@@ -367,34 +400,71 @@ impl BurstScalerResource {
                 opts,
             ),
         )
-        .await
-        {
-            Ok(_) => {
-                if planned.get("wait_for_ready").as_bool() == Some(true) {
-                    let timeout = readiness::timeout_of(planned);
-                    // Applied either way: the state keeps it (a new scaler is then tainted).
-                    if let Err(d) = wait_ready(ctx, cluster.as_ref(), &b, timeout).await {
-                        diags.push(d);
-                    }
-                }
-                let mut state = planned.clone();
-                path::set(&mut state, "owner_token", token.into());
-                Some(state)
+        .await;
+        if let Err(e) = applied {
+            diags.push(diagnostics::kube_failed(
+                &e,
+                &format!("applying ScaledObject {}/{}", b.namespace, b.name),
+                AttributePath::root(),
+            ));
+            if prior.is_none() {
+                auths::delete(ctx, cluster.as_ref(), &b, &made, Some(token), diags).await;
             }
-            Err(e) => {
-                diags.push(diagnostics::kube_failed(
-                    &e,
-                    &format!("applying ScaledObject {}/{}", b.namespace, b.name),
-                    AttributePath::root(),
-                ));
-                None
+            return None;
+        }
+        let before = prior.and_then(|p| model::read(p).ok());
+        let stale = auths::no_longer_rendered(before.as_ref(), Some(&b));
+        // The ScaledObject no longer names them; a failure here is reported and the state is the
+        // new one (the next destroy or change deletes them).
+        auths::delete(ctx, cluster.as_ref(), &b, &stale, Some(token), diags).await;
+        if planned.get("wait_for_ready").as_bool() == Some(true) {
+            let timeout = readiness::timeout_of(planned);
+            // Applied either way: the state keeps it (a new scaler is then tainted).
+            if let Err(d) = wait_ready(ctx, cluster.as_ref(), &b, timeout).await {
+                diags.push(d);
             }
+        }
+        let mut state = planned.clone();
+        path::set(&mut state, "owner_token", token.into());
+        Some(state)
+    }
+}
+
+/// Refuses a ScaledObject under the scaler's name that is another owner's (an error naming it).
+async fn check_scaled_object(
+    ctx: &Context,
+    cluster: &dyn eksgpu_cloud::kube::Cluster,
+    b: &BurstScaler,
+    diags: &mut Diagnostics,
+) -> bool {
+    match owner(ctx, cluster, b).await {
+        Ok(Some((o, _))) if !auths::ours(&o, b) => {
+            diags.error_at(
+                AttributePath::attr("name"),
+                format!("ScaledObject {}/{} is not this scaler's", b.namespace, b.name),
+                format!(
+                    "It already exists and belongs to {o}; this scaler leaves it untouched. Choose another \
+                     name, or manage that ScaledObject here by importing it: `terraform import <address> \
+                     {}/{}/{}` (or an `import {{}}` block).",
+                    b.cluster_name, b.namespace, b.name
+                ),
+            );
+            false
+        }
+        Ok(_) => true,
+        Err(e) => {
+            diags.push(diagnostics::kube_failed(
+                &e,
+                "reading the ScaledObject",
+                AttributePath::root(),
+            ));
+            false
         }
     }
 }
 
-/// Waits until KEDA reports the ScaledObject `Ready` (it sets the condition
-/// once it has built the scaler and can query its triggers).
+/// Waits until KEDA reports the ScaledObject `Ready` (it sets the condition once it has built
+/// the scaler) and neither site falls back (`ready::not_working`).
 async fn wait_ready(
     ctx: &Context,
     cluster: &dyn eksgpu_cloud::kube::Cluster,
@@ -408,7 +478,8 @@ async fn wait_ready(
         name: &b.name,
         controller: "KEDA",
     };
-    match readiness::wait_ready(ctx, cluster, &awaited, timeout).await {
+    let judge = |o: &serde_json::Value| ready::not_working(b, &awaited, o);
+    match readiness::wait_until(ctx, cluster, &awaited, timeout, &judge).await {
         Ok(()) => Ok(()),
         Err(NotReady::Kube(e)) => Err(diagnostics::kube_failed(
             &e,
@@ -428,5 +499,43 @@ async fn wait_ready(
             ),
         )
         .at(AttributePath::attr("wait_for_ready"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use eksgpu_framework::Framework;
+    use eksgpu_tfplugin::Resource;
+
+    use super::*;
+
+    /// A state today's one-address form wrote (schema version 0, captured from an apply of the
+    /// provider at commit cfc1a3f) upgrades, reads, and renders exactly the objects it stored.
+    #[test]
+    fn a_version_0_state_upgrades_and_renders_what_it_stored() {
+        let stored: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../../acceptance-tests/fixtures/burst_scaler_v0.tfstate"
+        ))
+        .unwrap();
+        let instance = &stored["resources"][0]["instances"][0];
+        assert_eq!(instance["schema_version"], 0);
+        let mut json = instance["attributes"].clone();
+        let r = Framework::new(BurstScalerResource::new(Arc::new(ProviderState::default())));
+        r.upgrade_json(0, &mut json);
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let state = eksgpu_tfplugin::value::decode_json(&bytes, &schema().value_type()).unwrap();
+        let state = r.upgrade(0, state, &mut Diagnostics::new());
+        assert_eq!(state.get("on_prem_prometheus"), &Value::List(Vec::new()));
+        assert_eq!(state.get("cloud_prometheus"), &Value::List(Vec::new()));
+        let b = model::read(&state).unwrap();
+        assert_eq!(
+            b.prometheus_address.as_deref(),
+            Some("http://prometheus.monitoring:9090")
+        );
+        assert_eq!(
+            model::manifests_yaml(&b),
+            instance["attributes"]["manifests_yaml"].as_str().unwrap()
+        );
+        assert_eq!(burst::formula(&b), instance["attributes"]["formula"].as_str().unwrap());
     }
 }

@@ -69,6 +69,32 @@ pub(crate) async fn wait_ready(
     o: &Awaited<'_>,
     timeout: Duration,
 ) -> Result<(), NotReady> {
+    wait_until(ctx, cluster, o, timeout, &|found| not_ready(o, found)).await
+}
+
+/// Why the object is not `Ready`, in words; `None` when it is.
+pub(crate) fn not_ready(o: &Awaited<'_>, found: &serde_json::Value) -> Option<String> {
+    let condition = ready_condition(found);
+    match (&condition, stale_generation(found)) {
+        (Some((status, _, _)), None) if status == "True" => None,
+        (Some(condition), Some(generations)) => Some(stale_words(o, condition, generations)),
+        (None, _) => Some(format!(
+            "{} has reported no Ready condition (is {} running in the cluster?)",
+            o.controller, o.controller
+        )),
+        (Some((status, reason, message)), None) => Some(format!("Ready={status} ({reason}): {message}")),
+    }
+}
+
+/// Polls the object (0.5 s doubling up to 5 s) until `judge` finds nothing wrong with it
+/// (`None`) or `timeout` passes; then the error carries what `judge` said last.
+pub(crate) async fn wait_until(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    o: &Awaited<'_>,
+    timeout: Duration,
+    judge: &(dyn Fn(&serde_json::Value) -> Option<String> + Sync),
+) -> Result<(), NotReady> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut pause = Duration::from_millis(500);
     loop {
@@ -78,22 +104,14 @@ pub(crate) async fn wait_ready(
                 KubeError::Cancelled { .. } => NotReady::Cancelled,
                 e => NotReady::Kube(e),
             })?;
-        let condition = found.as_ref().and_then(ready_condition);
-        let stale = found.as_ref().and_then(stale_generation);
-        if stale.is_none() && condition.as_ref().is_some_and(|(status, _, _)| status == "True") {
-            return Ok(());
-        }
+        let why = match &found {
+            None => Some(format!("the {} is gone", o.kind.kind)),
+            Some(object) => judge(object),
+        };
+        let Some(why) = why else { return Ok(()) };
         let now = tokio::time::Instant::now();
         if now >= deadline {
-            return Err(NotReady::TimedOut(match (&found, &condition, stale) {
-                (None, _, _) => format!("the {} is gone", o.kind.kind),
-                (Some(_), Some(condition), Some(generations)) => stale_words(o, condition, generations),
-                (Some(_), None, _) => format!(
-                    "{} has reported no Ready condition (is {} running in the cluster?)",
-                    o.controller, o.controller
-                ),
-                (Some(_), Some((status, reason, message)), None) => format!("Ready={status} ({reason}): {message}"),
-            }));
+            return Err(NotReady::TimedOut(why));
         }
         let sleep = pause.min(deadline - now);
         tokio::select! {

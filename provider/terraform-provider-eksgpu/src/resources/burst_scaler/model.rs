@@ -1,6 +1,6 @@
 //! `eksgpu_burst_scaler` values ↔ the domain's [`BurstScaler`], exactly.
 
-use eksgpu_core::burst::{self, BurstScaler, PreWarm};
+use eksgpu_core::burst::{self, BurstScaler, PreWarm, SiteId};
 use eksgpu_core::version::Version;
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::Value;
@@ -30,6 +30,8 @@ pub(crate) fn read(v: &Value) -> Result<BurstScaler, ModelError> {
         polling_interval: o.get::<Option<i64>>("polling_interval")?.unwrap_or(15),
         cooldown_period: o.get::<Option<i64>>("cooldown_period")?.unwrap_or(300),
         prometheus_address: o.get("prometheus_address")?,
+        on_prem: super::site_model::read(&o, SiteId::OnPrem.block())?,
+        cloud: super::site_model::read(&o, SiteId::Cloud.block())?,
         on_prem_waiting_query: o.get("on_prem_waiting_query")?,
         scale_out_threshold: o.get::<Option<f64>>("scale_out_threshold")?.unwrap_or(20.0),
         cloud_running_query: o.get("cloud_running_query")?,
@@ -48,6 +50,11 @@ pub(crate) fn read(v: &Value) -> Result<BurstScaler, ModelError> {
     })
 }
 
+/// `manifests_yaml`: the TriggerAuthentications, then the ScaledObject.
+pub(crate) fn manifests_yaml(b: &BurstScaler) -> String {
+    eksgpu_core::yaml::to_yaml_stream(&burst::manifests(b))
+}
+
 /// The state of a scaler: its attributes and the computed formula and YAML.
 /// `target_capacity_types` and the flags are not in the cluster: the caller
 /// keeps the prior state's.
@@ -63,6 +70,8 @@ pub(crate) fn write(b: &BurstScaler) -> Value {
         .set("polling_interval", b.polling_interval)
         .set("cooldown_period", b.cooldown_period)
         .set("prometheus_address", b.prometheus_address.clone())
+        .one(SiteId::OnPrem.block(), super::site_model::write(b.on_prem.as_ref()))
+        .one(SiteId::Cloud.block(), super::site_model::write(b.cloud.as_ref()))
         .set("on_prem_waiting_query", b.on_prem_waiting_query.clone())
         .set("scale_out_threshold", b.scale_out_threshold)
         .set("cloud_running_query", b.cloud_running_query.clone())
@@ -100,7 +109,7 @@ pub(crate) fn write(b: &BurstScaler) -> Value {
             }),
         )
         .set("formula", burst::formula(b))
-        .set("manifests_yaml", eksgpu_core::yaml::to_yaml(&burst::manifest(b)))
+        .set("manifests_yaml", manifests_yaml(b))
         // The instance's, not the scaler's: set by create and import, kept by read (`with_prior`).
         .set("owner_token", Option::<String>::None)
         .build()
@@ -112,6 +121,77 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use eksgpu_core::burst::{
+        AuthenticationRef, AwsSigV4, CLUSTER_TRIGGER_AUTHENTICATION, SecretAuth, Site, TRIGGER_AUTHENTICATION,
+    };
+
+    fn map() -> impl Strategy<Value = std::collections::BTreeMap<String, String>> {
+        proptest::collection::btree_map("[A-Za-z][A-Za-z0-9-]{0,8}", "[a-z0-9]{0,6}", 0..3)
+    }
+
+    fn site() -> impl Strategy<Value = Option<Site>> {
+        let auth = prop_oneof![
+            Just((None, None, None)),
+            (
+                "[a-z]{1,8}",
+                prop_oneof![Just(TRIGGER_AUTHENTICATION), Just(CLUSTER_TRIGGER_AUTHENTICATION)],
+                proptest::collection::vec(prop_oneof![Just("bearer"), Just("tls")], 0..2)
+            )
+                .prop_map(|(name, kind, modes)| (
+                    Some(AuthenticationRef {
+                        name,
+                        kind: kind.into(),
+                        auth_modes: modes.into_iter().map(str::to_owned).collect(),
+                    }),
+                    None,
+                    None
+                )),
+            ("[a-z]{1,8}", map()).prop_map(|(secret_name, keys)| (
+                None,
+                Some(SecretAuth {
+                    mode: "bearer".into(),
+                    secret_name,
+                    keys,
+                }),
+                None
+            )),
+            (
+                proptest::option::of(Just("arn:aws:iam::123456789012:role/r".to_owned())),
+                proptest::option::of(prop_oneof![Just("keda".to_owned()), Just("workload".to_owned())])
+            )
+                .prop_map(|(role_arn, identity_owner)| (
+                    None,
+                    None,
+                    Some(AwsSigV4 {
+                        region: "us-west-2".into(),
+                        role_arn,
+                        identity_owner,
+                    })
+                )),
+        ];
+        proptest::option::of(
+            (
+                proptest::option::of(Just("https://prometheus.onprem:9090".to_owned())),
+                proptest::option::of("[a-z]{1,6}"),
+                map(),
+                map(),
+                any::<bool>(),
+                auth,
+            )
+                .prop_map(
+                    |(address, namespace, custom_headers, query_parameters, unsafe_ssl, (r, s, a))| Site {
+                        address,
+                        namespace,
+                        custom_headers,
+                        query_parameters,
+                        unsafe_ssl,
+                        authentication_ref: r,
+                        secret_auth: s,
+                        aws_sigv4: a,
+                    },
+                ),
+        )
+    }
 
     fn scaler() -> impl Strategy<Value = BurstScaler> {
         let name = "[a-z][a-z0-9-]{0,12}";
@@ -126,9 +206,21 @@ mod tests {
                 proptest::collection::vec(prop_oneof![Just("spot"), Just("on-demand")], 0..2),
                 any::<bool>(),
             ),
+            (
+                proptest::option::of(Just("http://prometheus:9090".to_owned())),
+                site(),
+                site(),
+            ),
         )
             .prop_map(
-                |((c, ns, n, t), (min, max, poll, cool), (out, hold, inn), warm, (ma, mi, types, spot))| BurstScaler {
+                |(
+                    (c, ns, n, t),
+                    (min, max, poll, cool),
+                    (out, hold, inn),
+                    warm,
+                    (ma, mi, types, spot),
+                    (prom, on_prem, cloud),
+                )| BurstScaler {
                     cluster_name: c,
                     namespace: ns,
                     name: n,
@@ -139,7 +231,9 @@ mod tests {
                     max_replicas: max,
                     polling_interval: poll,
                     cooldown_period: cool,
-                    prometheus_address: "http://prometheus:9090".into(),
+                    prometheus_address: prom,
+                    on_prem,
+                    cloud,
                     on_prem_waiting_query: "sum(w)".into(),
                     scale_out_threshold: out,
                     cloud_running_query: "sum(r)".into(),

@@ -6,7 +6,13 @@ use eksgpu_framework::validators;
 use eksgpu_tfplugin::Type;
 use eksgpu_tfplugin::schema::{Attribute, Block, NestedBlock, Schema};
 
+use super::site_schema;
 use crate::resources::checks;
+use eksgpu_core::burst::SiteId;
+
+/// Version 1 added the site blocks (`prometheus_address` optional); version 0 states upgrade
+/// to no site blocks (`BurstScalerResource::upgrade`).
+pub const VERSION: i64 = 1;
 
 pub fn schema() -> Schema {
     // Thresholds compare request counts: finite and not negative.
@@ -15,12 +21,13 @@ pub fn schema() -> Schema {
             .default(default)
             .validate(validators::number(0.0, 1e9, "a count of requests"))
     };
-    Schema::new(
+    let mut schema = Schema::new(
         Block::new(
             "On-prem first, burst to cloud with KEDA alone: a `keda.sh/v1alpha1` ScaledObject whose \
              `scalingModifiers` formula scales the cloud replicas out when the on-prem queue saturates or the cloud is \
              busy, holds them in between, and scales them in when the cloud load falls, with a fallback that holds the \
-             size when Prometheus cannot be queried.",
+             size when either site's Prometheus cannot be queried. Each site may have its own Prometheus and \
+             credentials (`on_prem_prometheus`, `cloud_prometheus`).",
         )
         .attribute(
             Attribute::computed("id", Type::String, "`<cluster_name>/<namespace>/<name>`, also the import ID.")
@@ -66,7 +73,12 @@ pub fn schema() -> Schema {
                 .validate(validators::int32(0, i32::MAX, "ScaledObject `cooldownPeriod`, seconds")),
         )
         .attribute(
-            Attribute::required("prometheus_address", Type::String, "Prometheus URL KEDA queries (no credentials: use KEDA's `authenticationRef`).")
+            Attribute::optional(
+                "prometheus_address",
+                Type::String,
+                "Prometheus URL KEDA queries for both sites, unless a site block gives its own `address` (required \
+                 unless both do). No credentials in it: see the site blocks.",
+            )
                 .validate(checks::string("An http(s) URL without user-info.", validate::prometheus_address)),
         )
         .attribute(
@@ -146,7 +158,12 @@ pub fn schema() -> Schema {
             )
             .use_state_for_unknown(),
         )
-        .attribute(Attribute::computed("manifests_yaml", Type::String, "The ScaledObject, as YAML."))
+        .attribute(Attribute::computed(
+            "manifests_yaml",
+            Type::String,
+            "The TriggerAuthentications the provider renders for the sites (`secret_auth`, `aws_sigv4`) and the \
+             ScaledObject, as YAML, one document each.",
+        ))
         .block(
             NestedBlock::required_one(
                 "target",
@@ -163,6 +180,8 @@ pub fn schema() -> Schema {
                     .attribute(Attribute::optional("api_version", Type::String, "Default `apps/v1`.").default("apps/v1")),
             )
         )
+        .block(site_schema::site(SiteId::OnPrem))
+        .block(site_schema::site(SiteId::Cloud))
         .block(NestedBlock::list(
             "pre_warm",
             Block::new("A cron window that keeps one cloud replica warm (cold starts take 5–15 minutes).")
@@ -179,7 +198,9 @@ pub fn schema() -> Schema {
                         .validate(checks::string("A 5-field cron schedule as KEDA's cron scaler reads it.", validate::cron_schedule)),
                 ),
         )),
-    )
+    );
+    schema.version = VERSION;
+    schema
 }
 
 /// The schema, built once per process: plans consult it for every resource.
