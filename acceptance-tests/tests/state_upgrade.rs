@@ -55,7 +55,7 @@ resource "eksgpu_node_strategy" "s" {
 "#;
 
 fn fixture() -> Value {
-    let path = repo_root().join("acceptance-tests/fixtures/state-v4/terraform.tfstate");
+    let path = repo_root().join("acceptance-tests/fixtures/state-v4/pools-as-blocks.tfstate");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
