@@ -179,4 +179,6 @@ pub mod annotations {
     pub const POOL: &str = "eksgpu.terraform.io/pool";
     /// On every NodePool: the strategy's `gpu_operator` settings as JSON, or absent.
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+    /// On every NodePool: the strategy's `device_plugin` settings as JSON, or absent.
+    pub const DEVICE_PLUGIN: &str = "eksgpu.terraform.io/device-plugin";
 }

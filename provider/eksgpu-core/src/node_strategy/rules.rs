@@ -5,6 +5,7 @@
 mod at_validate;
 mod auto_mode;
 mod device_managers;
+mod device_plugin;
 mod disruption;
 mod dra;
 mod dra_driver;
@@ -64,6 +65,8 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         eks_api::check_pool(s, pool, &at, &mut out);
     }
     neuron::one_neuron_device_manager(s, &mut out);
+    device_plugin::one_plugin_installer(s, &mut out);
+    device_plugin::sharing_configs(s, &mut out);
     eks_api::check_strategy(s, &mut out);
     out
 }
@@ -121,6 +124,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         neuron::neuron_dra_supported(pool, at, out);
     } else {
         mig::mig_labels(s, pool, &types, at, out);
+        device_plugin::mig_without_mig_manager(s, pool, at, out);
         device_managers::device_plugin_sharing(s, pool, ctx, at, out);
         device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
         device_managers::one_device_manager(s, pool, at, out);

@@ -106,6 +106,11 @@ pub(super) fn matched_instance_types(pool: &Pool) -> Value {
     )
 }
 
+/// `device_plugin_values_yaml`: null without a `device_plugin` block.
+pub(super) fn device_plugin_values_yaml(s: &NodeStrategy) -> Value {
+    render::device_plugin_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
+}
+
 /// `neuron_values_yaml`: null without a Neuron pool.
 pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
     render::neuron_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
@@ -140,6 +145,7 @@ fn known(planned: &Value) -> Option<Known> {
     let cluster_known = !partial.touches_unknown(&at(&["cluster_name"]));
     let name_known = !partial.touches_unknown(&at(&["name"]));
     let operator_known = !partial.touches_unknown(&at(&["gpu_operator"]));
+    let plugin_known = !partial.touches_unknown(&at(&["device_plugin"]));
     let o = Obj::new(&partial.value).ok()?;
     let text = |k: &str| {
         o.get::<Option<String>>(k)
@@ -160,12 +166,16 @@ fn known(planned: &Value) -> Option<Known> {
             .field("gpu_operator")
             .ok()
             .and_then(|v| model::gpu_operator(v).ok().flatten()),
+        device_plugin: o
+            .field("device_plugin")
+            .ok()
+            .and_then(|v| model::device_plugin(v).ok().flatten()),
         pools,
         default_tags: Default::default(),
         karpenter_gates: Default::default(),
     };
     Some(Known {
-        header_known: cluster_known && name_known && operator_known,
+        header_known: cluster_known && name_known && operator_known && plugin_known,
         partial,
         strategy,
         cluster_known,
