@@ -16,7 +16,7 @@ const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
 fn served(p: &PoolView) -> bool {
     !p.neuron
         && p.capacity != "auto_mode"
-        && !(p.dra && !p.multi_node_nvlink)
+        && (!p.dra || p.multi_node_nvlink)
         && p.labels.get("gpu").map(String::as_str) != Some("on")
         && !p.bottlerocket
         && p.labels.get("nvidia.com/gpu.deploy.device-plugin").map(String::as_str) != Some("false")
@@ -96,7 +96,7 @@ fn configs(pools: &[PoolView], r: &Rendered, spec: &Value, f: &mut Found) {
             .get("eksgpu.terraform.io/gpu-replicas")
             .cloned()
             .unwrap_or_default();
-        if replicas.to_string() != want {
+        if replicas.as_i64().map(|n| n.to_string()) != Some(want.clone()) {
             f.problems.push(format!(
                 "config {name:?} of pool {} has sharing.{kind} replicas {replicas}, the pool {want}",
                 p.name
