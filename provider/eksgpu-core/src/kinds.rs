@@ -73,6 +73,17 @@ pub const COMPUTE_DOMAIN: Kind = Kind {
     provided_by: "the NVIDIA DRA driver for GPUs (chart dra-driver-nvidia-gpu) with resources.computeDomains.enabled",
 };
 
+/// apps/v1 DaemonSet: read (listed, never written) to find the device managers a cluster runs
+/// (`node_strategy::cluster_managers`).
+pub const DAEMON_SET: Kind = Kind {
+    group: "apps",
+    version: "v1",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+    namespaced: true,
+    provided_by: "Kubernetes",
+};
+
 pub const CONFIG_MAP: Kind = Kind {
     group: "",
     version: "v1",

@@ -2,6 +2,7 @@
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
 pub mod accelerator;
+pub mod cluster_managers;
 pub mod inputs;
 pub mod matching;
 pub mod outputs;

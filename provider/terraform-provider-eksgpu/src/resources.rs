@@ -26,6 +26,11 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
 /// The capacity kinds, as users write them.
 pub(crate) use eksgpu_core::model::CAPACITY_KINDS;
 
+/// How long a plan waits for a cluster's DaemonSets (the device managers it runs), once per
+/// cluster per provider process (`Clusters::daemon_sets_once`): an unreachable private endpoint
+/// costs a plan this much once, and then nothing is said.
+pub(crate) const LOOK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The errors among rule findings, as diagnostics: what stops an apply.
 pub(crate) fn errors_only(found: Vec<eksgpu_core::rules::Violation>) -> Diagnostics {
     let mut d = Diagnostics::new();

@@ -32,8 +32,10 @@ pub use eks_api::{
     NetworkProblem, check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
 };
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
+pub use second_manager::check_cluster_managers;
 pub use upgrade::check_upgrade;
 mod root_volume;
+mod second_manager;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 

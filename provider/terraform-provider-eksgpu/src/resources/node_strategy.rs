@@ -128,6 +128,12 @@ impl ManagedResource for NodeStrategyResource {
         );
     }
 
+    async fn plan_warnings(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) {
+        if let Some(c) = self.state.configured() {
+            plan::cluster_managers(ctx, c, planned, diags).await;
+        }
+    }
+
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
         plan::check(planned, self.karpenter_version(), self.karpenter_gates(), diags);
     }

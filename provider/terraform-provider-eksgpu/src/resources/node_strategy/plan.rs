@@ -310,6 +310,48 @@ fn outputs(plan: &mut Plan<'_>, k: &Known) {
     }
 }
 
+/// EKSGPU192 when the cluster can be read: the device managers its DaemonSets run that can land
+/// on a pool's nodes beside the strategy's own. Only pools wholly known are judged (what their
+/// nodes carry is known then). When the DaemonSets cannot be listed (no cluster yet, no route,
+/// no credentials, RBAC, Ctrl-C) nothing is said beyond a log line: the plan does not depend on it.
+pub(super) async fn cluster_managers(
+    ctx: &eksgpu_tfplugin::Context,
+    c: &crate::provider::Configured,
+    planned: &Value,
+    diags: &mut Diagnostics,
+) {
+    let Some(mut k) = known(planned) else {
+        return;
+    };
+    if !k.header_known {
+        return;
+    }
+    let partial = &k.partial;
+    k.strategy.pools.retain(|p| !partial.touches_unknown(&pool_at(&p.name)));
+    if k.strategy.pools.is_empty() {
+        return;
+    }
+    let cluster = k.strategy.cluster_name.clone();
+    let look = c.clusters.daemon_sets_once(&cluster, crate::resources::LOOK_DEADLINE);
+    let listed = tokio::select! {
+        r = look => r,
+        () = ctx.cancelled() => return,
+    };
+    let list = match listed {
+        Ok(l) => l,
+        Err(why) => {
+            tracing::info!(cluster = %cluster, why = %why, "the cluster's device managers were not read; EKSGPU192 not checked");
+            return;
+        }
+    };
+    let found: Vec<_> = list
+        .iter()
+        .filter_map(eksgpu_core::model::cluster_managers::classify)
+        .collect();
+    tracing::debug!(cluster = %cluster, daemon_sets = list.len(), device_managers = found.len(), "read the cluster's device managers");
+    report(&k, strategy_rules::check_cluster_managers(&k.strategy, &found), diags);
+}
+
 /// Warns at plan about each pool that goes: its objects are named after it,
 /// so a pool renamed in the configuration is a delete and a create too.
 fn warn_deletions(prior: &NodeStrategy, planned: &NodeStrategy, diags: &mut Diagnostics) {
