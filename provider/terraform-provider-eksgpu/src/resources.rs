@@ -1,6 +1,6 @@
 //! Resources, one module each.
 
-mod acknowledged;
+pub(crate) mod acknowledged;
 pub mod burst_scaler;
 pub(crate) mod checks;
 mod inputs;
