@@ -92,6 +92,16 @@ pub const NEURON: Chart = Chart {
     ],
 };
 
+/// NVIDIA's device plugin on its own, for clusters without the GPU Operator (with GPU Feature
+/// Discovery and its NFD 0.19.0 subchart, `nfd.enabled,gfd.enabled`).
+pub const DEVICE_PLUGIN: Chart = Chart {
+    folder: "nvidia-device-plugin-v0.20.0",
+    label: "nvidia-device-plugin v0.20.0 (with node-feature-discovery 0.19.0)",
+    release: "nvdp",
+    namespace: "nvidia-device-plugin",
+    later_keys: &[],
+};
+
 pub const HAMI: Chart = Chart {
     folder: "hami-v2.10.0",
     label: "HAMi v2.10.0",
@@ -100,9 +110,8 @@ pub const HAMI: Chart = Chart {
     later_keys: &[],
 };
 
-/// Which chart reads which values output. Adding an output (say the strategy's
-/// `device_plugin_values_yaml` for `nvidia-device-plugin-v0.20.0`) is one row here and, for its
-/// meaning, one arm in [`meaning::check`].
+/// Which chart reads which values output. Adding an output is one row here and, for its meaning,
+/// one arm in [`meaning::check`].
 pub struct Output {
     /// The resource or data source type carrying the attribute.
     pub kind: &'static str,
@@ -127,6 +136,11 @@ pub const OUTPUTS: &[Output] = &[
         charts: &[&NEURON],
     },
     Output {
+        kind: "eksgpu_node_strategy",
+        attribute: "device_plugin_values_yaml",
+        charts: &[&DEVICE_PLUGIN],
+    },
+    Output {
         kind: "eksgpu_sharing_pool",
         attribute: "hami_values_yaml",
         charts: &[&HAMI],
@@ -146,6 +160,11 @@ pub const OUTPUTS: &[Output] = &[
         attribute: "neuron_values_yaml",
         charts: &[&NEURON],
     },
+    Output {
+        kind: "eksgpu_gpu_stack",
+        attribute: "device_plugin_values_yaml",
+        charts: &[&DEVICE_PLUGIN],
+    },
 ];
 
 /// `../shared` next to the repository (the only place upstream charts and CRDs are read from).
@@ -156,11 +175,18 @@ pub fn shared_dir() -> PathBuf {
 /// The charts folder, or why the lane cannot run (then it says `SKIPPED:`).
 pub fn charts_dir() -> Result<PathBuf, String> {
     let dir = shared_dir().join("charts");
-    let missing: Vec<&str> = [&GPU_OPERATOR, &DRA_DRIVER, &DRA_DRIVER_NVIDIA, &NEURON, &HAMI]
-        .iter()
-        .filter(|c| !dir.join(c.folder).join("Chart.yaml").is_file())
-        .map(|c| c.folder)
-        .collect();
+    let missing: Vec<&str> = [
+        &GPU_OPERATOR,
+        &DRA_DRIVER,
+        &DRA_DRIVER_NVIDIA,
+        &NEURON,
+        &HAMI,
+        &DEVICE_PLUGIN,
+    ]
+    .iter()
+    .filter(|c| !dir.join(c.folder).join("Chart.yaml").is_file())
+    .map(|c| c.folder)
+    .collect();
     if missing.is_empty() {
         Ok(dir)
     } else {

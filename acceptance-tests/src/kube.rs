@@ -97,6 +97,22 @@ pub const EC2_NODE_CLASS: TestKind = TestKind {
     plural: "ec2nodeclasses",
 };
 
+/// apps/v1 DaemonSet and Deployment: built-in kinds the emulator serves itself and judges by
+/// Kubernetes' own types (k8s-openapi), in both lanes (the real API server lane's server serves no
+/// built-in kinds).
+pub const DAEMON_SET: TestKind = TestKind {
+    group: "apps",
+    version: "v1",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+};
+pub const DEPLOYMENT: TestKind = TestKind {
+    group: "apps",
+    version: "v1",
+    kind: "Deployment",
+    plural: "deployments",
+};
+
 /// The upstream ComputeDomain CRDs (kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
 /// `deployments/helm/dra-driver-nvidia-gpu/crds/`, vendored in `../shared/crds/`, never copied
 /// here), or why a test needing them cannot run (it then says `SKIPPED:`).

@@ -19,6 +19,35 @@ fn apply_and_replan(example: &str, vars: &[(&str, String)]) -> Vec<serde_json::V
     outputs
 }
 
+/// The placement example against the emulator: the L40S placement asks for 4 GPUs with a budget,
+/// the Trainium2 one for 8 NeuronCores on the pool's nodes.
+#[test]
+fn workload_placement_example_places_vllm_on_both_pools() {
+    for out in apply_against_cluster("examples/data-sources/eksgpu_workload_placement") {
+        let v = &out["vllm"]["value"];
+        assert_eq!(
+            v["resources"]["limits"],
+            serde_json::json!({"nvidia.com/gpu": "4"}),
+            "{v}"
+        );
+        assert_eq!(
+            v["neuron_resources"]["limits"],
+            serde_json::json!({"aws.amazon.com/neuroncore": "8"})
+        );
+        assert_eq!(
+            v["neuron_node_selector"],
+            serde_json::json!({"karpenter.sh/nodepool": "trn2"})
+        );
+        assert!(
+            v["pod_disruption_budget"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("minAvailable: 1"),
+            "{v}"
+        );
+    }
+}
+
 #[test]
 fn provider_example() {
     apply_and_replan("examples/provider", &[]);
@@ -169,7 +198,7 @@ fn short_examples_are_short_and_plan() {
             examples.push((e.file_name().to_string_lossy().into_owned(), text));
         }
     }
-    assert_eq!(examples.len(), 7, "one per resource and data source");
+    assert_eq!(examples.len(), 8, "one per resource and data source");
     for tf in terraform_versions() {
         for (name, text) in &examples {
             let (header, moto) = if name == "eksgpu_cluster" {

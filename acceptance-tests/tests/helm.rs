@@ -293,3 +293,133 @@ fn helm_lane_a_misspelt_key_or_a_value_the_chart_refuses_fails_it() {
         "{p:?}"
     );
 }
+
+/// A strategy running NVIDIA's device plugin without the operator: a time-sliced and an MPS node
+/// group (labels as their sharing pools hand them over), whole GPUs on Karpenter with a taint of
+/// its own, and pools the plugin must keep off (Auto Mode, DRA).
+const PLUGIN_STRATEGY: &str = r#"resource "eksgpu_node_strategy" "p" {
+  cluster_name       = "gpu"
+  name               = "plugin-lane"
+  kubernetes_version = "1.34"
+  device_plugin {}
+  pools = {
+    whole = {
+      capacity       = "karpenter"
+      instance_types = ["g6e.12xlarge"]
+      taints         = [{ key = "team.example.com/ml", effect = "NoExecute" }]
+      node_class     = { role = "KarpenterNodeRole-gpu" }
+    }
+    ts = {
+      capacity       = "managed_node_group"
+      instance_types = ["g5.2xlarge"]
+      labels = {
+        "nvidia.com/device-plugin.config"  = "a10g-ts2"
+        "eksgpu.terraform.io/gpu-replicas" = "2"
+      }
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids    = ["subnet-0123456789abcdef0"]
+        scaling       = { min = 0, max = 2, desired = 1 }
+      }
+    }
+    mps = {
+      capacity       = "managed_node_group"
+      instance_types = ["g6e.12xlarge"]
+      labels = {
+        "nvidia.com/device-plugin.config"            = "l40s-mps4"
+        "eksgpu.terraform.io/gpu-replicas"           = "4"
+        "eksgpu.terraform.io/device-plugin-sharing" = "mps"
+      }
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids    = ["subnet-0123456789abcdef0"]
+        scaling       = { min = 0, max = 2, desired = 1 }
+      }
+    }
+    dra = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      dra            = true
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids    = ["subnet-0123456789abcdef0"]
+        scaling       = { min = 0, max = 2, desired = 1 }
+      }
+    }
+    auto = {
+      capacity       = "auto_mode"
+      instance_types = ["p5.48xlarge"]
+    }
+  }
+}
+"#;
+
+/// The standalone device plugin's values through its chart: as rendered they pass; a config the
+/// nodes select that the ConfigMap lacks, an affinity sent elsewhere, and each of the chart's own
+/// refusals (`templates/validation.yml`: `config.name` together with `config.map`, several configs
+/// without a default) fail the lane.
+#[test]
+fn helm_lane_the_device_plugin_chart_judges_its_values() {
+    let charts = match lane() {
+        Ok(c) => c,
+        Err(e) => return skip(&e),
+    };
+    let Some(tf) = terraform_versions().into_iter().next() else {
+        return skip("no Terraform CLI selected");
+    };
+    let w = Workdir::new(&tf, &format!("{}{PLUGIN_STRATEGY}", Provider::new().offline().header()));
+    w.init();
+    let r = w.ok(&["plan", "-no-color", "-out", "p.tfplan"]);
+    // Auto Mode and node groups in one strategy warn (EKSGPU008); nothing about the plugin does.
+    assert!(
+        !r.combined().contains("EKSGPU13") && !r.combined().contains("EKSGPU19"),
+        "{}",
+        r.combined()
+    );
+    let plan = serde_json::from_str(&w.ok(&["show", "-json", "p.tfplan"]).stdout).unwrap_or_default();
+    let good = records::from_plan(&plan, "lane");
+    assert_eq!(good.len(), 1, "{good:?}");
+    let as_is = helm::judge(&charts, &good);
+    assert!(as_is.problems.is_empty(), "{:?}", as_is.problems);
+    assert_eq!(
+        as_is.rendered.get(helm::DEVICE_PLUGIN.label),
+        Some(&1),
+        "{:?}",
+        as_is.rendered
+    );
+    let with = |from: &str, to: &str| {
+        let mut r = good[0].clone();
+        let text = r.attributes["device_plugin_values_yaml"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(text.contains(from), "no {from:?} in:\n{text}");
+        r.attributes["device_plugin_values_yaml"] = text.replacen(from, to, 1).into();
+        helm::judge(&charts, &[r]).problems
+    };
+    let p = with("a10g-ts2:", "a10g-ts3:");
+    assert!(
+        p.iter()
+            .any(|p| p.contains("pool ts selects config \"a10g-ts2\", which the ConfigMap lacks")),
+        "{p:?}"
+    );
+    let p = with("- gpu-ts", "- gpu-elsewhere");
+    assert!(
+        p.iter()
+            .any(|p| p.contains("the device plugin does not land on pool ts's nodes")),
+        "{p:?}"
+    );
+    let p = with("config:\n", "config:\n  name: device-plugin-config\n");
+    assert!(
+        p.iter()
+            .any(|p| p.contains("the chart refuses the values")
+                && p.contains("Only one of 'config.name' or 'config.map'")),
+        "{p:?}"
+    );
+    let p = with("    default:", "    whole-gpus:");
+    assert!(
+        p.iter()
+            .any(|p| p.contains("the chart refuses the values") && p.contains("A default config must be provided")),
+        "{p:?}"
+    );
+}

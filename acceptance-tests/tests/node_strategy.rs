@@ -172,8 +172,10 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
                 .filter(|r| r["operation"] == "GET /clusters/gpu-cluster")
                 .count()
         };
-        // Plan is offline; the apply's provider process describes the cluster once.
-        assert_eq!(describes(&moto), 1, "{}: {:?}", tf.label, moto.requests());
+        // The plan's provider process describes the cluster once, to list its DaemonSets (the
+        // device managers beside the pools, EKSGPU192: what it shows does not depend on it); the
+        // apply's describes it once.
+        assert_eq!(describes(&moto), 2, "{}: {:?}", tf.label, moto.requests());
         let reqs = kube.requests();
         assert!(
             reqs.iter().all(|r| r["auth"] == "eks"),
@@ -189,10 +191,23 @@ fn example_applies_through_describe_cluster_and_eks_tokens() {
         kube.clear_requests();
         let (code, r) = w.plan_code(&[]);
         assert_eq!(code, 0, "{}", r.combined());
-        assert_eq!(describes(&moto), 2);
-        let gets: Vec<_> = kube.requests().into_iter().filter(|r| r["method"] == "GET").collect();
+        assert_eq!(
+            describes(&moto),
+            3,
+            "the plan's DaemonSet list reuses the refresh's DescribeCluster"
+        );
+        let (lists, gets): (Vec<_>, Vec<_>) = kube
+            .requests()
+            .into_iter()
+            .filter(|r| r["method"] == "GET")
+            .partition(|r| r["path"] == "/apis/apps/v1/daemonsets");
         // gpu-inference and gpu-training: NodePool + EC2NodeClass; auto-gpu: NodePool (built-in NodeClass).
         assert_eq!(gets.len(), 5, "{gets:?}");
+        assert_eq!(
+            lists.len(),
+            1,
+            "the device managers are listed once per plan: {lists:?}"
+        );
         let out = w.outputs();
         assert_eq!(
             out["inference_node_selector"]["value"],

@@ -1456,3 +1456,67 @@ async fn eksgpu180_autoscaler_tags_over_the_eks_tag_limit_fail_the_plan() {
         planned.diagnostics
     );
 }
+
+/// A strategy with `device_plugin {}` and one pool: the standalone device plugin's rules.
+fn plugin_config(extra: &str, body: &str) -> String {
+    format!(
+        r#"{}resource "eksgpu_node_strategy" "s" {{
+  cluster_name = "gpu"
+  name         = "rules"
+  device_plugin {{}}
+  {extra}
+  pools = {{
+    p = {{
+    {body}
+    }}
+  }}
+}}
+"#,
+        provider_header()
+    )
+}
+
+const PLUGIN_NODE_GROUP: &str = r#"managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling       = { min = 0, max = 2, desired = 0 }
+    }"#;
+
+/// EKSGPU183 (both installers), EKSGPU184 (a MIG layout nothing applies under the plugin alone),
+/// EKSGPU191 (a config label merged without the sharing pool's settings).
+#[tokio::test]
+async fn the_standalone_device_plugins_rules() {
+    let mig = format!(
+        "capacity = \"managed_node_group\"\n    instance_types = [\"p5.48xlarge\"]\n    labels = {{ \"nvidia.com/mig.config\" = \"all-1g.10gb\" }}\n    {PLUGIN_NODE_GROUP}"
+    );
+    let by_hand = format!(
+        "capacity = \"managed_node_group\"\n    instance_types = [\"g5.2xlarge\"]\n    labels = {{ \"nvidia.com/device-plugin.config\" = \"a10g-ts2\" }}\n    {PLUGIN_NODE_GROUP}"
+    );
+    let whole =
+        format!("capacity = \"managed_node_group\"\n    instance_types = [\"g5.2xlarge\"]\n    {PLUGIN_NODE_GROUP}");
+    check_all([
+        (
+            "EKSGPU183",
+            true,
+            "device_plugin[0]",
+            plugin_config("gpu_operator {}", &whole),
+        ),
+        (
+            "EKSGPU184",
+            false,
+            r#"pools["p"].labels["nvidia.com/mig.config"]"#,
+            plugin_config("", &mig),
+        ),
+        (
+            "EKSGPU191",
+            true,
+            r#"pools["p"].labels["nvidia.com/device-plugin.config"]"#,
+            plugin_config("", &by_hand),
+        ),
+    ])
+    .await;
+    // With the plugin, the node group's GPUs are advertised: no EKSGPU132, no warning at all.
+    let planned = plan(&plugin_config("", &whole)).await;
+    assert!(planned.diagnostics.is_empty(), "{:#?}", planned.diagnostics);
+}

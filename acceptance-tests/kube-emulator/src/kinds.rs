@@ -1,4 +1,5 @@
-//! The kinds the emulator serves: core `v1` Namespace and ConfigMap, and the
+//! The kinds the emulator serves: core `v1` Namespace, Secret and ConfigMap, `apps/v1`
+//! DaemonSet and Deployment (judged by Kubernetes' own types, `typed.rs`), and the
 //! custom kinds from the CRD files in `crds/` (upstream files unchanged where
 //! upstream publishes one).
 
@@ -13,6 +14,8 @@ pub struct KindInfo {
     pub namespaced: bool,
     /// The openAPIV3Schema of the served version.
     pub schema: Value,
+    /// For built-in kinds judged by Kubernetes' own types (`typed.rs`), that validator.
+    pub typed: Option<crate::typed::Check>,
 }
 
 impl KindInfo {
@@ -74,6 +77,7 @@ impl Registry {
                     "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
                     "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
                     "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+                typed: None,
             },
             // Secrets hold what a TriggerAuthentication's secretTargetRef points at (the KEDA
             // simulation, `keda.rs`, reads them as KEDA's resolver does).
@@ -89,6 +93,7 @@ impl Registry {
                     "data": {"type": "object", "additionalProperties": {"type": "string"}},
                     "stringData": {"type": "object", "additionalProperties": {"type": "string"}},
                     "immutable": {"type": "boolean"}}}),
+                typed: None,
             },
             KindInfo {
                 group: String::new(),
@@ -101,8 +106,13 @@ impl Registry {
                     "data": {"type": "object", "additionalProperties": {"type": "string"}},
                     "binaryData": {"type": "object", "additionalProperties": {"type": "string"}},
                     "immutable": {"type": "boolean"}}}),
+                typed: None,
             },
         ];
+        // DaemonSets: the provider lists them to find the device managers a cluster runs;
+        // Deployments: what workloads placed with `eksgpu_workload_placement` are.
+        kinds.push(apps("DaemonSet", "daemonsets", crate::typed::daemon_set));
+        kinds.push(apps("Deployment", "deployments", crate::typed::deployment));
         for text in CRDS {
             if let Some(k) = parse_crd(text) {
                 kinds.push(k);
@@ -156,7 +166,25 @@ fn parse_crd(text: &str) -> Option<KindInfo> {
         plural: spec["names"]["plural"].as_str()?.to_owned(),
         namespaced: spec["scope"] == "Namespaced",
         schema: version["schema"]["openAPIV3Schema"].clone(),
+        typed: None,
     })
+}
+
+/// A built-in `apps/v1` kind: any object below the top (pruning and defaulting leave it as it
+/// is), judged by Kubernetes' own type instead (`typed.rs`).
+fn apps(kind: &str, plural: &str, check: crate::typed::Check) -> KindInfo {
+    KindInfo {
+        group: "apps".into(),
+        version: "v1".into(),
+        kind: kind.into(),
+        plural: plural.into(),
+        namespaced: true,
+        schema: json!({"type": "object", "properties": {
+            "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+        typed: Some(check),
+    }
 }
 
 #[cfg(test)]

@@ -391,6 +391,9 @@ impl Store {
         schema::apply_defaults(&mut obj.value, &kind.schema, true);
         let mut causes = Vec::new();
         schema::validate(&obj.value, &kind.schema, "", &mut causes);
+        if let Some(check) = kind.typed {
+            causes.extend(check(&obj.value));
+        }
         if !causes.is_empty() {
             let text: Vec<String> = causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
             let causes = causes

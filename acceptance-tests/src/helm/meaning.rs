@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{Chart, Record, Rendered};
 
+mod device_plugin;
 mod hami;
 mod neuron;
 mod nvidia;
@@ -34,6 +35,9 @@ pub fn check(record: &Record, attribute: &str, chart: &Chart, r: &Rendered, inpu
         ("eksgpu_node_strategy", "gpu_operator_values_yaml") => nvidia::gpu_operator(&pools(record), r, &mut f),
         ("eksgpu_node_strategy", "dra_driver_values_yaml") => nvidia::dra_driver(&pools(record), r, &mut f),
         ("eksgpu_node_strategy", "neuron_values_yaml") => neuron::neuron(&pools(record), r, &mut f),
+        ("eksgpu_node_strategy", "device_plugin_values_yaml") => {
+            device_plugin::device_plugin(&pools(record), r, &mut f)
+        }
         ("eksgpu_sharing_pool", "hami_values_yaml") => hami::hami(record, r, &mut f),
         (kind, attribute) => f.problems.push(format!("no meaning check for {kind}.{attribute}")),
     }
@@ -48,6 +52,9 @@ pub struct PoolView {
     pub neuron: bool,
     pub dra: bool,
     pub multi_node_nvlink: bool,
+    /// Its nodes run Bottlerocket (a `bottlerocket@…` alias, a `BOTTLEROCKET_*` AMI type), whose
+    /// NVIDIA variants bring their own device plugin.
+    pub bottlerocket: bool,
     pub instance_types: Vec<String>,
     pub labels: BTreeMap<String, String>,
     /// The labels its nodes carry: the pool's `labels`, the selector label of its capacity
@@ -118,6 +125,12 @@ pub fn pools(record: &Record) -> Vec<PoolView> {
             neuron,
             dra: p["dra"] == true,
             multi_node_nvlink: p["multi_node_nvlink"] == true,
+            bottlerocket: p["node_class"]["ami_alias"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("bottlerocket@"))
+                || p["managed_node_group"]["ami_type"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("BOTTLEROCKET_")),
             instance_types: p["instance_types"]
                 .as_array()
                 .into_iter()

@@ -20,7 +20,7 @@ pub use node_group::{
 };
 
 use crate::kinds::labels;
-use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
+use crate::model::{Capacity, DevicePlugin, GpuOperator, NodeStrategy, Pool, StackBlocks};
 
 /// Tags on every node group and access entry the provider creates, so an
 /// operator (and `terraform import`) can find them. AWS tag values allow no
@@ -31,6 +31,8 @@ pub mod tags {
     pub const DRA: &str = "eksgpu.terraform.io/dra";
     /// `mig_strategy=<s> dcgm_exporter=<b> service_monitor=<b>`, or absent.
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+    /// `mig_strategy=<s>`, or absent.
+    pub const DEVICE_PLUGIN: &str = "eksgpu.terraform.io/device-plugin";
     /// On the cluster: the strategy whose hybrid pool set its remote networks.
     pub const REMOTE_NETWORKS: &str = "eksgpu.terraform.io/remote-networks";
     /// On the cluster: the `owner_token` of the strategy instance that set them (see
@@ -65,6 +67,12 @@ pub fn pool_tags(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, Strin
             ),
         );
     }
+    if let Some(dp) = &strategy.device_plugin {
+        t.insert(
+            tags::DEVICE_PLUGIN.to_owned(),
+            format!("mig_strategy={}", dp.mig_strategy),
+        );
+    }
     t
 }
 
@@ -89,6 +97,22 @@ pub fn gpu_operator_from_tag(tag: &str) -> Option<GpuOperator> {
         dcgm_exporter: fields.get("dcgm_exporter")?.parse().ok()?,
         service_monitor: fields.get("service_monitor")?.parse().ok()?,
     })
+}
+
+/// The `device_plugin` settings recorded in a tag by [`pool_tags`].
+pub fn device_plugin_from_tag(tag: &str) -> Option<DevicePlugin> {
+    let fields: BTreeMap<&str, &str> = tag.split(' ').filter_map(|kv| kv.split_once('=')).collect();
+    Some(DevicePlugin {
+        mig_strategy: (*fields.get("mig_strategy")?).to_owned(),
+    })
+}
+
+/// The strategy's GPU stack blocks recorded in an object's tags.
+pub fn stack_blocks_from_tags(t: &BTreeMap<String, String>) -> StackBlocks {
+    StackBlocks {
+        gpu_operator: t.get(tags::GPU_OPERATOR).and_then(|v| gpu_operator_from_tag(v)),
+        device_plugin: t.get(tags::DEVICE_PLUGIN).and_then(|v| device_plugin_from_tag(v)),
+    }
 }
 
 /// Whether tags mark an object of strategy `name` on cluster `cluster`.

@@ -17,6 +17,7 @@ pub(crate) fn strategy(cluster: &str, pools: Vec<Pool>) -> NodeStrategy {
         name: "genai".into(),
         kubernetes_version: Some("1.34".into()),
         gpu_operator: None,
+        device_plugin: None,
         pools,
         default_tags: Default::default(),
         karpenter_gates: Default::default(),

@@ -73,6 +73,17 @@ pub const COMPUTE_DOMAIN: Kind = Kind {
     provided_by: "the NVIDIA DRA driver for GPUs (chart dra-driver-nvidia-gpu) with resources.computeDomains.enabled",
 };
 
+/// apps/v1 DaemonSet: read (listed, never written) to find the device managers a cluster runs
+/// (`node_strategy::cluster_managers`).
+pub const DAEMON_SET: Kind = Kind {
+    group: "apps",
+    version: "v1",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+    namespaced: true,
+    provided_by: "Kubernetes",
+};
+
 pub const CONFIG_MAP: Kind = Kind {
     group: "",
     version: "v1",
@@ -179,4 +190,6 @@ pub mod annotations {
     pub const POOL: &str = "eksgpu.terraform.io/pool";
     /// On every NodePool: the strategy's `gpu_operator` settings as JSON, or absent.
     pub const GPU_OPERATOR: &str = "eksgpu.terraform.io/gpu-operator";
+    /// On every NodePool: the strategy's `device_plugin` settings as JSON, or absent.
+    pub const DEVICE_PLUGIN: &str = "eksgpu.terraform.io/device-plugin";
 }

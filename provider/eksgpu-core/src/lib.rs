@@ -14,6 +14,7 @@ pub mod karpenter_gates;
 pub mod kinds;
 pub mod node_strategy;
 pub mod ownership;
+pub mod placement;
 pub mod recommend;
 pub mod rules;
 pub mod sharing;

@@ -2,6 +2,7 @@
 //! from a fully known configuration. No Terraform or Kubernetes types here.
 
 pub mod accelerator;
+pub mod cluster_managers;
 pub mod inputs;
 pub mod matching;
 pub mod outputs;
@@ -389,12 +390,40 @@ pub struct GpuOperator {
     pub service_monitor: bool,
 }
 
+/// NVIDIA's device plugin installed on its own (chart `nvidia-device-plugin`), without the GPU
+/// Operator: the strategy computes its Helm values (`render::device_plugin_values`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DevicePlugin {
+    /// `single` or `mixed`: the plugin's `flags.migStrategy` where GPUs are split by MIG.
+    pub mig_strategy: String,
+}
+
+/// The strategy's GPU stack blocks as its objects record them (a NodePool annotation, node group
+/// tags), so `terraform import` can write them back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StackBlocks {
+    pub gpu_operator: Option<GpuOperator>,
+    pub device_plugin: Option<DevicePlugin>,
+}
+
+impl StackBlocks {
+    /// What `self` records, else what `other` does.
+    pub fn or(self, other: StackBlocks) -> StackBlocks {
+        StackBlocks {
+            gpu_operator: self.gpu_operator.or(other.gpu_operator),
+            device_plugin: self.device_plugin.or(other.device_plugin),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeStrategy {
     pub cluster_name: String,
     pub name: String,
     pub kubernetes_version: Option<String>,
     pub gpu_operator: Option<GpuOperator>,
+    /// Exclusive with `gpu_operator` (EKSGPU183): which of the two manages the NVIDIA pools' GPUs.
+    pub device_plugin: Option<DevicePlugin>,
     pub pools: Vec<Pool>,
     /// The provider's `default_tags`, on every AWS object the strategy creates (not part of the
     /// resource's own values: the provider configuration sets them).
@@ -402,4 +431,15 @@ pub struct NodeStrategy {
     /// The provider's `karpenter_feature_gates`: what the clusters' Karpenter runs with, which
     /// decides what is rendered (a NodeOverlay needs `nodeOverlay`) and what the rules accept.
     pub karpenter_gates: crate::karpenter_gates::FeatureGates,
+}
+
+impl NodeStrategy {
+    /// The MIG strategy the strategy's device plugin runs with: the GPU Operator's `mig.strategy`
+    /// or the standalone plugin's `flags.migStrategy`; `None` without either.
+    pub fn mig_strategy(&self) -> Option<&str> {
+        self.gpu_operator
+            .as_ref()
+            .map(|g| g.mig_strategy.as_str())
+            .or_else(|| self.device_plugin.as_ref().map(|d| d.mig_strategy.as_str()))
+    }
 }

@@ -10,7 +10,11 @@
 //!   `migManager.enabled` (MIG Manager applies the layout a node's `nvidia.com/mig.config` label
 //!   names, and on unlabelled nodes its default `all-disabled`, i.e. the whole GPUs other
 //!   strategies expect: gpu-operator v26.7.0 deployments/gpu-operator/values.yaml,
-//!   `migManager.config.default`), which is on when any strategy needs it.
+//!   `migManager.config.default`), which is on when any strategy needs it; and, for the standalone
+//!   device plugin, `devicePlugin.enabled` (a strategy whose pools it does not serve turns it off;
+//!   the merged affinity still holds only the pools that need it) and `gfd.enabled` (GPU Feature
+//!   Discovery only labels nodes, so it is right on every node the plugin serves once one strategy
+//!   needs its labels: k8s-device-plugin v0.20.0 deployments/helm/nvidia-device-plugin values.yaml).
 
 use serde_json::{Map, Value};
 
@@ -20,6 +24,7 @@ pub enum Chart {
     GpuOperator,
     Neuron,
     DraDriver,
+    DevicePlugin,
 }
 
 impl Chart {
@@ -27,6 +32,7 @@ impl Chart {
     fn any_of(self) -> &'static [&'static str] {
         match self {
             Chart::GpuOperator => &["migManager.enabled"],
+            Chart::DevicePlugin => &["devicePlugin.enabled", "gfd.enabled"],
             Chart::Neuron | Chart::DraDriver => &[],
         }
     }
@@ -187,6 +193,24 @@ mod tests {
         let dra = json!({"devicePlugin": {"enabled": false}, "draDriver": {"enabled": true}});
         let e = merge(Chart::Neuron, &[("a", dp), ("b", dra)]).unwrap_err();
         assert_eq!(e.key, "devicePlugin.enabled");
+    }
+
+    #[test]
+    fn device_plugin_configs_merge_by_name_and_gfd_is_on_when_any_needs_it() {
+        let a = json!({"config": {"map": {"default": "d", "ts": "x"}}, "devicePlugin": {"enabled": true}, "gfd": {"enabled": false}});
+        let b = json!({"config": {"map": {"default": "d", "mps": "y"}}, "devicePlugin": {"enabled": false}, "gfd": {"enabled": true}});
+        let m = merge(Chart::DevicePlugin, &[("a", a.clone()), ("b", b)])
+            .unwrap()
+            .unwrap();
+        assert_eq!(m["config"]["map"], json!({"default": "d", "ts": "x", "mps": "y"}));
+        assert_eq!(
+            (m["devicePlugin"]["enabled"].clone(), m["gfd"]["enabled"].clone()),
+            (json!(true), json!(true))
+        );
+        // One config name with two settings cannot be one release's.
+        let c = json!({"config": {"map": {"ts": "z"}}});
+        let e = merge(Chart::DevicePlugin, &[("a", a), ("c", c)]).unwrap_err();
+        assert_eq!(e.key, "config.map.ts");
     }
 
     #[test]

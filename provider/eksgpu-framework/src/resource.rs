@@ -34,6 +34,12 @@ pub trait ManagedResource: Send + Sync + 'static {
     /// known inputs, and runs the rules on what is known.
     fn modify_plan(&self, _plan: &mut Plan<'_>, _diags: &mut Diagnostics) {}
 
+    /// Warnings from what exists beside the resource, at plan (after `modify_plan`, when it found
+    /// no error): the one place a plan may look outside the configuration. The resource keeps it
+    /// bounded in time, cancellable and optional (what it cannot read adds nothing); it never
+    /// changes the planned values, so a plan is the same with or without it.
+    async fn plan_warnings(&self, _ctx: &Context, _planned: &Value, _diags: &mut Diagnostics) {}
+
     /// Rules on the fully known plan, run again at apply before any change:
     /// a rule whose inputs were unknown at plan is deferred here, never skipped.
     fn check_planned(&self, _planned: &Value, _diags: &mut Diagnostics) {}
@@ -105,7 +111,7 @@ impl<R: ManagedResource> Resource for Framework<R> {
         diags.extend(path::diagnostics_through_blocks(block, own));
     }
 
-    async fn plan(&self, _ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
+    async fn plan(&self, ctx: &Context, req: PlanRequest, diags: &mut Diagnostics) -> PlanResponse {
         if req.proposed_new_state.is_null() {
             return PlanResponse::destroy(req.prior_private);
         }
@@ -113,6 +119,16 @@ impl<R: ManagedResource> Resource for Framework<R> {
         let mut p = plan::plan(&schema.block, &req.prior_state, &req.config, req.proposed_new_state);
         let mut own = Diagnostics::new();
         self.0.modify_plan(&mut p, &mut own);
+        if !own.has_errors() {
+            let mut looked = Diagnostics::new();
+            self.0.plan_warnings(ctx, &p.planned, &mut looked).await;
+            // Warnings only: an error here would make a plan depend on what it cannot promise to read.
+            for d in looked.into_vec() {
+                if d.severity == eksgpu_tfplugin::diag::Severity::Warning {
+                    own.push(d);
+                }
+            }
+        }
         diags.extend(path::diagnostics_through_blocks(&schema.block, own));
         PlanResponse {
             planned_state: p.planned,

@@ -4,6 +4,7 @@ pub mod cluster;
 pub mod gpu_catalog;
 pub mod gpu_stack;
 pub mod recommendation;
+pub mod workload_placement;
 
 use std::sync::Arc;
 
@@ -20,5 +21,6 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn DataSource>> {
         Arc::new(Framework::data_source(recommendation::RecommendationDataSource::new(
             state.clone(),
         ))),
+        Arc::new(Framework::data_source(workload_placement::WorkloadPlacement)),
     ]
 }

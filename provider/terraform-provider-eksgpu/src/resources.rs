@@ -1,6 +1,6 @@
 //! Resources, one module each.
 
-mod acknowledged;
+pub(crate) mod acknowledged;
 pub mod burst_scaler;
 pub(crate) mod checks;
 mod inputs;
@@ -25,6 +25,11 @@ pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
 
 /// The capacity kinds, as users write them.
 pub(crate) use eksgpu_core::model::CAPACITY_KINDS;
+
+/// How long a plan waits for a cluster's DaemonSets (the device managers it runs), once per
+/// cluster per provider process (`Clusters::daemon_sets_once`): an unreachable private endpoint
+/// costs a plan this much once, and then nothing is said.
+pub(crate) const LOOK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The errors among rule findings, as diagnostics: what stops an apply.
 pub(crate) fn errors_only(found: Vec<eksgpu_core::rules::Violation>) -> Diagnostics {

@@ -21,6 +21,26 @@ pub(super) fn stack(chart: &Chart, r: &Rendered, inputs: &[&Rendered], f: &mut F
                 &["spec", "template", "spec", "tolerations"],
             ),
         ],
+        "nvidia-device-plugin-v0.20.0" => &[
+            (
+                "DaemonSet",
+                "templates/daemonset-device-plugin.yml",
+                &["spec", "template", "spec", "tolerations"],
+            ),
+            (
+                "DaemonSet",
+                "templates/daemonset-device-plugin.yml",
+                &[
+                    "spec",
+                    "template",
+                    "spec",
+                    "affinity",
+                    "nodeAffinity",
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms",
+                ],
+            ),
+        ],
         "neuron-helm-chart-8172e5e" => &[(
             "DaemonSet",
             "device-plugin-daemonset.yaml",
@@ -81,6 +101,26 @@ pub(super) fn stack(chart: &Chart, r: &Rendered, inputs: &[&Rendered], f: &mut F
                 mig(r),
                 inputs.iter().map(|i| mig(i)).collect::<Vec<_>>()
             ));
+        }
+    }
+    if chart.folder == "nvidia-device-plugin-v0.20.0" {
+        // Every strategy's named config is in the one release's ConfigMap, as it wrote it.
+        let configs = |r: &Rendered| -> Vec<(String, Value)> {
+            r.objects("ConfigMap", "templates/configmap.yml")
+                .into_iter()
+                .flat_map(|cm| cm["data"].as_object().cloned().unwrap_or_default())
+                .collect()
+        };
+        let merged = configs(r);
+        for (i, input) in inputs.iter().enumerate() {
+            for c in configs(input) {
+                if !merged.contains(&c) {
+                    f.problems.push(format!(
+                        "strategy {i}'s device-plugin config {:?} is not in the merged render",
+                        c.0
+                    ));
+                }
+            }
         }
     }
 }

@@ -44,15 +44,32 @@ impl AwsClients {
         Ok(facts)
     }
 
+    /// As [`AwsClients::cluster`], for a look the caller can do without (the device managers a
+    /// plan reads): one attempt, no retries, so an endpoint that cannot be reached fails at once
+    /// instead of after the SDK's backoff. A success is kept for the rest of the process.
+    pub async fn cluster_once(&self, name: &str) -> Result<ClusterFacts, AwsError> {
+        if let Some(f) = self.clusters.lock().await.get(name) {
+            return Ok(f.clone());
+        }
+        let facts = self.describe(name, false).await?;
+        self.clusters.lock().await.insert(name.to_owned(), facts.clone());
+        Ok(facts)
+    }
+
     async fn fetch_cluster(&self, name: &str) -> Result<ClusterFacts, AwsError> {
-        let out = self
-            .eks()
-            .await
-            .describe_cluster()
-            .name(name)
-            .send()
-            .await
-            .map_err(|e| self.sdk_error("eks:DescribeCluster", e))?;
+        self.describe(name, true).await
+    }
+
+    async fn describe(&self, name: &str, retry: bool) -> Result<ClusterFacts, AwsError> {
+        let call = self.eks().await.describe_cluster().name(name);
+        let sent = if retry {
+            call.send().await
+        } else {
+            let once =
+                aws_sdk_eks::config::Builder::new().retry_config(aws_sdk_eks::config::retry::RetryConfig::disabled());
+            call.customize().config_override(once).send().await
+        };
+        let out = sent.map_err(|e| self.sdk_error("eks:DescribeCluster", e))?;
         tracing::debug!(cluster = name, "described cluster");
         Ok(out.cluster().map_or_else(
             || ClusterFacts {

@@ -117,11 +117,16 @@ struct Entry {
     renew_at: Option<Instant>,
 }
 
+/// The DaemonSets listed once (or why they were not).
+type Look = Result<Arc<Vec<serde_json::Value>>, String>;
+
 /// Connections to clusters by name, made on first use.
 pub struct Clusters {
     access: Access,
     aws: Arc<AwsClients>,
     cache: Mutex<HashMap<String, Entry>>,
+    /// What [`Clusters::daemon_sets_once`] found per cluster in this process (or why not).
+    looks: Mutex<HashMap<String, Look>>,
     /// What `kubernetes.exec` printed last: one credential for every cluster, until it expires.
     exec: Mutex<Option<ExecCredential>>,
 }
@@ -132,12 +137,45 @@ impl Clusters {
             access,
             aws,
             cache: Mutex::new(HashMap::new()),
+            looks: Mutex::new(HashMap::new()),
             exec: Mutex::new(None),
         }
     }
 
     /// The API of cluster `name`.
     pub async fn get(&self, name: &str) -> Result<Arc<dyn Cluster>, KubeError> {
+        self.connect(name, true).await
+    }
+
+    /// The cluster's DaemonSets in every namespace, for a look at plan that nothing depends on
+    /// (the device managers beside a strategy's pools): each step tried once (DescribeCluster
+    /// without the SDK's retries), all within `deadline`, once per cluster per provider process
+    /// (a failure too, so the strategies of one cluster wait at most once). `Err` says why not, for
+    /// a log line: unreachable, refused (RBAC: `list` on `apps/v1` `daemonsets`), not served.
+    pub async fn daemon_sets_once(
+        &self,
+        name: &str,
+        deadline: Duration,
+    ) -> Result<Arc<Vec<serde_json::Value>>, String> {
+        let mut looks = self.looks.lock().await;
+        if let Some(r) = looks.get(name) {
+            return r.clone();
+        }
+        let look = async {
+            let cluster = self.connect(name, false).await?;
+            cluster.list(&eksgpu_core::kinds::DAEMON_SET, "").await
+        };
+        let found = match tokio::time::timeout(deadline, look).await {
+            Ok(Ok(list)) => Ok(Arc::new(list)),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} s", deadline.as_secs_f64())),
+        };
+        looks.insert(name.to_owned(), found.clone());
+        found
+    }
+
+    /// The API of cluster `name`; `retry`: DescribeCluster with the SDK's retries.
+    async fn connect(&self, name: &str, retry: bool) -> Result<Arc<dyn Cluster>, KubeError> {
         let mut cache = self.cache.lock().await;
         if let Some(e) = cache.get(name)
             && e.renew_at.is_none_or(|t| Instant::now() < t)
@@ -148,7 +186,7 @@ impl Clusters {
             config,
             renew_at,
             identity,
-        } = self.config(name).await?;
+        } = self.config(name, retry).await?;
         let host = config.cluster_url.to_string().trim_end_matches('/').to_owned();
         let client = kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
         // The AWS clients name the identity behind a refused EKS token.
@@ -164,7 +202,7 @@ impl Clusters {
         Ok(cluster)
     }
 
-    async fn config(&self, name: &str) -> Result<Made, KubeError> {
+    async fn config(&self, name: &str, retry: bool) -> Result<Made, KubeError> {
         match &self.access {
             Access::Kubeconfig { path, context } => {
                 let kubeconfig =
@@ -202,7 +240,7 @@ impl Clusters {
                 })
             }
             Access::Eks => {
-                let (endpoint, ca_b64) = self.endpoint(name).await?;
+                let (endpoint, ca_b64) = self.endpoint(name, retry).await?;
                 // EKS returns the CA bundle as base64 of PEM.
                 let ca_pem = base64::engine::general_purpose::STANDARD
                     .decode(ca_b64.trim())
@@ -282,8 +320,12 @@ impl Clusters {
         Ok(fresh)
     }
 
-    async fn endpoint(&self, name: &str) -> Result<(String, String), KubeError> {
-        let facts = self.aws.cluster(name).await?;
+    async fn endpoint(&self, name: &str, retry: bool) -> Result<(String, String), KubeError> {
+        let facts = if retry {
+            self.aws.cluster(name).await?
+        } else {
+            self.aws.cluster_once(name).await?
+        };
         let endpoint = facts
             .endpoint
             .ok_or_else(|| KubeError::Config(format!("cluster {name} has no API endpoint yet")))?;

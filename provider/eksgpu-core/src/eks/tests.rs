@@ -33,6 +33,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         cluster_name: "gpu-prod".into(),
         name: "genai".into(),
         kubernetes_version: Some("1.34".into()),
+        device_plugin: None,
         gpu_operator: Some(GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: true,
@@ -315,4 +316,45 @@ fn auto_mode_flags() {
         ..on
     };
     assert!(!half.consistent() && !half.enabled());
+}
+
+/// `terraform import` writes a strategy's `device_plugin` block back from its objects: the node
+/// group's tag and the NodePool's annotation.
+#[test]
+fn the_device_plugin_block_is_recorded_for_import() {
+    let mut s = crate::fixture::strategy(
+        "gpu-prod",
+        vec![crate::fixture::valid_pool(
+            "training",
+            Capacity::ManagedNodeGroup,
+            &["p5.48xlarge"],
+        )],
+    );
+    s.device_plugin = Some(DevicePlugin {
+        mig_strategy: "mixed".into(),
+    });
+    let tags = pool_tags(&s, &s.pools[0]);
+    assert_eq!(
+        stack_blocks_from_tags(&tags),
+        crate::model::StackBlocks {
+            gpu_operator: None,
+            device_plugin: s.device_plugin.clone(),
+        }
+    );
+    let k = crate::fixture::valid_pool("k", Capacity::Karpenter, &["p5.48xlarge"]);
+    s.pools = vec![k];
+    let np = crate::render::pool_manifests(&s, &s.pools[0])
+        .into_iter()
+        .find(|m| m.kind == crate::kinds::NODE_POOL)
+        .unwrap();
+    assert_eq!(
+        crate::readback::stack_blocks_annotation(&np.body).device_plugin,
+        s.device_plugin
+    );
+    // Without the block neither records one.
+    s.device_plugin = None;
+    assert_eq!(
+        stack_blocks_from_tags(&pool_tags(&s, &s.pools[0])),
+        crate::model::StackBlocks::default()
+    );
 }

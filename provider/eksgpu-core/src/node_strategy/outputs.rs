@@ -28,6 +28,8 @@ pub enum Output {
     NeuronValues,
     /// `dra_driver_values_yaml`: reads every pool (its node affinity names node groups).
     DraDriverValues,
+    /// `device_plugin_values_yaml`: reads every pool (its node affinity names node groups).
+    DevicePluginValues,
 }
 
 impl Output {
@@ -42,7 +44,12 @@ impl Output {
         Output::CliqueTopologyKey,
     ];
     /// The strategy's outputs that read every pool.
-    pub const STRATEGY: [Output; 3] = [Output::GpuOperatorValues, Output::NeuronValues, Output::DraDriverValues];
+    pub const STRATEGY: [Output; 4] = [
+        Output::GpuOperatorValues,
+        Output::NeuronValues,
+        Output::DraDriverValues,
+        Output::DevicePluginValues,
+    ];
 
     /// The output's attribute name (in the pool block, or at the top of the resource).
     pub fn attribute(self) -> &'static str {
@@ -57,6 +64,7 @@ impl Output {
             Output::GpuOperatorValues => "gpu_operator_values_yaml",
             Output::NeuronValues => "neuron_values_yaml",
             Output::DraDriverValues => "dra_driver_values_yaml",
+            Output::DevicePluginValues => "device_plugin_values_yaml",
         }
     }
 
@@ -69,7 +77,12 @@ impl Output {
             // The driver's node affinity names node groups, `<cluster_name>-<pool>` (a strategy
             // output: the same for every kind).
             Output::DraDriverValues => &["cluster_name"],
-            Output::GpuResourceName | Output::GpuOperatorValues => &["gpu_operator"],
+            // Its pools are the ones no other manager serves, which the operator's per-node labels
+            // (render::effective_labels) take part in deciding.
+            Output::DevicePluginValues => &["cluster_name", "device_plugin", "gpu_operator"],
+            // Under MIG `mixed` each profile is its own resource, whichever plugin runs.
+            Output::GpuResourceName => &["gpu_operator", "device_plugin"],
+            Output::GpuOperatorValues => &["gpu_operator"],
             _ => &[],
         }
     }

@@ -259,3 +259,20 @@ pub fn gpu_operator_annotation(node_pool: &Value) -> Option<crate::model::GpuOpe
         service_monitor: v["service_monitor"].as_bool()?,
     })
 }
+
+/// The strategy's `device_plugin` settings recorded on a NodePool.
+pub fn device_plugin_annotation(node_pool: &Value) -> Option<crate::model::DevicePlugin> {
+    let raw = node_pool["metadata"]["annotations"][kinds::annotations::DEVICE_PLUGIN].as_str()?;
+    let v: Value = serde_json::from_str(raw).ok()?;
+    Some(crate::model::DevicePlugin {
+        mig_strategy: v["mig_strategy"].as_str()?.to_owned(),
+    })
+}
+
+/// The strategy's GPU stack blocks recorded on a NodePool.
+pub fn stack_blocks_annotation(node_pool: &Value) -> crate::model::StackBlocks {
+    crate::model::StackBlocks {
+        gpu_operator: gpu_operator_annotation(node_pool),
+        device_plugin: device_plugin_annotation(node_pool),
+    }
+}

@@ -3,6 +3,7 @@
 //! can show them before anything exists.
 
 mod compute_domain;
+pub mod device_plugin;
 mod dra_driver;
 mod gpu_operator;
 mod karpenter;
@@ -18,6 +19,7 @@ pub use compute_domain::{
     CLIQUE_LABEL, DEFAULT_COMPUTE_DOMAIN_NAMESPACE, compute_domain_claim_template, compute_domain_namespace,
     compute_domains,
 };
+pub use device_plugin::device_plugin_values;
 pub use dra_driver::dra_driver_values;
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
@@ -166,10 +168,7 @@ pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String>
     if pool.is_neuron() {
         return Some(crate::catalog::NEURON_DEVICE_RESOURCE.to_owned());
     }
-    let mixed = strategy
-        .gpu_operator
-        .as_ref()
-        .is_some_and(|g| g.mig_strategy == "mixed");
+    let mixed = strategy.mig_strategy() == Some("mixed");
     match pool.labels.get(MIG_CONFIG).map(|c| MigLayout::parse(c)) {
         // Under `mixed`, each profile is its own resource, written with '.' for '+'
         // (`nvidia.com/mig-1g.18gb.me`; k8s-device-plugin v0.20.0 internal/rm/rm.go).

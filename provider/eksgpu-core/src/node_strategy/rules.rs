@@ -5,6 +5,7 @@
 mod at_validate;
 mod auto_mode;
 mod device_managers;
+mod device_plugin;
 mod disruption;
 mod dra;
 mod dra_driver;
@@ -31,8 +32,10 @@ pub use eks_api::{
     NetworkProblem, check_against_cluster, check_cluster, check_default_tags, cluster_overlaps, remote_network_problems,
 };
 pub use neuron::{uses_neuron_device_plugin, uses_neuron_dra_driver};
+pub use second_manager::check_cluster_managers;
 pub use upgrade::check_upgrade;
 mod root_volume;
+mod second_manager;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
@@ -64,6 +67,8 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         eks_api::check_pool(s, pool, &at, &mut out);
     }
     neuron::one_neuron_device_manager(s, &mut out);
+    device_plugin::one_plugin_installer(s, &mut out);
+    device_plugin::sharing_configs(s, &mut out);
     eks_api::check_strategy(s, &mut out);
     out
 }
@@ -121,6 +126,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         neuron::neuron_dra_supported(pool, at, out);
     } else {
         mig::mig_labels(s, pool, &types, at, out);
+        device_plugin::mig_without_mig_manager(s, pool, at, out);
         device_managers::device_plugin_sharing(s, pool, ctx, at, out);
         device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
         device_managers::one_device_manager(s, pool, at, out);

@@ -98,12 +98,23 @@ pub fn resource_requests(p: &SharingPool) -> BTreeMap<String, String> {
 
 /// The device plugin's config for this pool (k8s-device-plugin v0.20 `version: v1`).
 pub fn device_plugin_config(p: &SharingPool) -> Option<Value> {
-    let (key, s) = match p.strategy {
-        Strategy::TimeSlicing => ("timeSlicing", p.time_slicing.as_ref()?),
-        Strategy::Mps => ("mps", p.mps.as_ref()?),
+    let s = match p.strategy {
+        Strategy::TimeSlicing => p.time_slicing.as_ref()?,
+        Strategy::Mps => p.mps.as_ref()?,
         _ => return None,
     };
-    Some(json!({
+    Some(slicing_config(p.strategy, s))
+}
+
+/// A time-slicing or MPS config document (k8s-device-plugin v0.20.0 api/config/v1 `Config`:
+/// `sharing.timeSlicing` / `sharing.mps`, `ReplicatedResources`).
+pub(crate) fn slicing_config(strategy: Strategy, s: &super::Slicing) -> Value {
+    let key = if strategy == Strategy::Mps {
+        "mps"
+    } else {
+        "timeSlicing"
+    };
+    json!({
         "version": "v1",
         "flags": {"migStrategy": "none"},
         "sharing": { key: {
@@ -111,7 +122,7 @@ pub fn device_plugin_config(p: &SharingPool) -> Option<Value> {
             "failRequestsGreaterThanOne": s.fail_requests_greater_than_one,
             "resources": [{"name": "nvidia.com/gpu", "replicas": s.replicas}],
         }},
-    }))
+    })
 }
 
 /// Helm values for the HAMi chart (`hami-charts/hami` v2.10).

@@ -434,3 +434,52 @@ fn eksgpu122_mixed_mig_and_hami_on_karpenter() {
     p.capacity = Some(crate::model::Capacity::ManagedNodeGroup);
     assert_eq!(codes(&p), Vec::<&str>::new());
 }
+
+/// What a time-slicing or MPS pool hands over rebuilds its device-plugin config exactly: the
+/// standalone device plugin's values are rendered from the labels, the GPU Operator's from the
+/// ConfigMap the pool writes, and the two must agree.
+#[test]
+fn the_handed_over_labels_rebuild_the_device_plugin_config() {
+    let mut cases = Vec::new();
+    for (strategy, rename, fail) in [
+        (Strategy::TimeSlicing, false, false),
+        (Strategy::TimeSlicing, true, true),
+        (Strategy::Mps, false, true),
+        (Strategy::Mps, true, true),
+    ] {
+        let mut p = pool(strategy);
+        let s = Slicing {
+            replicas: 4,
+            rename_by_default: rename,
+            fail_requests_greater_than_one: fail,
+        };
+        if strategy == Strategy::Mps {
+            p.mps = Some(s);
+        } else {
+            p.time_slicing = Some(s);
+        }
+        cases.push(p);
+    }
+    for p in &cases {
+        let labels = node_labels(p);
+        assert_eq!(
+            crate::sharing::handover::device_plugin_config_from_labels(&labels),
+            device_plugin_config(p),
+            "{:?}",
+            p.strategy
+        );
+        assert_eq!(crate::sharing::handover::uses_mps(&labels), p.strategy == Strategy::Mps);
+    }
+    // A default time-slicing pool hands over what it did before (its nodes' labels unchanged).
+    assert!(
+        !node_labels(&cases[0])
+            .keys()
+            .any(|k| k.contains("sharing") || k.contains("fail"))
+    );
+    // A label merged by hand, without the replicas, rebuilds nothing.
+    let by_hand = BTreeMap::from([("nvidia.com/device-plugin.config".to_owned(), "x".to_owned())]);
+    assert_eq!(
+        crate::sharing::handover::device_plugin_config_from_labels(&by_hand),
+        None
+    );
+}

@@ -1,7 +1,8 @@
 //! `eksgpu_cluster`: facts about an existing EKS cluster (`DescribeCluster`,
 //! and `DescribeVpcs` for the VPC's CIDRs), for validation and composition —
 //! e.g. feeding a node group pool's `subnet_ids`, or checking hybrid remote
-//! networks against `vpc_cidrs` and `service_cidr` in a module.
+//! networks against `vpc_cidrs` and `service_cidr` in a module — and the device managers the
+//! cluster runs (its accelerator DaemonSets), when its API can be read.
 
 use std::sync::Arc;
 
@@ -89,6 +90,22 @@ pub fn schema() -> Schema {
             "service_cidr",
             Type::String,
             "Kubernetes service IPv4 CIDR.",
+        ))
+        .attribute(Attribute::computed(
+            "device_managers",
+            Type::list(Type::object([
+                ("namespace", Type::String),
+                ("name", Type::String),
+                ("manages", Type::String),
+                ("installed_by", Type::String),
+            ])),
+            "The DaemonSets that manage accelerators on the cluster's nodes, known by what they run: `manages` is \
+             `nvidia_device_plugin`, `hami_device_plugin`, `nvidia_dra_driver` (the GPU kubelet plugin), \
+             `neuron_device_plugin` or `neuron_dra_driver`; `installed_by` is `gpu_operator` (owned by a \
+             ClusterPolicy), `helm` or `other` (eksctl, kubectl). Read through the cluster's API (`list` on \
+             `apps/v1` `daemonsets` in every namespace, docs/guides/iam.md), once, within 5 seconds; null when it \
+             cannot be read (no route to the endpoint, no access), which is no error. The strategy's plan reads the \
+             same to warn of a second device manager on a pool's nodes (EKSGPU192).",
         )),
     )
 }
@@ -112,6 +129,26 @@ fn write_query(q: &Query) -> Value {
     eksgpu_framework::model::ObjBuilder::new()
         .set("name", q.name.clone())
         .build()
+}
+
+/// `device_managers`: what the DaemonSets run, or null when they could not be listed.
+fn device_managers(list: Option<&[serde_json::Value]>) -> Value {
+    let Some(list) = list else {
+        return Value::Null;
+    };
+    Value::List(
+        list.iter()
+            .filter_map(eksgpu_core::model::cluster_managers::classify)
+            .map(|m| {
+                Value::object([
+                    ("namespace", m.namespace.as_str().into()),
+                    ("name", m.name.as_str().into()),
+                    ("manages", m.manages.as_str().into()),
+                    ("installed_by", m.installed_by.as_str().into()),
+                ])
+            })
+            .collect(),
+    )
 }
 
 fn value(f: &ClusterFacts) -> Value {
@@ -179,7 +216,24 @@ impl ManagedDataSource for Cluster {
         if violations.iter().any(|v| v.severity == rules::Severity::Error) {
             return None;
         }
-        Some(value(&facts))
+        let look = c.clusters.daemon_sets_once(&name, crate::resources::LOOK_DEADLINE);
+        let listed = tokio::select! {
+            r = look => r,
+            () = ctx.cancelled() => {
+                diags.push(diagnostics::cancelled("reading the cluster"));
+                return None;
+            }
+        };
+        let listed = listed
+            .inspect_err(|why| tracing::info!(cluster = %name, why = %why, "the cluster's DaemonSets were not read"))
+            .ok();
+        let mut out = value(&facts);
+        eksgpu_framework::path::set(
+            &mut out,
+            "device_managers",
+            device_managers(listed.as_deref().map(Vec::as_slice)),
+        );
+        Some(out)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `eksgpu_gpu_stack`: the one set of Helm values per accelerator chart that a cluster shared by
 //! several node strategies needs. Each strategy renders its own `gpu_operator_values_yaml`,
-//! `neuron_values_yaml` and `dra_driver_values_yaml`; a cluster runs one release of each chart,
+//! `neuron_values_yaml`, `dra_driver_values_yaml` and `device_plugin_values_yaml`; a cluster runs
+//! one release of each chart,
 //! so this merges them (`eksgpu_core::stack`), offline, and refuses values the strategies set
 //! differently, naming both.
 
@@ -14,7 +15,7 @@ use eksgpu_tfplugin::{AttributePath, Context, Diagnostics, Type, Value};
 pub struct GpuStack;
 
 /// The charts, as the strategy's output and this data source's output name them.
-const CHARTS: [(Chart, &str, &str); 3] = [
+const CHARTS: [(Chart, &str, &str); 4] = [
     (
         Chart::GpuOperator,
         "gpu_operator_values_yaml",
@@ -29,6 +30,11 @@ const CHARTS: [(Chart, &str, &str); 3] = [
         Chart::DraDriver,
         "dra_driver_values_yaml",
         "NVIDIA's DRA driver (k8s-dra-driver-gpu)",
+    ),
+    (
+        Chart::DevicePlugin,
+        "device_plugin_values_yaml",
+        "NVIDIA's device plugin without the GPU Operator (nvdp/nvidia-device-plugin)",
     ),
 ];
 
@@ -47,7 +53,8 @@ pub fn schema() -> Schema {
     );
     let mut block = Block::new(
         "One GPU stack per cluster: merges the Helm values of the node strategies that share a cluster into one \
-         values document per chart (the GPU Operator, the Neuron chart, NVIDIA's DRA driver), as the cluster's \
+         values document per chart (the GPU Operator, the Neuron chart, NVIDIA's DRA driver, NVIDIA's device \
+         plugin without the operator), as the cluster's \
          one release of each chart needs. Tolerations are the union; settings the strategies give differently \
          (the MIG strategy, the device plugin's config, driver installation) are an error naming both \
          strategies; MIG Manager is on when any strategy needs it. Offline: needs no AWS or cluster access.",

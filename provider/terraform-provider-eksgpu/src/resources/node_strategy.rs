@@ -128,6 +128,12 @@ impl ManagedResource for NodeStrategyResource {
         );
     }
 
+    async fn plan_warnings(&self, ctx: &Context, planned: &Value, diags: &mut Diagnostics) {
+        if let Some(c) = self.state.configured() {
+            plan::cluster_managers(ctx, c, planned, diags).await;
+        }
+    }
+
     fn check_planned(&self, planned: &Value, diags: &mut Diagnostics) {
         plan::check(planned, self.karpenter_version(), self.karpenter_gates(), diags);
     }
@@ -219,6 +225,7 @@ impl ManagedResource for NodeStrategyResource {
             name: name.to_owned(),
             kubernetes_version: None,
             gpu_operator: None,
+            device_plugin: None,
             pools: Vec::new(),
             default_tags: c.default_tags.clone(),
             karpenter_gates: c.karpenter_gates,
@@ -228,12 +235,12 @@ impl ManagedResource for NodeStrategyResource {
         // fatal when the other found nothing (a `kubernetes`-block setup may
         // have no AWS access, an AWS-only strategy no Karpenter).
         let mut found: Vec<Pool> = Vec::new();
-        let mut operator = None;
+        let mut blocks = eksgpu_core::model::StackBlocks::default();
         let mut sides = Vec::new();
         for (side, result, side_diags) in run.find(&s).await {
-            if let Some((pools, op)) = result {
+            if let Some((pools, b)) = result {
                 found.extend(pools);
-                operator = operator.or(op);
+                blocks = blocks.or(b);
             }
             sides.push((side, side_diags));
         }
@@ -282,7 +289,8 @@ impl ManagedResource for NodeStrategyResource {
         }
         // In key order, as `pools` holds them.
         found.sort_by(|a, b| a.name.cmp(&b.name));
-        s.gpu_operator = operator;
+        s.gpu_operator = blocks.gpu_operator;
+        s.device_plugin = blocks.device_plugin;
         s.pools = found;
         let version = run.kubernetes_version(&s, diags).await?;
         let pools = s
@@ -300,6 +308,7 @@ impl ManagedResource for NodeStrategyResource {
             ("ready_timeout", Value::Null),
             ("acknowledged_warnings", Value::Null),
             ("gpu_operator", model::write_gpu_operator(s.gpu_operator.as_ref())),
+            ("device_plugin", model::write_device_plugin(s.device_plugin.as_ref())),
             ("pools", Value::Map(pools)),
             (
                 "gpu_operator_values_yaml",
@@ -307,6 +316,7 @@ impl ManagedResource for NodeStrategyResource {
             ),
             ("neuron_values_yaml", plan::neuron_values_yaml(&s)),
             ("dra_driver_values_yaml", plan::dra_driver_values_yaml(&s)),
+            ("device_plugin_values_yaml", plan::device_plugin_values_yaml(&s)),
             ("timeouts", Value::List(Vec::new())),
             // The imported objects bear no token yet: the next apply writes this one on them.
             ("owner_token", new_owner_token().into()),
@@ -331,6 +341,12 @@ impl ManagedResource for NodeStrategyResource {
         // `dra_driver_values_yaml`, computed from what is stored, as a plan would.
         // Before version 5 a NodePool's pool annotation and a node group's tags held the pool's
         // position in the list: its `manifests_yaml` is rendered again, as a plan would.
+        // Before version 6 there was no `device_plugin` block: none, and no values.
+        let state = if version < 6 {
+            upgrade::without_device_plugin(state)
+        } else {
+            return state;
+        };
         if version >= 5 {
             return state;
         }

@@ -23,6 +23,9 @@ const AMI_ALIAS: Attr<NodeClass> = attr(
     lens!(NodeClass, ami_alias),
 )
 .only(KARPENTER, Code::EKSGPU103)
+// A `bottlerocket` alias brings Bottlerocket's own device plugin, which the standalone one keeps
+// off (render::device_plugin::serves).
+.feeds(&[crate::node_strategy::outputs::Output::DevicePluginValues])
 // `amiSelectorTerms: [{alias}]`, rendered with the default alias (render::karpenter).
 .custom();
 

@@ -35,6 +35,9 @@ const AMI_TYPE: Attr<ManagedNodeGroup> = attr(
     "EKS AMI type. Default `AL2023_x86_64_NVIDIA`, or `AL2023_ARM_64_NVIDIA` for arm64 GPUs (EKSGPU013).",
     lens!(ManagedNodeGroup, ami_type),
 )
+// A `BOTTLEROCKET_*` type brings Bottlerocket's own device plugin, which the standalone one keeps
+// off (render::device_plugin::serves).
+.feeds(&[crate::node_strategy::outputs::Output::DevicePluginValues])
 // The default depends on the instance types' architecture (eks::default_ami_type).
 .custom();
 

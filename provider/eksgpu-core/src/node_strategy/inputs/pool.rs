@@ -30,6 +30,7 @@ const CAPACITY: Attr<Pool> = attr(
     Output::GpuOperatorValues,
     Output::NeuronValues,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 .checks(&[Check::OneOf(crate::node_strategy::CAPACITY_KINDS)])
 .custom();
@@ -51,6 +52,7 @@ const INSTANCE_TYPES: Attr<Pool> = attr(
     Output::GpuOperatorValues,
     Output::NeuronValues,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 // Hybrid nodes are on-prem machines: no EC2 instance type (EKS Hybrid Nodes).
 .only(EC2, Code::EKSGPU115)
@@ -188,6 +190,7 @@ const LABELS: Attr<Pool> = attr(
     Output::GpuResourceName,
     Output::GpuOperatorValues,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 .default(Lit::EmptyMap)
 .checks(&[
@@ -222,6 +225,7 @@ const GPU_TAINT: Attr<Pool> = attr(
     Output::GpuOperatorValues,
     Output::NeuronValues,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 .default(Lit::Bool(true))
 .custom();
@@ -247,7 +251,12 @@ const DRA: Attr<Pool> = attr(
      ComputeDomain). Default `false`.",
     lens!(Pool, dra),
 )
-.feeds(&[Output::GpuResourceName, Output::NeuronValues, Output::DraDriverValues])
+.feeds(&[
+    Output::GpuResourceName,
+    Output::NeuronValues,
+    Output::DraDriverValues,
+    Output::DevicePluginValues,
+])
 .default(Lit::Bool(false))
 // Recorded in the NodePool's pool annotation and the node group's tags (read there).
 .custom();
@@ -282,6 +291,7 @@ const MULTI_NODE_NVLINK: Attr<Pool> = attr(
     Output::ComputeDomainClaimTemplate,
     Output::CliqueTopologyKey,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 // No NodePool or node group field carries it: the ComputeDomain it makes is its own object, read
 // back for drift beside the pool (render/compute_domain.rs).
@@ -395,6 +405,7 @@ const TAINT_KEY: Attr<Taint> = attr("key", Ty::String, "Taint key.", lens!(Taint
         Output::GpuOperatorValues,
         Output::NeuronValues,
         Output::DraDriverValues,
+        Output::DevicePluginValues,
     ])
     .required()
     .checks(&[Check::Str("A taint key (a label key).", validate::taint_key)])
@@ -442,6 +453,7 @@ const TAINT_EFFECT: Attr<Taint> = attr(
     Output::GpuOperatorValues,
     Output::NeuronValues,
     Output::DraDriverValues,
+    Output::DevicePluginValues,
 ])
 .required()
 .checks(&[Check::Str("A taint effect.", validate::taint_effect)]);

@@ -434,6 +434,7 @@ pub(crate) fn strategy(pool: &Pool, operator: bool) -> NodeStrategy {
         cluster_name: "gpu-prod".into(),
         name: "genai".into(),
         kubernetes_version: Some("1.34".into()),
+        device_plugin: None,
         gpu_operator: operator.then(|| GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: true,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::Output;
 use crate::model::inputs::tests::{in_cluster_pool, node_group_pool, strategy};
 use crate::model::inputs::{POOL, write_config};
-use crate::model::{Capacity, GpuOperator, NodeStrategy, Pool};
+use crate::model::{Capacity, DevicePlugin, GpuOperator, NodeStrategy, Pool};
 use crate::render;
 
 fn value(o: Output, s: &NodeStrategy, pool: &Pool) -> Value {
@@ -26,6 +26,7 @@ fn value(o: Output, s: &NodeStrategy, pool: &Pool) -> Value {
         Output::ComputeDomainClaimTemplate => json!(render::compute_domain_claim_template(pool)),
         Output::CliqueTopologyKey => json!(pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL)),
         Output::DraDriverValues => json!(render::dra_driver_values(s)),
+        Output::DevicePluginValues => json!(render::device_plugin_values(s)),
     }
 }
 
@@ -61,6 +62,12 @@ fn pair() -> BoxedStrategy<(Pool, Pool)> {
     .boxed()
 }
 
+fn with_device_plugin(s: &mut NodeStrategy) {
+    s.device_plugin = Some(DevicePlugin {
+        mig_strategy: "mixed".into(),
+    });
+}
+
 fn with_operator(s: &mut NodeStrategy, mig_strategy: &str) {
     s.gpu_operator = Some(GpuOperator {
         mig_strategy: mig_strategy.into(),
@@ -76,6 +83,7 @@ proptest! {
     fn a_pool_input_changes_only_the_outputs_it_feeds((a, b) in pair(), mixed in any::<bool>()) {
         let mut s = strategy(&a, true);
         with_operator(&mut s, if mixed { "mixed" } else { "single" });
+        with_device_plugin(&mut s);
         let (cfg_a, cfg_b) = (write_config(POOL, &a), write_config(POOL, &b));
         for (key, other) in cfg_b.as_object().into_iter().flatten() {
             let mut cfg = cfg_a.clone();
@@ -94,12 +102,15 @@ proptest! {
         let s = strategy(&a, operator);
         let mut mixed = s.clone();
         with_operator(&mut mixed, "mixed");
-        let changed: [(&str, NodeStrategy); 5] = [
+        let mut plugin = s.clone();
+        with_device_plugin(&mut plugin);
+        let changed: [(&str, NodeStrategy); 6] = [
             ("cluster_name", NodeStrategy { cluster_name: "other".into(), ..s.clone() }),
             ("name", NodeStrategy { name: "other".into(), ..s.clone() }),
             ("kubernetes_version", NodeStrategy { kubernetes_version: Some("1.31".into()), ..s.clone() }),
             ("default_tags", NodeStrategy { default_tags: BTreeMap::new(), ..s.clone() }),
             ("gpu_operator", if operator { NodeStrategy { gpu_operator: None, ..s.clone() } } else { mixed }),
+            ("device_plugin", plugin),
         ];
         for (input, t) in &changed {
             for o in all().filter(|o| !o.strategy_inputs(a.capacity).contains(input)) {
@@ -128,7 +139,21 @@ fn outputs_read_their_inputs_and_not_the_node_class() {
             &["managed_node_group"],
             &["hybrid"],
         ] {
+            // The standalone device plugin stays off Bottlerocket nodes, whose AMI is chosen in
+            // those two blocks (`ami_alias`, `ami_type`).
+            let ami = matches!(unrelated, ["node_class"] | ["managed_node_group"]);
+            if o == Output::DevicePluginValues && ami {
+                continue;
+            }
             assert!(!o.reads(unrelated), "{o:?} must not wait for {unrelated:?}");
         }
     }
+}
+
+#[test]
+fn the_device_plugin_waits_for_the_ami_but_not_the_role() {
+    assert!(Output::DevicePluginValues.reads(&["node_class", "ami_alias"]));
+    assert!(Output::DevicePluginValues.reads(&["managed_node_group", "ami_type"]));
+    assert!(!Output::DevicePluginValues.reads(&["node_class", "role"]));
+    assert!(!Output::DevicePluginValues.reads(&["managed_node_group", "node_role_arn"]));
 }

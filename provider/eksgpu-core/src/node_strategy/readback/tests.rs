@@ -14,6 +14,7 @@ fn strategy(pools: Vec<Pool>) -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
+        device_plugin: None,
         gpu_operator: Some(GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: true,

@@ -87,6 +87,7 @@ mod tests {
             name: "training".into(),
             kubernetes_version: Some("1.34".into()),
             gpu_operator: None,
+            device_plugin: None,
             pools: vec![pool.clone()],
             default_tags: BTreeMap::new(),
             karpenter_gates: Default::default(),

@@ -111,6 +111,10 @@ pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
         let op = json!({"mig_strategy": op.mig_strategy, "dcgm_exporter": op.dcgm_exporter, "service_monitor": op.service_monitor});
         annotations.insert(kinds::annotations::GPU_OPERATOR.into(), op.to_string().into());
     }
+    if let Some(dp) = &strategy.device_plugin {
+        let dp = json!({"mig_strategy": dp.mig_strategy});
+        annotations.insert(kinds::annotations::DEVICE_PLUGIN.into(), dp.to_string().into());
+    }
     meta["annotations"] = Value::Object(annotations);
     Manifest {
         kind: kinds::NODE_POOL,

@@ -142,6 +142,7 @@ mod tests {
             name: "genai".into(),
             kubernetes_version: Some("1.34".into()),
             gpu_operator: None,
+            device_plugin: None,
             pools,
             default_tags: BTreeMap::new(),
             karpenter_gates: Default::default(),

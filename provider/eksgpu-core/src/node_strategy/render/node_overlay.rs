@@ -82,10 +82,7 @@ pub fn overlay_capacity(strategy: &NodeStrategy, pool: &Pool, t: &InstanceType) 
 }
 
 fn mixed_mig(strategy: &NodeStrategy) -> bool {
-    strategy
-        .gpu_operator
-        .as_ref()
-        .is_some_and(|g| g.mig_strategy == "mixed")
+    strategy.mig_strategy() == Some("mixed")
 }
 
 /// Whether the pool renders overlays at all: a `karpenter` pool with the gate on.

@@ -78,6 +78,7 @@ fn seed_strategy() -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
+        device_plugin: None,
         gpu_operator: Some(GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: true,

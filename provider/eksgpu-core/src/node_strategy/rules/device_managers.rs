@@ -112,9 +112,11 @@ pub(super) fn one_device_manager(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out
 }
 
 /// EKSGPU132: an AL2023 (or AL2) NVIDIA node has the driver but no device plugin: without the
-/// GPU Operator (or another device manager) its GPUs are never advertised.
+/// GPU Operator, the standalone device plugin (`device_plugin {}`) or another device manager its
+/// GPUs are never advertised.
 pub(super) fn nvidia_ami_without_plugin(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if s.gpu_operator.is_none()
+        && s.device_plugin.is_none()
         && !pool.dra_serves_gpus()
         && !hami(pool)
         && !pool.bottlerocket()
@@ -124,7 +126,7 @@ pub(super) fn nvidia_ami_without_plugin(s: &NodeStrategy, pool: &Pool, at: &At<'
             Code::EKSGPU132,
             at(&[Step::Attr("capacity")]),
             format!(
-                "Pool {:?} runs the EKS NVIDIA AMI, which has no device plugin, and the strategy has no gpu_operator.",
+                "Pool {:?} runs the EKS NVIDIA AMI, which has no device plugin, and the strategy has neither a gpu_operator nor a device_plugin block.",
                 pool.name
             ),
         ));

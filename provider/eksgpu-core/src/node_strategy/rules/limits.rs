@@ -108,6 +108,7 @@ mod tests {
             name: "s".into(),
             kubernetes_version: None,
             gpu_operator: None,
+            device_plugin: None,
             pools: vec![pool],
             default_tags: Default::default(),
             karpenter_gates: Default::default(),

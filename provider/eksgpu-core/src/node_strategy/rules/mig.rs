@@ -90,9 +90,7 @@ fn profile_of_the_gpu(t: &InstanceType, mig: &MigGpu, config: &str, path: &[Step
 
 /// EKSGPU015: the `single` MIG strategy with the balanced (mixed-profile) layout.
 fn single_strategy_with_balanced_layout(s: &NodeStrategy, config: &str, path: &[Step], out: &mut Vec<Violation>) {
-    if MigLayout::parse(config) == MigLayout::Balanced
-        && s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "single")
-    {
+    if MigLayout::parse(config) == MigLayout::Balanced && s.mig_strategy() == Some("single") {
         out.push(Violation::new(
             Code::EKSGPU015,
             path.to_vec(),

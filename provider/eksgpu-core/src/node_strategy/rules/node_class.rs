@@ -137,7 +137,7 @@ fn unpredictable_resources(
     at: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
-    let mixed_mig = s.gpu_operator.as_ref().is_some_and(|g| g.mig_strategy == "mixed")
+    let mixed_mig = s.mig_strategy() == Some("mixed")
         && pool
             .labels
             .get(MIG_CONFIG)

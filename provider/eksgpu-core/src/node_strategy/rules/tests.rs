@@ -34,6 +34,7 @@ fn strategy(pools: Vec<Pool>, operator: bool) -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: None,
+        device_plugin: None,
         gpu_operator: operator.then(|| GpuOperator {
             mig_strategy: "mixed".into(),
             dcgm_exporter: true,
@@ -911,6 +912,8 @@ fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
     assert!(codes(&strategy(vec![p], false)).contains(&Code::EKSGPU134));
 }
 
+/// The standalone device plugin's rules.
+mod device_plugin;
 /// The Neuron and Auto Mode table rules.
 mod neuron;
 /// The multi-node NVLink rules.

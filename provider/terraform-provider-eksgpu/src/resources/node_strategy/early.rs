@@ -85,6 +85,7 @@ pub(super) fn value(o: Output, s: &NodeStrategy, pool: &Pool) -> Value {
         Output::ComputeDomainClaimTemplate => render::compute_domain_claim_template(pool).into(),
         Output::CliqueTopologyKey => pool.multi_node_nvlink.then_some(render::CLIQUE_LABEL).into(),
         Output::DraDriverValues => plan::dra_driver_values_yaml(s),
+        Output::DevicePluginValues => plan::device_plugin_values_yaml(s),
     }
 }
 

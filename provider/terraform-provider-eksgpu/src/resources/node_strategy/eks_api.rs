@@ -7,7 +7,7 @@ use eksgpu_cloud::AwsClients;
 use eksgpu_cloud::aws::AccessEntry;
 use eksgpu_cloud::aws::wait::{self, Backoff, Poll, WaitError};
 use eksgpu_core::eks::{self, ClusterFacts, ClusterStatus, HYBRID_ACCESS_ENTRY_TYPE, NodeGroup, NodeGroupStatus, tags};
-use eksgpu_core::model::{Capacity, GpuOperator, Hybrid, NodeStrategy, Pool};
+use eksgpu_core::model::{Capacity, Hybrid, NodeStrategy, Pool, StackBlocks};
 use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_tfplugin::{AttributePath, Context, Diagnostic, Diagnostics};
 
@@ -467,9 +467,9 @@ impl EksApi<'_> {
 
     /// The EKS API pools of strategy `s` found by their tags (import), and the `gpu_operator`
     /// settings recorded there.
-    async fn import(&self, s: &NodeStrategy) -> Result<(Vec<Pool>, Option<GpuOperator>), Failure> {
+    async fn import(&self, s: &NodeStrategy) -> Result<(Vec<Pool>, StackBlocks), Failure> {
         let mut found = Vec::new();
-        let mut operator = None;
+        let mut blocks = StackBlocks::default();
         for name in self.aws.list_node_groups(self.cluster).await? {
             let Some(ng) = self.describe(&name).await? else {
                 continue;
@@ -477,11 +477,7 @@ impl EksApi<'_> {
             if !eks::tagged_for(&ng.tags, &s.cluster_name, &s.name) {
                 continue;
             }
-            operator = operator.or_else(|| {
-                ng.tags
-                    .get(tags::GPU_OPERATOR)
-                    .and_then(|t| eks::gpu_operator_from_tag(t))
-            });
+            blocks = blocks.or(eks::stack_blocks_from_tags(&ng.tags));
             let blank = blank_pool(&ng.tags, Capacity::ManagedNodeGroup);
             found.push(eks::read_back_node_group(s, &blank, &ng, true));
         }
@@ -493,11 +489,7 @@ impl EksApi<'_> {
             if e.kind != HYBRID_ACCESS_ENTRY_TYPE || !eks::tagged_for(&e.tags, &s.cluster_name, &s.name) {
                 continue;
             }
-            operator = operator.or_else(|| {
-                e.tags
-                    .get(tags::GPU_OPERATOR)
-                    .and_then(|t| eks::gpu_operator_from_tag(t))
-            });
+            blocks = blocks.or(eks::stack_blocks_from_tags(&e.tags));
             let mut pool = blank_pool(&e.tags, Capacity::Hybrid);
             pool.gpu_taint = true;
             pool.hybrid = Some(Hybrid {
@@ -507,7 +499,7 @@ impl EksApi<'_> {
             });
             found.push(pool);
         }
-        Ok((found, operator))
+        Ok((found, blocks))
     }
 }
 

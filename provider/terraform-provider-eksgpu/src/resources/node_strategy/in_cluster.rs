@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use eksgpu_cloud::kube::{ApplyOptions, Cluster, KubeError};
 use eksgpu_core::fields::{self, project_ours};
 use eksgpu_core::kinds::{self, labels};
-use eksgpu_core::model::{NodeStrategy, Pool};
+use eksgpu_core::model::{NodeStrategy, Pool, StackBlocks};
 use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_core::readback;
 use eksgpu_core::render::{self, Manifest};
@@ -199,9 +199,13 @@ impl PoolSide for InCluster<'_> {
                     return None;
                 }
             };
-        let operator = node_pools.iter().find_map(readback::gpu_operator_annotation);
+        let blocks = node_pools
+            .iter()
+            .map(readback::stack_blocks_annotation)
+            .fold(StackBlocks::default(), StackBlocks::or);
         let strategy = NodeStrategy {
-            gpu_operator: operator.clone(),
+            gpu_operator: blocks.gpu_operator.clone(),
+            device_plugin: blocks.device_plugin.clone(),
             ..s.clone()
         };
         let owned = |o: &serde_json::Value| project_ours(o, &job.configured.field_manager, None);
@@ -228,7 +232,7 @@ impl PoolSide for InCluster<'_> {
                 node_class.as_ref(),
             ));
         }
-        Some((out, operator))
+        Some((out, blocks))
     }
 }
 

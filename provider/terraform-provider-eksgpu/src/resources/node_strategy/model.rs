@@ -4,7 +4,7 @@
 //! null (the framework keeps the spelling state had when reading back).
 
 use eksgpu_core::model::inputs::POOL;
-use eksgpu_core::model::{GpuOperator, NodeStrategy, Pool};
+use eksgpu_core::model::{DevicePlugin, GpuOperator, NodeStrategy, Pool};
 use eksgpu_framework::model::{ModelError, Obj, ObjBuilder};
 use eksgpu_tfplugin::{Type, Value};
 
@@ -46,6 +46,20 @@ pub(crate) fn gpu_operator(v: &Value) -> Result<Option<GpuOperator>, ModelError>
     }))
 }
 
+/// The `device_plugin` block of a list of at most one.
+pub(crate) fn device_plugin(v: &Value) -> Result<Option<DevicePlugin>, ModelError> {
+    let v = eksgpu_framework::path::one(v);
+    if v.is_null() {
+        return Ok(None);
+    }
+    let b = Obj::new(v)?;
+    Ok(Some(DevicePlugin {
+        mig_strategy: b
+            .get::<Option<String>>("mig_strategy")?
+            .unwrap_or_else(|| "single".to_owned()),
+    }))
+}
+
 /// The strategy of a planned or stored value, every pool included.
 pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
     let o = Obj::new(v)?;
@@ -55,6 +69,8 @@ pub(crate) fn strategy(v: &Value) -> Result<NodeStrategy, ModelError> {
         kubernetes_version: o.computed("kubernetes_version")?,
         gpu_operator: gpu_operator(o.field("gpu_operator")?)
             .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("gpu_operator".into())))?,
+        device_plugin: device_plugin(o.field("device_plugin")?)
+            .map_err(|e| e.within(eksgpu_tfplugin::diag::Step::Attribute("device_plugin".into())))?,
         // In key order: the order apply goes through them.
         pools: o.entries("pools", |name, p| pool(name, &p))?,
         // Provider configuration, not the resource's: the caller sets them.
@@ -92,6 +108,15 @@ pub(crate) fn write_gpu_operator(op: Option<&GpuOperator>) -> Value {
         })
         .into_iter()
         .collect(),
+    )
+}
+
+/// The `device_plugin` block, as the list of at most one Terraform holds.
+pub(crate) fn write_device_plugin(dp: Option<&DevicePlugin>) -> Value {
+    Value::List(
+        dp.map(|dp| ObjBuilder::new().set("mig_strategy", dp.mig_strategy.clone()).build())
+            .into_iter()
+            .collect(),
     )
 }
 

@@ -106,6 +106,11 @@ pub(super) fn matched_instance_types(pool: &Pool) -> Value {
     )
 }
 
+/// `device_plugin_values_yaml`: null without a `device_plugin` block.
+pub(super) fn device_plugin_values_yaml(s: &NodeStrategy) -> Value {
+    render::device_plugin_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
+}
+
 /// `neuron_values_yaml`: null without a Neuron pool.
 pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
     render::neuron_values(s).map_or(Value::Null, |v| yaml::to_yaml(&v).into())
@@ -140,6 +145,7 @@ fn known(planned: &Value) -> Option<Known> {
     let cluster_known = !partial.touches_unknown(&at(&["cluster_name"]));
     let name_known = !partial.touches_unknown(&at(&["name"]));
     let operator_known = !partial.touches_unknown(&at(&["gpu_operator"]));
+    let plugin_known = !partial.touches_unknown(&at(&["device_plugin"]));
     let o = Obj::new(&partial.value).ok()?;
     let text = |k: &str| {
         o.get::<Option<String>>(k)
@@ -160,12 +166,16 @@ fn known(planned: &Value) -> Option<Known> {
             .field("gpu_operator")
             .ok()
             .and_then(|v| model::gpu_operator(v).ok().flatten()),
+        device_plugin: o
+            .field("device_plugin")
+            .ok()
+            .and_then(|v| model::device_plugin(v).ok().flatten()),
         pools,
         default_tags: Default::default(),
         karpenter_gates: Default::default(),
     };
     Some(Known {
-        header_known: cluster_known && name_known && operator_known,
+        header_known: cluster_known && name_known && operator_known && plugin_known,
         partial,
         strategy,
         cluster_known,
@@ -298,6 +308,48 @@ fn outputs(plan: &mut Plan<'_>, k: &Known) {
         let v = early::strategy_value(o, &s, &k.partial, &pools);
         path::set(&mut plan.planned, o.attribute(), v);
     }
+}
+
+/// EKSGPU192 when the cluster can be read: the device managers its DaemonSets run that can land
+/// on a pool's nodes beside the strategy's own. Only pools wholly known are judged (what their
+/// nodes carry is known then). When the DaemonSets cannot be listed (no cluster yet, no route,
+/// no credentials, RBAC, Ctrl-C) nothing is said beyond a log line: the plan does not depend on it.
+pub(super) async fn cluster_managers(
+    ctx: &eksgpu_tfplugin::Context,
+    c: &crate::provider::Configured,
+    planned: &Value,
+    diags: &mut Diagnostics,
+) {
+    let Some(mut k) = known(planned) else {
+        return;
+    };
+    if !k.header_known {
+        return;
+    }
+    let partial = &k.partial;
+    k.strategy.pools.retain(|p| !partial.touches_unknown(&pool_at(&p.name)));
+    if k.strategy.pools.is_empty() {
+        return;
+    }
+    let cluster = k.strategy.cluster_name.clone();
+    let look = c.clusters.daemon_sets_once(&cluster, crate::resources::LOOK_DEADLINE);
+    let listed = tokio::select! {
+        r = look => r,
+        () = ctx.cancelled() => return,
+    };
+    let list = match listed {
+        Ok(l) => l,
+        Err(why) => {
+            tracing::info!(cluster = %cluster, why = %why, "the cluster's device managers were not read; EKSGPU192 not checked");
+            return;
+        }
+    };
+    let found: Vec<_> = list
+        .iter()
+        .filter_map(eksgpu_core::model::cluster_managers::classify)
+        .collect();
+    tracing::debug!(cluster = %cluster, daemon_sets = list.len(), device_managers = found.len(), "read the cluster's device managers");
+    report(&k, strategy_rules::check_cluster_managers(&k.strategy, &found), diags);
 }
 
 /// Warns at plan about each pool that goes: its objects are named after it,

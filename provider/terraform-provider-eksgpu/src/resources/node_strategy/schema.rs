@@ -119,7 +119,8 @@ fn duration() -> eksgpu_tfplugin::Validator {
 /// Version 2: a pool's `efa` defaults to `false` (earlier versions had none).
 /// Version 3: pools have `accelerator`, the strategy `neuron_values_yaml` (computed from what is stored).
 /// Version 4: a pool's `multi_node_nvlink` defaults to `false`; the strategy has `dra_driver_values_yaml`.
-/// Version 5: see [`SCHEMA_VERSION`].
+/// Version 5: pools became a map nested attribute keyed by name (design/0010).
+/// Version 6: see [`SCHEMA_VERSION`].
 pub fn schema() -> Schema {
     let mut schema = Schema::new(
         Block::new(
@@ -210,6 +211,11 @@ pub fn schema() -> Schema {
              `dra = true`.",
         ))
         .attribute(Attribute::computed(
+            "device_plugin_values_yaml",
+            Type::String,
+            "Helm values for NVIDIA's device plugin chart (`nvdp/nvidia-device-plugin` 0.20.0,              https://nvidia.github.io/k8s-device-plugin) that fit the pools, for clusters that run the plugin without              the GPU Operator (null without a `device_plugin` block): one named config per time-slicing or MPS              sharing pool in `config.map` (a node selects its own with `nvidia.com/device-plugin.config`; whole GPUs              are `default`), node affinity for the pools the plugin serves (not Auto Mode, DRA, HAMi, Bottlerocket              or Neuron pools, which run their own device manager), tolerations for their taints, and GPU Feature              Discovery with NFD where MPS or multi-node NVLink pools need its labels. Install it in a namespace              other than `default` (the chart refuses `default`).",
+        ))
+        .attribute(Attribute::computed(
             "owner_token",
             Type::String,
             "A random token this instance of the strategy writes on every object it applies (label or tag \
@@ -235,6 +241,21 @@ pub fn schema() -> Schema {
                     .default(false),
                 ),
         ))
+        .block(NestedBlock::optional_one(
+            "device_plugin",
+            Block::new(
+                "The strategy's cluster runs NVIDIA's device plugin without the GPU Operator (the EKS NVIDIA AMIs carry                  the driver and container toolkit): compute its Helm values (`device_plugin_values_yaml`). Exclusive                  with `gpu_operator` (EKSGPU183). MIG layouts need the operator's MIG Manager (EKSGPU184); hybrid                  nodes need the driver and toolkit installed on the host.",
+            )
+            .attribute(
+                Attribute::optional(
+                    "mig_strategy",
+                    Type::String,
+                    "`single` or `mixed`: how the plugin advertises MIG devices where a pool splits its GPUs                      (`flags.migStrategy`). Default `single`.",
+                )
+                .default("single")
+                .validate(validators::one_of(&["single", "mixed"])),
+            ),
+        ))
         .attribute(
             Attribute::nested(
                 "pools",
@@ -253,8 +274,9 @@ pub fn schema() -> Schema {
     schema
 }
 
-/// Version 5: pools became a map nested attribute keyed by name (design/0010); `upgrade.rs`.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+/// Version 6: the strategy has a `device_plugin` block (stored as none) and `device_plugin_values_yaml`
+/// (null without the block); `upgrade.rs`.
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 /// The schema, built once per process: plans consult it for every resource.
 pub(crate) fn cached() -> &'static Schema {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use eksgpu_core::eks::ClusterFacts;
-use eksgpu_core::model::{GpuOperator, NodeStrategy, Pool};
+use eksgpu_core::model::{NodeStrategy, Pool, StackBlocks};
 use eksgpu_core::ownership::{self, Claimant, Owner};
 use eksgpu_tfplugin::{Context, Diagnostic, Diagnostics};
 
@@ -44,8 +44,8 @@ pub(super) enum Applied {
     },
 }
 
-/// Pools found on one side for an import, and the recorded `gpu_operator` settings.
-pub(super) type Found = (Vec<Pool>, Option<GpuOperator>);
+/// Pools found on one side for an import, and the recorded `gpu_operator` / `device_plugin` settings.
+pub(super) type Found = (Vec<Pool>, StackBlocks);
 
 /// One side of the seam: applies, reads, deletes and finds the pools it serves.
 #[async_trait]

@@ -85,6 +85,17 @@ fn without_position(yaml: &str) -> String {
     out
 }
 
+/// Version 5 and earlier to 6: the `device_plugin` block did not exist. A state decoded with
+/// today's type reads it as null: it becomes the empty block list a configuration without it
+/// plans, and `device_plugin_values_yaml` null, as a plan computes it without the block.
+pub(super) fn without_device_plugin(mut state: Value) -> Value {
+    if state.get("device_plugin").is_null() {
+        path::set(&mut state, "device_plugin", Value::List(Vec::new()));
+    }
+    path::set(&mut state, "device_plugin_values_yaml", Value::Null);
+    state
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -93,5 +104,17 @@ mod tests {
         let new = "  annotations:\n    eksgpu.terraform.io/pool: \"{\\\"dra\\\":false}\"\n  tags:\n    eksgpu.terraform.io/pool: gpu\n    team: a\n- Key: team\n  Value: a\n";
         assert_eq!(super::without_position(old), new);
         assert_eq!(super::without_position(new), new, "idempotent");
+    }
+
+    #[test]
+    fn a_version_5_state_has_no_device_plugin() {
+        use eksgpu_tfplugin::Value;
+        let state = Value::object([
+            ("device_plugin", Value::Null),
+            ("device_plugin_values_yaml", Value::Null),
+        ]);
+        let up = super::without_device_plugin(state);
+        assert_eq!(up.get("device_plugin"), &Value::List(Vec::new()));
+        assert!(up.get("device_plugin_values_yaml").is_null());
     }
 }

@@ -24,6 +24,7 @@ fn strategy(pool: Pool, gates: FeatureGates, mig_strategy: &str) -> NodeStrategy
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: Some("1.34".into()),
+        device_plugin: None,
         gpu_operator: Some(GpuOperator {
             mig_strategy: mig_strategy.into(),
             dcgm_exporter: true,

@@ -14,6 +14,7 @@ fn strategy(pool: Pool, gates: FeatureGates) -> NodeStrategy {
         cluster_name: "gpu".into(),
         name: "genai".into(),
         kubernetes_version: Some("1.34".into()),
+        device_plugin: None,
         gpu_operator: Some(GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: true,

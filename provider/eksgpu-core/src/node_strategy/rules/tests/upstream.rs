@@ -35,6 +35,7 @@ fn codes(pool: Pool) -> Vec<Code> {
         cluster_name: "c".into(),
         name: "s".into(),
         kubernetes_version: None,
+        device_plugin: None,
         gpu_operator: Some(crate::model::GpuOperator {
             mig_strategy: "single".into(),
             dcgm_exporter: false,
@@ -119,6 +120,7 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
         name: "s".into(),
         kubernetes_version: None,
         gpu_operator: None,
+        device_plugin: None,
         pools: vec![p],
         default_tags: Default::default(),
         karpenter_gates: Default::default(),
