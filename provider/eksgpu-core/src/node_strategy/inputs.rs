@@ -24,9 +24,9 @@ pub use engine::{
     Decl, InputError, Node, NodeSchema, Object, Target, check_on_kinds, misplaced, order_like, read_back_all,
     read_config, render_all, set_path, write_config,
 };
-pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS};
+pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS, SELECTOR_TERM_FIELDS};
 pub use node_group::{HYBRID, MANAGED_NODE_GROUP, check_update};
-pub use pool::POOL;
+pub use pool::{NODE_OVERLAY_FIELDS, POOL};
 
 use crate::model::Capacity;
 use crate::node_strategy::outputs::Output;

@@ -76,7 +76,7 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
     for t in left {
         if t.vendor() != vendor {
             m.others.push(t);
-        } else if t.fractional {
+        } else if t.fractional && !overlay_gives_gpu(pool, t) {
             m.fractional.push(t);
         } else if pool.capacity == Capacity::AutoMode && t.auto_mode_support() == AutoModeSupport::NotDocumented {
             m.auto_mode_undocumented.push(t);
@@ -85,6 +85,16 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
         }
     }
     Some(m)
+}
+
+/// Whether one of the pool's hand-written NodeOverlays gives `t` an `nvidia.com/gpu` capacity
+/// (the g6f overlay of Karpenter's docs, aws/karpenter-provider-aws
+/// website/content/en/docs/concepts/nodeoverlays.md @1d927085 "Fractional GPU Instances"): then
+/// Karpenter launches the fractional type for GPU pods too.
+fn overlay_gives_gpu(pool: &Pool, t: &InstanceType) -> bool {
+    pool.node_overlays.iter().any(|o| {
+        o.capacity.contains_key("nvidia.com/gpu") && crate::catalog::labels::admits_all(t, &selectors(&o.requirements))
+    })
 }
 
 /// The `matched_instance_types` output: with requirements, the catalog types they match today;
