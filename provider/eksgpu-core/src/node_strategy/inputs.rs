@@ -56,6 +56,9 @@ pub enum Ty {
 pub enum Check {
     /// The string value.
     Str(&'static str, CheckFn),
+    /// The string value, under a rule code: the diagnostic is `<code>: Invalid value`, for a value
+    /// a rule of the catalogue refuses (e.g. EKSGPU156, a self-managed node group as `capacity`).
+    Coded(Code, &'static str, CheckFn),
     /// Every element of a list, or every value of a map.
     Each(&'static str, CheckFn),
     /// Every key of a map.

@@ -31,7 +31,8 @@ const CAPACITY: Attr<Pool> = attr(
     Output::NeuronValues,
     Output::DraDriverValues,
 ])
-.checks(&[Check::Str(
+.checks(&[Check::Coded(
+    Code::EKSGPU156,
     "A capacity kind (EKSGPU156 for self-managed node groups).",
     validate::capacity_kind,
 )])
