@@ -23,7 +23,7 @@ impl Pool {
             return t.vendor();
         }
         if self.instance_types.is_empty() && !self.requirements.is_empty() && self.capacity.is_in_cluster() {
-            let selectors = crate::node_strategy::matching::selectors(&self.requirements);
+            let selectors = crate::node_strategy::matching::pool_selectors(self);
             let admitted = catalog::labels::matching(&selectors);
             if !admitted.is_empty() && admitted.iter().all(|t| t.vendor() == Vendor::Neuron) {
                 return Vendor::Neuron;

@@ -72,7 +72,9 @@ pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
 /// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
 /// requirement stays. Derived from `instance_types`, so read back as the provider's own.
 fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
-    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
+    // Without listed types the pool's own requirements select the families (an `In` of no value
+    // would match nothing).
+    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() || pool.instance_types.is_empty() {
         return None;
     }
     let mut families: Vec<&str> = pool

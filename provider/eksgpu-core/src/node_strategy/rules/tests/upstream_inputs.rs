@@ -398,3 +398,40 @@ fn eksgpu325_a_placement_group_beside_a_reservation_warns() {
         .capacity_reservation_id = Some("cr-0123456789abcdef0".into());
     assert!(codes(reserved).contains(&Code::EKSGPU325));
 }
+
+#[test]
+fn auto_mode_reads_its_own_instance_labels_for_the_vendor_and_the_match() {
+    let families = Requirement {
+        key: "eks.amazonaws.com/instance-family".into(),
+        operator: "In".into(),
+        values: vec!["inf2".into(), "trn1".into(), "trn2".into()],
+    };
+    let mut auto = fixture::valid_pool("neuron", Capacity::AutoMode, &[]);
+    auto.requirements = vec![families.clone()];
+    assert!(auto.is_neuron(), "Auto Mode's instance-family selects Neuron types");
+    let m = crate::node_strategy::matching::matched(&auto).expect("a match");
+    assert!(
+        !m.types.is_empty()
+            && m.types
+                .iter()
+                .all(|t| t.name.starts_with("inf2") || t.name.starts_with("trn")),
+        "{:?}",
+        m.types.iter().map(|t| t.name).collect::<Vec<_>>()
+    );
+    // On a Karpenter cluster no node has Auto Mode's labels: the requirement narrows nothing.
+    let mut karpenter = fixture::valid_pool("neuron", Capacity::Karpenter, &[]);
+    karpenter.requirements = vec![families];
+    assert!(!karpenter.is_neuron());
+}
+
+#[test]
+fn an_auto_mode_neuron_pool_by_requirements_renders_no_empty_family_requirement() {
+    assert!(!crate::node_strategy::render::selection::renders_family_requirement(
+        Capacity::AutoMode,
+        &[]
+    ));
+    assert!(crate::node_strategy::render::selection::renders_family_requirement(
+        Capacity::AutoMode,
+        &["trn2.48xlarge".into()]
+    ));
+}
