@@ -11,7 +11,9 @@
 //!    `"100"` are one quantity), and YAML `"true"` labels are strings either way;
 //! 3. lists of requirements, taints and selector terms are compared as sets (Karpenter ORs terms
 //!    and ANDs requirements; order means nothing to it);
-//! 4. the provider's own additions are allowed: its ownership labels and annotations
+//! 4. `metadata.namespace` on the cluster-scoped kinds (NodePool, EC2NodeClass, NodeClass,
+//!    NodeOverlay) is dropped, as the API server drops it;
+//! 5. the provider's own additions are allowed: its ownership labels and annotations
 //!    (`eksgpu.terraform.io/…`, `app.kubernetes.io/managed-by`), and the per-definition allowlist
 //!    below (each entry says why).
 //!
@@ -47,9 +49,12 @@ struct Definition {
     values: &'static [(&'static str, &'static str)],
     /// Provider settings the definition needs (feature gates).
     provider: &'static str,
+    /// The upstream documents (`Kind/name`) that form the definition, when its files hold others
+    /// (empty: every document of the files).
+    only: &'static [&'static str],
     /// Upstream documents (`Kind/name`) that are not the definition's own, each with why.
     elsewhere: &'static [(&'static str, &'static str)],
-    /// Normalisation 4: rendered paths (`Kind/name:dotted.path`, prefix match) the upstream does not
+    /// Normalisation 5: rendered paths (`Kind/name:dotted.path`, prefix match) the upstream does not
     /// have and the provider adds, each with why.
     allow: &'static [(&'static str, &'static str)],
 }
@@ -72,6 +77,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &["gpu-nodepool-automode.yaml", "gpu-nodeclass-automode.yaml"],
         values: &[CLUSTER],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -85,6 +91,7 @@ const DEFINITIONS: &[Definition] = &[
         ],
         values: &[CLUSTER, ("<<KARPENTER_NODE_IAM_ROLE_NAME>>", "KarpenterNodeRole-gpu")],
         provider: "karpenter_feature_gates = [\"nodeOverlay\"]",
+        only: &[],
         elsewhere: &[],
         allow: &[BOTTLEROCKET_DEVICE_PLUGIN],
     },
@@ -97,6 +104,7 @@ const DEFINITIONS: &[Definition] = &[
             ("$CLUSTER_NAME", "gpu"),
         ],
         provider: "karpenter_feature_gates = [\"staticCapacity\"]",
+        only: &[],
         elsewhere: &[],
         allow: &[BOTTLEROCKET_DEVICE_PLUGIN],
     },
@@ -109,6 +117,7 @@ const DEFINITIONS: &[Definition] = &[
             ("${EKS_CLUSTER_NAME}", "gpu"),
         ],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -118,6 +127,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -127,6 +137,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -136,6 +147,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -145,6 +157,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -154,6 +167,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &["neuron.yaml"],
         values: &[("${ami_family}", "bottlerocket"), ("${indent(2, ec2nodeclass)}", "{}")],
         provider: "",
+        only: &[],
         elsewhere: &[(
             "NodeClass/neuron",
             "its spec is the base module's `ec2nodeclass` block, not in the definition: the pool refers to it (node_class_ref)",
@@ -162,10 +176,14 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "doeks-gpu-g6",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
+        status: Status::Complete,
+        files: &["nodepool-gpu-g6.yaml", "ec2nodeclass.yaml"],
+        values: &[
+            ("${KARPENTER_NODE_IAM_ROLE_NAME}", "KarpenterNodeRole-gpu"),
+            ("${CLUSTER_NAME}", "gpu"),
+        ],
         provider: "",
+        only: &["NodePool/gpu", "EC2NodeClass/gpu"],
         elsewhere: &[],
         allow: &[],
     },
@@ -175,6 +193,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -184,6 +203,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -193,6 +213,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -202,6 +223,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -211,6 +233,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -220,6 +243,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -229,6 +253,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &["44-node-repair.yaml"],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -238,6 +263,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -247,6 +273,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -256,6 +283,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &["amazon-eks-cluster-config.yaml"],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -265,6 +293,7 @@ const DEFINITIONS: &[Definition] = &[
         files: &[],
         values: &[],
         provider: "",
+        only: &[],
         elsewhere: &[],
         allow: &[],
     },
@@ -283,6 +312,13 @@ fn documents(text: &str, values: &[(&str, &str)]) -> Vec<Value> {
     t.split("\n---")
         .filter_map(|d| serde_saphyr::from_str::<Value>(d).ok())
         .filter(|d| d.get("kind").is_some())
+        .map(|mut d| {
+            // Normalisation 4: every kind compared here is cluster-scoped.
+            if let Some(m) = d["metadata"].as_object_mut() {
+                m.remove("namespace");
+            }
+            d
+        })
         .collect()
 }
 
@@ -312,7 +348,7 @@ const SETS: &[&str] = &[
     "subnetSelectorTerms",
 ];
 
-/// Normalisation 4, the provider's ownership metadata.
+/// Normalisation 5, the provider's ownership metadata.
 fn owned(path: &str) -> bool {
     ["metadata.labels.", "metadata.annotations."].iter().any(|p| {
         path.strip_prefix(p)
@@ -416,9 +452,22 @@ fn rendered(plan: &Value) -> BTreeMap<String, Value> {
 /// The mismatches of one complete definition (empty when it is complete).
 fn compare(def: &Definition, upstream: &[Value], got: &BTreeMap<String, Value>) -> Vec<String> {
     let mut out = Vec::new();
+    for key in def.only {
+        if !upstream.iter().any(|d| id(d) == *key) {
+            out.push(format!("{key}: not in the upstream files"));
+        }
+    }
+    let compared = upstream
+        .iter()
+        .filter(|d| def.only.is_empty() || def.only.contains(&id(d).as_str()))
+        .filter(|d| !def.elsewhere.iter().any(|(e, _)| *e == id(d)))
+        .count();
+    if compared == 0 {
+        out.push("no upstream document compared".into());
+    }
     for want in upstream {
         let key = id(want);
-        if def.elsewhere.iter().any(|(e, _)| *e == key) {
+        if def.elsewhere.iter().any(|(e, _)| *e == key) || !(def.only.is_empty() || def.only.contains(&key.as_str())) {
             continue;
         }
         let Some(g) = got.get(&key) else {
