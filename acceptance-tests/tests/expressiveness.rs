@@ -598,8 +598,17 @@ fn upstream_definitions_are_expressed_field_by_field() {
         match (def.status, plan_json(def)) {
             (Status::NotYet, _) => continue,
             (Status::Complete, Ok(plan)) => {
+                let got = rendered(&plan);
+                if std::env::var_os("EKSGPU_EXPRESSIVENESS_DUMP").is_some() {
+                    // For whoever writes the next definition's HCL: what the pool renders.
+                    eprintln!(
+                        "{}: {}",
+                        def.folder,
+                        serde_json::to_string_pretty(&got).unwrap_or_default()
+                    );
+                }
                 assert!(!upstream.is_empty(), "{}: no upstream documents", def.folder);
-                let m = compare(def, &upstream, &rendered(&plan));
+                let m = compare(def, &upstream, &got);
                 if m.is_empty() {
                     done += 1;
                 } else {
