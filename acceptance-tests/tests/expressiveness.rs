@@ -8,7 +8,8 @@
 //! 1. interpolations and placeholders (`${…}`, `$VAR`, `<<PLACEHOLDER>>`) get the values the
 //!    definition's `SOURCE` names, listed per definition in [`DEFINITIONS`];
 //! 2. a scalar is compared by its text: Kubernetes quantities are int-or-string (`cpu: 100` and
-//!    `"100"` are one quantity), and YAML `"true"` labels are strings either way;
+//!    `"100"` are one quantity), and YAML `"true"` labels are strings either way; an empty list or
+//!    map the provider renders is the field absent;
 //! 3. lists of requirements, taints and selector terms are compared as sets (Karpenter ORs terms
 //!    and ANDs requirements; order means nothing to it);
 //! 4. what the API server drops is dropped: `metadata.namespace` on the cluster-scoped kinds
@@ -290,14 +291,48 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "eksug-capacity-block-mng-cfn",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["capacity-blocks-mng.adoc"],
+        // The guide's replaceable values.
+        values: &[
+            ("my-cluster", "gpu"),
+            ("node-role-arn", "arn:aws:iam::123456789012:role/node-role"),
+            ("subnet-id", "subnet-0123456789abcdef0"),
+            ("node-group-min-size", "0"),
+            ("node-group-max-size", "2"),
+            ("node-group-desired-size", "0"),
+        ],
+        // `lt-id` stands for the template of step 1: the provider makes it and refers to it by name.
+        pruned: &["CreateNodegroup/my-mng:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/my-mng:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/my-mng:CreateNodegroup.amiType",
+                "the AMI type EKS chooses for p5 without one, stated (EKSGPU013 checks it)",
+            ),
+            (
+                "CreateNodegroup/my-mng:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/my-mng:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/my-mng:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateLaunchTemplate/gpu-my-mng:CreateLaunchTemplate.TagSpecifications",
+                "ownership tags of the template",
+            ),
+        ],
     },
     Definition {
         folder: "karpenter-docs-g6f-fractional",
@@ -347,7 +382,69 @@ fn yaml_blocks(md: &str) -> String {
         .join("\n---\n")
 }
 
-/// Normalisation 1, then the YAML documents of `text` that are Kubernetes objects.
+/// The EKS user guide's Capacity Block page (AsciiDoc) as the two requests it describes: the
+/// CloudFormation `LaunchTemplateData` of step 1 (the EC2 API's own shape) as a `CreateLaunchTemplate`,
+/// and the `aws eks create-nodegroup` flags of step 2 as a `CreateNodegroup` (each flag the request
+/// field of its name, AWS CLI shorthand `k=v,…` as an object; `--region` is no request field).
+/// The template's name is the provider's (CloudFormation names it), given as `template`.
+fn capacity_block_page(adoc: &str, template: &str) -> String {
+    let block = |start: &str| -> String {
+        adoc.split_once(start)
+            .and_then(|(_, rest)| rest.split_once("\n----"))
+            .map(|(b, _)| b.to_owned())
+            .unwrap_or_default()
+    };
+    let cfn: Value = serde_saphyr::from_str(&format!("{}{}", "NodeLaunchTemplate:", block("NodeLaunchTemplate:")))
+        .unwrap_or_else(|e| panic!("the page's CloudFormation excerpt: {e}"));
+    let data = cfn["NodeLaunchTemplate"]["Properties"]["LaunchTemplateData"].clone();
+    let cli = block("aws eks create-nodegroup \\").replace("\\\n", " ");
+    let mut req = serde_json::Map::new();
+    let mut words = cli.split_whitespace();
+    while let Some(flag) = words.next() {
+        let (Some(flag), Some(v)) = (flag.strip_prefix("--"), words.next()) else {
+            continue;
+        };
+        let v = v.trim_matches('"');
+        let camel: String = flag
+            .split('-')
+            .enumerate()
+            .map(|(i, w)| {
+                if i == 0 {
+                    w.to_owned()
+                } else {
+                    w[..1].to_uppercase() + &w[1..]
+                }
+            })
+            .collect();
+        let value = if v.contains('=') {
+            Value::Object(
+                v.split(',')
+                    .filter_map(|kv| kv.split_once('='))
+                    .map(|(k, x)| (k.to_owned(), Value::String(x.trim_matches('"').to_owned())))
+                    .collect(),
+            )
+        } else if camel == "subnets" {
+            Value::Array(vec![Value::String(v.to_owned())])
+        } else {
+            Value::String(v.to_owned())
+        };
+        let key = match camel.as_str() {
+            "region" => continue,
+            "nodeRole" | "subnets" | "clusterName" | "nodegroupName" | "capacityType" => camel,
+            "scalingConfig" | "launchTemplate" => camel,
+            other => other.to_owned(),
+        };
+        req.insert(key, value);
+    }
+    format!(
+        "{}\n---\n{}",
+        serde_json::json!({"CreateLaunchTemplate": {"LaunchTemplateName": template, "LaunchTemplateData": data}}),
+        serde_json::json!({"CreateNodegroup": req}),
+    )
+}
+
+/// Normalisation 1, then the YAML documents of `text` that are Kubernetes objects or the AWS
+/// requests of a node group pool.
 fn documents(text: &str, values: &[(&str, &str)]) -> Vec<Value> {
     let mut t = text.to_owned();
     for (k, v) in values {
@@ -361,10 +458,12 @@ fn documents(text: &str, values: &[(&str, &str)]) -> Vec<Value> {
                 .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         })
         .map(|d| serde_saphyr::from_str::<Value>(d).unwrap_or_else(|e| panic!("{e}:\n{d}")))
-        .filter(|d| d.get("kind").is_some())
+        .filter(|d| {
+            d.get("kind").is_some() || d.get("CreateNodegroup").is_some() || d.get("CreateLaunchTemplate").is_some()
+        })
         .map(|mut d| {
             // Normalisation 4: every kind compared here is cluster-scoped.
-            if let Some(m) = d["metadata"].as_object_mut() {
+            if let Some(m) = d.get_mut("metadata").and_then(Value::as_object_mut) {
                 m.remove("namespace");
             }
             d
@@ -373,6 +472,15 @@ fn documents(text: &str, values: &[(&str, &str)]) -> Vec<Value> {
 }
 
 fn id(d: &Value) -> String {
+    // The AWS requests a node group pool renders: `CreateNodegroup: {…}`, `CreateLaunchTemplate: {…}`.
+    for (op, name) in [
+        ("CreateNodegroup", "nodegroupName"),
+        ("CreateLaunchTemplate", "LaunchTemplateName"),
+    ] {
+        if let Some(r) = d.get(op) {
+            return format!("{op}/{}", r[name].as_str().unwrap_or_default());
+        }
+    }
     format!(
         "{}/{}",
         d["kind"].as_str().unwrap_or_default(),
@@ -433,6 +541,8 @@ fn diff(want: &Value, got: &Value, path: &str, out: &mut Vec<String>) {
                     // An added object is reported leaf by leaf, so the allowlist sees each key.
                     if gv.is_object() {
                         diff(&Value::Object(serde_json::Map::new()), gv, &p, out);
+                    } else if gv.as_array().is_some_and(Vec::is_empty) {
+                        // Normalisation 2: an empty list is the field absent.
                     } else {
                         out.push(format!("added {p} = {gv}"));
                     }
@@ -492,7 +602,13 @@ fn rendered(plan: &Value) -> BTreeMap<String, Value> {
     let after = &plan["resource_changes"][0]["change"]["after"];
     let mut out = BTreeMap::new();
     for pool in after["pools"].as_object().into_iter().flat_map(|m| m.values()) {
-        for d in documents(pool["manifests_yaml"].as_str().unwrap_or_default(), &[]) {
+        let text = pool["manifests_yaml"].as_str().unwrap_or_default();
+        for d in text.split("\n---") {
+            if std::env::var_os("EKSGPU_EXPRESSIVENESS_DUMP").is_some() {
+                eprintln!("--- rendered\n{d}");
+            }
+        }
+        for d in documents(text, &[]) {
             out.insert(id(&d), d);
         }
     }
@@ -591,7 +707,13 @@ fn upstream_definitions_are_expressed_field_by_field() {
             .flat_map(|f| {
                 let text = std::fs::read_to_string(dir.join(def.folder).join(f))
                     .unwrap_or_else(|e| panic!("{}/{f}: {e}", def.folder));
-                let text = if f.ends_with(".md") { yaml_blocks(&text) } else { text };
+                let text = if f.ends_with(".md") {
+                    yaml_blocks(&text)
+                } else if f.ends_with(".adoc") {
+                    capacity_block_page(&text, "gpu-my-mng")
+                } else {
+                    text
+                };
                 documents(&text, def.values)
             })
             .collect();
