@@ -48,9 +48,10 @@ resource "eksgpu_node_strategy" "gb200" {
   name               = "gb200-training"
   kubernetes_version = "1.34"
 
-  # No public source gives p6e-gb200's EFA interface count yet (EKSGPU182): its
-  # launch template attaches one EFA on network card 0 until the catalog has it.
-  acknowledged_warnings = ["EKSGPU182"]
+  # No public source states p6e-gb200's EFA interface count (EKSGPU182) nor its per-card
+  # limits (EKSGPU178) yet: its launch template lays EFA out as the EC2 user guide gives for
+  # P6e-GB200 (EFA-only on network cards 1, 3, ... 15; card 0 is ENA-only), unchecked.
+  acknowledged_warnings = ["EKSGPU178", "EKSGPU182"]
 
   gpu_operator {}
 

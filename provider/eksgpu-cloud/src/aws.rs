@@ -9,6 +9,7 @@ mod error;
 mod hybrid;
 mod launch_templates;
 mod node_groups;
+mod placement_groups;
 mod sts;
 pub mod wait;
 

@@ -4,7 +4,7 @@
 //! Facts only, each row with its source; prices are never part of it.
 //!
 //! The tables are data files (`data/gpu_instances.csv`, `data/neuron_devices.csv`,
-//! `data/mig_gpus.csv`, `data/mig_profiles.csv`, one public source URL per row)
+//! `data/mig_gpus.csv`, `data/mig_profiles.csv`, `data/network_cards.csv`, public source URLs per row)
 //! compiled into the statics below by `build.rs`; the Auto Mode table is in
 //! `auto_mode.rs`.
 
@@ -12,11 +12,12 @@ mod auto_mode;
 mod entry;
 pub mod labels;
 mod mig_layout;
+mod network;
 
 /// The generated tables: `INSTANCE_TYPES`, one `MigGpu` per MIG-capable GPU and
 /// one `NeuronDevice` per Neuron accelerator.
 mod data {
-    use super::{Arch, InstanceType, MigGpu, MigProfile, NeuronDevice, Source, Vendor};
+    use super::{Arch, EfaCards, InstanceType, MigGpu, MigProfile, NetworkCards, NeuronDevice, Source, Vendor};
     include!(concat!(env!("OUT_DIR"), "/catalog_data.rs"));
 }
 
@@ -28,6 +29,7 @@ pub use auto_mode::{
 };
 pub use entry::{Entry, LiveInstanceType, entries};
 pub use mig_layout::{MigLayout, MigProfileName};
+pub use network::{EfaCards, NetworkCards, all_network_cards, network_cards};
 
 /// Where a row's facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

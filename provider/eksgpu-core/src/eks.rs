@@ -7,6 +7,7 @@ pub mod cidr;
 pub mod launch_template;
 mod node_group;
 mod status;
+pub mod user_data;
 
 use std::collections::BTreeMap;
 
@@ -151,13 +152,19 @@ pub const HYBRID_ACCESS_ENTRY_TYPE: &str = "HYBRID_LINUX";
 pub fn aws_requests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Value> {
     match pool.capacity {
         // The launch template first: the node group names it.
+        // The placement group first, the launch template (which names it) next, then the node group.
         Capacity::ManagedNodeGroup => node_group(strategy, pool)
             .map(|ng| {
+                let pg = ng
+                    .placement_group
+                    .as_ref()
+                    .map(launch_template::PlacementGroup::create_request);
                 let lt = ng
                     .launch_template
                     .as_ref()
                     .map(launch_template::LaunchTemplate::create_request);
-                lt.into_iter()
+                pg.into_iter()
+                    .chain(lt)
                     .chain([ng.create_request(&strategy.cluster_name)])
                     .collect()
             })

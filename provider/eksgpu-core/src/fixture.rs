@@ -75,6 +75,7 @@ pub(crate) fn managed_node_group() -> ManagedNodeGroup {
         disk_size: Some(200),
         node_repair_config: None,
         capacity_reservation_id: None,
+        ..ManagedNodeGroup::default()
     }
 }
 

@@ -167,18 +167,62 @@ pub struct BlockDeviceMapping {
     pub kms_key_id: Option<String>,
 }
 
-/// One EC2NodeClass `networkInterfaces[]` entry (explicit ENA and EFA interfaces).
+/// One explicit network interface: an EC2NodeClass `networkInterfaces[]` entry, or one of a node
+/// group launch template's `NetworkInterfaces`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetworkInterface {
     pub network_card_index: i64,
     pub device_index: i64,
-    /// `interface` (ENA, EFA-capable on EFA types) or `efa-only`.
+    /// `interface` (ENA), `efa-only` (an EFA device without ENA), and in a node group's launch
+    /// template also `efa` (EFA with ENA).
     pub interface_type: String,
+}
+
+impl NetworkInterface {
+    /// Whether the interface carries an EFA device.
+    pub fn is_efa(&self) -> bool {
+        self.interface_type == "efa" || self.interface_type == "efa-only"
+    }
+}
+
+/// One `securityGroupSelectorTerms` term: by tags, by ID or by name. Terms are ORed (a group
+/// matching any term is selected); the fields of one term are ANDed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelectorTerm {
+    pub tags: BTreeMap<String, String>,
+    /// `sg-…`; exclusive with the other fields (EC2NodeClass CEL rule).
+    pub id: Option<String>,
+    /// The group's name (EC2 `group-name`).
+    pub name: Option<String>,
+}
+
+/// A Karpenter NodeOverlay written by hand (`karpenter.sh/v1alpha1`), e.g. the extended resource
+/// of fractional GPUs EC2 reports as none, or the time-sliced count of a Bottlerocket node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeOverlay {
+    /// The object's name.
+    pub name: String,
+    /// Higher weights win when overlays match the same instance type.
+    pub weight: Option<i64>,
+    /// Which instance types it applies to (NodePool requirement syntax).
+    pub requirements: Vec<Requirement>,
+    /// Extended resources the matching types advertise (resource name → quantity).
+    pub capacity: BTreeMap<String, String>,
+    /// An absolute price; exclusive with `price_adjustment`.
+    pub price: Option<String>,
+    /// `+10%`, `-0.50`.
+    pub price_adjustment: Option<String>,
 }
 
 /// Karpenter EC2NodeClass, or the subset an Auto Mode NodeClass takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeClass {
+    /// The node class object's name; `None` is the pool's name.
+    pub name: Option<String>,
+    /// EC2NodeClass `amiFamily` (`AL2023`, `Bottlerocket`, …), beside the alias; Karpenter only.
+    pub ami_family: Option<String>,
+    /// `securityGroupSelectorTerms` written term by term (ORed), instead of the tags / IDs forms.
+    pub security_group_selector_terms: Vec<SelectorTerm>,
     pub ami_alias: Option<String>,
     pub role: Option<String>,
     pub subnet_selector_tags: BTreeMap<String, String>,
@@ -258,6 +302,11 @@ pub struct Pool {
     pub hybrid: Option<Hybrid>,
     /// User tags on the pool's AWS objects (node group, access entry), over the provider's `default_tags`.
     pub tags: BTreeMap<String, String>,
+    /// The node class the NodePool uses when the pool renders none: another pool's or another
+    /// tool's (never written by this pool).
+    pub node_class_ref: Option<String>,
+    /// NodeOverlays written by hand, beside those the provider derives (Karpenter only).
+    pub node_overlays: Vec<NodeOverlay>,
 }
 
 impl Default for Pool {
@@ -297,6 +346,8 @@ impl Pool {
             managed_node_group: None,
             hybrid: None,
             tags: BTreeMap::new(),
+            node_class_ref: None,
+            node_overlays: Vec::new(),
         }
     }
 }
@@ -354,9 +405,42 @@ pub struct ManagedNodeGroup {
     pub disk_size: Option<i64>,
     /// `nodeRepairConfig`.
     pub node_repair_config: Option<NodeRepairConfig>,
-    /// The Capacity Block (`cr-…`) a `capacity-block` node group launches into, through the
-    /// launch template the provider owns (`eks::launch_template`).
+    /// The capacity reservation (`cr-…`) the nodes launch into, through the launch template the
+    /// provider owns (`eks::launch_template`): the Capacity Block of a `capacity-block` node group,
+    /// or a targeted On-Demand Capacity Reservation.
     pub capacity_reservation_id: Option<String>,
+    /// A resource group of On-Demand Capacity Reservations to launch into (its ARN).
+    pub capacity_reservation_resource_group_arn: Option<String>,
+    /// The node group's name; `None` is `<cluster>-<pool>`. Exclusive with `name_prefix`.
+    pub name: Option<String>,
+    /// The node group's name starts with this (the rest is derived, see `eks::node_group_name`).
+    pub name_prefix: Option<String>,
+    /// User data in the pool's launch template: a nodeadm `NodeConfig` or a MIME multi-part
+    /// document (AL2023), a shell script (AL2), Bottlerocket TOML settings.
+    pub user_data: Option<String>,
+    /// Extra EBS volumes (and the root volume, unless `disk_size` sizes it) in the launch template.
+    pub block_device_mappings: Vec<NodeGroupVolume>,
+    /// Explicit network interfaces in the launch template (`interface`, `efa`, `efa-only`).
+    pub network_interfaces: Vec<NetworkInterface>,
+    /// A cluster placement group the pool owns, named like its launch template.
+    pub cluster_placement_group: bool,
+    /// Tags on the instances, volumes and network interfaces the node group launches.
+    pub instance_tags: BTreeMap<String, String>,
+}
+
+/// One EBS volume of a node group's launch template (EC2 `LaunchTemplateBlockDeviceMappingRequest`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeGroupVolume {
+    pub device_name: String,
+    /// GiB; EC2 takes the snapshot's size without it.
+    pub volume_size: Option<i64>,
+    pub volume_type: Option<String>,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: Option<bool>,
+    pub delete_on_termination: Option<bool>,
+    pub snapshot_id: Option<String>,
+    pub kms_key_id: Option<String>,
 }
 
 /// `updateConfig` of a node group: how many nodes an update takes down at once.
@@ -367,10 +451,30 @@ pub struct UpdateConfig {
     pub max_unavailable_percentage: Option<i64>,
 }
 
-/// `nodeRepairConfig` of a node group.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `nodeRepairConfig` of a node group (EKS API NodeRepairConfig).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeRepairConfig {
     pub enabled: bool,
+    /// Repair stops while more nodes than this are unhealthy (a count or a percentage, not both).
+    pub max_unhealthy_node_threshold_count: Option<i64>,
+    pub max_unhealthy_node_threshold_percentage: Option<i64>,
+    /// Most nodes repaired at once (a count or a percentage, not both).
+    pub max_parallel_nodes_repaired_count: Option<i64>,
+    pub max_parallel_nodes_repaired_percentage: Option<i64>,
+    /// Per-condition repair actions and delays.
+    pub node_repair_config_overrides: Vec<RepairOverride>,
+}
+
+/// One `nodeRepairConfigOverrides` entry (EKS API NodeRepairConfigOverrides).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepairOverride {
+    /// A condition the node monitoring agent reports (`AcceleratedHardwareReady`, …).
+    pub node_monitoring_condition: String,
+    /// A reason it reports with it (`NvidiaXID13Error`, …).
+    pub node_unhealthy_reason: String,
+    pub min_repair_wait_time_mins: i64,
+    /// `Replace`, `Reboot` or `NoAction`.
+    pub repair_action: String,
 }
 
 /// EKS Hybrid Nodes: the cluster's remote networks and the nodes' IAM role (EKS API RemoteNetworkConfigRequest).

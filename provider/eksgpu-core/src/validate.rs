@@ -24,6 +24,7 @@ mod mig;
 mod names;
 mod node_class;
 mod node_class_ids;
+mod node_overlay;
 mod prometheus_site;
 mod promql;
 mod quantity;
@@ -33,10 +34,11 @@ mod upstream_regexes;
 mod volume;
 
 pub use eks::{
-    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, NODE_GROUP_TAINTS_MAX, availability_zone, aws_tag_key, aws_tag_value,
-    eks_cluster_name, eks_label_key, eks_label_value, eks_taint_key, eks_taint_value, iam_role_arn, iam_role_name,
-    kubernetes_version, node_group_name_for, node_group_release_for, node_group_release_version,
-    node_group_taint_count,
+    EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, NODE_GROUP_NAME_SUFFIX, NODE_GROUP_TAINTS_MAX, availability_zone,
+    aws_tag_key, aws_tag_value, capacity_kind, eks_cluster_name, eks_label_key, eks_label_value, eks_taint_key,
+    eks_taint_value, iam_role_arn, iam_role_name, kubernetes_version, node_group_name, node_group_name_for,
+    node_group_name_prefix, node_group_release_for, node_group_release_version, node_group_taint_count,
+    resource_group_arn,
 };
 pub use karpenter::{
     KARPENTER_AWS_WELL_KNOWN_LABELS, NODE_POOL_LABELS_MAX, budget_duration, budget_nodes, budget_schedule,
@@ -56,6 +58,7 @@ pub use node_class::{
 pub use node_class_ids::{
     ebs_snapshot_id, instance_profile_name, security_group_id, subnet_id, termination_grace_period,
 };
+pub use node_overlay::{overlay_capacity_resource, overlay_price, overlay_price_adjustment};
 pub use prometheus_site::{
     AUTH_PARAMETERS, aws_region, custom_header_name, custom_header_value, keda_auth_parameter, prometheus_namespace,
     query_parameter_name, query_parameter_value, secret_key,

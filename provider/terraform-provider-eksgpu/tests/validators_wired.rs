@@ -54,12 +54,9 @@ const RULES: &[(&str, &str)] = &[
 ];
 
 /// Validators only eksgpu-cloud calls, before a request: (validator, file under eksgpu-cloud/src).
-const GUARDS: &[(&str, &str)] = &[
-    // Every object name the kube client puts in a request path. The attributes that name objects use the
-    // kind's own validator (object_name, config_map_name, device_class_name), which is this rule with the
-    // kind's source.
-    ("dns1123_subdomain", "kube/client.rs"),
-];
+/// (`dns1123_subdomain`, the kube client's guard on every name in a request path, is wired to
+/// `eksgpu_workload_placement.name` too now, so it is checked as wired.)
+const GUARDS: &[(&str, &str)] = &[];
 
 /// Validators not wired yet: (validator, the attribute(s) whose constraint it encodes). All are the node
 /// strategy's, whose schema and model are being rewritten as one declaration per field (issue 19).

@@ -7,10 +7,14 @@ use std::collections::BTreeMap;
 use aws_sdk_ec2::types::{
     CapacityReservationTarget, LaunchTemplateBlockDeviceMappingRequest,
     LaunchTemplateCapacityReservationSpecificationRequest, LaunchTemplateEbsBlockDeviceRequest,
-    LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest, MarketType,
-    RequestLaunchTemplateData, ResourceType, Tag, TagSpecification,
+    LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
+    LaunchTemplatePlacementRequest, LaunchTemplateTagSpecificationRequest, MarketType, RequestLaunchTemplateData,
+    ResourceType, Tag, TagSpecification, VolumeType,
 };
-use eksgpu_core::eks::launch_template::{LaunchTemplate, LaunchTemplateData, TemplateInterface, TemplateVolume};
+use eksgpu_core::eks::launch_template::{
+    INSTANCE_TAG_RESOURCES, LaunchTemplate, LaunchTemplateData, TemplateInterface, TemplateVolume,
+};
+use eksgpu_core::eks::user_data;
 
 use super::{AwsClients, AwsError};
 
@@ -35,30 +39,67 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
             .interface_type(&n.interface_type)
             .build()
     });
-    let volumes = d.root_volume.iter().map(|v| {
+    let volumes = d.block_device_mappings.iter().map(|v| {
         LaunchTemplateBlockDeviceMappingRequest::builder()
             .device_name(&v.device_name)
             .ebs(
                 LaunchTemplateEbsBlockDeviceRequest::builder()
-                    .volume_size(to_i32(v.volume_size))
+                    .set_volume_size(v.volume_size.map(to_i32))
+                    .set_volume_type(v.volume_type.as_deref().map(VolumeType::from))
+                    .set_iops(v.iops.map(to_i32))
+                    .set_throughput(v.throughput.map(to_i32))
+                    .set_encrypted(v.encrypted)
+                    .set_delete_on_termination(v.delete_on_termination)
+                    .set_snapshot_id(v.snapshot_id.clone())
+                    .set_kms_key_id(v.kms_key_id.clone())
                     .build(),
             )
             .build()
     });
+    let target =
+        (d.capacity_reservation_id.is_some() || d.capacity_reservation_resource_group_arn.is_some()).then(|| {
+            LaunchTemplateCapacityReservationSpecificationRequest::builder()
+                .capacity_reservation_target(
+                    CapacityReservationTarget::builder()
+                        .set_capacity_reservation_id(d.capacity_reservation_id.clone())
+                        .set_capacity_reservation_resource_group_arn(d.capacity_reservation_resource_group_arn.clone())
+                        .build(),
+                )
+                .build()
+        });
+    let tags: Vec<Tag> = d
+        .instance_tags
+        .iter()
+        .map(|(k, v)| Tag::builder().key(k).value(v).build())
+        .collect();
+    let tag_specs = (!tags.is_empty()).then(|| {
+        INSTANCE_TAG_RESOURCES
+            .iter()
+            .map(|r| {
+                LaunchTemplateTagSpecificationRequest::builder()
+                    .resource_type(ResourceType::from(*r))
+                    .set_tags(Some(tags.clone()))
+                    .build()
+            })
+            .collect()
+    });
     RequestLaunchTemplateData::builder()
         .set_instance_type(d.instance_type.as_deref().map(Into::into))
         .set_network_interfaces((!d.network_interfaces.is_empty()).then(|| nics.collect()))
-        .set_block_device_mappings(d.root_volume.is_some().then(|| volumes.collect()))
+        .set_block_device_mappings((!d.block_device_mappings.is_empty()).then(|| volumes.collect()))
         .set_instance_market_options(d.capacity_block.then(|| {
             LaunchTemplateInstanceMarketOptionsRequest::builder()
                 .market_type(MarketType::CapacityBlock)
                 .build()
         }))
-        .set_capacity_reservation_specification(d.capacity_reservation_id.as_ref().map(|id| {
-            LaunchTemplateCapacityReservationSpecificationRequest::builder()
-                .capacity_reservation_target(CapacityReservationTarget::builder().capacity_reservation_id(id).build())
-                .build()
-        }))
+        .set_capacity_reservation_specification(target)
+        .set_placement(
+            d.placement_group
+                .as_ref()
+                .map(|g| LaunchTemplatePlacementRequest::builder().group_name(g).build()),
+        )
+        .set_tag_specifications(tag_specs)
+        .set_user_data(d.user_data.as_deref().map(user_data::base64))
         .build()
 }
 
@@ -69,6 +110,9 @@ fn tags_of(t: &[Tag]) -> BTreeMap<String, String> {
 }
 
 fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplateData {
+    let target = d
+        .capacity_reservation_specification()
+        .and_then(|c| c.capacity_reservation_target());
     LaunchTemplateData {
         instance_type: d.instance_type().map(|t| t.as_str().to_owned()),
         network_interfaces: d
@@ -80,21 +124,45 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
                 interface_type: n.interface_type().unwrap_or("interface").to_owned(),
             })
             .collect(),
-        capacity_reservation_id: d
-            .capacity_reservation_specification()
-            .and_then(|c| c.capacity_reservation_target())
-            .and_then(|t| t.capacity_reservation_id())
+        capacity_reservation_id: target.and_then(|t| t.capacity_reservation_id()).map(str::to_owned),
+        capacity_reservation_resource_group_arn: target
+            .and_then(|t| t.capacity_reservation_resource_group_arn())
             .map(str::to_owned),
         capacity_block: d
             .instance_market_options()
             .and_then(|m| m.market_type())
             .is_some_and(|m| *m == MarketType::CapacityBlock),
-        root_volume: d.block_device_mappings().first().and_then(|b| {
-            Some(TemplateVolume {
-                device_name: b.device_name()?.to_owned(),
-                volume_size: i64::from(b.ebs()?.volume_size()?),
+        block_device_mappings: d
+            .block_device_mappings()
+            .iter()
+            .map(|b| {
+                let ebs = b.ebs();
+                TemplateVolume {
+                    device_name: b.device_name().unwrap_or_default().to_owned(),
+                    volume_size: ebs.and_then(|e| e.volume_size()).map(i64::from),
+                    volume_type: ebs.and_then(|e| e.volume_type()).map(|t| t.as_str().to_owned()),
+                    iops: ebs.and_then(|e| e.iops()).map(i64::from),
+                    throughput: ebs.and_then(|e| e.throughput()).map(i64::from),
+                    encrypted: ebs.and_then(|e| e.encrypted()),
+                    delete_on_termination: ebs.and_then(|e| e.delete_on_termination()),
+                    snapshot_id: ebs.and_then(|e| e.snapshot_id()).map(str::to_owned),
+                    kms_key_id: ebs.and_then(|e| e.kms_key_id()).map(str::to_owned),
+                }
             })
-        }),
+            .collect(),
+        // Base64 as EC2 returns it; text that is not base64 of UTF-8 stays as it is (drift).
+        user_data: d
+            .user_data()
+            .map(|u| user_data::from_base64(u).unwrap_or_else(|| u.to_owned())),
+        placement_group: d.placement().and_then(|p| p.group_name()).map(str::to_owned),
+        // The instance tags: the first tag specification's (the provider writes the same tags on
+        // every resource type it lists).
+        instance_tags: d
+            .tag_specifications()
+            .iter()
+            .find(|t| t.resource_type().is_some_and(|r| r.as_str() == "instance"))
+            .map(|t| tags_of(t.tags()))
+            .unwrap_or_default(),
     }
 }
 

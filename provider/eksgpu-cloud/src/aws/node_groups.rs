@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 
 use aws_sdk_eks::types::{
-    AmiTypes, CapacityTypes, LaunchTemplateSpecification, NodeRepairConfig, NodegroupScalingConfig,
-    NodegroupUpdateConfig, Taint as EksTaint, TaintEffect, UpdateLabelsPayload, UpdateTaintsPayload,
+    AmiTypes, CapacityTypes, LaunchTemplateSpecification, NodeRepairConfig, NodeRepairConfigOverrides,
+    NodegroupScalingConfig, NodegroupUpdateConfig, RepairAction, Taint as EksTaint, TaintEffect, UpdateLabelsPayload,
+    UpdateTaintsPayload,
 };
 use eksgpu_core::eks::launch_template::LaunchTemplate;
 use eksgpu_core::eks::{NodeGroup, NodeGroupUpdate, eks_effect, k8s_effect};
-use eksgpu_core::model::{ManagedNodeGroup, Scaling, Taint, UpdateConfig};
+use eksgpu_core::model::{ManagedNodeGroup, RepairOverride, Scaling, Taint, UpdateConfig};
 
 use super::{AwsClients, AwsError};
 
@@ -68,8 +69,51 @@ fn template_spec(lt: &LaunchTemplate) -> Option<LaunchTemplateSpecification> {
     )
 }
 
-fn node_repair(enabled: bool) -> NodeRepairConfig {
-    NodeRepairConfig::builder().enabled(enabled).build()
+/// `nodeRepairConfig` (EKS API NodeRepairConfig, NodeRepairConfigOverrides).
+fn node_repair(r: &eksgpu_core::model::NodeRepairConfig) -> NodeRepairConfig {
+    let n = |x: Option<i64>| x.map(|x| i32::try_from(x).unwrap_or(i32::MAX));
+    let overrides: Vec<NodeRepairConfigOverrides> = r
+        .node_repair_config_overrides
+        .iter()
+        .map(|o| {
+            NodeRepairConfigOverrides::builder()
+                .node_monitoring_condition(&o.node_monitoring_condition)
+                .node_unhealthy_reason(&o.node_unhealthy_reason)
+                .min_repair_wait_time_mins(i32::try_from(o.min_repair_wait_time_mins).unwrap_or(i32::MAX))
+                .repair_action(RepairAction::from(o.repair_action.as_str()))
+                .build()
+        })
+        .collect();
+    NodeRepairConfig::builder()
+        .enabled(r.enabled)
+        .set_max_unhealthy_node_threshold_count(n(r.max_unhealthy_node_threshold_count))
+        .set_max_unhealthy_node_threshold_percentage(n(r.max_unhealthy_node_threshold_percentage))
+        .set_max_parallel_nodes_repaired_count(n(r.max_parallel_nodes_repaired_count))
+        .set_max_parallel_nodes_repaired_percentage(n(r.max_parallel_nodes_repaired_percentage))
+        .set_node_repair_config_overrides((!overrides.is_empty()).then_some(overrides))
+        .build()
+}
+
+/// `nodeRepairConfig` as EKS reports it.
+fn node_repair_of(r: &NodeRepairConfig) -> eksgpu_core::model::NodeRepairConfig {
+    let n = |x: Option<i32>| x.map(i64::from);
+    eksgpu_core::model::NodeRepairConfig {
+        enabled: r.enabled().unwrap_or(false),
+        max_unhealthy_node_threshold_count: n(r.max_unhealthy_node_threshold_count()),
+        max_unhealthy_node_threshold_percentage: n(r.max_unhealthy_node_threshold_percentage()),
+        max_parallel_nodes_repaired_count: n(r.max_parallel_nodes_repaired_count()),
+        max_parallel_nodes_repaired_percentage: n(r.max_parallel_nodes_repaired_percentage()),
+        node_repair_config_overrides: r
+            .node_repair_config_overrides()
+            .iter()
+            .map(|o| RepairOverride {
+                node_monitoring_condition: o.node_monitoring_condition().unwrap_or_default().to_owned(),
+                node_unhealthy_reason: o.node_unhealthy_reason().unwrap_or_default().to_owned(),
+                min_repair_wait_time_mins: o.min_repair_wait_time_mins().map_or(0, i64::from),
+                repair_action: o.repair_action().map(|a| a.as_str().to_owned()).unwrap_or_default(),
+            })
+            .collect(),
+    }
 }
 
 impl AwsClients {
@@ -106,7 +150,7 @@ impl AwsClients {
             .set_update_config(update_config(ng.config.update))
             .set_release_version(ng.config.release_version.clone())
             .set_disk_size(disk_size)
-            .set_node_repair_config(ng.config.node_repair_config.map(|r| node_repair(r.enabled)));
+            .set_node_repair_config(ng.config.node_repair_config.as_ref().map(node_repair));
         req.send().await.map_err(|e| {
             let mut e = self.sdk_error("eks:CreateNodegroup", e);
             if e.is_access_denied() {
@@ -175,12 +219,13 @@ impl AwsClients {
                 update: n.update_config().map(update_config_of),
                 release_version: n.release_version().map(str::to_owned),
                 disk_size: n.disk_size().map(i64::from),
-                node_repair_config: n
-                    .node_repair_config()
-                    .and_then(|r| r.enabled())
-                    .map(|enabled| eksgpu_core::model::NodeRepairConfig { enabled }),
-                capacity_reservation_id: None,
+                node_repair_config: n.node_repair_config().map(node_repair_of),
+                // The name is the node group's; what only a launch template carries is read from
+                // the template version it uses (`describe_launch_template`).
+                ..ManagedNodeGroup::default()
             },
+            // The placement group is EC2's (`describe_placement_group`).
+            placement_group: None,
             // Which template version: its content is EC2's (`describe_launch_template`).
             launch_template: n.launch_template().map(|t| LaunchTemplate {
                 name: t.name().unwrap_or_default().to_owned(),
@@ -245,7 +290,7 @@ impl AwsClients {
         }
         req = req
             .set_update_config(update_config(u.update))
-            .set_node_repair_config(u.node_repair.map(node_repair));
+            .set_node_repair_config(u.node_repair.as_ref().map(node_repair));
         req.send()
             .await
             .map_err(|e| self.sdk_error("eks:UpdateNodegroupConfig", e))?;

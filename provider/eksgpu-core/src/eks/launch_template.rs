@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::catalog;
-use crate::model::{NodeStrategy, Pool};
+use crate::model::{NodeGroupVolume, NodeStrategy, Pool};
 
 /// EC2 `InstanceMarketOptions.MarketType` of a Capacity Block (EKS user guide, capacity-blocks-mng).
 pub const CAPACITY_BLOCK_MARKET: &str = "capacity-block";
@@ -36,9 +36,10 @@ pub struct LaunchTemplate {
     pub version: Option<i64>,
 }
 
-/// What goes in `LaunchTemplateData`: only what the pool needs; EKS adds the AMI, user data and
-/// security groups of a managed node group itself (EKS user guide, Customize managed nodes with
-/// launch templates, https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html).
+/// What goes in `LaunchTemplateData`: only what the pool needs; EKS adds the AMI, its own
+/// bootstrap user data and the security groups of a managed node group itself (EKS user guide,
+/// Customize managed nodes with launch templates,
+/// https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchTemplateData {
     /// A Capacity Block's instance type: the EKS user guide (capacity-blocks-mng) sets
@@ -47,11 +48,20 @@ pub struct LaunchTemplateData {
     pub network_interfaces: Vec<TemplateInterface>,
     /// `CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId`.
     pub capacity_reservation_id: Option<String>,
+    /// `…CapacityReservationTarget.CapacityReservationResourceGroupArn`.
+    pub capacity_reservation_resource_group_arn: Option<String>,
     /// `InstanceMarketOptions.MarketType = capacity-block`.
     pub capacity_block: bool,
-    /// The pool's `disk_size`: EKS refuses `diskSize` next to a launch template ("Disk size must be
-    /// specified within the launch template", EKS API CreateNodegroup `diskSize`).
-    pub root_volume: Option<TemplateVolume>,
+    /// `BlockDeviceMappings`: the pool's `disk_size` as the root device's size first (EKS refuses
+    /// `diskSize` next to a launch template, EKS API CreateNodegroup `diskSize`), then the pool's
+    /// `block_device_mappings`.
+    pub block_device_mappings: Vec<TemplateVolume>,
+    /// `UserData` as text (the API takes and returns it base64-encoded).
+    pub user_data: Option<String>,
+    /// `Placement.GroupName`.
+    pub placement_group: Option<String>,
+    /// `TagSpecifications` of the instances, volumes and network interfaces launched.
+    pub instance_tags: BTreeMap<String, String>,
 }
 
 /// `NetworkInterfaces[]` of the template.
@@ -59,15 +69,75 @@ pub struct LaunchTemplateData {
 pub struct TemplateInterface {
     pub network_card_index: i64,
     pub device_index: i64,
-    /// `efa`: an EFA with ENA.
+    /// `interface` (ENA), `efa` (EFA with ENA) or `efa-only`.
     pub interface_type: String,
 }
 
-/// `BlockDeviceMappings[]` entry of the root (AL2023) or data (Bottlerocket) volume.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `BlockDeviceMappings[]` entry with its `Ebs` (EC2 LaunchTemplateBlockDeviceMappingRequest).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TemplateVolume {
     pub device_name: String,
-    pub volume_size: i64,
+    pub volume_size: Option<i64>,
+    pub volume_type: Option<String>,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: Option<bool>,
+    pub delete_on_termination: Option<bool>,
+    pub snapshot_id: Option<String>,
+    pub kms_key_id: Option<String>,
+}
+
+impl TemplateVolume {
+    /// A volume of this size alone, as `disk_size` renders the root.
+    pub fn sized(device_name: &str, size: i64) -> TemplateVolume {
+        TemplateVolume {
+            device_name: device_name.to_owned(),
+            volume_size: Some(size),
+            ..TemplateVolume::default()
+        }
+    }
+
+    /// Whether the mapping has a size and nothing else (what `disk_size` renders).
+    pub fn size_only(&self) -> bool {
+        self.volume_size.is_some()
+            && TemplateVolume {
+                device_name: self.device_name.clone(),
+                volume_size: self.volume_size,
+                ..TemplateVolume::default()
+            } == *self
+    }
+}
+
+impl From<&NodeGroupVolume> for TemplateVolume {
+    fn from(v: &NodeGroupVolume) -> Self {
+        TemplateVolume {
+            device_name: v.device_name.clone(),
+            volume_size: v.volume_size,
+            volume_type: v.volume_type.clone(),
+            iops: v.iops,
+            throughput: v.throughput,
+            encrypted: v.encrypted,
+            delete_on_termination: v.delete_on_termination,
+            snapshot_id: v.snapshot_id.clone(),
+            kms_key_id: v.kms_key_id.clone(),
+        }
+    }
+}
+
+impl From<&TemplateVolume> for NodeGroupVolume {
+    fn from(v: &TemplateVolume) -> Self {
+        NodeGroupVolume {
+            device_name: v.device_name.clone(),
+            volume_size: v.volume_size,
+            volume_type: v.volume_type.clone(),
+            iops: v.iops,
+            throughput: v.throughput,
+            encrypted: v.encrypted,
+            delete_on_termination: v.delete_on_termination,
+            snapshot_id: v.snapshot_id.clone(),
+            kms_key_id: v.kms_key_id.clone(),
+        }
+    }
 }
 
 /// The tags to set and to remove to bring a pool's launch template from `live` to `want`. Every
@@ -91,9 +161,20 @@ pub fn retag(
     (add, remove)
 }
 
-/// Whether a node group pool needs a launch template: EFA or a Capacity Block.
+/// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
+/// reservation, or anything else only a template carries (user data, volumes, interfaces,
+/// placement, instance tags).
 pub fn needs_launch_template(pool: &Pool) -> bool {
-    pool.efa || capacity_block(pool)
+    let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
+        m.capacity_reservation_id.is_some()
+            || m.capacity_reservation_resource_group_arn.is_some()
+            || m.user_data.is_some()
+            || !m.block_device_mappings.is_empty()
+            || !m.network_interfaces.is_empty()
+            || m.cluster_placement_group
+            || !m.instance_tags.is_empty()
+    });
+    pool.efa || capacity_block(pool) || template_only
 }
 
 /// The pool runs on a Capacity Block (`capacity_types = ["capacity-block"]`).
@@ -127,6 +208,68 @@ pub fn efa_interfaces(count: i64) -> Vec<TemplateInterface> {
         .collect()
 }
 
+/// The EFA interfaces of a pool's nodes, one per network card that takes EFA. Where card 0 takes
+/// EFA (every EFA type but P6-B300 and P6e-GB200), as Karpenter launches EFA nodes (above). Where
+/// card 0 is ENA-only, the primary interface is an ENA `interface` and EFA-only interfaces go on
+/// the cards that take them, at device index 0, as the EC2 user guide's basic configuration lays
+/// them out ("For each additional network interface, use the next unused network card index,
+/// device index 0, for EFA-only network interface", efa-acc-inst-types; P6-B300: "the primary network
+/// card supports only an ENA network interface"; P6e-GB200: EFA-only on cards 1, 3, …, 15). The
+/// card layout is the first type's with one; the rules refuse pools whose types differ (EKSGPU179).
+pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
+    let cards = pool.instance_types.iter().find_map(|t| catalog::network_cards(t));
+    match cards {
+        Some(n) if n.card0_ena_only() => {
+            let mut out = vec![TemplateInterface {
+                network_card_index: 0,
+                device_index: 0,
+                interface_type: "interface".to_owned(),
+            }];
+            out.extend(
+                n.efa_cards()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|c| TemplateInterface {
+                        network_card_index: c,
+                        device_index: 0,
+                        interface_type: "efa-only".to_owned(),
+                    }),
+            );
+            out
+        }
+        _ => efa_interfaces(efa_interface_count(pool)),
+    }
+}
+
+/// The template's interfaces: the pool's own `network_interfaces` when it lists them, else the
+/// EFA layout of an `efa` pool, else none.
+pub fn template_interfaces(pool: &Pool) -> Vec<TemplateInterface> {
+    let explicit = pool
+        .managed_node_group
+        .as_ref()
+        .map(|m| m.network_interfaces.as_slice())
+        .unwrap_or_default();
+    if !explicit.is_empty() {
+        return explicit
+            .iter()
+            .map(|n| TemplateInterface {
+                network_card_index: n.network_card_index,
+                device_index: n.device_index,
+                interface_type: n.interface_type.clone(),
+            })
+            .collect();
+    }
+    if pool.efa { efa_layout(pool) } else { Vec::new() }
+}
+
+/// The EFA devices of a node: the template's `efa` and `efa-only` interfaces.
+pub fn efa_devices(pool: &Pool) -> usize {
+    template_interfaces(pool)
+        .iter()
+        .filter(|n| n.interface_type == "efa" || n.interface_type == "efa-only")
+        .count()
+}
+
 /// The root volume's device: the data volume `/dev/xvdb` on Bottlerocket (its images and
 /// containers live there), `/dev/xvda` otherwise (Bottlerocket docs, "Bottlerocket has two
 /// volumes"; AL2023 EKS AMIs boot from /dev/xvda).
@@ -136,6 +279,55 @@ pub fn root_device(ami_type: &str) -> &'static str {
     } else {
         "/dev/xvda"
     }
+}
+
+/// The launch template (and placement group) name of a node group pool: `<cluster>-<pool>`,
+/// whatever the node group is named (names of both are unique per account and Region).
+pub fn template_name(strategy: &NodeStrategy, pool: &Pool) -> String {
+    format!("{}-{}", strategy.cluster_name, pool.name)
+}
+
+/// The EC2 placement group strategy of `cluster_placement_group`: instances close together in one
+/// Availability Zone, for low-latency EFA traffic (EC2 user guide, Placement strategies,
+/// https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html).
+pub const CLUSTER_STRATEGY: &str = "cluster";
+
+/// A cluster placement group a node group pool owns (EC2 CreatePlacementGroup).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacementGroup {
+    /// `<cluster>-<pool>`, as the pool's launch template.
+    pub name: String,
+    pub strategy: String,
+    /// The pool's tags (ownership included).
+    pub tags: BTreeMap<String, String>,
+}
+
+impl PlacementGroup {
+    /// The `CreatePlacementGroup` request, as plans show it.
+    pub fn create_request(&self) -> Value {
+        let tags: Vec<Value> = self.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
+        json!({"CreatePlacementGroup": {
+            "GroupName": self.name,
+            "Strategy": self.strategy,
+            "TagSpecifications": [{"ResourceType": "placement-group", "Tags": tags}],
+        }})
+    }
+}
+
+/// The placement group of a node group pool, or `None` unless it asks for one.
+pub fn placement_group(
+    strategy: &NodeStrategy,
+    pool: &Pool,
+    tags: &BTreeMap<String, String>,
+) -> Option<PlacementGroup> {
+    pool.managed_node_group
+        .as_ref()
+        .filter(|m| m.cluster_placement_group)
+        .map(|_| PlacementGroup {
+            name: template_name(strategy, pool),
+            strategy: CLUSTER_STRATEGY.to_owned(),
+            tags: tags.clone(),
+        })
 }
 
 /// The launch template of a node group pool, or `None` when it needs none.
@@ -150,40 +342,69 @@ pub fn launch_template(
     }
     let m = pool.managed_node_group.as_ref()?;
     let cb = capacity_block(pool);
+    let mut volumes: Vec<TemplateVolume> = m
+        .disk_size
+        .map(|size| TemplateVolume::sized(root_device(ami_type), size))
+        .into_iter()
+        .collect();
+    volumes.extend(m.block_device_mappings.iter().map(TemplateVolume::from));
+    let name = template_name(strategy, pool);
     Some(LaunchTemplate {
-        name: super::node_group_name(strategy, pool),
         data: LaunchTemplateData {
             instance_type: if cb { pool.instance_types.first().cloned() } else { None },
-            network_interfaces: if pool.efa {
-                efa_interfaces(efa_interface_count(pool))
-            } else {
-                Vec::new()
-            },
+            network_interfaces: template_interfaces(pool),
             capacity_reservation_id: m.capacity_reservation_id.clone(),
+            capacity_reservation_resource_group_arn: m.capacity_reservation_resource_group_arn.clone(),
             capacity_block: cb,
-            root_volume: m.disk_size.map(|volume_size| TemplateVolume {
-                device_name: root_device(ami_type).to_owned(),
-                volume_size,
-            }),
+            block_device_mappings: volumes,
+            user_data: m.user_data.as_deref().map(|u| super::user_data::rendered(u, ami_type)),
+            placement_group: m.cluster_placement_group.then(|| name.clone()),
+            instance_tags: m.instance_tags.clone(),
         },
+        name,
         tags: tags.clone(),
         id: None,
         version: None,
     })
 }
 
+/// The resources the template's `instance_tags` tag at launch, as eksctl and
+/// terraform-aws-modules/eks tag them (eksctl pkg/cfn/builder/managed_launch_template.go `makeTags`;
+/// terraform-aws-eks v20.37.2 modules/eks-managed-node-group `tag_specifications`).
+pub const INSTANCE_TAG_RESOURCES: [&str; 3] = ["instance", "volume", "network-interface"];
+
+impl TemplateVolume {
+    /// One `BlockDeviceMappings` entry as the EC2 API spells it.
+    pub fn to_json(&self) -> Value {
+        let mut ebs = serde_json::Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                ebs.insert(k.into(), v);
+            }
+        };
+        put("VolumeSize", self.volume_size.map(Value::from));
+        put("VolumeType", self.volume_type.clone().map(Value::from));
+        put("Iops", self.iops.map(Value::from));
+        put("Throughput", self.throughput.map(Value::from));
+        put("Encrypted", self.encrypted.map(Value::from));
+        put("DeleteOnTermination", self.delete_on_termination.map(Value::from));
+        put("SnapshotId", self.snapshot_id.clone().map(Value::from));
+        put("KmsKeyId", self.kms_key_id.clone().map(Value::from));
+        json!({"DeviceName": self.device_name, "Ebs": Value::Object(ebs)})
+    }
+}
+
 impl LaunchTemplateData {
-    /// `LaunchTemplateData` as the EC2 API spells it (EC2 API reference, RequestLaunchTemplateData).
+    /// `LaunchTemplateData` as the EC2 API spells it (EC2 API reference, RequestLaunchTemplateData);
+    /// `UserData` base64-encoded, as the API takes it.
     pub fn to_json(&self) -> Value {
         let mut d = serde_json::Map::new();
         if let Some(t) = &self.instance_type {
             d.insert("InstanceType".into(), json!(t));
         }
-        if let Some(v) = &self.root_volume {
-            d.insert(
-                "BlockDeviceMappings".into(),
-                json!([{"DeviceName": v.device_name, "Ebs": {"VolumeSize": v.volume_size}}]),
-            );
+        if !self.block_device_mappings.is_empty() {
+            let v: Vec<Value> = self.block_device_mappings.iter().map(TemplateVolume::to_json).collect();
+            d.insert("BlockDeviceMappings".into(), Value::Array(v));
         }
         if !self.network_interfaces.is_empty() {
             let nics: Vec<Value> = self
@@ -205,11 +426,36 @@ impl LaunchTemplateData {
                 json!({"MarketType": CAPACITY_BLOCK_MARKET}),
             );
         }
+        let mut target = serde_json::Map::new();
         if let Some(id) = &self.capacity_reservation_id {
+            target.insert("CapacityReservationId".into(), json!(id));
+        }
+        if let Some(arn) = &self.capacity_reservation_resource_group_arn {
+            target.insert("CapacityReservationResourceGroupArn".into(), json!(arn));
+        }
+        if !target.is_empty() {
             d.insert(
                 "CapacityReservationSpecification".into(),
-                json!({"CapacityReservationTarget": {"CapacityReservationId": id}}),
+                json!({"CapacityReservationTarget": Value::Object(target)}),
             );
+        }
+        if let Some(group) = &self.placement_group {
+            d.insert("Placement".into(), json!({"GroupName": group}));
+        }
+        if !self.instance_tags.is_empty() {
+            let tags: Vec<Value> = self
+                .instance_tags
+                .iter()
+                .map(|(k, v)| json!({"Key": k, "Value": v}))
+                .collect();
+            let specs: Vec<Value> = INSTANCE_TAG_RESOURCES
+                .iter()
+                .map(|r| json!({"ResourceType": r, "Tags": tags}))
+                .collect();
+            d.insert("TagSpecifications".into(), Value::Array(specs));
+        }
+        if let Some(u) = &self.user_data {
+            d.insert("UserData".into(), json!(super::user_data::base64(u)));
         }
         Value::Object(d)
     }

@@ -45,11 +45,15 @@ fn a_capacity_block_efa_pool_renders_its_template_before_the_node_group() {
         data["BlockDeviceMappings"],
         json!([{"DeviceName": "/dev/xvda", "Ebs": {"VolumeSize": 500}}])
     );
-    // The catalog has no EFA count for GB200 (yet): one EFA on the primary card (EKSGPU182 warns).
-    assert_eq!(
-        data["NetworkInterfaces"],
-        json!([{"NetworkCardIndex": 0, "DeviceIndex": 0, "InterfaceType": "efa"}])
+    // GB200's card 0 is ENA-only: the primary ENA interface there, EFA-only on cards 1, 3, … 15
+    // (EC2 user guide, efa-acc-inst-types); never an `efa` on card 0.
+    let mut want = vec![json!({"NetworkCardIndex": 0, "DeviceIndex": 0, "InterfaceType": "interface"})];
+    want.extend(
+        (1..16)
+            .step_by(2)
+            .map(|c| json!({"NetworkCardIndex": c, "DeviceIndex": 0, "InterfaceType": "efa-only"})),
     );
+    assert_eq!(data["NetworkInterfaces"], json!(want));
     let tags = lt["TagSpecifications"][0]["Tags"].as_array().expect("tags");
     assert!(tags.contains(&json!({"Key": tags::POOL, "Value": "train"})));
     // The node group names the template; its disk and instance type are the template's.
@@ -89,6 +93,7 @@ fn pools_without_efa_or_a_capacity_block_have_no_template() {
     let mut p = gb200();
     p.efa = false;
     p.capacity_types = vec!["on-demand".into()];
+    p.managed_node_group.as_mut().expect("mng").capacity_reservation_id = None;
     let s = strategy(vec![p]);
     let ng = node_group(&s, &s.pools[0]).expect("a node group");
     assert!(ng.launch_template.is_none());
@@ -107,8 +112,8 @@ fn a_template_change_is_a_new_version_and_adding_a_template_replaces_the_node_gr
     assert_eq!(
         u.launch_template
             .clone()
-            .and_then(|d| d.root_volume)
-            .map(|v| v.volume_size),
+            .and_then(|d| d.block_device_mappings.first().cloned())
+            .and_then(|v| v.volume_size),
         Some(800)
     );
     assert!(!u.changes_config());
@@ -204,4 +209,90 @@ fn a_template_is_retagged_to_what_is_wanted_keeping_aws_tags() {
     assert_eq!(add, m(&[("team", "research"), ("env", "prod")]));
     assert_eq!(remove, ["cost"], "a tag no longer wanted goes; aws: tags cannot");
     assert_eq!(crate::eks::launch_template::retag(&want, &want), (m(&[]), vec![]));
+}
+
+/// The template carries what only a template can: user data wrapped for AL2023, a second volume
+/// from a snapshot, the pool's own interfaces, a placement group, instance tags, an ODCR group.
+#[test]
+fn template_only_inputs_render_and_read_back() {
+    use crate::model::{NetworkInterface, NodeGroupVolume};
+    let node_config = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  instance:\n    localStorage:\n      strategy: RAID0\n";
+    let mut p = gb200();
+    p.instance_types = vec!["p4d.24xlarge".into()];
+    p.capacity_types = vec!["on-demand".into()];
+    let m = p.managed_node_group.as_mut().expect("mng");
+    m.capacity_reservation_id = None;
+    m.capacity_reservation_resource_group_arn = Some("arn:aws:resource-groups:us-west-2:123456789012:group/g".into());
+    m.user_data = Some(node_config.into());
+    m.block_device_mappings = vec![NodeGroupVolume {
+        device_name: "/dev/xvdb".into(),
+        volume_size: Some(64),
+        volume_type: Some("gp3".into()),
+        snapshot_id: Some("snap-0123456789abcdef0".into()),
+        ..NodeGroupVolume::default()
+    }];
+    m.network_interfaces = (0..4)
+        .map(|c| NetworkInterface {
+            network_card_index: c,
+            device_index: i64::from(c != 0),
+            interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+        })
+        .collect();
+    m.cluster_placement_group = true;
+    m.instance_tags = BTreeMap::from([("Name".into(), "trn".into())]);
+    m.name_prefix = Some("efa-".into());
+    let s = strategy(vec![p]);
+    let reqs = aws_requests(&s, &s.pools[0]);
+    assert_eq!(reqs[0]["CreatePlacementGroup"]["GroupName"], "gpu-prod-train");
+    assert_eq!(reqs[0]["CreatePlacementGroup"]["Strategy"], "cluster");
+    let data = &reqs[1]["CreateLaunchTemplate"]["LaunchTemplateData"];
+    assert_eq!(data["Placement"], json!({"GroupName": "gpu-prod-train"}));
+    assert_eq!(
+        data["BlockDeviceMappings"][1],
+        json!({"DeviceName": "/dev/xvdb", "Ebs": {"VolumeSize": 64, "VolumeType": "gp3", "SnapshotId": "snap-0123456789abcdef0"}})
+    );
+    assert_eq!(data["NetworkInterfaces"][1]["InterfaceType"], "efa-only");
+    assert_eq!(data["TagSpecifications"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationResourceGroupArn"],
+        "arn:aws:resource-groups:us-west-2:123456789012:group/g"
+    );
+    let text = user_data::from_base64(data["UserData"].as_str().expect("user data")).expect("base64");
+    let parts = user_data::parts(&text);
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].content_type, user_data::NODE_CONFIG);
+    let ng = &reqs[2]["CreateNodegroup"];
+    assert!(
+        ng["nodegroupName"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("efa-") && n.len() == 12),
+        "{ng}"
+    );
+    assert_eq!(ng["launchTemplate"], json!({"name": "gpu-prod-train"}));
+    let live = node_group(&s, &s.pools[0]).expect("a node group");
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &live, false), s.pools[0]);
+    // The placement group gone: the pool reads without it, so the plan makes it again.
+    let mut gone = live;
+    gone.placement_group = None;
+    let read = read_back_node_group(&s, &s.pools[0], &gone, false);
+    assert!(!read.managed_node_group.expect("mng").cluster_placement_group);
+}
+
+/// P6-B300's card 0 is ENA-only: its node groups' EFA layout starts with an ENA `interface`.
+#[test]
+fn a_b300_node_group_keeps_efa_off_card_zero() {
+    let mut p = gb200();
+    p.instance_types = vec!["p6-b300.48xlarge".into()];
+    let s = strategy(vec![p]);
+    let lt = node_group(&s, &s.pools[0])
+        .and_then(|ng| ng.launch_template)
+        .expect("a template");
+    let nics = &lt.data.network_interfaces;
+    assert_eq!(nics.len(), 17);
+    assert_eq!(nics[0].interface_type, "interface");
+    assert!(
+        nics[1..]
+            .iter()
+            .all(|n| n.interface_type == "efa-only" && n.network_card_index > 0)
+    );
 }

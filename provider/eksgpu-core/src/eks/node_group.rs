@@ -10,7 +10,10 @@ use super::autoscaler::{autoscaler_tags, is_autoscaler_tag};
 use super::launch_template::{self, CAPACITY_BLOCK, LaunchTemplate, LaunchTemplateData};
 use super::{eks_effect, pool_tags};
 use crate::catalog::{self, Arch};
-use crate::model::{Capacity, ManagedNodeGroup, NodeRepairConfig, NodeStrategy, Pool, Scaling, Taint, UpdateConfig};
+use crate::model::{
+    Capacity, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, NodeStrategy, Pool, Scaling,
+    Taint, UpdateConfig,
+};
 use crate::node_strategy::inputs::{self, Object};
 use crate::readback::{split_gpu_taint, user_labels};
 use crate::render::{effective_labels, effective_taints};
@@ -36,6 +39,8 @@ pub struct NodeGroup {
     /// The launch template the pool owns (`eks::launch_template`), or `None`. Live: the version
     /// the node group uses, read from EC2.
     pub launch_template: Option<LaunchTemplate>,
+    /// The cluster placement group the pool owns (`cluster_placement_group`), or `None`.
+    pub placement_group: Option<launch_template::PlacementGroup>,
     /// Live only: the node group's ARN (what `TagResource` takes).
     pub arn: Option<String>,
     /// Live only: `CREATING`, `ACTIVE`, ….
@@ -95,9 +100,30 @@ pub fn default_ami_type(pool: &Pool) -> &'static str {
 /// The node group AMI type of Neuron pools.
 pub const NEURON_AMI_TYPE: &str = "AL2023_x86_64_NEURON";
 
-/// `<cluster>-<pool>`: the node group of a pool.
+/// The node group of a pool: its `name`, its `name_prefix` and a suffix, or `<cluster>-<pool>`.
 pub fn node_group_name(strategy: &NodeStrategy, pool: &Pool) -> String {
+    let m = pool.managed_node_group.as_ref();
+    if let Some(name) = m.and_then(|m| m.name.as_ref()) {
+        return name.clone();
+    }
+    if let Some(prefix) = m.and_then(|m| m.name_prefix.as_deref()) {
+        return format!("{prefix}{}", name_suffix(strategy, pool));
+    }
     format!("{}-{}", strategy.cluster_name, pool.name)
+}
+
+/// Eight hex digits of a hash of the cluster and pool names: the same for the pool on every plan
+/// (so its node selector is known at plan), different for pools that share a prefix. terraform-aws
+/// `node_group_name_prefix` appends a time-based id instead (hashicorp/terraform-provider-aws
+/// `id.PrefixedUniqueId`), which no plan could show.
+fn name_suffix(strategy: &NodeStrategy, pool: &Pool) -> String {
+    // FNV-1a, 32 bits: small, stable across Rust releases (std's hashers promise neither).
+    let mut h: u32 = 0x811c_9dc5;
+    for b in strategy.cluster_name.bytes().chain([0]).chain(pool.name.bytes()) {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("{h:08x}")
 }
 
 /// The node group of pool number `index`, or `None` if it is not a complete managed node group pool.
@@ -123,6 +149,7 @@ pub fn node_group(strategy: &NodeStrategy, pool: &Pool) -> Option<NodeGroup> {
         },
         instance_types: pool.instance_types.clone(),
         launch_template: launch_template::launch_template(strategy, pool, &ami_type, &pool_tags(strategy, pool)),
+        placement_group: launch_template::placement_group(strategy, pool, &pool_tags(strategy, pool)),
         ami_type,
         labels,
         taints,
@@ -150,7 +177,8 @@ pub struct NodeGroupUpdate {
     pub taints_remove: Vec<Taint>,
     pub scaling: Option<Scaling>,
     pub update: Option<UpdateConfig>,
-    pub node_repair: Option<bool>,
+    /// The whole `nodeRepairConfig` to set (EKS API UpdateNodegroupConfig `nodeRepairConfig`).
+    pub node_repair: Option<NodeRepairConfig>,
     /// An `UpdateNodegroupVersion` to this release, apart from the config update.
     pub release_version: Option<String>,
     /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
@@ -301,11 +329,11 @@ impl NodeGroup {
             u.update = want.update;
         }
         // A node group created without repair reports none or `false`: either is "off".
-        let enabled = |r: Option<NodeRepairConfig>| r.map(|r| r.enabled);
-        if let Some(on) = enabled(want.node_repair_config)
-            && on != enabled(was.node_repair_config).unwrap_or(false)
+        let off = NodeRepairConfig::default();
+        if let Some(r) = &want.node_repair_config
+            && r != was.node_repair_config.as_ref().unwrap_or(&off)
         {
-            u.node_repair = Some(on);
+            u.node_repair = Some(r.clone());
         }
         // UpdateNodegroupVersion moves the nodes to another AMI release in place (rolling update).
         if want.release_version.is_some() && want.release_version != was.release_version {
@@ -348,7 +376,13 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     inputs::read_back_all(inputs::POOL, Object::NodeGroup, &live_request, Some(prior), &mut pool);
     pool.capacity = Capacity::ManagedNodeGroup;
     // First: a template's instance type decides the vendor (its taint) and the default AMI type.
-    read_back_template(&mut pool, live.launch_template.as_ref());
+    read_back_template(&mut pool, prior, live.launch_template.as_ref(), &live.ami_type);
+    // A template naming a placement group that is gone places no node: the group reads as unset.
+    if live.placement_group.is_none()
+        && let Some(m) = pool.managed_node_group.as_mut()
+    {
+        m.cluster_placement_group = false;
+    }
     pool.dra = live.tags.get(super::tags::DRA).map_or(prior.dra, |d| d == "true");
     pool.capacity_types = match live.capacity_type.as_str() {
         "SPOT" => vec!["spot".to_owned()],
@@ -377,8 +411,39 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         m.release_version = None;
     }
     // Repair off, as EKS reports a node group made without it, is the pool's "unset".
-    if prior_mng.is_none_or(|p| p.node_repair_config.is_none()) && m.node_repair_config.is_none_or(|r| !r.enabled) {
+    if prior_mng.is_none_or(|p| p.node_repair_config.is_none())
+        && m.node_repair_config
+            .as_ref()
+            .is_none_or(|r| *r == NodeRepairConfig::default())
+    {
         m.node_repair_config = None;
+    }
+    // The name as the pool writes it: the default and a prefix's name read as unset and as the
+    // prefix (on import, a name that is not the default reads as `name`).
+    m.name = None;
+    m.name_prefix = None;
+    let named = |m: &ManagedNodeGroup| Pool {
+        managed_node_group: Some(m.clone()),
+        ..pool.clone()
+    };
+    let prior_naming = prior_mng.map(|p| (p.name.clone(), p.name_prefix.clone()));
+    if let Some((name, prefix)) = prior_naming {
+        m.name = name;
+        m.name_prefix = prefix;
+    }
+    if node_group_name(strategy, &named(&m)) != live.name {
+        m.name_prefix = None;
+        m.name = Some(live.name.clone());
+        if node_group_name(
+            strategy,
+            &named(&ManagedNodeGroup {
+                name: None,
+                ..m.clone()
+            }),
+        ) == live.name
+        {
+            m.name = None;
+        }
     }
     pool.managed_node_group = Some(m);
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
@@ -411,19 +476,58 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     pool
 }
 
-/// What the launch template version a node group uses says of the pool: its EFA interfaces, its
-/// Capacity Block and the disk. Without a template, the pool has neither EFA nor a reservation.
-fn read_back_template(pool: &mut Pool, lt: Option<&LaunchTemplate>) {
-    let m = pool.managed_node_group.get_or_insert_with(ManagedNodeGroup::default);
+/// What the launch template version a node group uses says of the pool: its network interfaces
+/// (the EFA layout `efa` renders, or the pool's own), its capacity reservation, disk, volumes, user
+/// data, placement group and instance tags. Without a template, the pool has none of them.
+fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>, ami_type: &str) {
+    let prior_m = prior.managed_node_group.clone().unwrap_or_default();
     let Some(lt) = lt else {
         pool.efa = false;
-        m.capacity_reservation_id = None;
+        pool.managed_node_group
+            .get_or_insert_with(ManagedNodeGroup::default)
+            .capacity_reservation_id = None;
         return;
     };
-    pool.efa = lt.data.network_interfaces.iter().any(|n| n.interface_type == "efa");
     if let Some(t) = &lt.data.instance_type {
         pool.instance_types = vec![t.clone()];
     }
-    m.capacity_reservation_id = lt.data.capacity_reservation_id.clone();
-    m.disk_size = lt.data.root_volume.as_ref().map(|v| v.volume_size);
+    let layout = launch_template::efa_layout(pool);
+    let m = pool.managed_node_group.get_or_insert_with(ManagedNodeGroup::default);
+    let d = &lt.data;
+    m.capacity_reservation_id = d.capacity_reservation_id.clone();
+    m.capacity_reservation_resource_group_arn = d.capacity_reservation_resource_group_arn.clone();
+    m.cluster_placement_group = d.placement_group.is_some();
+    m.instance_tags = d.instance_tags.clone();
+    m.user_data = d
+        .user_data
+        .as_deref()
+        .map(|u| super::user_data::unwrapped(u, prior_m.user_data.as_deref(), ami_type));
+    // `disk_size` is a size-only mapping of the root device, unless the pool maps that device itself.
+    let root = launch_template::root_device(ami_type);
+    let prior_maps_root = prior_m.block_device_mappings.iter().any(|v| v.device_name == root);
+    let mut volumes = d.block_device_mappings.clone();
+    m.disk_size = None;
+    if !prior_maps_root && let Some(i) = volumes.iter().position(|v| v.device_name == root && v.size_only()) {
+        m.disk_size = volumes.remove(i).volume_size;
+    }
+    m.block_device_mappings = volumes.iter().map(NodeGroupVolume::from).collect();
+    let interfaces: Vec<NetworkInterface> = d
+        .network_interfaces
+        .iter()
+        .map(|n| NetworkInterface {
+            network_card_index: n.network_card_index,
+            device_index: n.device_index,
+            interface_type: n.interface_type.clone(),
+        })
+        .collect();
+    if interfaces.is_empty() {
+        m.network_interfaces = Vec::new();
+        pool.efa = false;
+    } else if prior_m.network_interfaces.is_empty() && d.network_interfaces == layout {
+        pool.efa = true;
+        m.network_interfaces = Vec::new();
+    } else {
+        pool.efa = interfaces.iter().any(NetworkInterface::is_efa);
+        m.network_interfaces = interfaces;
+    }
 }

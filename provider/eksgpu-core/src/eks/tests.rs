@@ -159,7 +159,10 @@ fn tuned_mng_pool() -> Pool {
     });
     m.release_version = Some("1.34.0-20260801".into());
     m.disk_size = Some(200);
-    m.node_repair_config = Some(NodeRepairConfig { enabled: true });
+    m.node_repair_config = Some(NodeRepairConfig {
+        enabled: true,
+        ..Default::default()
+    });
     p
 }
 
@@ -199,7 +202,10 @@ fn release_and_repair_change_in_place_and_disk_size_replaces() {
     });
     let u = want.update(&live).unwrap();
     assert_eq!(
-        (u.node_repair, u.update.and_then(|u| u.max_unavailable_percentage)),
+        (
+            u.node_repair.as_ref().map(|r| r.enabled),
+            u.update.and_then(|u| u.max_unavailable_percentage)
+        ),
         (Some(true), Some(25))
     );
     assert!(u.changes_config());
@@ -223,19 +229,31 @@ fn what_eks_chose_reads_back_as_unset_and_edits_as_drift() {
     // EKS's choices for a pool that set none of them.
     live.config.release_version = Some("1.34.0-20260801".into());
     live.config.disk_size = Some(DEFAULT_DISK_SIZE_GIB);
-    live.config.node_repair_config = Some(NodeRepairConfig { enabled: false });
+    live.config.node_repair_config = Some(NodeRepairConfig {
+        enabled: false,
+        ..Default::default()
+    });
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
 
     let s = strategy(vec![tuned_mng_pool()]);
     let prior = &s.pools[0];
     let mut live = node_group(&s, prior).unwrap();
     assert_eq!(read_back_node_group(&s, prior, &live, false), *prior);
-    live.config.node_repair_config = Some(NodeRepairConfig { enabled: false });
+    live.config.node_repair_config = Some(NodeRepairConfig {
+        enabled: false,
+        ..Default::default()
+    });
     live.config.release_version = Some("1.34.0-20260701".into());
     let read = read_back_node_group(&s, prior, &live, false)
         .managed_node_group
         .unwrap();
-    assert_eq!(read.node_repair_config, Some(NodeRepairConfig { enabled: false }));
+    assert_eq!(
+        read.node_repair_config,
+        Some(NodeRepairConfig {
+            enabled: false,
+            ..Default::default()
+        })
+    );
     assert_eq!(read.release_version.as_deref(), Some("1.34.0-20260701"));
 }
 

@@ -14,12 +14,22 @@ pub const NEURON_TAINT_KEY: &str = catalog::NEURON_DEVICE_RESOURCE;
 pub const NVIDIA_TAINT_KEY: &str = "nvidia.com/gpu";
 
 impl Pool {
-    /// The accelerator vendor of the pool's nodes.
+    /// The accelerator vendor of the pool's nodes: its first catalog instance type's, or, for an
+    /// in-cluster pool whose `requirements` select the instances alone, Neuron when every
+    /// accelerated catalog type they admit is a Neuron type (a pool by
+    /// `karpenter.k8s.aws/instance-family In [inf2, trn1]` is a Neuron pool); NVIDIA otherwise.
     pub fn vendor(&self) -> Vendor {
-        self.instance_types
-            .iter()
-            .find_map(|t| catalog::instance_type(t))
-            .map_or(Vendor::Nvidia, |t| t.vendor())
+        if let Some(t) = self.instance_types.iter().find_map(|t| catalog::instance_type(t)) {
+            return t.vendor();
+        }
+        if self.instance_types.is_empty() && !self.requirements.is_empty() && self.capacity.is_in_cluster() {
+            let selectors = crate::node_strategy::matching::pool_selectors(self);
+            let admitted = catalog::labels::matching(&selectors);
+            if !admitted.is_empty() && admitted.iter().all(|t| t.vendor() == Vendor::Neuron) {
+                return Vendor::Neuron;
+            }
+        }
+        Vendor::Nvidia
     }
 
     /// The pool's nodes carry AWS Neuron devices (Trainium, Inferentia).
@@ -66,5 +76,27 @@ mod tests {
         assert_eq!(gpu.vendor(), Vendor::Nvidia);
         assert_eq!(gpu.default_taint(), Taint::default_gpu());
         assert_eq!(Pool::named("h", Capacity::Hybrid).vendor(), Vendor::Nvidia);
+    }
+
+    #[test]
+    fn requirements_alone_make_a_neuron_pool_when_they_admit_only_neuron_types() {
+        let req = |values: &[&str]| crate::model::Requirement {
+            key: "karpenter.k8s.aws/instance-family".into(),
+            operator: "In".into(),
+            values: values.iter().map(|v| (*v).to_owned()).collect(),
+        };
+        let mut p = fixture::pool("n", Capacity::Karpenter, &[]);
+        p.requirements = vec![req(&["inf2", "trn1", "trn2"])];
+        assert_eq!(p.vendor(), Vendor::Neuron);
+        assert_eq!(p.default_taint().key, NEURON_TAINT_KEY);
+        // Both vendors admitted, or a label the catalog cannot read: NVIDIA, as before.
+        p.requirements = vec![req(&["inf2", "g6"])];
+        assert_eq!(p.vendor(), Vendor::Nvidia);
+        p.requirements = vec![crate::model::Requirement {
+            key: "example.com/team".into(),
+            operator: "Exists".into(),
+            values: vec![],
+        }];
+        assert_eq!(p.vendor(), Vendor::Nvidia);
     }
 }

@@ -24,9 +24,9 @@ pub use engine::{
     Decl, InputError, Node, NodeSchema, Object, Target, check_on_kinds, misplaced, order_like, read_back_all,
     read_config, render_all, set_path, write_config,
 };
-pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS};
+pub use node_class::{BLOCK_DEVICE_MAPPING_FIELDS, NODE_CLASS, SELECTOR_TERM_FIELDS};
 pub use node_group::{HYBRID, MANAGED_NODE_GROUP, check_update};
-pub use pool::POOL;
+pub use pool::{NODE_OVERLAY_FIELDS, POOL};
 
 use crate::model::Capacity;
 use crate::node_strategy::outputs::Output;
@@ -56,6 +56,9 @@ pub enum Ty {
 pub enum Check {
     /// The string value.
     Str(&'static str, CheckFn),
+    /// The string value, under a rule code: the diagnostic is `<code>: Invalid value`, for a value
+    /// a rule of the catalogue refuses (e.g. EKSGPU156, a self-managed node group as `capacity`).
+    Coded(Code, &'static str, CheckFn),
     /// Every element of a list, or every value of a map.
     Each(&'static str, CheckFn),
     /// Every key of a map.

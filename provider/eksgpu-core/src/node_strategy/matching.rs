@@ -26,6 +26,55 @@ pub fn selectors(requirements: &[Requirement]) -> Vec<Selector<'_>> {
         .collect()
 }
 
+/// EKS Auto Mode's own instance labels, with the Karpenter label of the same meaning: Auto Mode
+/// NodePools select types by `eks.amazonaws.com/instance-*` (EKS user guide, Create a Node Pool
+/// for EKS Auto Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html#auto-supported-labels).
+/// On a Karpenter cluster no node has them, so only `auto_mode` pools read them this way.
+const AUTO_MODE_LABELS: &[(&str, &str)] = &[
+    (
+        "eks.amazonaws.com/instance-category",
+        "karpenter.k8s.aws/instance-category",
+    ),
+    (
+        "eks.amazonaws.com/instance-generation",
+        "karpenter.k8s.aws/instance-generation",
+    ),
+    ("eks.amazonaws.com/instance-family", "karpenter.k8s.aws/instance-family"),
+    ("eks.amazonaws.com/instance-size", "karpenter.k8s.aws/instance-size"),
+    ("eks.amazonaws.com/instance-cpu", "karpenter.k8s.aws/instance-cpu"),
+    ("eks.amazonaws.com/instance-memory", "karpenter.k8s.aws/instance-memory"),
+    (
+        "eks.amazonaws.com/instance-gpu-name",
+        "karpenter.k8s.aws/instance-gpu-name",
+    ),
+    (
+        "eks.amazonaws.com/instance-gpu-manufacturer",
+        "karpenter.k8s.aws/instance-gpu-manufacturer",
+    ),
+    (
+        "eks.amazonaws.com/instance-gpu-count",
+        "karpenter.k8s.aws/instance-gpu-count",
+    ),
+    (
+        "eks.amazonaws.com/instance-gpu-memory",
+        "karpenter.k8s.aws/instance-gpu-memory",
+    ),
+];
+
+/// A pool's requirements as the matcher reads them, Auto Mode's own labels read as Karpenter's
+/// on `auto_mode` pools ([`AUTO_MODE_LABELS`]).
+pub fn pool_selectors(pool: &Pool) -> Vec<Selector<'_>> {
+    let mut out = selectors(&pool.requirements);
+    if pool.capacity == Capacity::AutoMode {
+        for s in &mut out {
+            if let Some((_, k)) = AUTO_MODE_LABELS.iter().find(|(a, _)| *a == s.key) {
+                s.key = k;
+            }
+        }
+    }
+    out
+}
+
 /// What a pool's requirements match.
 #[derive(Debug, Default)]
 pub struct Matched {
@@ -60,7 +109,7 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
     } else {
         listed
     };
-    let selectors = selectors(&pool.requirements);
+    let selectors = pool_selectors(pool);
     let mut m = Matched {
         confined: !pool.instance_types.is_empty() || selectors.iter().any(|s| confines_to_accelerators(*s)),
         ..Matched::default()
@@ -76,7 +125,7 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
     for t in left {
         if t.vendor() != vendor {
             m.others.push(t);
-        } else if t.fractional {
+        } else if t.fractional && !overlay_gives_gpu(pool, t) {
             m.fractional.push(t);
         } else if pool.capacity == Capacity::AutoMode && t.auto_mode_support() == AutoModeSupport::NotDocumented {
             m.auto_mode_undocumented.push(t);
@@ -85,6 +134,16 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
         }
     }
     Some(m)
+}
+
+/// Whether one of the pool's hand-written NodeOverlays gives `t` an `nvidia.com/gpu` capacity
+/// (the g6f overlay of Karpenter's docs, aws/karpenter-provider-aws
+/// website/content/en/docs/concepts/nodeoverlays.md @1d927085 "Fractional GPU Instances"): then
+/// Karpenter launches the fractional type for GPU pods too.
+fn overlay_gives_gpu(pool: &Pool, t: &InstanceType) -> bool {
+    pool.node_overlays.iter().any(|o| {
+        o.capacity.contains_key("nvidia.com/gpu") && crate::catalog::labels::admits_all(t, &selectors(&o.requirements))
+    })
 }
 
 /// The `matched_instance_types` output: with requirements, the catalog types they match today;

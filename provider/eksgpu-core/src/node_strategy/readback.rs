@@ -77,6 +77,25 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
         ..prior.clone()
     };
     pool.labels = user_labels(strategy, &basis, live_labels);
+    // The node class the NodePool refers to when the pool renders none (another pool's or tool's).
+    let ref_name = template["spec"]["nodeClassRef"]["name"].as_str().map(str::to_owned);
+    pool.node_class_ref = match (&pool.node_class, pool.capacity) {
+        (Some(_), _) => None,
+        (None, Capacity::AutoMode) => ref_name.filter(|n| n != "default"),
+        (None, _) => ref_name.filter(|n| *n != pool.name || prior.node_class_ref.as_ref() == Some(n)),
+    };
+    if let (Some(nc), Some(live)) = (pool.node_class.as_mut(), node_class) {
+        // A live object read without its metadata (import hands over the spec it found) names
+        // nothing: the pool's own name stands.
+        let name = live["metadata"]["name"].as_str().filter(|n| !n.is_empty());
+        let prior_name = prior.node_class.as_ref().and_then(|nc| nc.name.as_deref());
+        nc.name = name
+            .filter(|n| *n != pool.name || prior_name == Some(n))
+            .map(str::to_owned);
+    }
+    // Hand-written overlays are objects of their own, read back beside the pool: their drift shows
+    // in `manifests_yaml` (as the provider's own overlays'), so the input stays as the prior's.
+    pool.node_overlays = prior.node_overlays.clone();
     pool
 }
 
@@ -106,6 +125,12 @@ fn ec2_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> NodeCl
     let spec = &live["spec"];
     let mut nc = NodeClass::default();
     inputs::read_back_all(inputs::NODE_CLASS, Object::Ec2NodeClass, spec, Some(&p), &mut nc);
+    // The layout an `efa` pool renders on ENA-only-card-0 types is the provider's, not the pool's.
+    if p.network_interfaces.is_empty()
+        && render::efa_interfaces(prior).is_some_and(|layout| layout == spec["networkInterfaces"])
+    {
+        nc.network_interfaces.clear();
+    }
     let alias = spec["amiSelectorTerms"][0]["alias"].as_str().map(str::to_owned);
     nc.ami_alias = if p.ami_alias.is_none() && alias.as_deref() == Some(render::DEFAULT_AMI_ALIAS) {
         None
@@ -174,12 +199,22 @@ fn auto_mode_node_class(strategy: &NodeStrategy, prior: &Pool, live: &Value) -> 
     nc
 }
 
-/// Subnet and security-group selector tags and IDs (hand-rendered with the discovery-tag default).
+/// Subnet and security-group selector tags and IDs (hand-rendered with the discovery-tag default),
+/// or security-group terms as written: when the prior wrote them, or when the live terms are no
+/// tags term and ID terms (two tags terms, a name term).
 fn selectors(strategy: &NodeStrategy, prior: &NodeClass, spec: &Value, nc: &mut NodeClass) {
     let (tags, ids) = selection::split_selector_terms(&spec["subnetSelectorTerms"]);
     nc.subnet_selector_tags = selector_tags(strategy, &prior.subnet_selector_tags, tags);
     nc.subnet_selector_ids = ids;
-    let (tags, ids) = selection::split_selector_terms(&spec["securityGroupSelectorTerms"]);
+    let terms = &spec["securityGroupSelectorTerms"];
+    if !prior.security_group_selector_terms.is_empty() || !selection::tags_and_ids_form(terms) {
+        nc.security_group_selector_terms = selection::read_selector_terms(terms, &prior.security_group_selector_terms);
+        nc.security_group_selector_tags = BTreeMap::new();
+        nc.security_group_selector_ids = Vec::new();
+        return;
+    }
+    nc.security_group_selector_terms = Vec::new();
+    let (tags, ids) = selection::split_selector_terms(terms);
     nc.security_group_selector_tags = selector_tags(strategy, &prior.security_group_selector_tags, tags);
     nc.security_group_selector_ids = ids;
 }

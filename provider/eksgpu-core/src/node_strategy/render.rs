@@ -25,7 +25,10 @@ pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };
 pub(crate) use karpenter::bottlerocket_os_volume;
-pub use karpenter::{DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE};
+pub use karpenter::{
+    DEFAULT_AMI_ALIAS, DISCOVERY_TAG, KARPENTER_DEFAULT_VOLUME_SIZE, efa_interfaces, node_class_name,
+    node_class_ref_name,
+};
 pub use neuron::neuron_values;
 pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays};
 pub use selection::AUTO_MODE_INSTANCE_FAMILY;
@@ -105,10 +108,12 @@ pub fn effective_taints(pool: &Pool) -> Vec<Taint> {
 pub fn pool_manifests(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
     match pool.capacity {
         Capacity::Karpenter => {
-            let mut out = vec![
-                karpenter::ec2_node_class(strategy, pool),
-                karpenter::node_pool(strategy, pool),
-            ];
+            // A pool that uses another pool's or tool's EC2NodeClass (`node_class_ref`) writes none.
+            let mut out = Vec::new();
+            if pool.node_class.is_some() || pool.node_class_ref.is_none() {
+                out.push(karpenter::ec2_node_class(strategy, pool));
+            }
+            out.push(karpenter::node_pool(strategy, pool));
             out.extend(node_overlay::node_overlays(strategy, pool));
             out
         }
@@ -130,7 +135,7 @@ pub fn node_selector(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String, S
         Capacity::AutoMode | Capacity::Karpenter => ("karpenter.sh/nodepool", pool.name.clone()),
         Capacity::ManagedNodeGroup => (
             "eks.amazonaws.com/nodegroup",
-            format!("{}-{}", strategy.cluster_name, pool.name),
+            crate::eks::node_group_name(strategy, pool),
         ),
         Capacity::Hybrid => ("eks.amazonaws.com/compute-type", "hybrid".to_owned()),
     };

@@ -17,8 +17,11 @@ mod launch_template;
 mod limits;
 mod mig;
 mod misplaced;
+mod network;
 mod neuron;
 mod node_class;
+mod node_class_refs;
+mod node_group_inputs;
 mod nvlink;
 mod overlay;
 mod requirements;
@@ -65,11 +68,14 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         misplaced::misplaced_fields(pool, &at, &mut out);
         misplaced::kind_checks(pool, &at, &mut out);
         eks_api::check_pool(s, pool, &at, &mut out);
+        node_class_refs::check_pool(s, pool, &at, &mut out);
     }
     neuron::one_neuron_device_manager(s, &mut out);
     device_plugin::one_plugin_installer(s, &mut out);
     device_plugin::sharing_configs(s, &mut out);
     eks_api::check_strategy(s, &mut out);
+    node_group_inputs::unique_names(s, &mut out);
+    node_class_refs::names(s, &mut out);
     out
 }
 
@@ -94,16 +100,21 @@ pub const AUTO_MODE_NODE_CLASS: &str = "default";
 /// EKSGPU140: a pool whose NodePool or NodeClass would be one of Auto Mode's own.
 fn reserved_names(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     let node_pool = pool.capacity.is_in_cluster() && AUTO_MODE_NODE_POOLS.contains(&pool.name.as_str());
-    let node_class =
-        pool.capacity == Capacity::AutoMode && pool.node_class.is_some() && pool.name == AUTO_MODE_NODE_CLASS;
+    let node_class = pool.capacity == Capacity::AutoMode
+        && pool.node_class.is_some()
+        && crate::render::node_class_name(pool) == AUTO_MODE_NODE_CLASS;
     if node_pool || node_class {
-        let what = if node_pool { "NodePool" } else { "NodeClass" };
+        let (what, name) = if node_pool {
+            ("NodePool", pool.name.clone())
+        } else {
+            ("NodeClass", crate::render::node_class_name(pool))
+        };
         out.push(Violation::new(
             Code::EKSGPU140,
             at(&[]),
             format!(
-                "Pool {:?} would write EKS Auto Mode's built-in {what} {:?}.",
-                pool.name, pool.name
+                "Pool {:?} would write EKS Auto Mode's built-in {what} {name:?}.",
+                pool.name
             ),
         ));
     }
@@ -138,6 +149,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     if !pool.is_neuron() {
         device_managers::nvidia_ami_without_plugin(s, pool, at, out);
     }
+    network::check(pool, &selected, at, out);
+    network::one_karpenter_layout(pool, &selected, at, out);
     if pool.efa {
         efa::efa_capable(pool, &selected, at, out);
         efa::efa_count_known(pool, &selected, out);
@@ -203,7 +216,12 @@ fn karpenter_node_role(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
             format!("Pool {:?} sets both `role` and `instance_profile`.", pool.name),
         ));
     }
-    if pool.capacity == Capacity::Karpenter && nc.is_none_or(|nc| nc.role.is_none() && nc.instance_profile.is_none()) {
+    // A pool that uses another pool's or tool's node class (`node_class_ref`) renders none.
+    let renders = nc.is_some() || pool.node_class_ref.is_none();
+    if pool.capacity == Capacity::Karpenter
+        && renders
+        && nc.is_none_or(|nc| nc.role.is_none() && nc.instance_profile.is_none())
+    {
         let path = if pool.node_class.is_some() {
             at(&[Step::Attr("node_class"), Step::Attr("role")])
         } else {

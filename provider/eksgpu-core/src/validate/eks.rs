@@ -51,11 +51,45 @@ pub fn eks_cluster_name(s: &str) -> Validation {
     eks_name("Cluster name", s, EKS_CLUSTER_NAME_MAX, CLUSTER)
 }
 
-/// A managed node group name: 1–63 characters of `[0-9A-Za-z][A-Za-z0-9\-_]*`.
-/// Not exported: the provider names node groups `<cluster>-<pool>`, checked
-/// whole by [`node_group_name_for`].
-fn node_group_name(s: &str) -> Validation {
+/// A managed node group name: 1–63 characters of `[0-9A-Za-z][A-Za-z0-9\-_]*` (a pool's
+/// `managed_node_group.name`; the default `<cluster>-<pool>` is checked whole by
+/// [`node_group_name_for`]).
+pub fn node_group_name(s: &str) -> Validation {
     eks_name("Node group name", s, NODE_GROUP_NAME_MAX, NODE_GROUP)
+}
+
+/// Characters the provider appends to a `name_prefix` (`eks::node_group_name`).
+pub const NODE_GROUP_NAME_SUFFIX: usize = 8;
+
+/// A node group name prefix: with the provider's eight-character suffix it must be a node group
+/// name, so at most 55 characters.
+pub fn node_group_name_prefix(s: &str) -> Validation {
+    let max = NODE_GROUP_NAME_MAX - NODE_GROUP_NAME_SUFFIX;
+    eks_name("Node group name prefix", s, max, NODE_GROUP)
+}
+
+const RESOURCE_GROUP: &str = "Amazon EC2 API Reference, CapacityReservationTarget (CapacityReservationResourceGroupArn); \
+     AWS Resource Groups ARN format arn:<partition>:resource-groups:<region>:<account>:group/<name>";
+
+/// The ARN of an AWS Resource Groups group of capacity reservations.
+pub fn resource_group_arn(s: &str) -> Validation {
+    let parts: Vec<&str> = s.splitn(6, ':').collect();
+    let ok = parts.len() == 6
+        && parts[0] == "arn"
+        && !parts[1].is_empty()
+        && parts[2] == "resource-groups"
+        && !parts[3].is_empty()
+        && parts[4].len() == 12
+        && parts[4].bytes().all(|b| b.is_ascii_digit())
+        && parts[5].strip_prefix("group/").is_some_and(|n| !n.is_empty());
+    if ok {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("{s:?} is not the ARN of a resource group."),
+        "arn:aws:resource-groups:<region>:<12-digit account>:group/<name>",
+        RESOURCE_GROUP,
+    ))
 }
 
 /// The provider's node group name `<cluster>-<pool>` must itself be a node
@@ -559,4 +593,36 @@ mod aws_tag_tests {
         assert!(aws_tag_value("").is_ok());
         assert!(aws_tag_value(&"v".repeat(257)).is_err());
     }
+}
+
+const SELF_MANAGED: &str = "EKS user guide, Maintain nodes yourself with self-managed nodes \
+     (https://docs.aws.amazon.com/eks/latest/userguide/worker.html); EKS API reference, CreateNodegroup (managed node \
+     groups only)";
+
+/// A pool's `capacity`: one of the provider's kinds. A self-managed node group (eksctl
+/// `nodeGroups`, an Auto Scaling group the user bootstraps) is refused with the reason and the
+/// nearest kind (EKSGPU156).
+pub fn capacity_kind(s: &str) -> Validation {
+    if crate::model::Capacity::parse(s).is_some() {
+        return Ok(());
+    }
+    let accepted = "`auto_mode`, `karpenter`, `managed_node_group` or `hybrid`";
+    let lower = s.to_ascii_lowercase().replace('-', "_");
+    if lower.starts_with("self_managed") || lower == "node_group" || lower == "nodegroups" {
+        return Err(ValidationError::new(
+            format!(
+                "EKSGPU156: {s:?} is not a capacity kind of this provider: a self-managed node group is an Auto Scaling \
+                 group whose AMI, bootstrap command and upgrades its owner runs, outside what a plan can check. The \
+                 nearest kind is `managed_node_group` (EKS runs the group, drains and upgrades its nodes; an NVIDIA AMI \
+                 carries the driver, `user_data` takes what a bootstrap override did); on-prem machines are `hybrid`."
+            ),
+            accepted,
+            SELF_MANAGED,
+        ));
+    }
+    Err(ValidationError::new(
+        format!("{s:?} is not a capacity kind."),
+        accepted,
+        "provider/eksgpu-core/src/node_strategy.rs CAPACITY_KINDS",
+    ))
 }

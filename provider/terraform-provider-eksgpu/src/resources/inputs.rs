@@ -88,6 +88,7 @@ fn attribute(a: &NodeSchema) -> Attribute {
 fn validators_of(c: &Check) -> Vec<Validator> {
     match *c {
         Check::Str(d, f) => vec![checks::string(d, f)],
+        Check::Coded(code, d, f) => vec![checks::string(d, f).code(code.as_str())],
         Check::Each(d, f) => vec![checks::each(d, f)],
         Check::Keys(d, f) => vec![checks::keys(d, f)],
         Check::Int(min, max, what) => vec![validators::integer(min, max, what)],

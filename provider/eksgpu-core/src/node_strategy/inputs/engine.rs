@@ -275,7 +275,7 @@ impl<M> Decl<M> for Attr<M> {
 fn run(check: &Check, v: &Json) -> Vec<(Option<Step>, String)> {
     let one = |f: super::CheckFn, s: &str, step: Option<Step>| f(s).err().map(|e| (step, e.to_string()));
     match (check, v) {
-        (Check::Str(_, f), Json::String(s)) => one(*f, s, None).into_iter().collect(),
+        (Check::Str(_, f) | Check::Coded(_, _, f), Json::String(s)) => one(*f, s, None).into_iter().collect(),
         (Check::Keys(_, f), Json::Object(m)) => m
             .keys()
             .filter_map(|k| one(*f, k, Some(Step::Key(k.clone()))))

@@ -11,10 +11,44 @@ use super::engine::{
 use super::{Attr, Check, IN_CLUSTER, KARPENTER, Kinds, List, One, ReadBack, Ty, attr, lens};
 use crate::model::{
     BlockDeviceMapping, CapacityReservationTerm, Kubelet, MetadataOptions, NetworkInterface, NodeClass, Pool,
-    RootVolume,
+    RootVolume, SelectorTerm,
 };
 use crate::rules::Code;
 use crate::validate;
+
+const NAME: Attr<NodeClass> = attr(
+    "name",
+    Ty::String,
+    "Name of the node class object (EC2NodeClass or Auto Mode NodeClass), which the pool's NodePool refers to. \
+     Default: the pool's name. Two pools may not render node classes of one name (EKSGPU166); a pool that uses a \
+     node class another pool or tool writes sets `node_class_ref` instead.",
+    lens!(NodeClass, name),
+)
+// metadata.name of a cluster-scoped custom resource (an RFC 1123 subdomain).
+.checks(&[Check::Str("A Kubernetes object name.", validate::object_name)])
+// The object's name and the NodePool's nodeClassRef.name (render::karpenter), read back from them.
+.custom();
+
+const AMI_FAMILY: Attr<NodeClass> = attr(
+    "ami_family",
+    Ty::String,
+    "EC2NodeClass `amiFamily`: `AL2023`, `Bottlerocket`, `AL2`, `Custom`, `Windows2019`, `Windows2022` or \
+     `Windows2025`. Optional beside an alias (it must then be the alias's family or `Custom`, EKSGPU167). \
+     Karpenter only (EKSGPU124).",
+    lens!(NodeClass, ami_family),
+)
+// EC2NodeClass spec.amiFamily enum (karpenter-provider-aws v1.14.1 CRD).
+.checks(&[Check::OneOf(&[
+    "AL2",
+    "AL2023",
+    "Bottlerocket",
+    "Custom",
+    "Windows2019",
+    "Windows2022",
+    "Windows2025",
+])])
+.only(KARPENTER, Code::EKSGPU124)
+.renders(&[at(Ec2NodeClass, &["amiFamily"])]);
 
 const AMI_ALIAS: Attr<NodeClass> = attr(
     "ami_alias",
@@ -332,6 +366,56 @@ const SECURITY_GROUP_SELECTOR_IDS: Attr<NodeClass> = attr(
 ])
 .custom();
 
+const SG_TERM_TAGS: Attr<SelectorTerm> = attr(
+    "tags",
+    Ty::StringMap,
+    "Tags a security group must all carry (`*` matches any value).",
+    lens!(SelectorTerm, tags),
+)
+.checks(&[Check::SelectorTags])
+.renders(&[at(Ec2NodeClass, &["tags"]), at(AutoModeNodeClass, &["tags"])]);
+
+const SG_TERM_ID: Attr<SelectorTerm> = attr(
+    "id",
+    Ty::String,
+    "A security group by ID (`sg-…`); alone in its term (EKSGPU324).",
+    lens!(SelectorTerm, id),
+)
+.checks(&[Check::Str("A security group ID.", validate::security_group_id)])
+.renders(&[at(Ec2NodeClass, &["id"]), at(AutoModeNodeClass, &["id"])]);
+
+const SG_TERM_NAME: Attr<SelectorTerm> = attr(
+    "name",
+    Ty::String,
+    "A security group by its EC2 name (not its Name tag); alone in its term (EKSGPU324).",
+    lens!(SelectorTerm, name),
+)
+.renders(&[at(Ec2NodeClass, &["name"]), at(AutoModeNodeClass, &["name"])]);
+
+/// `securityGroupSelectorTerms` term by term (EC2NodeClass v1.14.1 CRD: maxItems 30, terms ORed).
+const SECURITY_GROUP_SELECTOR_TERMS: List<NodeClass, SelectorTerm> = List {
+    name: "security_group_selector_terms",
+    doc: "A `securityGroupSelectorTerms` term, written as Karpenter takes it: the terms are ORed (a group matching any \
+          of them is used), the fields of one term ANDed; `id` and `name` stand alone in their term. Instead of \
+          `security_group_selector_tags` and `security_group_selector_ids` (EKSGPU324), e.g. two tag terms for the \
+          cluster's and the workload's groups.",
+    kinds: Kinds::All,
+    min_items: None,
+    max_items: Some(30),
+    renders: &[
+        at(Ec2NodeClass, &["securityGroupSelectorTerms"]),
+        at(AutoModeNodeClass, &["securityGroupSelectorTerms"]),
+    ],
+    // Beside the tags and ids forms, which render into the same list (readback splits them).
+    read_back: ReadBack::Custom,
+    children: &[&SG_TERM_TAGS, &SG_TERM_ID, &SG_TERM_NAME],
+    get: |nc| &nc.security_group_selector_terms,
+    put: |nc, t| nc.security_group_selector_terms = t,
+};
+
+/// The fields of one `security_group_selector_terms` entry (rendered and read back by hand).
+pub const SELECTOR_TERM_FIELDS: &[&dyn Decl<SelectorTerm>] = &[&SG_TERM_TAGS, &SG_TERM_ID, &SG_TERM_NAME];
+
 const ASSOCIATE_PUBLIC_IP_ADDRESS: Attr<NodeClass> = attr(
     "associate_public_ip_address",
     Ty::Bool,
@@ -534,6 +618,8 @@ const NETWORK_INTERFACE: List<NodeClass, NetworkInterface> = List {
 
 /// The node class's inputs, in schema order.
 pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
+    &NAME,
+    &AMI_FAMILY,
     &AMI_ALIAS,
     &ROLE,
     &SUBNET_SELECTOR_TAGS,
@@ -545,6 +631,7 @@ pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
     &INSTANCE_PROFILE,
     &SUBNET_SELECTOR_IDS,
     &SECURITY_GROUP_SELECTOR_IDS,
+    &SECURITY_GROUP_SELECTOR_TERMS,
     &ASSOCIATE_PUBLIC_IP_ADDRESS,
     &DETAILED_MONITORING,
     &USER_DATA,
@@ -558,8 +645,9 @@ pub const NODE_CLASS: &[&dyn Decl<NodeClass>] = &[
 /// [`NODE_CLASS`] (and read back from the live node class).
 pub(super) const NODE_CLASS_BLOCK: One<Pool, NodeClass> = One {
     name: "node_class",
-    doc: "The node class of the pool: a Karpenter `EC2NodeClass` (named like the pool) for `karpenter` pools, or an \
-          `eks.amazonaws.com/v1` NodeClass for `auto_mode` pools (without it, Auto Mode's built-in `default`).",
+    doc: "The node class of the pool: a Karpenter `EC2NodeClass` (named like the pool unless `name` says otherwise) \
+          for `karpenter` pools, or an `eks.amazonaws.com/v1` NodeClass for `auto_mode` pools (without it, Auto Mode's \
+          built-in `default`, or the node class `node_class_ref` names).",
     kinds: Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
     renders: &[],
     read_back: ReadBack::Custom,

@@ -2,9 +2,14 @@
 //! the EKS API `CreateNodegroup` request (EKS API reference, CreateNodegroup), which plans show
 //! and the cloud adapter sends field by field.
 
+use super::List;
 use super::engine::{Decl, Object::NodeGroup, at};
 use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
-use crate::model::{Hybrid, ManagedNodeGroup, NodeRepairConfig, Pool, Scaling, UpdateConfig};
+use crate::model::{
+    Hybrid, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool, RepairOverride, Scaling,
+    UpdateConfig,
+};
+use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
 use crate::validate;
 
@@ -72,9 +77,11 @@ const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
 const CAPACITY_RESERVATION_ID: Attr<ManagedNodeGroup> = attr(
     "capacity_reservation_id",
     Ty::String,
-    "The Capacity Block for ML (`cr-…`) of a `capacity_types = [\"capacity-block\"]` node group (required there, \
-     EKSGPU181). It goes in the launch template the provider makes for the pool (`CapacityReservationSpecification` \
-     and `InstanceMarketOptions` `capacity-block`); a change makes a new template version and rolls the nodes.",
+    "The capacity reservation (`cr-…`) the nodes launch into: the Capacity Block for ML of a \
+     `capacity_types = [\"capacity-block\"]` node group (required there, EKSGPU181; with `InstanceMarketOptions` \
+     `capacity-block`), or a targeted On-Demand Capacity Reservation of an on-demand one. It goes in the launch \
+     template the provider makes for the pool (`CapacityReservationSpecification`); a change makes a new template \
+     version and rolls the nodes.",
     lens!(ManagedNodeGroup, capacity_reservation_id),
 )
 // EC2 CapacityReservationTarget.CapacityReservationId: `cr-` and lower-case hex (EC2 API reference).
@@ -94,13 +101,114 @@ const REPAIR_ENABLED: Attr<NodeRepairConfig> = attr(
 .required()
 .renders(&[at(NodeGroup, &["enabled"])]);
 
+// EKS API NodeRepairConfig (2025-12): the thresholds are Integers, a count or a percentage of
+// each, not both (EKSGPU321); percentages 1–100.
+const MAX_UNHEALTHY_COUNT: Attr<NodeRepairConfig> = attr(
+    "max_unhealthy_node_threshold_count",
+    Ty::Number,
+    "Repair stops while more than this many nodes are unhealthy. Not with the percentage (EKSGPU321).",
+    lens!(NodeRepairConfig, max_unhealthy_node_threshold_count),
+)
+.checks(&[Check::Int32(1, i32::MAX, "`maxUnhealthyNodeThresholdCount`")])
+.renders(&[at(NodeGroup, &["maxUnhealthyNodeThresholdCount"])]);
+
+const MAX_UNHEALTHY_PERCENTAGE: Attr<NodeRepairConfig> = attr(
+    "max_unhealthy_node_threshold_percentage",
+    Ty::Number,
+    "Repair stops while more than this percentage of the nodes are unhealthy (1–100).",
+    lens!(NodeRepairConfig, max_unhealthy_node_threshold_percentage),
+)
+.checks(&[Check::Int(1, 100, "`maxUnhealthyNodeThresholdPercentage`")])
+.renders(&[at(NodeGroup, &["maxUnhealthyNodeThresholdPercentage"])]);
+
+const MAX_PARALLEL_COUNT: Attr<NodeRepairConfig> = attr(
+    "max_parallel_nodes_repaired_count",
+    Ty::Number,
+    "Most nodes repaired at once. Not with the percentage (EKSGPU321).",
+    lens!(NodeRepairConfig, max_parallel_nodes_repaired_count),
+)
+.checks(&[Check::Int32(1, i32::MAX, "`maxParallelNodesRepairedCount`")])
+.renders(&[at(NodeGroup, &["maxParallelNodesRepairedCount"])]);
+
+const MAX_PARALLEL_PERCENTAGE: Attr<NodeRepairConfig> = attr(
+    "max_parallel_nodes_repaired_percentage",
+    Ty::Number,
+    "Most nodes repaired at once, as a percentage of the node group (1–100).",
+    lens!(NodeRepairConfig, max_parallel_nodes_repaired_percentage),
+)
+.checks(&[Check::Int(1, 100, "`maxParallelNodesRepairedPercentage`")])
+.renders(&[at(NodeGroup, &["maxParallelNodesRepairedPercentage"])]);
+
+const OVERRIDE_CONDITION: Attr<RepairOverride> = attr(
+    "node_monitoring_condition",
+    Ty::String,
+    "The unhealthy condition the node monitoring agent reports, e.g. `AcceleratedHardwareReady`.",
+    lens!(RepairOverride, node_monitoring_condition),
+)
+.required()
+.renders(&[at(NodeGroup, &["nodeMonitoringCondition"])]);
+
+const OVERRIDE_REASON: Attr<RepairOverride> = attr(
+    "node_unhealthy_reason",
+    Ty::String,
+    "The reason the agent reports with it, e.g. `NvidiaXID13Error`.",
+    lens!(RepairOverride, node_unhealthy_reason),
+)
+.required()
+.renders(&[at(NodeGroup, &["nodeUnhealthyReason"])]);
+
+const OVERRIDE_WAIT: Attr<RepairOverride> = attr(
+    "min_repair_wait_time_mins",
+    Ty::Number,
+    "Minutes to wait before repairing a node with this condition and reason.",
+    lens!(RepairOverride, min_repair_wait_time_mins),
+)
+.required()
+.checks(&[Check::Int32(0, i32::MAX, "`minRepairWaitTimeMins`")])
+.renders(&[at(NodeGroup, &["minRepairWaitTimeMins"])]);
+
+const OVERRIDE_ACTION: Attr<RepairOverride> = attr(
+    "repair_action",
+    Ty::String,
+    "`Replace`, `Reboot` or `NoAction` (EKSGPU321).",
+    lens!(RepairOverride, repair_action),
+)
+.required()
+// The EKS API enum (RepairAction: Replace | Reboot | NoAction) is EKSGPU321's, which says why
+// another value (eksctl's example writes `Terminate`, `Restart`) cannot work.
+.renders(&[at(NodeGroup, &["repairAction"])]);
+
+/// EKS API NodeRepairConfig `nodeRepairConfigOverrides` ("If you use this, you must specify all
+/// the values").
+const REPAIR_OVERRIDES: List<NodeRepairConfig, RepairOverride> = List {
+    name: "node_repair_config_overrides",
+    doc: "A per-condition override of what repair does: for nodes the node monitoring agent reports with this \
+          condition and reason, wait this long, then take this action.",
+    kinds: Kinds::All,
+    min_items: None,
+    max_items: None,
+    renders: &[at(NodeGroup, &["nodeRepairConfigOverrides"])],
+    read_back: ReadBack::Live,
+    children: &[&OVERRIDE_CONDITION, &OVERRIDE_REASON, &OVERRIDE_WAIT, &OVERRIDE_ACTION],
+    get: |r| &r.node_repair_config_overrides,
+    put: |r, o| r.node_repair_config_overrides = o,
+};
+
 const NODE_REPAIR_CONFIG: One<ManagedNodeGroup, NodeRepairConfig> = One {
     name: "node_repair_config",
-    doc: "EKS node auto repair: EKS replaces or reboots nodes it finds unhealthy, GPU failures included (`nodeRepairConfig`).",
+    doc: "EKS node auto repair: EKS replaces or reboots nodes it finds unhealthy, GPU failures included \
+          (`nodeRepairConfig`), with thresholds that stop or pace repairs and per-condition overrides.",
     kinds: Kinds::All,
     renders: &[at(NodeGroup, &["nodeRepairConfig"])],
     read_back: ReadBack::Live,
-    children: &[&REPAIR_ENABLED],
+    children: &[
+        &REPAIR_ENABLED,
+        &MAX_UNHEALTHY_COUNT,
+        &MAX_UNHEALTHY_PERCENTAGE,
+        &MAX_PARALLEL_COUNT,
+        &MAX_PARALLEL_PERCENTAGE,
+        &REPAIR_OVERRIDES,
+    ],
     get: |m| m.node_repair_config.as_ref(),
     put: |m, r| {
         m.node_repair_config = r;
@@ -178,6 +286,239 @@ const UPDATE: One<ManagedNodeGroup, UpdateConfig> = One {
     },
 };
 
+const NAME: Attr<ManagedNodeGroup> = attr(
+    "name",
+    Ty::String,
+    "The node group's name, as another tool named it (eksctl's `name`, `aws eks create-nodegroup \
+     --nodegroup-name`). Default `<cluster_name>-<pool name>`. Not with `name_prefix` (EKSGPU157). A change makes a \
+     new node group, created before the old one is deleted.",
+    lens!(ManagedNodeGroup, name),
+)
+// EKS API CreateNodegroup `nodegroupName`: 1–63 characters, `[0-9A-Za-z][A-Za-z0-9\-_]*`.
+.checks(&[Check::Str("An EKS node group name.", validate::node_group_name)])
+.feeds(&[Output::NodeSelector, Output::DraDriverValues])
+// `nodegroupName` with the default and the prefix's suffix (eks::node_group_name).
+.custom();
+
+const NAME_PREFIX: Attr<ManagedNodeGroup> = attr(
+    "name_prefix",
+    Ty::String,
+    "The node group's name starts with this, as terraform-aws-modules/eks names node groups (`<name>-` and a \
+     suffix): the provider appends eight hex digits derived from the cluster, the pool and the settings EKS cannot \
+     change in place, so a change of those creates the new node group (a new name) before it deletes the old one. At \
+     most 55 characters; not with `name` (EKSGPU157).",
+    lens!(ManagedNodeGroup, name_prefix),
+)
+.checks(&[Check::Str(
+    "An EKS node group name prefix.",
+    validate::node_group_name_prefix,
+)])
+.feeds(&[Output::NodeSelector, Output::DraDriverValues])
+.custom();
+
+const CAPACITY_RESERVATION_RESOURCE_GROUP_ARN: Attr<ManagedNodeGroup> = attr(
+    "capacity_reservation_resource_group_arn",
+    Ty::String,
+    "A resource group of On-Demand Capacity Reservations the nodes launch into (EC2 `CapacityReservationTarget` \
+     `CapacityReservationResourceGroupArn`), instead of one reservation by `capacity_reservation_id` (EKSGPU322). In \
+     the pool's launch template.",
+    lens!(ManagedNodeGroup, capacity_reservation_resource_group_arn),
+)
+.checks(&[Check::Str("A resource group ARN.", validate::resource_group_arn)])
+// Rendered in the launch template and read back from it (eks::launch_template).
+.custom();
+
+const USER_DATA: Attr<ManagedNodeGroup> = attr(
+    "user_data",
+    Ty::String,
+    "User data in the pool's launch template, which EKS merges with its own bootstrap: on AL2023 a nodeadm \
+     `NodeConfig` (or a MIME multi-part document of them and scripts), on AL2 a shell script, on Bottlerocket TOML \
+     settings. A `NodeConfig` or a script alone is put in a MIME multi-part document as EKS requires (content types \
+     `application/node.eks.aws`, `text/x-shellscript`). EKS sets the cluster, node labels and taints: user data that \
+     sets them too is refused (EKSGPU159), as is a format the AMI type does not read (EKSGPU158). A change makes a \
+     new template version the nodes roll to.",
+    lens!(ManagedNodeGroup, user_data),
+)
+.custom();
+
+const VOL_DEVICE: Attr<NodeGroupVolume> = attr(
+    "device_name",
+    Ty::String,
+    "Device name, e.g. `/dev/xvdb` for a second volume (`/dev/xvda` is the AL2/AL2023 root).",
+    lens!(NodeGroupVolume, device_name),
+)
+.required()
+.custom();
+
+const VOL_SIZE: Attr<NodeGroupVolume> = attr(
+    "volume_size",
+    Ty::Number,
+    "Size in GiB; without it, the snapshot's size (EKSGPU169).",
+    lens!(NodeGroupVolume, volume_size),
+)
+// EC2 LaunchTemplateEbsBlockDeviceRequest.VolumeSize: GiB, at most 65536 (io2 Block Express).
+.checks(&[Check::Int(1, 65_536, "EBS `VolumeSize`, GiB")])
+.custom();
+
+const VOL_TYPE: Attr<NodeGroupVolume> = attr(
+    "volume_type",
+    Ty::String,
+    "EBS volume type (`gp3`, `gp2`, `io1`, `io2`, `sc1`, `st1`, `standard`).",
+    lens!(NodeGroupVolume, volume_type),
+)
+.checks(&[Check::Str("An EBS volume type.", validate::ebs_volume_type)])
+.custom();
+
+const VOL_IOPS: Attr<NodeGroupVolume> = attr("iops", Ty::Number, "Provisioned IOPS.", lens!(NodeGroupVolume, iops))
+    .checks(&[Check::Int(100, 256_000, "EBS `Iops`")])
+    .custom();
+
+const VOL_THROUGHPUT: Attr<NodeGroupVolume> = attr(
+    "throughput",
+    Ty::Number,
+    "Throughput in MiB/s (gp3).",
+    lens!(NodeGroupVolume, throughput),
+)
+.checks(&[Check::Int(125, 2000, "EBS gp3 `Throughput`, MiB/s")])
+.custom();
+
+const VOL_ENCRYPTED: Attr<NodeGroupVolume> = attr(
+    "encrypted",
+    Ty::Bool,
+    "Encrypt the volume.",
+    lens!(NodeGroupVolume, encrypted),
+)
+.custom();
+
+const VOL_DELETE: Attr<NodeGroupVolume> = attr(
+    "delete_on_termination",
+    Ty::Bool,
+    "Delete the volume when the node terminates. Default EC2's `true`.",
+    lens!(NodeGroupVolume, delete_on_termination),
+)
+.custom();
+
+const VOL_SNAPSHOT: Attr<NodeGroupVolume> = attr(
+    "snapshot_id",
+    Ty::String,
+    "EBS snapshot the volume is created from (`snap-…`), e.g. one of pre-pulled container images.",
+    lens!(NodeGroupVolume, snapshot_id),
+)
+.checks(&[Check::Str("An EBS snapshot ID.", validate::ebs_snapshot_id)])
+.custom();
+
+const VOL_KMS: Attr<NodeGroupVolume> = attr(
+    "kms_key_id",
+    Ty::String,
+    "KMS key (ID or ARN) that encrypts the volume.",
+    lens!(NodeGroupVolume, kms_key_id),
+)
+.custom();
+
+/// EC2 `LaunchTemplateBlockDeviceMappingRequest` with its `Ebs` (EC2 API reference).
+const BLOCK_DEVICE_MAPPINGS: List<ManagedNodeGroup, NodeGroupVolume> = List {
+    name: "block_device_mappings",
+    doc: "An EBS volume of the nodes, in the pool's launch template: a second volume (from a snapshot of cached \
+          images, say) or the root volume with more than a size (`disk_size` sizes the root alone; not both for one \
+          device, EKSGPU169). Sizes in GiB, as EC2 takes them.",
+    kinds: Kinds::All,
+    min_items: None,
+    // EC2 allows at most a few dozen EBS mappings per instance; the launch template refuses more.
+    max_items: Some(40),
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[
+        &VOL_DEVICE,
+        &VOL_SIZE,
+        &VOL_TYPE,
+        &VOL_IOPS,
+        &VOL_THROUGHPUT,
+        &VOL_ENCRYPTED,
+        &VOL_DELETE,
+        &VOL_SNAPSHOT,
+        &VOL_KMS,
+    ],
+    get: |m| &m.block_device_mappings,
+    put: |m, b| m.block_device_mappings = b,
+};
+
+const NI_CARD: Attr<NetworkInterface> = attr(
+    "network_card_index",
+    Ty::Number,
+    "Network card of the interface (0 is the primary card).",
+    lens!(NetworkInterface, network_card_index),
+)
+.required()
+.checks(&[Check::Int32(0, i32::MAX, "`NetworkCardIndex`")])
+.custom();
+
+const NI_DEVICE: Attr<NetworkInterface> = attr(
+    "device_index",
+    Ty::Number,
+    "Device index on the card (card 0, device 0 is the primary interface).",
+    lens!(NetworkInterface, device_index),
+)
+.required()
+.checks(&[Check::Int32(0, i32::MAX, "`DeviceIndex`")])
+.custom();
+
+const NI_TYPE: Attr<NetworkInterface> = attr(
+    "interface_type",
+    Ty::String,
+    "`interface` (ENA), `efa` (EFA with ENA) or `efa-only` (EFA without ENA, no IP address).",
+    lens!(NetworkInterface, interface_type),
+)
+.required()
+// EC2 LaunchTemplateInstanceNetworkInterfaceSpecificationRequest.InterfaceType: interface, efa, efa-only.
+.checks(&[Check::OneOf(&["interface", "efa", "efa-only"])])
+.custom();
+
+/// EC2 `LaunchTemplateInstanceNetworkInterfaceSpecificationRequest` (EC2 API reference).
+const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
+    name: "network_interfaces",
+    doc: "An explicit network interface of the nodes, in the pool's launch template, instead of the EFA layout \
+          `efa = true` renders: e.g. `efa` on card 0 and `efa-only` on the other cards, as terraform-aws-modules/eks \
+          `enable_efa_only` writes them. Checked against the instance types' network cards (EKSGPU177): the primary \
+          interface (card 0, device 0) with ENA, cards and devices within the type's, at most one EFA per card and \
+          no more than the type has, none on card 0 of P6-B300 and P6e-GB200. EFA interfaces need `efa = true` \
+          (EKSGPU323).",
+    kinds: Kinds::All,
+    min_items: None,
+    // EC2 network interfaces of one instance: p5.48xlarge's 64 is the catalog's most.
+    max_items: Some(100),
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],
+    get: |m| &m.network_interfaces,
+    put: |m, n| m.network_interfaces = n,
+};
+
+const CLUSTER_PLACEMENT_GROUP: Attr<ManagedNodeGroup> = attr(
+    "cluster_placement_group",
+    Ty::Bool,
+    "Launch the nodes into a cluster placement group (EC2 `Placement.GroupName`) that the pool owns, named like its \
+     launch template (`<cluster_name>-<pool name>`, as terraform-aws-modules/eks names its EFA groups): EFA \
+     training nodes close together. The provider creates it before the launch template and deletes it after the node \
+     group. Default `false`.",
+    lens!(ManagedNodeGroup, cluster_placement_group),
+)
+.default(Lit::Bool(false))
+// The group is its own EC2 object; the template names it (eks::launch_template).
+.custom();
+
+const INSTANCE_TAGS: Attr<ManagedNodeGroup> = attr(
+    "instance_tags",
+    Ty::StringMap,
+    "Tags on the instances, volumes and network interfaces the node group launches (launch template \
+     `TagSpecifications`), e.g. a `Name`; the node group's own tags are `tags`.",
+    lens!(ManagedNodeGroup, instance_tags),
+)
+.checks(&[
+    Check::Keys("EC2 tag keys.", validate::aws_tag_key),
+    Check::Each("EC2 tag values.", validate::aws_tag_value),
+])
+.custom();
+
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
 /// 1–100, not both (EKS API reference, NodegroupUpdateConfig).
 pub fn check_update(u: &UpdateConfig, path: &[Step], out: &mut Vec<Violation>) {
@@ -220,15 +561,25 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &NODE_REPAIR_CONFIG,
     &Required(&SCALING),
     &UPDATE,
+    &NAME,
+    &NAME_PREFIX,
+    &CAPACITY_RESERVATION_RESOURCE_GROUP_ARN,
+    &USER_DATA,
+    &BLOCK_DEVICE_MAPPINGS,
+    &NETWORK_INTERFACES,
+    &CLUSTER_PLACEMENT_GROUP,
+    &INSTANCE_TAGS,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
     name: "managed_node_group",
-    doc: "For `capacity = \"managed_node_group\"`: an EKS managed node group named `<cluster_name>-<pool name>`. \
+    doc: "For `capacity = \"managed_node_group\"`: an EKS managed node group named `<cluster_name>-<pool name>` \
+          (or its `name`, or `name_prefix` and a suffix). \
           Labels, taints, scaling and update settings change in place; instance types, capacity type, AMI type, \
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
-          With `efa = true` or `capacity_types = [\"capacity-block\"]` the pool owns an EC2 launch template \
+          With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
+          mappings, network interfaces, instance tags or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

@@ -9,7 +9,7 @@ use super::{
     AWS_API, Attr, Check, IN_CLUSTER, KindCheck, List, Lit, NODE_GROUP, One, ReadBack, Ty, attr, lens, setting,
 };
 use crate::catalog::labels::REQUIREMENT_OPERATORS;
-use crate::model::{Budget, Capacity, Disruption, Pool, Requirement, Taint};
+use crate::model::{Budget, Capacity, Disruption, NodeOverlay, Pool, Requirement, Taint};
 use crate::node_strategy::outputs::Output;
 use crate::rules::Code;
 use crate::validate;
@@ -32,7 +32,11 @@ const CAPACITY: Attr<Pool> = attr(
     Output::DraDriverValues,
     Output::DevicePluginValues,
 ])
-.checks(&[Check::OneOf(crate::node_strategy::CAPACITY_KINDS)])
+.checks(&[Check::Coded(
+    Code::EKSGPU156,
+    "A capacity kind (EKSGPU156 for self-managed node groups).",
+    validate::capacity_kind,
+)])
 .custom();
 
 const INSTANCE_TYPES: Attr<Pool> = attr(
@@ -341,6 +345,18 @@ const TERMINATION_GRACE_PERIOD: Attr<Pool> = attr(
 .only(IN_CLUSTER, Code::EKSGPU115)
 .renders(&[at(NodePool, &["spec", "template", "spec", "terminationGracePeriod"])]);
 
+/// What requirements feed: the types they match, and (on a pool they select the instances of
+/// alone) the vendor those types have, which the taint, resource and chart values follow.
+const REQUIREMENT_FEEDS: &[Output] = &[
+    Output::MatchedInstanceTypes,
+    Output::Tolerations,
+    Output::Accelerator,
+    Output::GpuResourceName,
+    Output::GpuOperatorValues,
+    Output::NeuronValues,
+    Output::DraDriverValues,
+];
+
 const REQUIREMENT_KEY: Attr<Requirement> = attr(
     "key",
     Ty::String,
@@ -351,7 +367,7 @@ const REQUIREMENT_KEY: Attr<Requirement> = attr(
      `karpenter.k8s.aws` labels) are refused (EKSGPU170).",
     lens!(Requirement, key),
 )
-.feeds(&[Output::MatchedInstanceTypes])
+.feeds(REQUIREMENT_FEEDS)
 .required()
 // `requirements[].key`: a qualified name (pattern, maxLength 316), CEL rules on its domain.
 .checks(&[Check::Str("A label key.", validate::label_key)]);
@@ -363,7 +379,7 @@ const REQUIREMENT_OPERATOR: Attr<Requirement> = attr(
      `DoesNotExist` take none; `Gt`, `Lt`, `Gte`, `Lte` take one whole number (EKSGPU170).",
     lens!(Requirement, operator),
 )
-.feeds(&[Output::MatchedInstanceTypes])
+.feeds(REQUIREMENT_FEEDS)
 .required()
 // `requirements[].operator` enum (karpenter.sh/v1 NodePool v1.14.1 CRD).
 .checks(&[Check::OneOf(&REQUIREMENT_OPERATORS)]);
@@ -374,7 +390,7 @@ const REQUIREMENT_VALUES: Attr<Requirement> = attr(
     "Label values (each a label value, at most 63 characters).",
     lens!(Requirement, values),
 )
-.feeds(&[Output::MatchedInstanceTypes])
+.feeds(REQUIREMENT_FEEDS)
 // `requirements[].values[]`: maxLength 63, pattern `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`.
 .checks(&[Check::Each("Label values.", validate::label_value)]);
 
@@ -570,6 +586,116 @@ const DISRUPTION: One<Pool, Disruption> = One {
     },
 };
 
+const NODE_CLASS_REF: Attr<Pool> = attr(
+    "node_class_ref",
+    Ty::String,
+    "The node class the pool's NodePool uses when the pool renders none: the `node_class.name` of another pool, or \
+     a node class another tool writes (`karpenter`: an EC2NodeClass, `auto_mode`: a NodeClass). The pool never \
+     writes or deletes it. Not with `node_class` (EKSGPU166).",
+    lens!(Pool, node_class_ref),
+)
+.checks(&[Check::Str("A Kubernetes object name.", validate::object_name)])
+.only(IN_CLUSTER, Code::EKSGPU115)
+// NodePool `spec.template.spec.nodeClassRef.name` (render/karpenter.rs), read back from it.
+.custom();
+
+const OVERLAY_NAME: Attr<NodeOverlay> = attr("name", Ty::String, "The NodeOverlay's name.", lens!(NodeOverlay, name))
+    .required()
+    .checks(&[Check::Str("A Kubernetes object name.", validate::object_name)])
+    // metadata.name (render/node_overlay.rs).
+    .custom();
+
+const OVERLAY_WEIGHT: Attr<NodeOverlay> = attr(
+    "weight",
+    Ty::Number,
+    "Precedence among overlays matching the same instance type (higher wins), 1–10000.",
+    lens!(NodeOverlay, weight),
+)
+// karpenter.sh/v1alpha1 NodeOverlay spec.weight: int32, 1–10000 (v1.14.1 CRD).
+.checks(&[Check::Int32(1, 10_000, "NodeOverlay `weight`")])
+.custom();
+
+const OVERLAY_CAPACITY: Attr<NodeOverlay> = attr(
+    "capacity",
+    Ty::StringMap,
+    "Extended resources the matching instance types advertise, e.g. `{\"nvidia.com/gpu\" = \"1\"}` (never `cpu`, \
+     `memory`, `ephemeral-storage` or `pods`).",
+    lens!(NodeOverlay, capacity),
+)
+// An overlay that gives fractional types `nvidia.com/gpu` makes them schedulable GPU types.
+.feeds(&[Output::MatchedInstanceTypes])
+.checks(&[
+    Check::Keys("Extended resource names.", validate::overlay_capacity_resource),
+    Check::Each("Kubernetes quantities.", validate::quantity),
+])
+.custom();
+
+const OVERLAY_PRICE: Attr<NodeOverlay> = attr(
+    "price",
+    Ty::String,
+    "An absolute price for the matching types (`\"5.00\"`); not with `price_adjustment` (EKSGPU168).",
+    lens!(NodeOverlay, price),
+)
+.checks(&[Check::Str("A NodeOverlay price.", validate::overlay_price)])
+.custom();
+
+const OVERLAY_PRICE_ADJUSTMENT: Attr<NodeOverlay> = attr(
+    "price_adjustment",
+    Ty::String,
+    "A price change for the matching types: `+0.5`, `-10%`.",
+    lens!(NodeOverlay, price_adjustment),
+)
+.checks(&[Check::Str(
+    "A NodeOverlay price adjustment.",
+    validate::overlay_price_adjustment,
+)])
+.custom();
+
+/// One overlay requirement: the NodePool requirement's fields, declared again for their own list.
+const OVERLAY_REQUIREMENT: List<NodeOverlay, Requirement> = List {
+    name: "requirements",
+    doc: "Which instance types the overlay applies to, in NodePool requirement syntax (an empty list: every type).",
+    kinds: super::Kinds::All,
+    min_items: None,
+    // karpenter.sh/v1alpha1 NodeOverlay spec.requirements: maxItems 100.
+    max_items: Some(100),
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&REQUIREMENT_KEY, &REQUIREMENT_OPERATOR, &REQUIREMENT_VALUES],
+    get: |o| &o.requirements,
+    put: |o, r| o.requirements = r,
+};
+
+/// The fields of one `node_overlays` entry (rendered by hand in render/node_overlay.rs).
+pub const NODE_OVERLAY_FIELDS: &[&dyn Decl<NodeOverlay>] = &[
+    &OVERLAY_NAME,
+    &OVERLAY_WEIGHT,
+    &OVERLAY_REQUIREMENT,
+    &OVERLAY_CAPACITY,
+    &OVERLAY_PRICE,
+    &OVERLAY_PRICE_ADJUSTMENT,
+];
+
+/// NodeOverlays written by hand (karpenter.sh/v1alpha1 NodeOverlay, Karpenter 1.7+ with its
+/// `nodeOverlay` gate; aws/karpenter-provider-aws v1.14.1 `pkg/apis/crds/karpenter.sh_nodeoverlays.yaml`).
+const NODE_OVERLAYS: List<Pool, NodeOverlay> = List {
+    name: "node_overlays",
+    doc: "A Karpenter NodeOverlay the pool writes as given, beside those the provider derives from sharing labels: \
+          tell Karpenter what instance types advertise that EC2 does not report, e.g. `nvidia.com/gpu` on fractional \
+          g6f types (EC2 counts their GPU as 0) or the time-sliced GPU count Bottlerocket user data configures. An \
+          overlay applies to every NodePool its requirements match, unless one is on `karpenter.sh/nodepool`. Needs \
+          the `nodeOverlay` gate in `karpenter_feature_gates`, names unique in the strategy (EKSGPU168). Karpenter \
+          only (EKSGPU115).",
+    kinds: super::Kinds::Only(super::KARPENTER, Code::EKSGPU115),
+    min_items: None,
+    max_items: None,
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: NODE_OVERLAY_FIELDS,
+    get: |p| &p.node_overlays,
+    put: |p, o| p.node_overlays = o,
+};
+
 /// A pool's inputs, in schema order. Its name is its key in `pools` (the model's `Pool::name`),
 /// not an input of its own.
 pub const POOL: &[&dyn Decl<Pool>] = &[
@@ -596,6 +722,8 @@ pub const POOL: &[&dyn Decl<Pool>] = &[
     &TAINT,
     &REQUIREMENT,
     &DISRUPTION,
+    &NODE_CLASS_REF,
+    &NODE_OVERLAYS,
     &NODE_CLASS_BLOCK,
     &MANAGED_NODE_GROUP_BLOCK,
     &HYBRID_BLOCK,

@@ -13,8 +13,8 @@ use super::*;
 use crate::eks;
 use crate::model::{
     BlockDeviceMapping, Budget, CapacityReservationTerm, Disruption, GpuOperator, Kubelet, ManagedNodeGroup,
-    MetadataOptions, NetworkInterface, NodeClass, NodeRepairConfig, NodeStrategy, Pool, Requirement, RootVolume,
-    Scaling, Taint, UpdateConfig,
+    MetadataOptions, NetworkInterface, NodeClass, NodeGroupVolume, NodeOverlay, NodeRepairConfig, NodeStrategy, Pool,
+    RepairOverride, Requirement, RootVolume, Scaling, SelectorTerm, Taint, UpdateConfig,
 };
 use crate::readback::read_back_pool;
 use crate::render::pool_manifests;
@@ -172,6 +172,69 @@ fn network_interfaces() -> BoxedStrategy<Vec<NetworkInterface>> {
         .boxed()
 }
 
+/// Security-group selector terms as upstream node classes write them: ORed tag terms, an ID, a name.
+fn selector_terms() -> BoxedStrategy<Vec<SelectorTerm>> {
+    vec(
+        prop_oneof![
+            tags()
+                .prop_filter("a tags term selects by something", |t| !t.is_empty())
+                .prop_map(|tags| SelectorTerm {
+                    tags,
+                    ..SelectorTerm::default()
+                }),
+            Just(SelectorTerm {
+                id: Some("sg-0123456789abcdef0".into()),
+                ..SelectorTerm::default()
+            }),
+            Just(SelectorTerm {
+                name: Some("eks-cluster-sg".into()),
+                ..SelectorTerm::default()
+            }),
+        ],
+        0..3,
+    )
+    .boxed()
+}
+
+/// Hand-written NodeOverlays: the g6f one of Karpenter's docs and a time-slicing count.
+fn node_overlays() -> BoxedStrategy<Vec<NodeOverlay>> {
+    let req = |key: &str, values: &[&str]| Requirement {
+        key: key.to_owned(),
+        operator: "In".to_owned(),
+        values: values.iter().map(|v| (*v).to_owned()).collect(),
+    };
+    vec(
+        (of(1..100i64), of(Just("+10%")), any::<bool>()).prop_map(move |(weight, adjustment, fractional)| {
+            NodeOverlay {
+                name: if fractional {
+                    "g6f-fractional-gpu"
+                } else {
+                    "gpu-slices-1gpu"
+                }
+                .into(),
+                weight,
+                requirements: if fractional {
+                    vec![req("karpenter.k8s.aws/instance-family", &["g6f"])]
+                } else {
+                    vec![req("karpenter.k8s.aws/instance-gpu-count", &["1"])]
+                },
+                capacity: BTreeMap::from([(
+                    "nvidia.com/gpu".to_owned(),
+                    if fractional { "1" } else { "4" }.to_owned(),
+                )]),
+                price: None,
+                price_adjustment: adjustment.map(str::to_owned),
+            }
+        }),
+        0..2,
+    )
+    .prop_map(|mut v| {
+        v.dedup_by(|a, b| a.name == b.name);
+        v
+    })
+    .boxed()
+}
+
 /// The node-class inputs upstream EC2NodeClasses use (Karpenter-only ones filtered by `karpenter`).
 fn upstream_node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
     (
@@ -238,12 +301,42 @@ fn node_class(karpenter: bool) -> BoxedStrategy<NodeClass> {
                 btree_map(Just("memory.available".to_owned()), Just("5%".to_owned()), 0..2),
             )),
         ),
-        upstream_node_class(karpenter),
+        (
+            upstream_node_class(karpenter),
+            (of(word()), of(Just(())), selector_terms()),
+        ),
     )
         .prop_map(
-            move |((alias, role, subnets, groups, tags), (store, reservations, imds, root, kubelet), upstream)| {
+            move |(
+                (alias, role, subnets, groups, tags),
+                (store, reservations, imds, root, kubelet),
+                (upstream, (name, family, terms)),
+            )| {
+                // `amiFamily` is the alias's family (EKSGPU167); terms replace the tags and ID forms.
+                let alias = alias.filter(|_| karpenter);
+                let ami_family = family
+                    .filter(|_| karpenter)
+                    .map(|_| match alias.map(|a| a.split('@').next().unwrap_or_default()) {
+                        Some("bottlerocket") => "Bottlerocket",
+                        _ => "AL2023",
+                    })
+                    .map(str::to_owned);
+                let (groups, upstream) = if terms.is_empty() {
+                    (groups, upstream)
+                } else {
+                    (
+                        BTreeMap::new(),
+                        NodeClass {
+                            security_group_selector_ids: Vec::new(),
+                            ..upstream
+                        },
+                    )
+                };
                 NodeClass {
-                    ami_alias: alias.filter(|_| karpenter).map(str::to_owned),
+                    name: name.map(|n: String| format!("nc-{n}")),
+                    ami_family,
+                    security_group_selector_terms: terms,
+                    ami_alias: alias.map(str::to_owned),
                     role,
                     subnet_selector_tags: subnets,
                     security_group_selector_tags: groups,
@@ -329,6 +422,8 @@ pub(crate) fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
             any::<bool>(),
             // Static capacity: NodePool spec.replicas and limits.nodes.
             (of(0..10i64), of(0..20i64)),
+            // Another pool's or tool's node class; hand-written overlays.
+            (of(Just("shared-gpu")), node_overlays()),
         ),
     )
         .prop_map(
@@ -337,7 +432,7 @@ pub(crate) fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                 (ct, zones, gpu, cpu, mem, weight, expire),
                 disruption,
                 nc,
-                (requirements, tgp, no_types, (replicas, node_limit)),
+                (requirements, tgp, no_types, (replicas, node_limit), (node_class_ref, overlays)),
             )| {
                 let mut capacity_types: Vec<String> = ct.into_iter().map(str::to_owned).collect();
                 capacity_types.dedup();
@@ -362,12 +457,107 @@ pub(crate) fn in_cluster_pool(capacity: Capacity) -> BoxedStrategy<Pool> {
                         base.instance_types.clone()
                     },
                     requirements,
-                    // A Karpenter pool always renders its EC2NodeClass.
-                    node_class: if karpenter { Some(nc.unwrap_or_default()) } else { nc },
+                    // A Karpenter pool renders its EC2NodeClass unless it uses another's.
+                    node_class: match (karpenter, node_class_ref) {
+                        (true, Some(_)) => None,
+                        (true, None) => Some(nc.clone().unwrap_or_default()),
+                        (false, _) => nc.clone(),
+                    },
+                    node_class_ref: node_class_ref.filter(|_| karpenter || nc.is_none()).map(str::to_owned),
+                    node_overlays: if karpenter { overlays } else { Vec::new() },
                     ..base
                 }
             },
         )
+        .boxed()
+}
+
+type TemplateInputs = (
+    (Option<String>, Option<String>),
+    Option<String>,
+    Vec<NodeGroupVolume>,
+    Vec<NetworkInterface>,
+    bool,
+    BTreeMap<String, String>,
+    NodeRepairConfig,
+);
+
+/// What upstream node groups set that only a launch template carries, their name, and repair
+/// thresholds.
+fn node_group_template_inputs() -> BoxedStrategy<TemplateInputs> {
+    let naming = prop_oneof![
+        Just((None, None)),
+        Just((Some("p5-cbr".to_owned()), None)),
+        Just((None, Some("nvidia-efa-".to_owned()))),
+    ];
+    let user_data = of(prop_oneof![
+        Just("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  instance:\n    localStorage:\n      strategy: RAID0\n".to_owned()),
+        Just("#!/bin/bash\necho cache\n".to_owned()),
+    ]);
+    let volume = (
+        prop_oneof![Just("/dev/xvdb"), Just("/dev/xvdc")],
+        of(64..500i64),
+        of(Just("gp3")),
+        of(Just("snap-0123456789abcdef0")),
+        (of(3000..16000i64), of(125..1000i64), of(any::<bool>())),
+    )
+        .prop_map(
+            |(device, size, volume_type, snapshot, (iops, throughput, encrypted))| NodeGroupVolume {
+                device_name: device.into(),
+                volume_size: size,
+                volume_type: volume_type.map(str::to_owned),
+                iops,
+                throughput,
+                encrypted,
+                delete_on_termination: encrypted,
+                snapshot_id: snapshot.map(str::to_owned),
+                kms_key_id: None,
+            },
+        );
+    let volumes = vec(volume, 0..3).prop_map(|mut v| {
+        v.dedup_by(|a, b| a.device_name == b.device_name);
+        v
+    });
+    let interfaces = prop_oneof![
+        Just(Vec::new()),
+        // terraform-aws-modules/eks `enable_efa_only`: EFA on card 0, EFA-only on the others.
+        (1..4i64).prop_map(|cards| (0..cards)
+            .map(|c| NetworkInterface {
+                network_card_index: c,
+                device_index: i64::from(c != 0),
+                interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+            })
+            .collect()),
+    ];
+    let thresholds = (
+        of(1..10i64),
+        of(1..100i64),
+        of(Just(("AcceleratedHardwareReady", "NvidiaXID13Error", 5i64, "Replace"))),
+    )
+        .prop_map(|(count, parallel, o)| NodeRepairConfig {
+            enabled: false,
+            max_unhealthy_node_threshold_count: count,
+            max_parallel_nodes_repaired_percentage: parallel,
+            node_repair_config_overrides: o
+                .map(|(c, r, w, a)| RepairOverride {
+                    node_monitoring_condition: c.into(),
+                    node_unhealthy_reason: r.into(),
+                    min_repair_wait_time_mins: w,
+                    repair_action: a.into(),
+                })
+                .into_iter()
+                .collect(),
+            ..NodeRepairConfig::default()
+        });
+    (
+        naming,
+        user_data,
+        volumes,
+        interfaces,
+        any::<bool>(),
+        tags(),
+        thresholds,
+    )
         .boxed()
 }
 
@@ -398,34 +588,56 @@ pub(crate) fn node_group_pool() -> BoxedStrategy<Pool> {
             of(20..500i64),
             of(any::<bool>()),
         ),
+        node_group_template_inputs(),
     )
-        .prop_map(|(base, ct, tags, (ami, (min, max), update, release, disk, repair))| {
-            // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
-            let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
-            // A Capacity Block is one instance type, which its launch template carries.
-            let block = ct == ["capacity-block"];
-            let mut instance_types = base.instance_types.clone();
-            if block {
-                instance_types.truncate(1);
-            }
-            Pool {
-                instance_types,
-                capacity_types: ct.into_iter().map(str::to_owned).collect(),
-                tags,
-                managed_node_group: Some(ManagedNodeGroup {
-                    node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
-                    subnet_ids: vec!["subnet-1".into(), "subnet-2".into()],
-                    ami_type: ami.map(str::to_owned),
-                    scaling: Scaling { min, max, desired: min },
-                    update,
-                    release_version: release.map(str::to_owned),
-                    disk_size: disk,
-                    node_repair_config: repair.map(|enabled| NodeRepairConfig { enabled }),
-                    capacity_reservation_id: block.then(|| "cr-0123456789abcdef0".to_owned()),
-                }),
-                ..base
-            }
-        })
+        .prop_map(
+            |(base, ct, tags, (ami, (min, max), update, release, disk, repair), template)| {
+                // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
+                let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
+                // A Capacity Block is one instance type, which its launch template carries.
+                let block = ct == ["capacity-block"];
+                let mut instance_types = base.instance_types.clone();
+                if block {
+                    instance_types.truncate(1);
+                }
+                let (naming, user_data, volumes, interfaces, placement, instance_tags, thresholds) = template;
+                // Explicit interfaces carry EFA exactly when the pool is `efa` (EKSGPU323).
+                let efa = if interfaces.is_empty() {
+                    base.efa
+                } else {
+                    interfaces.iter().any(NetworkInterface::is_efa)
+                };
+                Pool {
+                    instance_types,
+                    capacity_types: ct.into_iter().map(str::to_owned).collect(),
+                    tags,
+                    efa,
+                    managed_node_group: Some(ManagedNodeGroup {
+                        node_role_arn: "arn:aws:iam::123456789012:role/gpu-nodes".into(),
+                        subnet_ids: vec!["subnet-1".into(), "subnet-2".into()],
+                        ami_type: ami.map(str::to_owned),
+                        scaling: Scaling { min, max, desired: min },
+                        update,
+                        release_version: release.map(str::to_owned),
+                        disk_size: disk,
+                        node_repair_config: repair.map(|enabled| NodeRepairConfig {
+                            enabled,
+                            ..thresholds.clone()
+                        }),
+                        capacity_reservation_id: block.then(|| "cr-0123456789abcdef0".to_owned()),
+                        name: naming.0,
+                        name_prefix: naming.1,
+                        user_data,
+                        block_device_mappings: volumes,
+                        network_interfaces: interfaces,
+                        cluster_placement_group: placement,
+                        instance_tags,
+                        ..ManagedNodeGroup::default()
+                    }),
+                    ..base
+                }
+            },
+        )
         .boxed()
 }
 
@@ -468,7 +680,9 @@ fn round_trip(s: &NodeStrategy, pool: &Pool) -> Pool {
                 .iter()
                 .find(|m| m.kind == crate::kinds::NODE_POOL)
                 .expect("a NodePool");
-            let node_class = objects.iter().find(|m| m.kind != crate::kinds::NODE_POOL);
+            let node_class = objects
+                .iter()
+                .find(|m| m.kind == crate::kinds::EC2_NODE_CLASS || m.kind == crate::kinds::AUTO_MODE_NODE_CLASS);
             read_back_pool(s, pool, &node_pool.body, node_class.map(|m| &m.body))
         }
     }

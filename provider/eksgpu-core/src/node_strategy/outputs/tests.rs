@@ -136,7 +136,8 @@ fn outputs_read_their_inputs_and_not_the_node_class() {
             &["node_class", "role"][..],
             &["node_class"],
             &["tags"],
-            &["managed_node_group"],
+            &["managed_node_group", "node_role_arn"],
+            &["managed_node_group", "subnet_ids"],
             &["hybrid"],
         ] {
             // The standalone device plugin stays off Bottlerocket nodes, whose AMI is chosen in
@@ -148,6 +149,10 @@ fn outputs_read_their_inputs_and_not_the_node_class() {
             assert!(!o.reads(unrelated), "{o:?} must not wait for {unrelated:?}");
         }
     }
+    // A node group's selector names it: its `name` or `name_prefix` (so a whole unknown block).
+    assert!(Output::NodeSelector.reads(&["managed_node_group", "name"]));
+    assert!(Output::NodeSelector.reads(&["managed_node_group"]));
+    assert!(!Output::Tolerations.reads(&["managed_node_group"]));
 }
 
 #[test]

@@ -44,18 +44,37 @@ static AUTO_MODE_NODE_CLASS_ORDER: LazyLock<Value> = LazyLock::new(|| {
     })
 });
 
+/// The name of the node class a pool renders (`node_class.name`, or the pool's name).
+pub fn node_class_name(pool: &Pool) -> String {
+    pool.node_class
+        .as_ref()
+        .and_then(|nc| nc.name.clone())
+        .unwrap_or_else(|| pool.name.clone())
+}
+
+/// The node class the pool's NodePool refers to: the one it renders, the one `node_class_ref`
+/// names, or (Auto Mode, neither) the built-in `default`.
+pub fn node_class_ref_name(pool: &Pool) -> String {
+    match (&pool.node_class, &pool.node_class_ref, pool.capacity) {
+        (Some(_), _, _) => node_class_name(pool),
+        (None, Some(r), _) => r.clone(),
+        (None, None, Capacity::AutoMode) => "default".to_owned(),
+        (None, None, _) => pool.name.clone(),
+    }
+}
+
 pub(super) fn node_pool(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
+    let name = node_class_ref_name(pool);
     let node_class_ref = match pool.capacity {
         Capacity::AutoMode => json!({
             "group": kinds::AUTO_MODE_NODE_CLASS.group,
             "kind": kinds::AUTO_MODE_NODE_CLASS.kind,
-            // Without a node_class block, the built-in NodeClass of Auto Mode.
-            "name": if pool.node_class.is_some() { pool.name.as_str() } else { "default" },
+            "name": name,
         }),
         _ => json!({
             "group": kinds::EC2_NODE_CLASS.group,
             "kind": kinds::EC2_NODE_CLASS.kind,
-            "name": pool.name,
+            "name": name,
         }),
     };
     // The provider's instance-type, capacity-type, zone (and Auto Mode Neuron family)
@@ -198,13 +217,50 @@ pub(super) fn ec2_node_class(strategy: &NodeStrategy, pool: &Pool) -> Manifest {
     // Role, tags, reservations, kubelet, IMDS and the instance store, as declared.
     let mut spec = Value::Object(spec);
     inputs::render_all(inputs::NODE_CLASS, &nc, Object::Ec2NodeClass, &mut spec);
+    if nc.network_interfaces.is_empty()
+        && let Some(layout) = efa_interfaces(pool)
+    {
+        inputs::set_path(&mut spec, &["networkInterfaces"], layout);
+    }
     inputs::order_like(&mut spec, &EC2_NODE_CLASS_ORDER);
+    let name = node_class_name(pool);
     Manifest {
         kind: kinds::EC2_NODE_CLASS,
-        name: pool.name.clone(),
+        body: object(kinds::EC2_NODE_CLASS, metadata(strategy, &name), spec),
+        name,
         namespace: None,
-        body: object(kinds::EC2_NODE_CLASS, metadata(strategy, &pool.name), spec),
     }
+}
+
+/// The explicit `networkInterfaces` an `efa` Karpenter pool gets on types whose network card 0 is
+/// ENA-only (P6-B300, P6e-GB200), or `None` where Karpenter's own layout works. Without
+/// `networkInterfaces`, Karpenter gives a node launched for `vpc.amazonaws.com/efa` pods one `efa`
+/// interface per EFA the type has, the first on card 0 (aws/karpenter-provider-aws v1.14.1
+/// pkg/providers/launchtemplate/launchtemplate.go `generateNetworkInterfaces`: `NetworkCardIndex: i`,
+/// `InterfaceType: efa`), which those types refuse ("the primary network card supports only an ENA
+/// network interface", EC2 user guide, efa-acc-inst-types). So the provider writes the layout the
+/// EC2 guide gives: the primary ENA `interface`, an `efa-only` interface at device 0 of each card
+/// that takes EFA. Karpenter then counts `vpc.amazonaws.com/efa` as those `efa-only` entries
+/// (`pkg/providers/instancetype/types.go`). The rules refuse pools whose types need different
+/// layouts (EKSGPU179).
+pub fn efa_interfaces(pool: &Pool) -> Option<Value> {
+    if !pool.efa || pool.capacity != Capacity::Karpenter {
+        return None;
+    }
+    let types = crate::model::matching::matched_instance_types(pool);
+    let cards = types
+        .iter()
+        .filter_map(|t| crate::catalog::network_cards(t))
+        .find(|n| n.card0_ena_only())?;
+    let mut out = vec![json!({"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"})];
+    out.extend(
+        cards
+            .efa_cards()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| json!({"networkCardIndex": c, "deviceIndex": 0, "interfaceType": "efa-only"})),
+    );
+    Some(Value::Array(out))
 }
 
 /// Bottlerocket's OS volume beside a `root_volume` data volume: Karpenter's default size.
@@ -252,11 +308,12 @@ pub(super) fn auto_mode_node_class(strategy: &NodeStrategy, pool: &Pool) -> Mani
     let mut spec = Value::Object(spec);
     inputs::render_all(inputs::NODE_CLASS, &nc, Object::AutoModeNodeClass, &mut spec);
     inputs::order_like(&mut spec, &AUTO_MODE_NODE_CLASS_ORDER);
+    let name = node_class_name(pool);
     Manifest {
         kind: kinds::AUTO_MODE_NODE_CLASS,
-        name: pool.name.clone(),
+        body: object(kinds::AUTO_MODE_NODE_CLASS, metadata(strategy, &name), spec),
+        name,
         namespace: None,
-        body: object(kinds::AUTO_MODE_NODE_CLASS, metadata(strategy, &pool.name), spec),
     }
 }
 

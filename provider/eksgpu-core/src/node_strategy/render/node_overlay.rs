@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::{DEVICE_PLUGIN_CONFIG, MIG_CONFIG, Manifest, metadata};
 use crate::catalog::{self, InstanceType, MigLayout, MigProfileName};
 use crate::kinds;
-use crate::model::{Capacity, NodeStrategy, Pool};
+use crate::model::{Capacity, NodeOverlay, NodeStrategy, Pool};
 use crate::sharing::handover::{GPU_REPLICAS, GPU_RESOURCE};
 
 /// HAMi's resource names (Project-HAMi/HAMi v2.10.0 charts/hami/values.yaml `resourceName`,
@@ -95,19 +95,58 @@ pub fn overlay_name(pool: &Pool, instance_type: &str) -> String {
     format!("{}-{instance_type}", pool.name)
 }
 
-/// The pool's NodeOverlays, one per instance type with something to advertise.
+/// The pool's NodeOverlays: one per instance type with something to advertise (with the
+/// `nodeOverlay` gate on), then those the pool writes by hand (`node_overlays`, EKSGPU168 wants
+/// the gate for them).
 pub(super) fn node_overlays(strategy: &NodeStrategy, pool: &Pool) -> Vec<Manifest> {
-    if !renders_overlays(strategy, pool) {
+    if pool.capacity != Capacity::Karpenter {
         return Vec::new();
     }
-    pool.instance_types
-        .iter()
-        .filter_map(|name| {
+    let mut out: Vec<Manifest> = Vec::new();
+    if renders_overlays(strategy, pool) {
+        out.extend(pool.instance_types.iter().filter_map(|name| {
             let t = catalog::instance_type(name)?;
             let capacity = overlay_capacity(strategy, pool, t);
             (!capacity.is_empty()).then(|| overlay(strategy, pool, name, &capacity))
-        })
-        .collect()
+        }));
+    }
+    out.extend(pool.node_overlays.iter().map(|o| written(strategy, o)));
+    out
+}
+
+/// A NodeOverlay the pool writes as given (karpenter.sh/v1alpha1 `spec.weight`, `requirements`,
+/// `capacity`, `price`, `priceAdjustment`).
+fn written(strategy: &NodeStrategy, o: &NodeOverlay) -> Manifest {
+    let requirements: Vec<Value> = o
+        .requirements
+        .iter()
+        .map(|r| super::selection::requirement_json(&r.key, &r.operator, &r.values))
+        .collect();
+    let mut spec = serde_json::Map::new();
+    if let Some(w) = o.weight {
+        spec.insert("weight".into(), w.into());
+    }
+    spec.insert("requirements".into(), Value::Array(requirements));
+    if !o.capacity.is_empty() {
+        spec.insert("capacity".into(), super::string_map(&o.capacity));
+    }
+    if let Some(p) = &o.price {
+        spec.insert("price".into(), p.clone().into());
+    }
+    if let Some(p) = &o.price_adjustment {
+        spec.insert("priceAdjustment".into(), p.clone().into());
+    }
+    Manifest {
+        kind: kinds::NODE_OVERLAY,
+        name: o.name.clone(),
+        namespace: None,
+        body: json!({
+            "apiVersion": kinds::NODE_OVERLAY.api_version(),
+            "kind": kinds::NODE_OVERLAY.kind,
+            "metadata": metadata(strategy, &o.name),
+            "spec": Value::Object(spec),
+        }),
+    }
 }
 
 fn overlay(strategy: &NodeStrategy, pool: &Pool, instance_type: &str, capacity: &BTreeMap<String, i64>) -> Manifest {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{BlockDeviceMapping, Capacity, NodeClass, Pool, Requirement};
+use crate::model::{BlockDeviceMapping, Capacity, NodeClass, Pool, Requirement, SelectorTerm};
 use crate::node_strategy::inputs::{self, Object};
 
 /// The requirement keys the provider renders from its own inputs with `In`, in order:
@@ -72,7 +72,9 @@ pub const AUTO_MODE_INSTANCE_FAMILY: &str = "eks.amazonaws.com/instance-family";
 /// infra/base/terraform/karpenter-resources/auto-mode/neuron.yaml @886fe01b); the instance-type
 /// requirement stays. Derived from `instance_types`, so read back as the provider's own.
 fn auto_mode_family_requirement(pool: &Pool) -> Option<Value> {
-    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() {
+    // Without listed types the pool's own requirements select the families (an `In` of no value
+    // would match nothing).
+    if pool.capacity != Capacity::AutoMode || !pool.is_neuron() || pool.instance_types.is_empty() {
         return None;
     }
     let mut families: Vec<&str> = pool
@@ -176,6 +178,41 @@ pub fn split_selector_terms(terms: &Value) -> (BTreeMap<String, String>, Vec<Str
         }
     }
     (tags, ids)
+}
+
+/// Whether live selector terms are what `selector_terms` renders: at most one tags term, first,
+/// then terms of an `id` alone.
+pub fn tags_and_ids_form(terms: &Value) -> bool {
+    let terms = terms.as_array().map(Vec::as_slice).unwrap_or_default();
+    terms.iter().enumerate().all(|(i, t)| {
+        let keys: Vec<&String> = t.as_object().map(|o| o.keys().collect()).unwrap_or_default();
+        match keys.as_slice() {
+            [k] if *k == "tags" => i == 0,
+            [k] if *k == "id" => true,
+            _ => false,
+        }
+    })
+}
+
+/// Live terms as the pool's `security_group_selector_terms`.
+pub fn read_selector_terms(terms: &Value, prior: &[SelectorTerm]) -> Vec<SelectorTerm> {
+    terms
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut term = SelectorTerm::default();
+            inputs::read_back_all(
+                inputs::SELECTOR_TERM_FIELDS,
+                Object::Ec2NodeClass,
+                t,
+                prior.get(i),
+                &mut term,
+            );
+            term
+        })
+        .collect()
 }
 
 /// Bottlerocket's OS volume as the provider renders it beside a `root_volume` data volume.

@@ -443,3 +443,64 @@ fn a_100_character_cluster_name_labels_every_object_with_a_label_value() {
     let m = &pool_manifests(&plain, &plain.pools[0])[0];
     assert_eq!(m.body["metadata"]["labels"][crate::kinds::labels::CLUSTER], "gpu");
 }
+
+/// An `efa` Karpenter pool on P6-B300 gets explicit interfaces (Karpenter's own layout would put an
+/// `efa` on its ENA-only card 0), which read back as the provider's, not the pool's.
+#[test]
+fn an_efa_b300_karpenter_pool_renders_interfaces_off_card_zero() {
+    let mut p = crate::fixture::valid_pool("train", Capacity::Karpenter, &["p6-b300.48xlarge"]);
+    p.efa = true;
+    let s = crate::fixture::strategy("gpu", vec![p.clone()]);
+    let objects = pool_manifests(&s, &p);
+    let nc = &objects[0].body["spec"]["networkInterfaces"];
+    assert_eq!(
+        nc[0],
+        serde_json::json!({"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"})
+    );
+    assert_eq!(nc.as_array().map(Vec::len), Some(17));
+    assert!(
+        nc.as_array()
+            .into_iter()
+            .flatten()
+            .skip(1)
+            .all(|n| n["interfaceType"] == "efa-only")
+    );
+    let read = crate::readback::read_back_pool(&s, &p, &objects[1].body, Some(&objects[0].body));
+    assert_eq!(read, p);
+    // On p5 Karpenter's own layout works: nothing rendered.
+    let mut p5 = p.clone();
+    p5.instance_types = vec!["p5.48xlarge".into()];
+    assert!(
+        pool_manifests(&s, &p5)[0].body["spec"]
+            .get("networkInterfaces")
+            .is_none()
+    );
+}
+
+/// A node class named apart from its pool, and a NodePool on another pool's or tool's node class.
+#[test]
+fn node_classes_by_name_and_by_reference() {
+    let mut a = crate::fixture::valid_pool("gpu", Capacity::Karpenter, &["g5.xlarge"]);
+    a.node_class.as_mut().expect("nc").name = Some("default".into());
+    let mut b = crate::fixture::valid_pool("fractional-gpu", Capacity::Karpenter, &["g6f.xlarge"]);
+    b.node_class = None;
+    b.node_class_ref = Some("gpu-nodeclass".into());
+    let s = crate::fixture::strategy("gpu", vec![a.clone(), b.clone()]);
+    let objects = pool_manifests(&s, &a);
+    assert_eq!(
+        (objects[0].kind.kind, objects[0].name.as_str()),
+        ("EC2NodeClass", "default")
+    );
+    assert_eq!(
+        objects[1].body["spec"]["template"]["spec"]["nodeClassRef"]["name"],
+        "default"
+    );
+    let objects = pool_manifests(&s, &b);
+    assert_eq!(objects.len(), 1, "no node class of its own");
+    assert_eq!(
+        objects[0].body["spec"]["template"]["spec"]["nodeClassRef"]["name"],
+        "gpu-nodeclass"
+    );
+    let read = crate::readback::read_back_pool(&s, &b, &objects[0].body, None);
+    assert_eq!(read.node_class_ref.as_deref(), Some("gpu-nodeclass"));
+}

@@ -189,6 +189,11 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
     node_group_release(s, pool, m, &mng, out);
     node_group_disk(pool, m, &mng, out);
     super::launch_template::capacity_block(pool, m, at, &mng, out);
+    let ami_type = m
+        .ami_type
+        .clone()
+        .unwrap_or_else(|| crate::eks::default_ami_type(pool).to_owned());
+    super::node_group_inputs::check(pool, m, &ami_type, &mng, out);
     super::launch_template::node_group_tag_limits(s, pool, at, out);
     if pool.instance_types.len() > 20 {
         out.push(Violation::new(

@@ -13,27 +13,20 @@ const MAX_VALUE: usize = 256;
 
 /// EKSGPU181: a `capacity-block` node group names its Capacity Block and runs one instance type
 /// (the template's `InstanceType`, EKS user guide, Create a managed node group with Capacity Blocks
-/// for ML); a reservation ID only goes with `capacity-block`.
+/// for ML).
 pub(super) fn capacity_block(pool: &Pool, m: &ManagedNodeGroup, at: &At<'_>, mng: &At<'_>, out: &mut Vec<Violation>) {
     let block = on_capacity_block(pool);
-    match (&m.capacity_reservation_id, block) {
-        (None, true) => out.push(Violation::new(
+    // Without `capacity-block` an ID targets an On-Demand Capacity Reservation (EKSGPU322 refuses
+    // it on Spot capacity).
+    if m.capacity_reservation_id.is_none() && block {
+        out.push(Violation::new(
             Code::EKSGPU181,
             mng(&[Step::Attr("capacity_reservation_id")]),
             format!(
                 "Pool {:?} runs on a Capacity Block but names none: set capacity_reservation_id (cr-…).",
                 pool.name
             ),
-        )),
-        (Some(id), false) => out.push(Violation::new(
-            Code::EKSGPU181,
-            mng(&[Step::Attr("capacity_reservation_id")]),
-            format!(
-                "{id:?} is a Capacity Block, but pool {:?} does not set capacity_types = [\"capacity-block\"].",
-                pool.name
-            ),
-        )),
-        _ => {}
+        ));
     }
     if block && pool.instance_types.len() != 1 {
         out.push(Violation::new(

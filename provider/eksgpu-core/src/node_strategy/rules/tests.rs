@@ -920,3 +920,6 @@ mod neuron;
 mod nvlink;
 /// The rules on requirements and the upstream node-class inputs.
 mod upstream;
+/// The rules on the inputs the upstream GPU definitions need (names, user data, volumes, network
+/// cards, repair, reservations, node classes by name, NodeOverlays).
+mod upstream_inputs;

@@ -117,6 +117,34 @@ impl EksApi<'_> {
     /// creation failed is created again. One that is not the strategy's own
     /// (its tags name another owner, or none) is left untouched unless adopted.
     async fn apply_node_group(&self, want: &NodeGroup, me: &Claimant<'_>, adopt: bool) -> Result<(), Failed> {
+        // The placement group first: the launch template names it.
+        let made_group = match &want.placement_group {
+            Some(pg) => self.ensure_placement_group(pg, me, adopt).await.touched(false)?,
+            None => false,
+        };
+        let result = self.apply_node_group_after_placement(want, me, adopt).await;
+        let result = result.map_err(|f| Failed {
+            touched: f.touched || made_group,
+            ..f
+        });
+        // A placement group the pool no longer asks for goes once nothing names it; while old nodes
+        // still run in it EC2 refuses (InvalidPlacementGroup.InUse), and a later apply tries again.
+        if result.is_ok()
+            && want.placement_group.is_none()
+            && let Some(lt) = &want.launch_template
+            && let Err(e) = self.delete_own_placement_group(&lt.name, me).await
+        {
+            tracing::warn!(group = %lt.name, error = ?e.diagnostic("deleting", AttributePath::root()).summary, "placement group left");
+        }
+        result
+    }
+
+    async fn apply_node_group_after_placement(
+        &self,
+        want: &NodeGroup,
+        me: &Claimant<'_>,
+        adopt: bool,
+    ) -> Result<(), Failed> {
         let live = self.describe(&want.name).await.touched(false)?;
         let Some(mut live) = live else {
             return self.create_node_group(want, me, adopt).await;
@@ -534,8 +562,33 @@ impl PoolSide for EksApi<'_> {
                 if let Some(lt) = want.launch_template.as_mut() {
                     stamp_tags(&mut lt.tags, &job.claimant);
                 }
+                if let Some(pg) = want.placement_group.as_mut() {
+                    stamp_tags(&mut pg.tags, &job.claimant);
+                }
                 let what = format!("applying node group {}", want.name);
-                (what, self.apply_node_group(&want, &job.claimant, adopt).await)
+                let mut result = self.apply_node_group(&want, &job.claimant, adopt).await;
+                // A renamed node group (`name`, `name_prefix`) is a new one: made first, then the
+                // old one goes (its launch template stays: the new node group uses it).
+                if let (Ok(()), Some(before)) = (&result, prior)
+                    && before.capacity == Capacity::ManagedNodeGroup
+                {
+                    let old = eks::node_group_name(job.strategy, before);
+                    if old != want.name {
+                        result = match self.delete_own_node_group(&old, &job.claimant).await {
+                            Ok(Some(owner)) => {
+                                diags.push(super::sides::left_in_place(
+                                    &format!("Node group {old}"),
+                                    &owner,
+                                    &job.claimant,
+                                ));
+                                Ok(())
+                            }
+                            Ok(None) => Ok(()),
+                            Err(failure) => Err(Failed { failure, touched: true }),
+                        };
+                    }
+                }
+                (what, result)
             }
             Capacity::Hybrid => {
                 let Some(h) = &pool.hybrid else {
@@ -580,7 +633,10 @@ impl PoolSide for EksApi<'_> {
                 Some(None)
             }
             Ok(Some(ng)) => Some(Some(eks::read_back_node_group(job.strategy, pool, &ng, false))),
-            Ok(None) => self.read_orphan_template(job, pool, &name, path, diags).await,
+            Ok(None) => {
+                let template = eks::launch_template::template_name(job.strategy, pool);
+                self.read_orphan_template(job, pool, &template, path, diags).await
+            }
             Err(e) => {
                 diags.push(diagnostics::aws_failed(&e, path));
                 None
@@ -598,13 +654,22 @@ impl PoolSide for EksApi<'_> {
             let result = match (pool.capacity, &pool.hybrid) {
                 (Capacity::ManagedNodeGroup, _) => {
                     let name = eks::node_group_name(job.strategy, pool);
-                    let template = eks::launch_template::needs_launch_template(pool);
+                    let template = eks::launch_template::template_name(job.strategy, pool);
+                    let has_template = eks::launch_template::needs_launch_template(pool);
+                    let placement = pool
+                        .managed_node_group
+                        .as_ref()
+                        .is_some_and(|m| m.cluster_placement_group);
                     match self.delete_own_node_group(&name, &job.claimant).await {
-                        // The template goes after the node group that uses it.
-                        Ok(None) if template => self
-                            .delete_own_template(&name, &job.claimant)
-                            .await
-                            .map_err(|e| (e, format!("deleting launch template {name}"))),
+                        // The template and the placement group go after the node group that uses them.
+                        Ok(None) if has_template => match self.delete_own_template(&template, &job.claimant).await {
+                            Ok(()) if placement => self
+                                .delete_own_placement_group(&template, &job.claimant)
+                                .await
+                                .map_err(|e| (e, format!("deleting placement group {template}"))),
+                            Ok(()) => Ok(()),
+                            Err(e) => Err((e, format!("deleting launch template {template}"))),
+                        },
                         Ok(Some(owner)) => {
                             diags.push(super::sides::left_in_place(
                                 &format!("Node group {name}"),

@@ -2,7 +2,7 @@
 //! group that uses them, made or versioned before it, deleted after it, always checking the
 //! owner in their tags first (`ownership`).
 
-use eksgpu_core::eks::launch_template::LaunchTemplate;
+use eksgpu_core::eks::launch_template::{LaunchTemplate, PlacementGroup};
 use eksgpu_core::eks::{self, NodeGroup};
 use eksgpu_core::model::Pool;
 use eksgpu_core::ownership::{self, Claimant, Owner};
@@ -13,7 +13,8 @@ use super::sides::Job;
 use crate::diagnostics;
 
 impl EksApi<'_> {
-    /// The live node group with the content of the launch template version it uses.
+    /// The live node group with the content of the launch template version it uses, and the
+    /// placement group that version names.
     pub(super) async fn describe(&self, name: &str) -> Result<Option<NodeGroup>, eksgpu_cloud::AwsError> {
         let Some(ng) = self.aws.describe_node_group(self.cluster, name).await? else {
             return Ok(None);
@@ -22,7 +23,53 @@ impl EksApi<'_> {
             Some(r) => self.aws.describe_launch_template(&r.name, r.version).await?,
             None => None,
         };
-        Ok(Some(ng.with_template(lt)))
+        let group = lt.as_ref().and_then(|t| t.data.placement_group.clone());
+        let mut ng = ng.with_template(lt);
+        if let Some(g) = group {
+            ng.placement_group = self.aws.describe_placement_group(&g).await?;
+        }
+        Ok(Some(ng))
+    }
+
+    /// The pool's placement group: made when missing; one another owner's tags name is refused
+    /// unless adopted (then retagging it is EC2 CreateTags, which the adopting apply does not need:
+    /// the group holds no settings beyond its strategy). `Ok(true)`: this call made it.
+    pub(super) async fn ensure_placement_group(
+        &self,
+        want: &PlacementGroup,
+        me: &Claimant<'_>,
+        adopt: bool,
+    ) -> Result<bool, Failure> {
+        let Some(live) = self.aws.describe_placement_group(&want.name).await? else {
+            self.aws.create_placement_group(want).await?;
+            return Ok(true);
+        };
+        let what = format!("placement group {}", want.name);
+        if let Err(e) = ownership::check_write(&what, Some(Owner::of_tags(&live.tags)), me, adopt) {
+            return Err(Failure::Blocked(e.how_to_hand_over()));
+        }
+        if live.strategy != want.strategy {
+            return Err(Failure::Blocked(format!(
+                "Placement group {} has strategy {:?}; the pool needs {:?}, and EC2 cannot change a group's \
+                 strategy. Delete the group (nothing may use it) and apply again.",
+                want.name, live.strategy, want.strategy
+            )));
+        }
+        Ok(false)
+    }
+
+    /// Deletes the pool's placement group `name` if it is this instance's own; one already gone, or
+    /// another owner's, is left (the latter said in the log: the pool never made it).
+    pub(super) async fn delete_own_placement_group(&self, name: &str, me: &Claimant<'_>) -> Result<(), Failure> {
+        let Some(live) = self.aws.describe_placement_group(name).await? else {
+            return Ok(());
+        };
+        if !ownership::may_delete(&Owner::of_tags(&live.tags), me) {
+            tracing::info!(group = name, "placement group is not this strategy's: left");
+            return Ok(());
+        }
+        self.aws.delete_placement_group(name).await?;
+        Ok(())
     }
 
     /// The pool's launch template with `want`'s data, its id and the version to use: made when

@@ -416,9 +416,19 @@ pub(super) fn check(planned: &Value, karpenter_version: (u32, u32), gates: Featu
 }
 
 /// Node group names EKS refuses: `<cluster_name>-<pool name>` is at most 63
-/// characters of letters, digits, `-` and `_` (EKS API CreateNodegroup).
+/// characters of letters, digits, `-` and `_` (EKS API CreateNodegroup). A pool that names its
+/// node group (`name`, `name_prefix`) has that checked at its attribute.
 fn node_group_names(cluster: &str, pools: &[Pool], diags: &mut Diagnostics) {
-    for pool in pools.iter().filter(|p| p.capacity == Capacity::ManagedNodeGroup) {
+    let default_named = |p: &&Pool| {
+        p.managed_node_group
+            .as_ref()
+            .is_none_or(|m| m.name.is_none() && m.name_prefix.is_none())
+    };
+    for pool in pools
+        .iter()
+        .filter(|p| p.capacity == Capacity::ManagedNodeGroup)
+        .filter(default_named)
+    {
         if let Err(e) = validate::node_group_name_for(cluster, &pool.name) {
             let at = pool_path(&pool.name);
             diags.error_at(at.clone(), "Invalid node group name", format!("{at}: {e}"));

@@ -322,10 +322,13 @@ fn eksgpu181_capacity_blocks_name_their_reservation_and_one_type_and_eksgpu117_r
     assert!(codes_of(&m).is_empty(), "{:?}", codes_of(&m));
     m.instance_types.push("p5e.48xlarge".into());
     assert_eq!(codes_of(&m), [Code::EKSGPU181]);
-    // A reservation without capacity-block.
+    // A reservation without capacity-block targets an On-Demand Capacity Reservation; no Spot
+    // capacity launches into one (EKSGPU322).
     m.instance_types.pop();
     m.capacity_types = vec!["on-demand".into()];
-    assert_eq!(codes_of(&m), [Code::EKSGPU181]);
+    assert!(codes_of(&m).is_empty(), "{:?}", codes_of(&m));
+    m.capacity_types = vec!["spot".into()];
+    assert_eq!(codes_of(&m), [Code::EKSGPU322]);
     // "reserved" is Karpenter's, not a node group capacity type.
     m.managed_node_group
         .as_mut()

@@ -139,9 +139,10 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
             Step::Index(1)
         ]
     );
-    // Only Neuron types left: no GPU type Karpenter counts.
+    // Only Neuron types left: a Neuron pool chosen by its requirements, which match its devices.
     let neuron = karpenter(vec![req("karpenter.k8s.aws/instance-family", "In", &["trn2"])]);
-    assert!(codes(neuron).contains(&Code::EKSGPU172));
+    assert_eq!(neuron.vendor(), crate::catalog::Vendor::Neuron);
+    assert!(!codes(neuron).contains(&Code::EKSGPU172));
 }
 
 #[test]

@@ -300,8 +300,12 @@ fn pool() -> impl Strategy<Value = Pool> {
                             ),
                             release_version,
                             disk_size,
-                            node_repair_config: node_repair.map(|enabled| NodeRepairConfig { enabled }),
+                            node_repair_config: node_repair.map(|enabled| NodeRepairConfig {
+                                enabled,
+                                ..Default::default()
+                            }),
                             capacity_reservation_id,
+                            ..ManagedNodeGroup::default()
                         }
                     },
                 ),
@@ -362,8 +366,74 @@ fn pool() -> impl Strategy<Value = Pool> {
                 managed_node_group,
                 hybrid,
                 tags,
+                node_class_ref: None,
+                node_overlays: Vec::new(),
             },
         )
+}
+
+/// Every input the upstream definitions brought, set once, through the schema's values and back.
+#[test]
+fn the_upstream_inputs_read_back_from_their_values() {
+    use eksgpu_core::model::{NetworkInterface, NodeGroupVolume, NodeOverlay, RepairOverride, SelectorTerm};
+    let ng = Pool {
+        managed_node_group: Some(ManagedNodeGroup {
+            node_role_arn: "arn:aws:iam::123456789012:role/n".into(),
+            subnet_ids: vec!["subnet-1".into()],
+            name_prefix: Some("efa-".into()),
+            user_data: Some("kind: NodeConfig\n".into()),
+            block_device_mappings: vec![NodeGroupVolume {
+                device_name: "/dev/xvdb".into(),
+                snapshot_id: Some("snap-0123456789abcdef0".into()),
+                volume_size: Some(64),
+                ..NodeGroupVolume::default()
+            }],
+            network_interfaces: vec![NetworkInterface {
+                network_card_index: 0,
+                device_index: 0,
+                interface_type: "efa".into(),
+            }],
+            cluster_placement_group: true,
+            instance_tags: [("Name".to_owned(), "x".to_owned())].into(),
+            capacity_reservation_resource_group_arn: Some(
+                "arn:aws:resource-groups:us-west-2:123456789012:group/g".into(),
+            ),
+            node_repair_config: Some(NodeRepairConfig {
+                enabled: true,
+                max_parallel_nodes_repaired_count: Some(1),
+                node_repair_config_overrides: vec![RepairOverride {
+                    node_monitoring_condition: "AcceleratedHardwareReady".into(),
+                    node_unhealthy_reason: "NvidiaXID13Error".into(),
+                    min_repair_wait_time_mins: 5,
+                    repair_action: "Replace".into(),
+                }],
+                ..Default::default()
+            }),
+            ..ManagedNodeGroup::default()
+        }),
+        ..Pool::named("train", Capacity::ManagedNodeGroup)
+    };
+    assert_eq!(pool_of(&ng.name, &write_pool(&ng)).unwrap(), ng);
+    let k = Pool {
+        node_class_ref: Some("gpu-nodeclass".into()),
+        node_overlays: vec![NodeOverlay {
+            name: "g6f-fractional-gpu".into(),
+            weight: Some(10),
+            capacity: [("nvidia.com/gpu".to_owned(), "1".to_owned())].into(),
+            ..NodeOverlay::default()
+        }],
+        node_class: Some(eksgpu_core::model::NodeClass {
+            name: Some("gpu-bottlerocket".into()),
+            ami_family: Some("AL2023".into()),
+            security_group_selector_terms: vec![SelectorTerm {
+                name: Some("sg".into()),
+                ..SelectorTerm::default()
+            }],
+            ..Default::default()
+        }),
+        ..Pool::named("gpu", Capacity::Karpenter)
+    };
+    assert_eq!(pool_of(&k.name, &write_pool(&k)).unwrap(), k);
 }
 
 proptest! {
