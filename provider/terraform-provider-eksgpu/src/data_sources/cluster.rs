@@ -103,7 +103,7 @@ pub fn schema() -> Schema {
              `nvidia_device_plugin`, `hami_device_plugin`, `nvidia_dra_driver` (the GPU kubelet plugin), \
              `neuron_device_plugin` or `neuron_dra_driver`; `installed_by` is `gpu_operator` (owned by a \
              ClusterPolicy), `helm` or `other` (eksctl, kubectl). Read through the cluster's API (`list` on \
-             `apps/v1` `daemonsets` in every namespace, docs/guides/iam.md), once, within 5 seconds; null when it \
+             `apps/v1` `daemonsets` in every namespace, https://registry.terraform.io/providers/eksgpu/eksgpu/latest/docs/guides/iam), once, within 5 seconds; null when it \
              cannot be read (no route to the endpoint, no access), which is no error. The strategy's plan reads the \
              same to warn of a second device manager on a pool's nodes (EKSGPU192).",
         )),
