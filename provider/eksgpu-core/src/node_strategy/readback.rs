@@ -81,16 +81,18 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     let ref_name = template["spec"]["nodeClassRef"]["name"].as_str().map(str::to_owned);
     pool.node_class_ref = match (&pool.node_class, pool.capacity) {
         (Some(_), _) => None,
-        (None, Capacity::AutoMode) => ref_name.filter(|n| n != "default"),
-        (None, _) => ref_name.filter(|n| *n != pool.name || prior.node_class_ref.as_ref() == Some(n)),
+        (None, Capacity::AutoMode) => ref_name.clone().filter(|n| n != "default"),
+        (None, _) => ref_name
+            .clone()
+            .filter(|n| *n != pool.name || prior.node_class_ref.as_ref() == Some(n)),
     };
-    if let (Some(nc), Some(live)) = (pool.node_class.as_mut(), node_class) {
-        // A live object read without its metadata (import hands over the spec it found) names
-        // nothing: the pool's own name stands.
-        let name = live["metadata"]["name"].as_str().filter(|n| !n.is_empty());
+    // The rendered node class's name is the one the NodePool refers to (a field we own: the live
+    // node class comes back projected onto our fields, without its metadata).
+    if let Some(nc) = pool.node_class.as_mut() {
         let prior_name = prior.node_class.as_ref().and_then(|nc| nc.name.as_deref());
-        nc.name = name
-            .filter(|n| *n != pool.name || prior_name == Some(n))
+        nc.name = ref_name
+            .as_deref()
+            .filter(|n| !n.is_empty() && (*n != pool.name || prior_name == Some(*n)))
             .map(str::to_owned);
     }
     // Hand-written overlays are objects of their own, read back beside the pool: their drift shows
