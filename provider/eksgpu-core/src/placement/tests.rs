@@ -243,3 +243,20 @@ fn a_multi_node_nvlink_pool_joins_its_channel_in_one_clique() {
     r.namespace = "inference".into();
     assert_eq!(codes(&r), [Code::EKSGPU195]);
 }
+
+#[test]
+fn a_share_count_near_i64_max_saturates_instead_of_overflowing() {
+    // `shares_per_gpu` comes from a sharing pool's user input: a node's shares (GPUs × replicas)
+    // must not wrap into a negative count that refuses every placement.
+    let mut p = pool(Capacity::ManagedNodeGroup, &["g6e.12xlarge"]);
+    p.labels = map(&[("nvidia.com/device-plugin.config", "small")]);
+    let mut s = share(
+        Strategy::TimeSlicing,
+        &[("nvidia.com/gpu.shared", "1")],
+        &[("nvidia.com/device-plugin.config", "small")],
+    );
+    s.shares_per_gpu = Some(i64::MAX);
+    let mut r = request(p, 1, 1_000_000);
+    r.share = Some(s);
+    assert!(codes(&r).is_empty(), "{:?}", codes(&r));
+}
