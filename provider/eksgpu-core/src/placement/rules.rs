@@ -38,7 +38,9 @@ fn per_node(r: &Request) -> Option<(i64, String, &'static str)> {
                 (_, Some(_)) if r.pool.neuron => (i64::from(t.neuron_cores.unwrap_or(0)), "NeuronCores"),
                 (None, _) => (gpus, if r.pool.neuron { "Neuron devices" } else { "GPUs" }),
                 (Some(s), _) => match s.strategy {
-                    Strategy::TimeSlicing | Strategy::Mps => (gpus.saturating_mul(s.shares_per_gpu.unwrap_or(1)), "shares"),
+                    Strategy::TimeSlicing | Strategy::Mps => {
+                        (gpus.saturating_mul(s.shares_per_gpu.unwrap_or(1)), "shares")
+                    }
                     Strategy::Hami => (gpus, "GPUs (HAMi gives a task one slice of each)"),
                     // A layout the catalog cannot see into (a custom mig-parted config) is not counted.
                     Strategy::Mig => match mig_per_gpu(s, t) {

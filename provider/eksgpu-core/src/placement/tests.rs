@@ -55,6 +55,19 @@ fn share(strategy: Strategy, requests: &[(&str, &str)], labels: &[(&str, &str)])
     }
 }
 
+/// A node group of four L40S whose device plugin config `small` time-slices each GPU, and the
+/// sharing pool that names it.
+fn time_sliced_l40s() -> (PoolFacts, ShareFacts) {
+    let mut p = pool(Capacity::ManagedNodeGroup, &["g6e.12xlarge"]);
+    p.labels = map(&[("nvidia.com/device-plugin.config", "small")]);
+    let s = share(
+        Strategy::TimeSlicing,
+        &[("nvidia.com/gpu.shared", "1")],
+        &[("nvidia.com/device-plugin.config", "small")],
+    );
+    (p, s)
+}
+
 fn codes(r: &Request) -> Vec<Code> {
     rules::check(r).into_iter().map(|v| v.code).collect()
 }
@@ -127,13 +140,7 @@ fn a_mig_share_is_its_profile_counted_from_the_layout_and_must_be_offered() {
 
 #[test]
 fn time_sliced_shares_count_per_gpu_and_mps_takes_one() {
-    let mut p = pool(Capacity::ManagedNodeGroup, &["g6e.12xlarge"]);
-    p.labels = map(&[("nvidia.com/device-plugin.config", "small")]);
-    let mut s = share(
-        Strategy::TimeSlicing,
-        &[("nvidia.com/gpu.shared", "1")],
-        &[("nvidia.com/device-plugin.config", "small")],
-    );
+    let (p, mut s) = time_sliced_l40s();
     s.shares_per_gpu = Some(4);
     let mut r = request(p, 3, 16);
     r.share = Some(s.clone());
@@ -248,13 +255,7 @@ fn a_multi_node_nvlink_pool_joins_its_channel_in_one_clique() {
 fn a_share_count_near_i64_max_saturates_instead_of_overflowing() {
     // `shares_per_gpu` comes from a sharing pool's user input: a node's shares (GPUs × replicas)
     // must not wrap into a negative count that refuses every placement.
-    let mut p = pool(Capacity::ManagedNodeGroup, &["g6e.12xlarge"]);
-    p.labels = map(&[("nvidia.com/device-plugin.config", "small")]);
-    let mut s = share(
-        Strategy::TimeSlicing,
-        &[("nvidia.com/gpu.shared", "1")],
-        &[("nvidia.com/device-plugin.config", "small")],
-    );
+    let (p, mut s) = time_sliced_l40s();
     s.shares_per_gpu = Some(i64::MAX);
     let mut r = request(p, 1, 1_000_000);
     r.share = Some(s);
