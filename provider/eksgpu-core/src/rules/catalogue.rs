@@ -107,9 +107,9 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU013,
         severity: Severity::Error,
         summary: "AMI type not valid for the GPUs or Kubernetes version",
-        trigger: "`managed_node_group.ami_type` is not an EKS AMI type, carries no NVIDIA driver (NVIDIA pools) or no Neuron driver (Neuron pools: anything but `AL2023_x86_64_NEURON`), does not match the instance types' architecture (x86_64 or arm64), or is `AL2_x86_64_GPU` on Kubernetes 1.33 or later.",
+        trigger: "`managed_node_group.ami_type` is not an EKS AMI type, carries no NVIDIA driver (NVIDIA pools) or no Neuron driver (Neuron pools: anything but `AL2023_x86_64_NEURON`, Bottlerocket's `BOTTLEROCKET_x86_64` or, through Kubernetes 1.32, `AL2_x86_64_GPU`), does not match the instance types' architecture (x86_64 or arm64), or is `AL2_x86_64_GPU` on Kubernetes 1.33 or later.",
         fix: "Leave `ami_type` unset (the provider picks `AL2023_x86_64_NVIDIA`, `AL2023_ARM_64_NVIDIA` or, for Trainium and Inferentia, `AL2023_x86_64_NEURON`), or choose an NVIDIA variant of AL2023 or Bottlerocket for the right architecture.",
-        source: "EKS API amiType enum (2026-08); EKS accelerated AMIs (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
+        source: "EKS API amiType enum (2026-08); EKS accelerated AMIs, the variants' table of instance types (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html, 2025-10); the AL2 accelerated AMI serves GPU and Inferentia workloads (amazon-eks-ami release v20200531); AL2 AMIs end with Kubernetes 1.32 (https://docs.aws.amazon.com/eks/latest/userguide/eks-ami-deprecation-faqs.html)",
     },
     Rule {
         code: Code::EKSGPU014,

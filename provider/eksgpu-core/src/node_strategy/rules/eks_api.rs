@@ -46,6 +46,15 @@ const OTHER_AMI_TYPES: [&str; 15] = [
     "WINDOWS_CORE_2025_x86_64",
 ];
 
+/// The AMI types whose images carry the Neuron driver, per the EKS user guide's table of
+/// accelerated AMI variants
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html>, 2025-10):
+/// AL2023 x86_64 Neuron and Bottlerocket's `aws-k8s` variant (`BOTTLEROCKET_x86_64`) list
+/// inf1, inf2, trn1 and trn2; the AL2 accelerated AMI (`AL2_x86_64_GPU`) serves "GPU and
+/// Inferentia based workloads" (amazon-eks-ami release v20200531) until AL2's last Kubernetes
+/// version. The first is the default.
+const NEURON_AMI_TYPES: [&str; 3] = ["AL2023_x86_64_NEURON", "BOTTLEROCKET_x86_64", "AL2_x86_64_GPU"];
+
 /// EKS published AL2 AMIs up to Kubernetes 1.32 (EKS user guide, AL2 AMI deprecation FAQs).
 const LAST_AL2_KUBERNETES: (u32, u32) = (1, 32);
 
@@ -329,25 +338,27 @@ fn node_group_disk(pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Ve
 }
 
 /// EKSGPU013: the AMI type must carry the drivers of the pool's accelerators (NVIDIA, or the
-/// Neuron driver of `AL2023_x86_64_NEURON` on Neuron pools), match their architecture, and exist
-/// for the cluster's Kubernetes version.
+/// Neuron driver on Neuron pools), match their architecture, and exist for the cluster's
+/// Kubernetes version.
 fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: &mut Vec<Violation>) {
     let fire =
         |detail: String, out: &mut Vec<Violation>| out.push(Violation::new(Code::EKSGPU013, path.to_vec(), detail));
     if pool.is_neuron() {
-        // EKS's one Neuron AMI type (EKS API `amiType`); x86_64, as every Neuron type.
-        if ami != crate::eks::NEURON_AMI_TYPE {
+        // Every Neuron type is x86_64, so only the driver and the AL2 end date matter.
+        if !NEURON_AMI_TYPES.contains(&ami) {
             let known = OTHER_AMI_TYPES.contains(&ami) || NVIDIA_AMI_TYPES.iter().any(|(a, _)| *a == ami);
             let detail = if known {
                 format!(
-                    "{ami} has no Neuron driver for the pool's Neuron devices; use {}.",
-                    crate::eks::NEURON_AMI_TYPE
+                    "{ami} has no Neuron driver for the pool's Neuron devices; use {} (or {}).",
+                    crate::eks::NEURON_AMI_TYPE,
+                    NEURON_AMI_TYPES[1..].join(", ")
                 )
             } else {
                 format!("{ami:?} is not an EKS AMI type.")
             };
             fire(detail, out);
         }
+        check_al2_end(s, ami, path, out);
         return;
     }
     let Some(&(_, arch)) = NVIDIA_AMI_TYPES.iter().find(|(a, _)| *a == ami) else {
@@ -371,17 +382,23 @@ fn check_ami_type(s: &NodeStrategy, pool: &Pool, ami: &str, path: &[Step], out: 
             );
         }
     }
+    check_al2_end(s, ami, path, out);
+}
+
+/// EKSGPU013: EKS publishes no AL2 AMIs after Kubernetes 1.32.
+fn check_al2_end(s: &NodeStrategy, ami: &str, path: &[Step], out: &mut Vec<Violation>) {
     if ami == "AL2_x86_64_GPU"
         && let Some(v) = s.kubernetes_version.as_deref().and_then(crate::rules::parse_version)
         && v > LAST_AL2_KUBERNETES
     {
-        fire(
+        out.push(Violation::new(
+            Code::EKSGPU013,
+            path.to_vec(),
             format!(
                 "EKS publishes no AL2 AMIs for Kubernetes {}.{} (1.32 was the last).",
                 v.0, v.1
             ),
-            out,
-        );
+        ));
     }
 }
 

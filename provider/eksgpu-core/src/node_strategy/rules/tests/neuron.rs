@@ -42,7 +42,12 @@ fn neuron_pools_are_clean_on_every_ec2_kind() {
     let mut mng = pool("n", Capacity::ManagedNodeGroup, &["inf2.xlarge"]);
     mng.managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NEURON".into());
     assert_eq!(codes(vec![mng.clone()]), NONE);
+    // Bottlerocket's aws-k8s variant carries the Neuron driver too (AL2: the test below).
+    mng.managed_node_group.as_mut().unwrap().ami_type = Some("BOTTLEROCKET_x86_64".into());
+    assert_eq!(codes(vec![mng.clone()]), NONE);
     mng.managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NVIDIA".into());
+    assert_eq!(codes(vec![mng.clone()]), [Code::EKSGPU013]);
+    mng.managed_node_group.as_mut().unwrap().ami_type = Some("BOTTLEROCKET_x86_64_NVIDIA".into());
     assert_eq!(codes(vec![mng]), [Code::EKSGPU013]);
     let mut gpu = pool("g", Capacity::ManagedNodeGroup, &["g6e.xlarge"]);
     gpu.managed_node_group.as_mut().unwrap().ami_type = Some("AL2023_x86_64_NEURON".into());
@@ -203,4 +208,18 @@ fn eksgpu155_auto_mode_node_lifetime() {
         ..pool("k", Capacity::Karpenter, &["trn2.48xlarge"])
     };
     assert_eq!(codes(vec![k]), NONE);
+}
+
+#[test]
+fn eksgpu013_al2_serves_neuron_pools_only_through_kubernetes_1_32() {
+    let mut mng = pool("n", Capacity::ManagedNodeGroup, &["inf2.xlarge"]);
+    mng.managed_node_group.as_mut().unwrap().ami_type = Some("AL2_x86_64_GPU".into());
+    let mut s = strategy(vec![mng]);
+    s.kubernetes_version = Some("1.32".into());
+    assert!(check_node_strategy(&s, &CTX).iter().all(|v| v.code != Code::EKSGPU013));
+    s.kubernetes_version = Some("1.33".into());
+    let v = check_node_strategy(&s, &CTX);
+    let al2: Vec<_> = v.iter().filter(|v| v.code == Code::EKSGPU013).collect();
+    assert_eq!(al2.len(), 1, "{v:?}");
+    assert!(al2[0].detail.contains("1.32 was the last"), "{}", al2[0].detail);
 }
