@@ -58,6 +58,18 @@ pub struct Configured {
     pub field_manager: String,
     /// `default_tags { tags }`: on every AWS object the provider creates (node groups, access entries).
     pub default_tags: BTreeMap<String, String>,
+    /// Whether every setting a plan's computed outputs read (`karpenter_version`,
+    /// `karpenter_feature_gates`, `default_tags`) is known: while one is unknown at plan (it comes
+    /// from a resource not yet created), outputs rendered from it plan unknown, or apply would
+    /// produce another value than the plan showed.
+    pub settings_known: bool,
+}
+
+/// Whether `karpenter_version`, `karpenter_feature_gates` and `default_tags` hold no unknown value.
+fn settings_known(config: &Value) -> bool {
+    ["karpenter_version", "karpenter_feature_gates", "default_tags"]
+        .iter()
+        .all(|k| eksgpu_framework::path::unknowns(config.get(k)).is_empty())
 }
 
 /// The keys listed in `karpenter_feature_gates` (unknown elements are left out: checked once known).
@@ -295,6 +307,7 @@ pub(super) fn parse(config: &Value) -> Configured {
         ),
         field_manager: string(config, "field_manager").unwrap_or_else(|| DEFAULT_FIELD_MANAGER.to_owned()),
         default_tags: default_tags(config),
+        settings_known: settings_known(config),
     }
 }
 

@@ -55,6 +55,11 @@ impl NodeStrategyResource {
             .unwrap_or_default()
     }
 
+    /// Whether the provider settings the outputs read are known (`Configured::settings_known`).
+    fn settings_known(&self) -> bool {
+        self.state.configured().is_none_or(|c| c.settings_known)
+    }
+
     /// The provider's `karpenter_feature_gates` (none before it is configured).
     fn karpenter_gates(&self) -> eksgpu_core::karpenter_gates::FeatureGates {
         self.state.configured().map(|c| c.karpenter_gates).unwrap_or_default()
@@ -124,6 +129,7 @@ impl ManagedResource for NodeStrategyResource {
             self.karpenter_version(),
             self.karpenter_gates(),
             &self.default_tags(),
+            self.settings_known(),
             diags,
         );
     }

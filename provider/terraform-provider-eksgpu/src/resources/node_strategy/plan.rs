@@ -188,6 +188,7 @@ pub(super) fn modify(
     karpenter_version: (u32, u32),
     gates: FeatureGates,
     default_tags: &std::collections::BTreeMap<String, String>,
+    settings_known: bool,
     diags: &mut Diagnostics,
 ) {
     plan_id(&mut plan.planned, &["cluster_name", "name"]);
@@ -213,12 +214,18 @@ pub(super) fn modify(
     k.strategy.default_tags = default_tags.clone();
     k.strategy.karpenter_gates = gates;
     let s = &k.strategy;
-    outputs(plan, &k);
-    report(
-        &k,
-        strategy_rules::check_node_strategy(s, &strategy_rules::Context { karpenter_version }),
-        diags,
-    );
+    // Outputs render the provider's settings (NodeOverlays from the gates, tags on requests): while
+    // one is unknown they stay unknown, as computed attributes are planned by default.
+    if settings_known {
+        outputs(plan, &k);
+    }
+    let ctx = strategy_rules::Context { karpenter_version };
+    let found = if settings_known {
+        strategy_rules::check_node_strategy(s, &ctx)
+    } else {
+        in_every_gate_world(s, &ctx)
+    };
+    report(&k, found, diags);
     let known_labels: Vec<Pool> = s
         .pools
         .iter()
@@ -242,6 +249,38 @@ pub(super) fn modify(
             warn_deletions(&prior, s, diags);
         }
     }
+}
+
+/// The findings that hold whatever the provider's `karpenter_feature_gates` turn out to be (they
+/// are unknown at plan): the rules run once per combination of the gates, and a finding is kept
+/// only when every combination has it (same rule, same place). The rest fire at apply (`check`).
+fn in_every_gate_world(s: &NodeStrategy, ctx: &strategy_rules::Context) -> Vec<rules::Violation> {
+    let worlds: Vec<Vec<rules::Violation>> = [(false, false), (false, true), (true, false), (true, true)]
+        .into_iter()
+        .map(|(static_capacity, node_overlay)| {
+            let w = NodeStrategy {
+                karpenter_gates: FeatureGates {
+                    static_capacity,
+                    node_overlay,
+                },
+                ..s.clone()
+            };
+            strategy_rules::check_node_strategy(&w, ctx)
+        })
+        .collect();
+    let Some((first, rest)) = worlds.split_first() else {
+        return Vec::new();
+    };
+    first
+        .iter()
+        .filter(|v| {
+            rest.iter().all(|w| {
+                w.iter()
+                    .any(|x| x.code == v.code && x.severity == v.severity && x.path == v.path)
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// Reports the rules' findings on what is known; paths point at the pool's place in the
