@@ -99,7 +99,7 @@ fn defaults(block: &Block, planned: &mut Value, config: &Value) {
 }
 
 /// The value without its computed-only attributes: what the user's configuration decides.
-pub(crate) fn strip_computed(block: &Block, v: &Value) -> Value {
+pub fn strip_computed(block: &Block, v: &Value) -> Value {
     let Value::Object(m) = v else {
         return v.clone();
     };

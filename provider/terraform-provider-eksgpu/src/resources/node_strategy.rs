@@ -19,6 +19,7 @@ mod schema;
 mod sides;
 mod timeouts;
 mod upgrade;
+mod worlds;
 
 use std::sync::Arc;
 

@@ -17,7 +17,7 @@ use eksgpu_framework::path;
 use eksgpu_tfplugin::diag::Step;
 use eksgpu_tfplugin::{AttributePath, Diagnostic, Diagnostics, Value};
 
-use super::{early, model, schema};
+use super::{early, model, schema, worlds};
 use crate::diagnostics;
 use crate::resources::{errors_only, plan_id};
 
@@ -119,6 +119,8 @@ pub(super) fn neuron_values_yaml(s: &NodeStrategy) -> Value {
 /// What is known of the strategy at plan.
 struct Known {
     partial: Partial,
+    /// The planned inputs with their unknowns in place (what `worlds` completes).
+    inputs: Value,
     /// The strategy with placeholders for an unknown name or cluster, and the
     /// pools that could be read (in key order).
     strategy: NodeStrategy,
@@ -175,6 +177,7 @@ fn known(planned: &Value) -> Option<Known> {
         karpenter_gates: Default::default(),
     };
     Some(Known {
+        inputs: eksgpu_framework::plan::strip_computed(&schema::cached().block, planned),
         header_known: cluster_known && name_known && operator_known && plugin_known,
         partial,
         strategy,
@@ -220,12 +223,14 @@ pub(super) fn modify(
         outputs(plan, &k);
     }
     let ctx = strategy_rules::Context { karpenter_version };
-    let found = if settings_known {
-        strategy_rules::check_node_strategy(s, &ctx)
-    } else {
-        in_every_gate_world(s, &ctx)
+    let check = |w: &NodeStrategy| {
+        if settings_known {
+            strategy_rules::check_node_strategy(w, &ctx)
+        } else {
+            in_every_gate_world(w, &ctx)
+        }
     };
-    report(&k, found, diags);
+    report(&k, judged(&k, s, check), diags);
     let known_labels: Vec<Pool> = s
         .pools
         .iter()
@@ -268,19 +273,21 @@ fn in_every_gate_world(s: &NodeStrategy, ctx: &strategy_rules::Context) -> Vec<r
             strategy_rules::check_node_strategy(&w, ctx)
         })
         .collect();
-    let Some((first, rest)) = worlds.split_first() else {
-        return Vec::new();
-    };
-    first
-        .iter()
-        .filter(|v| {
-            rest.iter().all(|w| {
-                w.iter()
-                    .any(|x| x.code == v.code && x.severity == v.severity && x.path == v.path)
-            })
-        })
-        .cloned()
-        .collect()
+    worlds::common(worlds)
+}
+
+/// The findings of `check` on what is known: on the strategy itself when every input is known,
+/// else those every completion of the unknown inputs has (`worlds`).
+fn judged(
+    k: &Known,
+    s: &NodeStrategy,
+    check: impl Fn(&NodeStrategy) -> Vec<rules::Violation>,
+) -> Vec<rules::Violation> {
+    if k.partial.is_complete() {
+        check(s)
+    } else {
+        worlds::in_every_world(&k.inputs, s, check)
+    }
 }
 
 /// Reports the rules' findings on what is known; paths point at the pool's place in the
@@ -311,7 +318,8 @@ fn report(k: &Known, found: Vec<rules::Violation>, diags: &mut Diagnostics) {
 /// so the plan does not repeat these.
 pub(super) fn validate(config: &Value, diags: &mut Diagnostics) {
     if let Some(k) = known(config) {
-        report(&k, strategy_rules::check_at_validate(&k.strategy), diags);
+        let found = judged(&k, &k.strategy, strategy_rules::check_at_validate);
+        report(&k, found, diags);
     }
 }
 
