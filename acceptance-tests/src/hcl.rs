@@ -73,3 +73,23 @@ impl Provider {
 pub fn provider_header() -> String {
     Provider::new().header()
 }
+
+/// The node role the pool snippets below name (any IAM role ARN: the plan does not read it).
+pub const NODE_ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+
+/// One `pools` entry: a managed node group pool `name` of `types` (HCL), with `extra` attributes.
+pub fn node_group_pool(name: &str, types: &str, extra: &str) -> String {
+    format!(
+        r#"{name} = {{
+    capacity       = "managed_node_group"
+    instance_types = {types}
+    {extra}
+    managed_node_group = {{
+      node_role_arn = "{NODE_ROLE}"
+      subnet_ids    = ["subnet-1"]
+      disk_size     = 200
+      scaling       = {{ min = 0, max = 2, desired = 0 }}
+    }}
+  }}"#
+    )
+}

@@ -2,10 +2,11 @@
 //! (the current one), offline plans: Neuron pools on each EC2 capacity kind with their
 //! outputs, `neuron_values_yaml` for each mix, and the refusals.
 
+use eksgpu_acceptance_tests::hcl::node_group_pool as node_group;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
 use serde_json::Value;
 
-const ROLE: &str = "arn:aws:iam::123456789012:role/gpu-nodes";
+use eksgpu_acceptance_tests::hcl::NODE_ROLE as ROLE;
 
 /// A strategy of `pools` (entries of the `pools` map), with a `gpu_operator` block when `operator`.
 fn main_tf(pools: &str, k8s: &str) -> String {
@@ -57,22 +58,6 @@ fn auto_mode(name: &str, types: &str, extra: &str) -> String {
     capacity       = "auto_mode"
     instance_types = {types}
     {extra}
-  }}"#
-    )
-}
-
-fn node_group(name: &str, types: &str, extra: &str) -> String {
-    format!(
-        r#"{name} = {{
-    capacity       = "managed_node_group"
-    instance_types = {types}
-    {extra}
-    managed_node_group = {{
-      node_role_arn = "{ROLE}"
-      subnet_ids    = ["subnet-1"]
-      disk_size     = 200
-      scaling       = {{ min = 0, max = 2, desired = 0 }}
-    }}
   }}"#
     )
 }

@@ -1,8 +1,12 @@
 //! What the resource framework promises with the real Terraform CLI: dynamic
 //! blocks and pools over values unknown at plan, outputs known as soon as
 //! their inputs are, rules on whatever is known, exact numbers, and `labels =
-//! {}` versus no labels after an import.
+//! {}` versus no labels after an import. Rules judge only what is known (issue 33, class 1): an
+//! input unknown at plan (a `terraform_data` output, known only after apply) holds back the findings
+//! that depend on it and no other, and a provider setting unknown at plan leaves the outputs it
+//! feeds unknown.
 
+use eksgpu_acceptance_tests::hcl::node_group_pool as node_group;
 use eksgpu_acceptance_tests::hcl::{Provider, REQUIRED_PROVIDERS};
 use eksgpu_acceptance_tests::kube::KubeTarget;
 use eksgpu_acceptance_tests::{Workdir, terraform_versions};
@@ -370,5 +374,129 @@ resource "eksgpu_node_strategy" "s" {{
             imported.assert_empty_plan();
             w.ok(&["destroy", "-no-color", "-auto-approve"]);
         }
+    }
+}
+
+/// `terraform_data.u.output` is `input`, unknown until apply.
+fn strategy(provider: &Provider, input: &str, pools: &str) -> String {
+    format!(
+        r#"{}
+resource "terraform_data" "u" {{
+  input = {input}
+}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name       = "gpu"
+  name               = "unknowns"
+  kubernetes_version = "1.34"
+  pools = {{
+  {pools}
+  }}
+}}
+"#,
+        provider.header()
+    )
+}
+
+/// Plans `main_tf` and asserts it does not fail and names no `code`: a finding that depends on
+/// a value unknown at plan waits for apply.
+fn plan_holds_back(main_tf: &str, code: &str) {
+    for tf in terraform_versions() {
+        let w = Workdir::new(&tf, main_tf);
+        w.init();
+        let (exit, r) = w.plan_code(&[]);
+        let out = r.combined();
+        assert!(!out.contains(code), "{}: {code} on an unknown input:\n{out}", tf.label);
+        assert_ne!(exit, 1, "{}:\n{out}", tf.label);
+    }
+}
+
+#[test]
+fn an_unknown_dra_on_a_neuron_pool_is_not_refused() {
+    let pools = format!(
+        "{}\n  {}",
+        node_group("plugin", r#"["trn2.48xlarge"]"#, ""),
+        node_group("claims", r#"["trn2.48xlarge"]"#, "dra = terraform_data.u.output")
+    );
+    plan_holds_back(&strategy(&Provider::new().offline(), "false", &pools), "EKSGPU153");
+}
+
+#[test]
+fn unknown_instance_types_with_a_neuron_ami_are_not_refused() {
+    let pools = node_group("n", "terraform_data.u.output", r#"ami_type = "AL2023_x86_64_NEURON""#);
+    plan_holds_back(
+        &strategy(&Provider::new().offline(), r#"["inf2.xlarge"]"#, &pools),
+        "EKSGPU013",
+    );
+}
+
+#[test]
+fn an_unknown_requirement_key_does_not_hide_a_cpu_only_type() {
+    let pools = r#"cpu = {
+    capacity       = "karpenter"
+    instance_types = ["m5.large"]
+    requirements = [
+      {
+        key      = terraform_data.u.output
+        operator = "Exists"
+      },
+    ]
+    node_class = {
+      role = "KarpenterNodeRole"
+    }
+  }"#;
+    // The CPU-only type is refused whatever the key turns out to be.
+    plan_fails_with(
+        &strategy(&Provider::new().offline(), r#""example.com/team""#, pools),
+        &["EKSGPU016"],
+    );
+}
+
+#[test]
+fn unknown_feature_gates_leave_manifests_unknown_and_apply_agrees() {
+    for tf in terraform_versions() {
+        let kube = KubeTarget::start();
+        let provider = Provider::new()
+            .kube(&kube)
+            .setting("karpenter_feature_gates = terraform_data.gates.output");
+        let main_tf = format!(
+            r#"{}
+resource "terraform_data" "gates" {{
+  input = ["nodeOverlay"]
+}}
+resource "eksgpu_node_strategy" "s" {{
+  cluster_name       = "gpu"
+  name               = "gates"
+  kubernetes_version = "1.34"
+  pools = {{
+    shared = {{
+      capacity       = "karpenter"
+      instance_types = ["g6e.xlarge"]
+      labels         = {{ "nvidia.com/device-plugin.config" = "time-sliced-4" }}
+      node_class     = {{ role = "KarpenterNodeRole-gpu" }}
+    }}
+  }}
+}}
+"#,
+            provider.header()
+        );
+        let w = Workdir::new(&tf, &main_tf);
+        w.init();
+        w.ok(&["plan", "-no-color", "-out", "g.tfplan"]);
+        let plan: Value = serde_json::from_str(&w.ok(&["show", "-json", "g.tfplan"]).stdout).unwrap();
+        let change = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "eksgpu_node_strategy")
+            .unwrap();
+        assert_eq!(
+            change["change"]["after_unknown"]["pools"]["shared"]["manifests_yaml"], true,
+            "{}: manifests_yaml must plan unknown while the gates are",
+            tf.label
+        );
+        // Apply makes what the plan said (no "inconsistent final plan").
+        w.ok(&["apply", "-no-color", "-auto-approve", "g.tfplan"]);
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-no-color", "-auto-approve"]);
     }
 }
