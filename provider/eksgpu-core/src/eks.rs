@@ -251,4 +251,6 @@ impl AutoModeFlags {
 mod tests;
 
 #[cfg(test)]
+mod autoscaler_tests;
+#[cfg(test)]
 mod launch_template_tests;

@@ -447,10 +447,16 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     }
     pool.managed_node_group = Some(m);
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
-    // label), which an import's prior does not know yet.
+    // label) and instance types (the autoscaler's GPU label), which an import's prior does not
+    // know yet.
     let basis = Pool {
         managed_node_group: pool.managed_node_group.clone(),
         capacity: pool.capacity,
+        instance_types: if import {
+            pool.instance_types.clone()
+        } else {
+            prior.instance_types.clone()
+        },
         ..prior.clone()
     };
     pool.labels = user_labels(strategy, &basis, live.labels.clone());

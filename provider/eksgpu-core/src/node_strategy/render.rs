@@ -64,6 +64,15 @@ pub fn effective_labels(strategy: &NodeStrategy, pool: &Pool) -> BTreeMap<String
     if pool.is_neuron() {
         return labels;
     }
+    // A node group's GPU nodes carry the Cluster Autoscaler's GPU label from boot, so the
+    // autoscaler waits for their GPUs instead of launching more nodes (`eks::autoscaler`).
+    if pool.capacity == Capacity::ManagedNodeGroup
+        && let Some(gpu) = crate::eks::autoscaler::accelerator_label(strategy, pool)
+    {
+        labels
+            .entry(crate::eks::autoscaler::ACCELERATOR_LABEL.to_owned())
+            .or_insert(gpu);
+    }
     let mut default = |k: &str| {
         labels.entry(k.to_owned()).or_insert_with(|| "false".to_owned());
     };

@@ -585,7 +585,13 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \
           per label, taint and resource): run the autoscaler with \
           `--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster_name>` \
-          and `eks:DescribeNodegroup` to scale a group up from zero; a pool tag on the same key wins.",
+          and `eks:DescribeNodegroup` to scale a group up from zero; a pool tag on the same key wins. \
+          The resource tags say what a new node will advertise, the fewest of the group's types: `nvidia.com/gpu` \
+          times the time-slicing or MPS replicas (`nvidia.com/gpu.shared` instead when renamed), each \
+          `nvidia.com/mig-<profile>` and no `nvidia.com/gpu` under MIG `mixed`, `aws.amazon.com/neuron` and \
+          `aws.amazon.com/neuroncore` on Neuron, `vpc.amazonaws.com/efa` with `efa`. Nodes that advertise \
+          `nvidia.com/gpu` carry the autoscaler's GPU label `k8s.amazonaws.com/accelerator = nvidia-<gpu>` (and its \
+          tag), so it waits for their GPUs instead of launching more nodes; a label of your own on that key wins.",
     kinds: Kinds::Only(NODE_GROUP, Code::EKSGPU115),
     renders: &[at(NodeGroup, &[])],
     read_back: ReadBack::Live,
