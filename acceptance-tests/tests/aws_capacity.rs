@@ -944,6 +944,13 @@ fn a_launch_template_node_group_is_created_versioned_rolled_and_deleted() {
             ng["tags"]["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"],
             "true:NoSchedule"
         );
+        // The autoscaler's GPU label on the nodes and in its node-template tag (#33 class 4).
+        let gpu_label = ng["labels"]["k8s.amazonaws.com/accelerator"].as_str();
+        assert!(gpu_label.is_some_and(|v| v.starts_with("nvidia-")), "{ng}");
+        assert_eq!(
+            ng["tags"]["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"].as_str(),
+            gpu_label
+        );
         let v1 = template_version(&moto);
         assert_eq!(v1.matches("<interfaceType>efa</interfaceType>").count(), 32, "{v1}");
         assert!(v1.contains("<volumeSize>200</volumeSize>"), "{v1}");
