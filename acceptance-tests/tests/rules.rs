@@ -630,6 +630,20 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.
+        "EKSGPU313",
+        true,
+        "pools[\"p\"].requirements[0]",
+        r#"capacity = "auto_mode"
+    requirements = [
+      {
+        key      = "karpenter.k8s.aws/instance-family"
+        operator = "In"
+        values   = ["g6e"]
+      },
+    ]"#,
+    ),
+    (
         "EKSGPU174",
         true,
         "pools[\"p\"].node_class.user_data",

@@ -86,6 +86,14 @@ impl Violation {
             detail: format!("{detail} {}", rule.map_or("", |r| r.fix)).trim_end().to_owned(),
         }
     }
+
+    /// A violation whose fix speaks the pool's own terms (an Auto Mode pool's `eks.amazonaws.com`
+    /// labels) instead of the catalogue's fix.
+    pub(crate) fn with_fix(code: Code, path: Vec<Step>, detail: String, fix: &str) -> Violation {
+        let mut v = Violation::new(code, path, String::new());
+        v.detail = format!("{detail} {fix}").trim_end().to_owned();
+        v
+    }
 }
 
 pub fn rule(code: Code) -> Option<&'static Rule> {

@@ -29,8 +29,35 @@ pub fn selectors(requirements: &[Requirement]) -> Vec<Selector<'_>> {
 /// EKS Auto Mode's own instance labels, with the Karpenter label of the same meaning: Auto Mode
 /// NodePools select types by `eks.amazonaws.com/instance-*` (EKS user guide, Create a Node Pool
 /// for EKS Auto Mode, supported labels: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html#auto-supported-labels).
-/// On a Karpenter cluster no node has them, so only `auto_mode` pools read them this way.
+/// On a Karpenter cluster no node has them, so only `auto_mode` pools read them this way; an
+/// Auto Mode node carries none of the Karpenter ones (EKSGPU313). Every `eks.amazonaws.com/instance-*`
+/// label of that table, by its Karpenter twin (aws/karpenter-provider-aws v1.14.1 `pkg/apis/v1/labels.go`);
+/// the catalog reads the ones it has a column for (`catalog::labels::label`).
 const AUTO_MODE_LABELS: &[(&str, &str)] = &[
+    (
+        "eks.amazonaws.com/instance-hypervisor",
+        "karpenter.k8s.aws/instance-hypervisor",
+    ),
+    (
+        "eks.amazonaws.com/instance-encryption-in-transit-supported",
+        "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+    ),
+    (
+        "eks.amazonaws.com/instance-cpu-manufacturer",
+        "karpenter.k8s.aws/instance-cpu-manufacturer",
+    ),
+    (
+        "eks.amazonaws.com/instance-ebs-bandwidth",
+        "karpenter.k8s.aws/instance-ebs-bandwidth",
+    ),
+    (
+        "eks.amazonaws.com/instance-network-bandwidth",
+        "karpenter.k8s.aws/instance-network-bandwidth",
+    ),
+    (
+        "eks.amazonaws.com/instance-local-nvme",
+        "karpenter.k8s.aws/instance-local-nvme",
+    ),
     (
         "eks.amazonaws.com/instance-category",
         "karpenter.k8s.aws/instance-category",
@@ -60,6 +87,14 @@ const AUTO_MODE_LABELS: &[(&str, &str)] = &[
         "karpenter.k8s.aws/instance-gpu-memory",
     ),
 ];
+
+/// The Auto Mode label of the same meaning as the Karpenter label `karpenter_key`, if Auto Mode has one.
+pub fn auto_mode_label(karpenter_key: &str) -> Option<&'static str> {
+    AUTO_MODE_LABELS
+        .iter()
+        .find(|(_, k)| *k == karpenter_key)
+        .map(|(a, _)| *a)
+}
 
 /// A pool's requirements as the matcher reads them, Auto Mode's own labels read as Karpenter's
 /// on `auto_mode` pools ([`AUTO_MODE_LABELS`]).
@@ -189,7 +224,7 @@ mod tests {
         };
         assert_eq!(matched_instance_types(&p), ["g6e.xlarge"]);
         let auto = Pool {
-            requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g7", "g6"])],
+            requirements: vec![req("eks.amazonaws.com/instance-family", "In", &["g7", "g6"])],
             ..fixture::pool("a", Capacity::AutoMode, &[])
         };
         let m = matched(&auto).expect("requirements");

@@ -896,6 +896,14 @@ pub static RULES: &[Rule] = &[
         source: "kedacore/keda v2.20.2 pkg/scaling/resolver/scale_resolvers.go L297-299 (ResolveAuthRefAndPodIdentity); KEDA 2.20 docs, authentication (https://keda.sh/docs/2.20/concepts/authentication/)",
     },
     Rule {
+        code: Code::EKSGPU313,
+        severity: Severity::Error,
+        summary: "Karpenter label on an Auto Mode pool",
+        trigger: "An `auto_mode` pool's `requirements` entry is on a `karpenter.k8s.aws/` label: Auto Mode nodes carry their instance labels under `eks.amazonaws.com/` (`instance-family`, `instance-category`, `instance-generation`, `instance-gpu-count`, …) and none of Karpenter's, so the NodePool never launches a node for it. (On `auto_mode` pools the provider matches the `eks.amazonaws.com/` labels against the catalog, and EKSGPU170 and EKSGPU173 name them in their fixes.)",
+        fix: "Use the Auto Mode label of the same meaning (`eks.amazonaws.com/instance-family` for `karpenter.k8s.aws/instance-family`, …), named in the message; `matched_instance_types` shows what the pool matches.",
+        source: "EKS user guide, Create a Node Pool for EKS Auto Mode, EKS Auto Mode Supported Labels (\"EKS Auto Mode uses different labels than Karpenter\", https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html#auto-supported-labels)",
+    },
+    Rule {
         code: Code::EKSGPU321,
         severity: Severity::Error,
         summary: "Node repair setting EKS refuses",

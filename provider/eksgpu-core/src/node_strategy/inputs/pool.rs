@@ -270,8 +270,10 @@ const EFA: Attr<Pool> = attr(
     Ty::Bool,
     "The pool runs multi-node training over EFA: its instance types must have EFA interfaces (EKSGPU126) and its \
      nodes should stay in one zone (EKSGPU127). Karpenter and Auto Mode attach EFA interfaces to nodes launched \
-     for pods that request `vpc.amazonaws.com/efa` (install the EFA device plugin); node groups need a launch \
-     template this provider does not manage. Not read back by `terraform import`. Default `false`.",
+     for pods that request `vpc.amazonaws.com/efa` (install the EFA device plugin); a `managed_node_group` pool \
+     gets them from the launch template the provider creates for it (the EFA layout of its instance types, or \
+     its `network_interfaces`), and reads `efa` back from that template. In-cluster pools: not read back by \
+     `terraform import`. Default `false`.",
     lens!(Pool, efa),
 )
 .default(Lit::Bool(false))

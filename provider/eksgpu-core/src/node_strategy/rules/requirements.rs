@@ -1,9 +1,12 @@
 //! A pool's `requirements`: their shape as the NodePool CRD and Karpenter accept it,
-//! keys the provider renders itself, and what they match in the catalog (`matching`).
+//! keys the provider renders itself, Karpenter's labels on Auto Mode pools, and what they match in
+//! the catalog (`matching`). Fixes speak the pool's own label family: `eks.amazonaws.com/` on
+//! Auto Mode (EKS user guide, Create a Node Pool for EKS Auto Mode, supported labels:
+//! https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html#auto-supported-labels).
 
 use super::Context;
 use crate::catalog::InstanceType;
-use crate::model::Pool;
+use crate::model::{Capacity, Pool};
 use crate::node_strategy::matching::{self, Matched};
 use crate::render::selection::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
 use crate::rules::{At, Code, Step, Violation};
@@ -20,19 +23,63 @@ pub(super) fn requirement_shape(pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         if r.key != CAPACITY_TYPE
             && let Err(e) = crate::validate::karpenter_node_label_key(&r.key, ctx.karpenter_version)
         {
-            out.push(Violation::new(
-                Code::EKSGPU170,
+            out.push(shape_violation(
+                pool,
                 path(at, j),
                 format!("Requirement {j}: {}", e.message),
             ));
         }
         if let Some(problem) = values_problem(&r.operator, &r.values) {
-            out.push(Violation::new(
-                Code::EKSGPU170,
+            out.push(shape_violation(
+                pool,
                 path(at, j),
                 format!("Requirement {j} ({} {}): {problem}.", r.key, r.operator),
             ));
         }
+    }
+}
+
+/// EKSGPU170's fix on an Auto Mode pool: its own labels, not Karpenter's.
+const AUTO_MODE_SHAPE_FIX: &str = "Use an Auto Mode label (`eks.amazonaws.com/instance-category`, `instance-family`, \
+     `instance-generation`, `instance-gpu-name`, `instance-gpu-manufacturer`, `instance-gpu-count`, `instance-gpu-memory`, \
+     `kubernetes.io/arch`, …) or a custom one, and give `In`/`NotIn` values, `Exists`/`DoesNotExist` none, \
+     `Gt`/`Lt` one number such as `\"4\"`.";
+
+/// EKSGPU173's fix on an Auto Mode pool.
+const AUTO_MODE_CONFINE_FIX: &str = "Add `requirements = [{ key = \"eks.amazonaws.com/instance-gpu-manufacturer\", \
+     operator = \"In\", values = [\"nvidia\"] }]` or `eks.amazonaws.com/instance-gpu-count Gt 0`.";
+
+/// An EKSGPU170 violation whose fix names the pool's label family.
+fn shape_violation(pool: &Pool, p: Vec<Step>, detail: String) -> Violation {
+    if pool.capacity == Capacity::AutoMode {
+        Violation::with_fix(Code::EKSGPU170, p, detail, AUTO_MODE_SHAPE_FIX)
+    } else {
+        Violation::new(Code::EKSGPU170, p, detail)
+    }
+}
+
+/// EKSGPU313: a `karpenter.k8s.aws` requirement on an Auto Mode pool. Auto Mode nodes carry
+/// `eks.amazonaws.com` instance labels and none of Karpenter's, so the NodePool never gets a node.
+pub(super) fn auto_mode_karpenter_labels(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if pool.capacity != Capacity::AutoMode {
+        return;
+    }
+    for (j, r) in pool.requirements.iter().enumerate() {
+        if !r.key.starts_with("karpenter.k8s.aws/") {
+            continue;
+        }
+        let instead = match matching::auto_mode_label(&r.key) {
+            Some(k) => format!("write `{k}`"),
+            None => "Auto Mode has no label of that meaning".to_owned(),
+        };
+        out.push(Violation::new(
+            Code::EKSGPU313,
+            path(at, j),
+            format!(
+                "Requirement {j} of Auto Mode pool {:?} is on {}, which Auto Mode nodes do not carry: {instead}.",
+                pool.name, r.key
+            ),
+        ));
     }
 }
 
@@ -117,11 +164,15 @@ pub(super) fn matched_types(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) 
         } else {
             "instance types without accelerators".to_owned()
         };
-        out.push(Violation::new(
-            Code::EKSGPU173,
+        let (p, detail) = (
             at(&[Step::Attr("requirements")]),
             format!("Pool {:?}'s requirements admit {what}.", pool.name),
-        ));
+        );
+        out.push(if pool.capacity == Capacity::AutoMode {
+            Violation::with_fix(Code::EKSGPU173, p, detail, AUTO_MODE_CONFINE_FIX)
+        } else {
+            Violation::new(Code::EKSGPU173, p, detail)
+        });
     }
     Some(m)
 }
