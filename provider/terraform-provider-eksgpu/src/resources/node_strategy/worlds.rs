@@ -25,7 +25,7 @@ const CAPACITY_TYPES: [&str; WORLDS] = ["on-demand", "spot", "reserved", "on-dem
 
 /// `v` with each unknown value below it completed as world `w` does, typed by `ty`; `name` is
 /// the attribute the value is at (its completions for `instance_types` and `capacity_types`).
-fn completed(v: &Value, ty: &Type, name: &str, w: usize) -> Value {
+pub(super) fn completed(v: &Value, ty: &Type, name: &str, w: usize) -> Value {
     let pick = |xs: [&str; WORLDS]| Value::String(xs[w % WORLDS].into());
     match (v, ty) {
         (Value::Unknown, Type::Bool) => Value::Bool(w % 2 == 1),
@@ -114,3 +114,6 @@ pub(super) fn common(worlds: Vec<Vec<Violation>>) -> Vec<Violation> {
         .cloned()
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
