@@ -1158,7 +1158,22 @@ async fn limits_that_need_their_own_configuration() {
     }}"#
         )
     };
+    // 100 requirements of the pool's own: with the provider's instance-type one, 101 rendered.
+    let requirements: String = (0..100)
+        .map(|i| {
+            format!(
+                "\n      {{ key = \"karpenter.k8s.aws/instance-family\", operator = \"NotIn\", values = [\"x{i}\"] }},"
+            )
+        })
+        .collect();
     let cases = [
+        (
+            "EKSGPU141",
+            "pools[\"p\"].requirements",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{ role = \"r\" }}\n    requirements = [{requirements}\n    ]"
+            ),
+        ),
         (
             "EKSGPU134",
             "pools[\"p\"].labels",

@@ -125,6 +125,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     node_pool_labels(s, pool, at, out);
     requirements::requirement_shape(pool, ctx, at, out);
     requirements::provider_keys(pool, at, out);
+    requirements::requirement_count(pool, at, out);
     let selected = instance_types::check(s, pool, ctx, at, out);
     let types: Vec<_> = selected.iter().map(|s| s.t).filter(|t| t.is_nvidia_gpu()).collect();
     kubernetes_spelling(pool, ctx, at, out);

@@ -912,6 +912,8 @@ fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
     assert!(codes(&strategy(vec![p], false)).contains(&Code::EKSGPU134));
 }
 
+/// The CRDs' counts and lengths.
+mod crd_limits;
 /// The standalone device plugin's rules.
 mod device_plugin;
 /// The Neuron and Auto Mode table rules.

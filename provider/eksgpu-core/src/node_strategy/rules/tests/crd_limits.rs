@@ -1,0 +1,117 @@
+//! The CRDs' counts and lengths (validate::crd_limits): one case at each limit that passes and
+//! one past it that fails, counting what the provider renders with the pool's own.
+
+use crate::fixture;
+use crate::model::Requirement;
+use crate::node_strategy::rules::*;
+use crate::render::selection::node_pool_requirements;
+use crate::rules::Code;
+
+fn req(key: &str, operator: &str, values: &[&str]) -> Requirement {
+    Requirement {
+        key: key.into(),
+        operator: operator.into(),
+        values: values.iter().map(|v| (*v).to_owned()).collect(),
+    }
+}
+
+fn nvidia() -> Requirement {
+    req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", &["nvidia"])
+}
+
+fn strategy(pool: Pool) -> NodeStrategy {
+    NodeStrategy {
+        cluster_name: "c".into(),
+        name: "s".into(),
+        kubernetes_version: None,
+        device_plugin: None,
+        gpu_operator: Some(crate::model::GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: false,
+            service_monitor: false,
+        }),
+        pools: vec![pool],
+        default_tags: Default::default(),
+        karpenter_gates: Default::default(),
+    }
+}
+
+pub(super) fn codes_on(pool: Pool, karpenter: (u32, u32)) -> Vec<Code> {
+    let ctx = Context {
+        karpenter_version: karpenter,
+    };
+    check_node_strategy(&strategy(pool), &ctx)
+        .into_iter()
+        .map(|v| v.code)
+        .collect()
+}
+
+pub(super) fn codes(pool: Pool) -> Vec<Code> {
+    codes_on(pool, (1, 15))
+}
+
+fn karpenter(requirements: Vec<Requirement>) -> Pool {
+    Pool {
+        requirements,
+        ..fixture::valid_pool("gpu", Capacity::Karpenter, &["g6e.xlarge"])
+    }
+}
+
+/// A pool whose NodePool renders exactly `n` requirements.
+fn rendering(mut pool: Pool, n: usize) -> Pool {
+    pool.requirements = vec![nvidia()];
+    let provider = node_pool_requirements(&pool).len() - 1;
+    pool.requirements.extend(
+        (pool.requirements.len() + provider..n)
+            .map(|i| req("karpenter.k8s.aws/instance-family", "NotIn", &[&format!("x{i}")])),
+    );
+    assert_eq!(node_pool_requirements(&pool).len(), n);
+    pool
+}
+
+#[test]
+fn requirements_are_counted_with_those_the_provider_renders() {
+    let max = crate::validate::NODE_POOL_REQUIREMENTS_MAX;
+    let pool = karpenter(vec![]);
+    assert!(!codes(rendering(pool.clone(), max)).contains(&Code::EKSGPU141));
+    assert!(codes(rendering(pool, max + 1)).contains(&Code::EKSGPU141));
+}
+
+#[test]
+fn an_auto_mode_neuron_pool_at_100_requirements_of_its_own_is_over_the_limit() {
+    // The case: the provider adds its own to an Auto Mode Neuron pool's requirements.
+    let mut pool = fixture::valid_pool("neuron", Capacity::AutoMode, &["trn2.48xlarge"]);
+    pool.requirements = (0..crate::validate::NODE_POOL_REQUIREMENTS_MAX)
+        .map(|i| req("karpenter.k8s.aws/instance-family", "NotIn", &[&format!("x{i}")]))
+        .collect();
+    assert!(node_pool_requirements(&pool).len() > crate::validate::NODE_POOL_REQUIREMENTS_MAX);
+    assert!(codes(pool).contains(&Code::EKSGPU141));
+}
+
+#[test]
+fn requirement_keys_are_at_most_the_crds_316_characters() {
+    let key = |len: usize| format!("{}/{}", "a".repeat(len - 1 - 63), "b".repeat(63));
+    let at = key(crate::validate::REQUIREMENT_KEY_MAX_LEN);
+    let over = key(crate::validate::REQUIREMENT_KEY_MAX_LEN + 1);
+    // 317 characters is still a valid Kubernetes label key (a 253-character prefix).
+    assert!(crate::validate::label_key(&over).is_ok());
+    assert!(!codes(karpenter(vec![nvidia(), req(&at, "Exists", &[])])).contains(&Code::EKSGPU170));
+    assert!(codes(karpenter(vec![nvidia(), req(&over, "Exists", &[])])).contains(&Code::EKSGPU170));
+}
+
+#[test]
+fn gt_and_lt_values_must_fit_an_int64() {
+    let gpu_memory = |v: &str| karpenter(vec![nvidia(), req("karpenter.k8s.aws/instance-gpu-memory", "Gt", &[v])]);
+    assert!(!codes(gpu_memory("9223372036854775807")).contains(&Code::EKSGPU170));
+    assert!(codes(gpu_memory("9223372036854775808")).contains(&Code::EKSGPU170));
+    assert!(codes(gpu_memory("-1")).contains(&Code::EKSGPU170));
+}
+
+#[test]
+fn gte_and_lte_need_karpenter_1_9() {
+    for op in ["Gte", "Lte"] {
+        let pool = karpenter(vec![nvidia(), req("karpenter.k8s.aws/instance-gpu-count", op, &["1"])]);
+        assert!(!codes_on(pool.clone(), (1, 9)).contains(&Code::EKSGPU170), "{op}");
+        assert!(codes_on(pool, (1, 8)).contains(&Code::EKSGPU170), "{op}");
+    }
+}
