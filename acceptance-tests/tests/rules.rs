@@ -1166,7 +1166,16 @@ async fn limits_that_need_their_own_configuration() {
             )
         })
         .collect();
+    let subnets: Vec<String> = (0..31).map(|i| format!("\"subnet-{i:017x}\"")).collect();
     let cases = [
+        (
+            "EKSGPU142",
+            "pools[\"p\"].node_class.subnet_selector_ids",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{\n      role = \"r\"\n      subnet_selector_ids = [{}]\n    }}",
+                subnets.join(", ")
+            ),
+        ),
         (
             "EKSGPU141",
             "pools[\"p\"].requirements",

@@ -20,6 +20,7 @@ mod misplaced;
 mod network;
 mod neuron;
 mod node_class;
+mod node_class_counts;
 mod node_class_refs;
 mod node_group_inputs;
 mod nvlink;
@@ -126,6 +127,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     requirements::requirement_shape(pool, ctx, at, out);
     requirements::provider_keys(pool, at, out);
     requirements::requirement_count(pool, at, out);
+    node_class_counts::check(s, pool, at, out);
     let selected = instance_types::check(s, pool, ctx, at, out);
     let types: Vec<_> = selected.iter().map(|s| s.t).filter(|t| t.is_nvidia_gpu()).collect();
     kubernetes_spelling(pool, ctx, at, out);

@@ -115,3 +115,57 @@ fn gte_and_lte_need_karpenter_1_9() {
         assert!(codes_on(pool, (1, 8)).contains(&Code::EKSGPU170), "{op}");
     }
 }
+
+fn with_class(f: impl FnOnce(&mut crate::model::NodeClass)) -> Pool {
+    let mut pool = karpenter(vec![]);
+    if let Some(nc) = pool.node_class.as_mut() {
+        f(nc);
+    }
+    pool
+}
+
+#[test]
+fn subnet_and_security_group_terms_are_counted_as_rendered() {
+    let max = crate::validate::SELECTOR_TERMS_MAX;
+    let ids = |prefix: &str, n: usize| (0..n).map(|i| format!("{prefix}-{i:017x}")).collect::<Vec<_>>();
+    // IDs alone: one term each.
+    let at = with_class(|nc| nc.subnet_selector_ids = ids("subnet", max));
+    assert!(!codes(at).contains(&Code::EKSGPU142));
+    let over = with_class(|nc| nc.subnet_selector_ids = ids("subnet", max + 1));
+    assert!(codes(over).contains(&Code::EKSGPU142));
+    // Tags and IDs: the tags term counts too.
+    let tagged = with_class(|nc| {
+        nc.security_group_selector_ids = ids("sg", max);
+        nc.security_group_selector_tags.insert("team".into(), "ml".into());
+    });
+    assert!(codes(tagged).contains(&Code::EKSGPU142));
+    let tagged_at = with_class(|nc| {
+        nc.security_group_selector_ids = ids("sg", max - 1);
+        nc.security_group_selector_tags.insert("team".into(), "ml".into());
+    });
+    assert!(!codes(tagged_at).contains(&Code::EKSGPU142));
+}
+
+#[test]
+fn block_device_mappings_are_counted_with_the_root_volumes() {
+    let max = crate::validate::BLOCK_DEVICE_MAPPINGS_MAX;
+    // Device names EC2 takes for EBS on Linux: /dev/sd[f-p] and /dev/xvd[b-z][a-z]…
+    let names: Vec<String> = ('b'..='z')
+        .flat_map(|a| ('a'..='z').map(move |b| format!("/dev/xvd{a}{b}")))
+        .collect();
+    let mappings = |n: usize| {
+        names[..n]
+            .iter()
+            .map(|d| crate::model::BlockDeviceMapping {
+                device_name: d.clone(),
+                volume_size: Some("10Gi".into()),
+                ..Default::default()
+            })
+            .collect::<Vec<_>>()
+    };
+    // The fixture's root_volume renders one mapping on AL2023.
+    let at = with_class(|nc| nc.block_device_mappings = mappings(max - 1));
+    assert!(!codes(at).contains(&Code::EKSGPU142));
+    let over = with_class(|nc| nc.block_device_mappings = mappings(max));
+    assert!(codes(over).contains(&Code::EKSGPU142));
+}
