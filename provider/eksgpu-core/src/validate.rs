@@ -72,7 +72,7 @@ pub use promql::promql;
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::{quantity, quantity_value};
 pub use scaler::{TZDB_VERSION, cron_schedule, prometheus_address, time_zone};
-pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_volume, ec2_node_class_volume_size};
+pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_device_name, ebs_volume, ec2_node_class_volume_size};
 
 /// A value the system it is meant for would refuse.
 ///

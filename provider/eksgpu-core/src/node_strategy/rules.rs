@@ -66,6 +66,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         root_volume::root_volume(pool, &at, &mut out);
+        root_volume::block_device_mappings(pool, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
         misplaced::kind_checks(pool, &at, &mut out);
         eks_api::check_pool(s, pool, &at, &mut out);

@@ -149,8 +149,8 @@ fn subnet_and_security_group_terms_are_counted_as_rendered() {
 #[test]
 fn block_device_mappings_are_counted_with_the_root_volumes() {
     let max = crate::validate::BLOCK_DEVICE_MAPPINGS_MAX;
-    // Device names EC2 takes for EBS on Linux: /dev/sd[f-p] and /dev/xvd[b-z][a-z]…
-    let names: Vec<String> = ('b'..='z')
+    // Device names EC2 takes on HVM instances: /dev/xvd[a-d][a-z] (validate::ebs_device_name).
+    let names: Vec<String> = ('a'..='d')
         .flat_map(|a| ('a'..='z').map(move |b| format!("/dev/xvd{a}{b}")))
         .collect();
     let mappings = |n: usize| {
@@ -168,4 +168,103 @@ fn block_device_mappings_are_counted_with_the_root_volumes() {
     assert!(!codes(at).contains(&Code::EKSGPU142));
     let over = with_class(|nc| nc.block_device_mappings = mappings(max));
     assert!(codes(over).contains(&Code::EKSGPU142));
+}
+
+type Edit = fn(&mut crate::model::BlockDeviceMapping);
+
+/// A Karpenter pool with one block device mapping, and a node group with one.
+fn mapping_codes(f: impl Fn(&mut crate::model::BlockDeviceMapping)) -> (Vec<Code>, Vec<Code>) {
+    let mut m = crate::model::BlockDeviceMapping {
+        device_name: "/dev/xvdc".into(),
+        volume_size: Some("200Gi".into()),
+        ..Default::default()
+    };
+    f(&mut m);
+    let karpenter_pool = with_class(|nc| nc.block_device_mappings = vec![m.clone()]);
+    let mut mng = fixture::valid_pool("gpu", Capacity::ManagedNodeGroup, &["g6e.xlarge"]);
+    if let Some(g) = mng.managed_node_group.as_mut() {
+        g.block_device_mappings = vec![crate::model::NodeGroupVolume {
+            device_name: m.device_name.clone(),
+            volume_size: Some(200),
+            volume_type: m.volume_type.clone(),
+            iops: m.iops,
+            throughput: m.throughput,
+            encrypted: m.encrypted,
+            delete_on_termination: None,
+            snapshot_id: None,
+            kms_key_id: m.kms_key_id.clone(),
+        }];
+        // The root device stays sized by disk_size; the mapping is a second volume.
+    }
+    (codes(karpenter_pool), codes(mng))
+}
+
+#[test]
+fn block_device_mappings_get_the_root_volumes_ebs_rules() {
+    let (k, g) = mapping_codes(|_| {});
+    assert!(!k.contains(&Code::EKSGPU133), "{k:?}");
+    assert!(!g.contains(&Code::EKSGPU133), "{g:?}");
+    let fine = |m: &mut crate::model::BlockDeviceMapping| {
+        m.volume_type = Some("gp3".into());
+        m.iops = Some(3000);
+        m.throughput = Some(750);
+        m.encrypted = Some(true);
+        m.kms_key_id = Some("arn:aws:kms:us-west-2:123456789012:key/abc".into());
+    };
+    let (k, g) = mapping_codes(fine);
+    assert!(
+        !k.contains(&Code::EKSGPU133) && !g.contains(&Code::EKSGPU133),
+        "{k:?} {g:?}"
+    );
+    let refused: [(&str, Edit); 8] = [
+        ("an NVMe device name", |m| m.device_name = "/dev/nvme1n1".into()),
+        ("gp2 with IOPS", |m| {
+            m.volume_type = Some("gp2".into());
+            m.iops = Some(3000);
+        }),
+        ("io1 without IOPS", |m| m.volume_type = Some("io1".into())),
+        ("gp3 below 3000 IOPS", |m| {
+            m.volume_type = Some("gp3".into());
+            m.iops = Some(2000);
+        }),
+        ("st1 below 125 GiB", |m| {
+            m.volume_type = Some("st1".into());
+            m.volume_size = Some("100Gi".into());
+        }),
+        ("throughput on io2", |m| {
+            m.volume_type = Some("io2".into());
+            m.iops = Some(3000);
+            m.throughput = Some(200);
+        }),
+        ("throughput over 0.25 MiB/s per IOPS", |m| {
+            m.volume_type = Some("gp3".into());
+            m.iops = Some(3000);
+            m.throughput = Some(751);
+        }),
+        ("a KMS key on an unencrypted volume", |m| {
+            m.encrypted = Some(false);
+            m.kms_key_id = Some("arn:aws:kms:us-west-2:123456789012:key/abc".into());
+        }),
+    ];
+    for (why, f) in refused {
+        let (k, g) = mapping_codes(f);
+        assert!(k.contains(&Code::EKSGPU133), "karpenter, {why}: {k:?}");
+        // st1's size is the EC2NodeClass's string; the node group's size is 200 GiB in every case.
+        if why != "st1 below 125 GiB" {
+            assert!(g.contains(&Code::EKSGPU133), "node group, {why}: {g:?}");
+        }
+    }
+    // gp3 at most 500 IOPS per GiB: 16000 IOPS need 32 GiB.
+    let (k, _) = mapping_codes(|m| {
+        m.volume_type = Some("gp3".into());
+        m.volume_size = Some("31Gi".into());
+        m.iops = Some(16_000);
+    });
+    assert!(k.contains(&Code::EKSGPU133));
+    let (k, _) = mapping_codes(|m| {
+        m.volume_type = Some("gp3".into());
+        m.volume_size = Some("32Gi".into());
+        m.iops = Some(16_000);
+    });
+    assert!(!k.contains(&Code::EKSGPU133));
 }
