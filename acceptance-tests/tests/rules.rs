@@ -1167,7 +1167,21 @@ async fn limits_that_need_their_own_configuration() {
         })
         .collect();
     let subnets: Vec<String> = (0..31).map(|i| format!("\"subnet-{i:017x}\"")).collect();
+    // 16 KB and one byte of TOML, and Bottlerocket settings that do not parse.
+    let big = format!("[settings.kubernetes]\\n# {}", "x".repeat(16 * 1024 - 23));
     let cases = [
+        (
+            "EKSGPU143",
+            "pools[\"p\"].node_class.user_data",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{\n      role = \"r\"\n      ami_alias = \"bottlerocket@latest\"\n      user_data = \"{big}\"\n    }}"
+            ),
+        ),
+        (
+            "EKSGPU144",
+            "pools[\"p\"].node_class.user_data",
+            "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {\n      role = \"r\"\n      ami_alias = \"bottlerocket@latest\"\n      user_data = \"[settings.kubernetes\\nmax-pods = 110\\n\"\n    }".to_owned(),
+        ),
         (
             "EKSGPU142",
             "pools[\"p\"].node_class.subnet_selector_ids",

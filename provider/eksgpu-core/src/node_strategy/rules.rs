@@ -29,6 +29,7 @@ mod requirements;
 mod static_capacity;
 mod upgrade;
 mod upstream_node_class;
+mod user_data;
 
 pub use at_validate::check_at_validate;
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
@@ -67,6 +68,7 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         root_volume::root_volume(pool, &at, &mut out);
         root_volume::block_device_mappings(pool, &at, &mut out);
+        user_data::check(pool, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
         misplaced::kind_checks(pool, &at, &mut out);
         eks_api::check_pool(s, pool, &at, &mut out);

@@ -464,6 +464,22 @@ pub static RULES: &[Rule] = &[
         source: "karpenter-provider-aws v1.14.1 EC2NodeClass CRD, spec.subnetSelectorTerms, securityGroupSelectorTerms, capacityReservationSelectorTerms maxItems: 30 and blockDeviceMappings maxItems: 50 (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml)",
     },
     Rule {
+        code: Code::EKSGPU143,
+        severity: Severity::Error,
+        summary: "User data over EC2's 16 KB",
+        trigger: "A `karpenter` node class's `user_data`, or a `managed_node_group`'s as its launch template carries it (a lone `NodeConfig` or script in a MIME part), is over 16384 bytes before base64.",
+        fix: "Shorten the user data, or fetch a larger script from S3 or SSM at boot; Karpenter and EKS add their own to it, so leave room.",
+        source: "Amazon EC2 User Guide, Run commands when you launch an EC2 instance with user data input: user data is limited to 16 KB in raw form, before base64 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html)",
+    },
+    Rule {
+        code: Code::EKSGPU144,
+        severity: Severity::Error,
+        summary: "Bottlerocket user data that is not TOML",
+        trigger: "A Bottlerocket `karpenter` pool's or `managed_node_group`'s `user_data` does not parse as TOML (a node group's MIME documents, NodeConfigs and scripts are EKSGPU158's).",
+        fix: "Write Bottlerocket settings as TOML, e.g. `[settings.kubernetes]` and `key = \"value\"` lines; Karpenter merges them with its own and fails on a document it cannot parse, and Bottlerocket ignores one it cannot read.",
+        source: "Bottlerocket settings (https://bottlerocket.dev/en/os/latest/api/settings/); karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/bottlerocket.go (the user's TOML parsed and merged); TOML v1.0.0 (https://toml.io/en/v1.0.0)",
+    },
+    Rule {
         code: Code::EKSGPU150,
         severity: Severity::Error,
         summary: "Two accelerator vendors in one pool",

@@ -268,3 +268,56 @@ fn block_device_mappings_get_the_root_volumes_ebs_rules() {
     });
     assert!(!k.contains(&Code::EKSGPU133));
 }
+
+fn bottlerocket(user_data: &str) -> Pool {
+    with_class(|nc| {
+        nc.ami_alias = Some("bottlerocket@latest".into());
+        nc.user_data = Some(user_data.into());
+    })
+}
+
+fn node_group(ami_type: &str, user_data: &str) -> Pool {
+    let mut pool = fixture::valid_pool("gpu", Capacity::ManagedNodeGroup, &["g6e.xlarge"]);
+    if let Some(m) = pool.managed_node_group.as_mut() {
+        m.ami_type = Some(ami_type.into());
+        m.user_data = Some(user_data.into());
+    }
+    pool
+}
+
+#[test]
+fn user_data_is_at_most_ec2s_16_kb_before_base64() {
+    let max = super::super::user_data::USER_DATA_MAX_BYTES;
+    let toml = |n: usize| {
+        let head = "[settings.kubernetes]\n# ";
+        format!("{head}{}", "x".repeat(n - head.len()))
+    };
+    assert!(!codes(bottlerocket(&toml(max))).contains(&Code::EKSGPU143));
+    assert!(codes(bottlerocket(&toml(max + 1))).contains(&Code::EKSGPU143));
+    // A node group's script goes into a MIME part: the wrapping counts.
+    let script = format!("#!/bin/bash\n# {}\n", "x".repeat(max - 20));
+    assert!(script.len() < max);
+    assert!(codes(node_group("AL2023_x86_64_NVIDIA", &script)).contains(&Code::EKSGPU143));
+    let short = "#!/bin/bash\necho hi\n";
+    assert!(!codes(node_group("AL2023_x86_64_NVIDIA", short)).contains(&Code::EKSGPU143));
+}
+
+#[test]
+fn bottlerocket_user_data_must_be_toml() {
+    let good = "[settings.kubernetes]\nmax-pods = 110\n\n[settings.kubelet-device-plugins.nvidia]\nenabled = false\n";
+    assert!(!codes(bottlerocket(good)).contains(&Code::EKSGPU144));
+    assert!(!codes(node_group("BOTTLEROCKET_x86_64_NVIDIA", good)).contains(&Code::EKSGPU144));
+    for bad in [
+        "[settings.kubernetes\nmax-pods = 110\n",
+        "settings.kubernetes.max-pods: 110\n",
+        "[settings.kubernetes]\nmax-pods = 110\nmax-pods = 111\n",
+    ] {
+        assert!(codes(bottlerocket(bad)).contains(&Code::EKSGPU144), "{bad}");
+        assert!(
+            codes(node_group("BOTTLEROCKET_x86_64_NVIDIA", bad)).contains(&Code::EKSGPU144),
+            "{bad}"
+        );
+    }
+    // Not TOML, but AL2023 does not read TOML.
+    assert!(!codes(node_group("AL2023_x86_64_NVIDIA", "#!/bin/bash\n[x\n")).contains(&Code::EKSGPU144));
+}
