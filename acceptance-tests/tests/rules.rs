@@ -1172,7 +1172,45 @@ async fn limits_that_need_their_own_configuration() {
     }}"#
         )
     };
+    // 100 requirements of the pool's own: with the provider's instance-type one, 101 rendered.
+    let requirements: String = (0..100)
+        .map(|i| {
+            format!(
+                "\n      {{ key = \"karpenter.k8s.aws/instance-family\", operator = \"NotIn\", values = [\"x{i}\"] }},"
+            )
+        })
+        .collect();
+    let subnets: Vec<String> = (0..31).map(|i| format!("\"subnet-{i:017x}\"")).collect();
+    // 16 KB and one byte of TOML, and Bottlerocket settings that do not parse.
+    let big = format!("[settings.kubernetes]\\n# {}", "x".repeat(16 * 1024 - 23));
     let cases = [
+        (
+            "EKSGPU143",
+            "pools[\"p\"].node_class.user_data",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{\n      role = \"r\"\n      ami_alias = \"bottlerocket@latest\"\n      user_data = \"{big}\"\n    }}"
+            ),
+        ),
+        (
+            "EKSGPU144",
+            "pools[\"p\"].node_class.user_data",
+            "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {\n      role = \"r\"\n      ami_alias = \"bottlerocket@latest\"\n      user_data = \"[settings.kubernetes\\nmax-pods = 110\\n\"\n    }".to_owned(),
+        ),
+        (
+            "EKSGPU142",
+            "pools[\"p\"].node_class.subnet_selector_ids",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{\n      role = \"r\"\n      subnet_selector_ids = [{}]\n    }}",
+                subnets.join(", ")
+            ),
+        ),
+        (
+            "EKSGPU141",
+            "pools[\"p\"].requirements",
+            format!(
+                "capacity       = \"karpenter\"\n    instance_types = [\"g6e.xlarge\"]\n    node_class     = {{ role = \"r\" }}\n    requirements = [{requirements}\n    ]"
+            ),
+        ),
         (
             "EKSGPU134",
             "pools[\"p\"].labels",

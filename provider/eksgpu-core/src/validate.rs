@@ -16,6 +16,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+mod crd_limits;
 mod cron;
 mod eks;
 mod karpenter;
@@ -33,6 +34,10 @@ mod scaler;
 mod upstream_regexes;
 mod volume;
 
+pub use crd_limits::{
+    BLOCK_DEVICE_MAPPINGS_MAX, NETWORK_INTERFACES_MAX, NODE_POOL_REQUIREMENTS_MAX, REQUIREMENT_KEY_MAX_LEN,
+    SELECTOR_TERMS_MAX,
+};
 pub use eks::{
     EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, NODE_GROUP_NAME_SUFFIX, NODE_GROUP_TAINTS_MAX, availability_zone,
     aws_tag_key, aws_tag_value, capacity_kind, eks_cluster_name, eks_label_key, eks_label_value, eks_taint_key,
@@ -67,7 +72,7 @@ pub use promql::promql;
 pub(crate) use quantity::parts as quantity_parts;
 pub use quantity::{quantity, quantity_value};
 pub use scaler::{TZDB_VERSION, cron_schedule, prometheus_address, time_zone};
-pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_volume, ec2_node_class_volume_size};
+pub use volume::{FieldProblems, auto_mode_ephemeral_storage, ebs_device_name, ebs_volume, ec2_node_class_volume_size};
 
 /// A value the system it is meant for would refuse.
 ///

@@ -30,6 +30,9 @@ use std::path::{Path, PathBuf};
 
 /// Validators only a rule of eksgpu-core calls: (validator, rule code).
 const RULES: &[(&str, &str)] = &[
+    // block_device_mappings[].device_name (node class and node group): reported with the mapping's other EBS
+    // problems under one code, the root volume's.
+    ("ebs_device_name", "EKSGPU133"),
     // pool[].capacity_types: `reserved` needs Karpenter 1.3, which the rule knows from the provider block.
     ("karpenter_capacity_type", "EKSGPU106"),
     // pool[].cpu_limit, memory_limit: the quantity's value, compared with the smallest type's capacity

@@ -20,6 +20,7 @@ mod misplaced;
 mod network;
 mod neuron;
 mod node_class;
+mod node_class_counts;
 mod node_class_refs;
 mod node_group_inputs;
 mod nvlink;
@@ -28,6 +29,7 @@ mod requirements;
 mod static_capacity;
 mod upgrade;
 mod upstream_node_class;
+mod user_data;
 
 pub use at_validate::check_at_validate;
 pub use auto_mode::AUTO_MODE_MAX_NODE_LIFETIME_HOURS;
@@ -65,6 +67,8 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
         check_pool(s, pool, ctx, &at, &mut out);
         node_class::check_pool(s, pool, ctx.karpenter_version, &at, &mut out);
         root_volume::root_volume(pool, &at, &mut out);
+        root_volume::block_device_mappings(pool, &at, &mut out);
+        user_data::check(pool, &at, &mut out);
         misplaced::misplaced_fields(pool, &at, &mut out);
         misplaced::kind_checks(pool, &at, &mut out);
         eks_api::check_pool(s, pool, &at, &mut out);
@@ -126,6 +130,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
     requirements::requirement_shape(pool, ctx, at, out);
     requirements::provider_keys(pool, at, out);
     requirements::auto_mode_karpenter_labels(pool, at, out);
+    requirements::requirement_count(pool, at, out);
+    node_class_counts::check(s, pool, at, out);
     let selected = instance_types::check(s, pool, ctx, at, out);
     let types: Vec<_> = selected.iter().map(|s| s.t).filter(|t| t.is_nvidia_gpu()).collect();
     kubernetes_spelling(pool, ctx, at, out);

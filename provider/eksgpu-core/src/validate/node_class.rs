@@ -205,18 +205,23 @@ pub fn node_class_tag_value(value: &str) -> Validation {
 #[cfg(test)]
 mod tests;
 
-/// A capacity reservation ID (EC2NodeClass `capacityReservationSelectorTerms[].id`, pattern `^cr-[0-9a-z]+$`).
+/// A capacity reservation ID: `cr-` and 17 lower-case hexadecimal digits. The EC2NodeClass CRD's
+/// pattern (`capacityReservationSelectorTerms[].id`, `^cr-[0-9a-z]+$`) is looser; EC2 gives every
+/// Capacity Reservation (a 2018 resource, after the move to long IDs) a 17-digit hexadecimal ID
+/// (Amazon EC2 User Guide, Resource IDs: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html),
+/// so any other ID selects nothing and the pool never launches into its reservation.
 pub fn capacity_reservation_id(s: &str) -> Validation {
     let ok = s
         .strip_prefix("cr-")
-        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        .is_some_and(|r| r.len() == 17 && r.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
     if ok {
         Ok(())
     } else {
         Err(ValidationError::new(
             format!("{s:?} is not a capacity reservation ID."),
-            "cr- followed by lower-case letters and digits, e.g. cr-0123456789abcdef0",
-            EC2NODECLASS_CRD,
+            "cr- followed by 17 lower-case hexadecimal digits, e.g. cr-0123456789abcdef0",
+            "Amazon EC2 User Guide, Resource IDs (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html); \
+             aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml (^cr-[0-9a-z]+$)",
         ))
     }
 }
@@ -254,8 +259,24 @@ mod reservation_tests {
             "xr-123",
             "",
             "cr-abc1",
+            "cr-0123456789abcdef",
+            "cr-0123456789abcdef01",
+            "cr-0123456789abcdefg",
         ] {
-            assert_eq!(capacity_reservation_id(s).is_ok(), id.is_match(s), "{s:?}");
+            // Never looser than the CRD; stricter where EC2 is (17 hexadecimal digits).
+            if capacity_reservation_id(s).is_ok() {
+                assert!(id.is_match(s), "{s:?}");
+            }
+        }
+        assert!(capacity_reservation_id("cr-0123456789abcdef0").is_ok());
+        for s in [
+            "cr-abc1",
+            "cr-0123456789abcdef",
+            "cr-0123456789abcdef01",
+            "cr-0123456789abcdefg",
+            "cr-0123456789ABCDEF0",
+        ] {
+            assert!(capacity_reservation_id(s).is_err(), "{s:?}");
         }
         for s in ["123456789012", "12345678901", "1234567890123", "12345678901a", ""] {
             assert_eq!(aws_account_id(s).is_ok(), owner.is_match(s), "{s:?}");

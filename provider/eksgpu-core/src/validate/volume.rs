@@ -213,6 +213,37 @@ pub fn ebs_volume(
     if out.is_empty() { Ok(()) } else { Err(out) }
 }
 
+const DEVICE_NAMES: &str = "Amazon EC2 User Guide, Device names for volumes on Amazon EC2 instances \
+     (https://docs.aws.amazon.com/ebs/latest/userguide/device_naming.html): on HVM instances /dev/sd[a-z], \
+     /dev/xvd[a-d][a-z] and /dev/xvd[e-z], the root /dev/sda1 or /dev/xvda";
+
+/// A device name EC2 takes in a block device mapping of an HVM instance (every GPU and Neuron
+/// type is HVM): `/dev/sd[a-z]`, `/dev/sda1` (a root), `/dev/xvd[e-z]`, `/dev/xvd[a-d][a-z]` and
+/// `/dev/xvda` (a root), and `/dev/xvd[b-d]`, which EC2 takes as well. NVMe names (`/dev/nvme1n1`) are what the kernel calls the volume, not
+/// what a mapping takes.
+pub fn ebs_device_name(s: &str) -> Validation {
+    let letter = |b: u8| b.is_ascii_lowercase();
+    let ok = match (s.strip_prefix("/dev/sd"), s.strip_prefix("/dev/xvd")) {
+        (Some(rest), _) => matches!(rest.as_bytes(), [a] if letter(*a)) || rest == "a1",
+        (_, Some(rest)) => match rest.as_bytes() {
+            // /dev/xvd[b-d] too: Karpenter's own Bottlerocket data volume is /dev/xvdb
+            // (karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bottlerocket.go).
+            [a] => letter(*a),
+            [a, b] => (b'a'..=b'd').contains(a) && letter(*b),
+            _ => false,
+        },
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("{s:?} is not a device name EC2 takes in a block device mapping."),
+        "/dev/sd[a-z], /dev/xvd[a-z] or /dev/xvd[a-d][a-z] (the root /dev/xvda or /dev/sda1), e.g. /dev/xvdb",
+        DEVICE_NAMES,
+    ))
+}
+
 /// `ephemeralStorage.size` of an Auto Mode NodeClass: a whole number of `Gi`
 /// (1–59000), `G` (1–64000), `Ti` (1–58) or `T` (1–64), per the EKS user guide.
 /// The guide gives the ranges, not a pattern: `Ti` values the EC2NodeClass

@@ -175,8 +175,8 @@ const CAPACITY_RESERVATION: List<NodeClass, CapacityReservationTerm> = List {
           (EKSGPU119, EKSGPU128).",
     kinds: Kinds::All,
     min_items: None,
-    // EC2NodeClass spec.capacityReservationSelectorTerms: maxItems 30 (v1.14.1 CRD).
-    max_items: Some(30),
+    // EC2NodeClass spec.capacityReservationSelectorTerms: maxItems 30 (validate::SELECTOR_TERMS_MAX).
+    max_items: Some(crate::validate::SELECTOR_TERMS_MAX as i64),
     renders: &[
         at(Ec2NodeClass, &["capacityReservationSelectorTerms"]),
         at(AutoModeNodeClass, &["capacityReservationSelectorTerms"]),
@@ -401,7 +401,8 @@ const SECURITY_GROUP_SELECTOR_TERMS: List<NodeClass, SelectorTerm> = List {
           cluster's and the workload's groups.",
     kinds: Kinds::All,
     min_items: None,
-    max_items: Some(30),
+    // EC2NodeClass spec.securityGroupSelectorTerms: maxItems 30 (validate::SELECTOR_TERMS_MAX).
+    max_items: Some(crate::validate::SELECTOR_TERMS_MAX as i64),
     renders: &[
         at(Ec2NodeClass, &["securityGroupSelectorTerms"]),
         at(AutoModeNodeClass, &["securityGroupSelectorTerms"]),
@@ -550,8 +551,9 @@ const BLOCK_DEVICE_MAPPING: List<NodeClass, BlockDeviceMapping> = List {
           only (EKSGPU124).",
     kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
     min_items: None,
-    // EC2NodeClass spec.blockDeviceMappings: maxItems 50 (v1.14.1 CRD).
-    max_items: Some(50),
+    // EC2NodeClass spec.blockDeviceMappings: maxItems 50 (validate::BLOCK_DEVICE_MAPPINGS_MAX); EKSGPU142
+    // counts them with the root volume's.
+    max_items: Some(crate::validate::BLOCK_DEVICE_MAPPINGS_MAX as i64),
     renders: &[],
     read_back: ReadBack::Custom,
     children: BLOCK_DEVICE_MAPPING_FIELDS,
@@ -608,7 +610,7 @@ const NETWORK_INTERFACE: List<NodeClass, NetworkInterface> = List {
           enough EFA interfaces (EKSGPU126). Karpenter only (EKSGPU124).",
     kinds: Kinds::Only(KARPENTER, Code::EKSGPU124),
     min_items: None,
-    max_items: Some(150),
+    max_items: Some(crate::validate::NETWORK_INTERFACES_MAX as i64),
     renders: &[at(Ec2NodeClass, &["networkInterfaces"])],
     read_back: ReadBack::Live,
     children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],

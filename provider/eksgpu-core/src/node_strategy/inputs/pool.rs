@@ -408,8 +408,9 @@ pub const REQUIREMENT: List<Pool, Requirement> = List {
           `instance_types` and `zones` for `In` on their labels (EKSGPU171).",
     kinds: super::Kinds::Only(IN_CLUSTER, Code::EKSGPU115),
     min_items: None,
-    // NodePool requirements: maxItems 100, less the provider's own three.
-    max_items: Some(97),
+    // NodePool requirements: maxItems 100 (validate::NODE_POOL_REQUIREMENTS_MAX). The pool's own
+    // alone may reach it; EKSGPU141 counts them with those the provider renders.
+    max_items: Some(crate::validate::NODE_POOL_REQUIREMENTS_MAX as i64),
     renders: &[],
     read_back: ReadBack::Custom,
     children: &[&REQUIREMENT_KEY, &REQUIREMENT_OPERATOR, &REQUIREMENT_VALUES],

@@ -29,6 +29,30 @@ pub(super) fn requirement_shape(pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
                 format!("Requirement {j}: {}", e.message),
             ));
         }
+        if r.key.len() > crate::validate::REQUIREMENT_KEY_MAX_LEN {
+            out.push(Violation::new(
+                Code::EKSGPU170,
+                path(at, j),
+                format!(
+                    "Requirement {j}: its key has {} characters; the NodePool CRD takes at most {} \
+                     (spec.template.spec.requirements[].key maxLength).",
+                    r.key.len(),
+                    crate::validate::REQUIREMENT_KEY_MAX_LEN
+                ),
+            ));
+        }
+        if matches!(r.operator.as_str(), "Gte" | "Lte") && ctx.karpenter_version < GTE_LTE_SINCE {
+            let (major, minor) = ctx.karpenter_version;
+            out.push(Violation::new(
+                Code::EKSGPU170,
+                path(at, j),
+                format!(
+                    "Requirement {j} ({} {}): Karpenter {major}.{minor}'s NodePool CRD has no `{}`; it arrived in \
+                     Karpenter 1.9 (use `Gt` / `Lt`, or set karpenter_version to 1.9 or later).",
+                    r.key, r.operator, r.operator
+                ),
+            ));
+        }
         if let Some(problem) = values_problem(&r.operator, &r.values) {
             out.push(shape_violation(
                 pool,
@@ -83,14 +107,46 @@ pub(super) fn auto_mode_karpenter_labels(pool: &Pool, at: &At<'_>, out: &mut Vec
     }
 }
 
+/// `Gte` and `Lte` joined the NodePool CRD's operator enum in Karpenter 1.9
+/// (kubernetes-sigs/karpenter PR #2674, released in v1.9.0).
+const GTE_LTE_SINCE: (u32, u32) = (1, 9);
+
+/// EKSGPU141: the NodePool renders the provider's requirements (instance types, capacity types,
+/// zones, Auto Mode's Neuron family) before the pool's own, and the CRD counts them all
+/// (spec.template.spec.requirements maxItems, validate::NODE_POOL_REQUIREMENTS_MAX).
+pub(super) fn requirement_count(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
+    if !pool.capacity.is_in_cluster() || pool.requirements.is_empty() {
+        return;
+    }
+    let rendered = crate::render::selection::node_pool_requirements(pool).len();
+    let max = crate::validate::NODE_POOL_REQUIREMENTS_MAX;
+    if rendered > max {
+        out.push(Violation::new(
+            Code::EKSGPU141,
+            at(&[Step::Attr("requirements")]),
+            format!(
+                "Pool {:?}'s NodePool would carry {rendered} requirements ({} of the pool's, {} the provider renders \
+                 from instance_types, capacity_types and zones); its CRD takes at most {max}.",
+                pool.name,
+                pool.requirements.len(),
+                rendered.saturating_sub(pool.requirements.len())
+            ),
+        ));
+    }
+}
+
 /// What the CRD says about `values` for `operator` (its description and CEL rules).
 fn values_problem(operator: &str, values: &[String]) -> Option<&'static str> {
     match operator {
         "In" if values.is_empty() => Some("`In` needs at least one value"),
         "Exists" | "DoesNotExist" if !values.is_empty() => Some("this operator takes no values"),
         "Gt" | "Lt" | "Gte" | "Lte" => {
-            let one_number = values.len() == 1 && values[0].parse::<u64>().is_ok();
-            (!one_number).then_some("this operator takes exactly one non-negative whole number")
+            // The CRD's CEL rule reads the value with `int()`, a signed 64-bit integer: a larger
+            // one fails the rule, and Karpenter (nodepool_validation.go) wants it non-negative.
+            let one_number = values.len() == 1 && values[0].parse::<i64>().is_ok_and(|n| n >= 0);
+            (!one_number).then_some(
+                "this operator takes exactly one non-negative whole number of at most 9223372036854775807 (int64)",
+            )
         }
         _ => None,
     }

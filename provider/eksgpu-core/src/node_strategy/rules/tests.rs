@@ -914,6 +914,8 @@ fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
 
 /// Auto Mode pools' own instance labels (EKSGPU313, the match and the fixes).
 mod auto_mode_labels;
+/// The CRDs' counts and lengths.
+mod crd_limits;
 /// The standalone device plugin's rules.
 mod device_plugin;
 /// The Neuron and Auto Mode table rules.

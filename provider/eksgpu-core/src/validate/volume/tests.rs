@@ -161,3 +161,30 @@ fn auto_mode_ephemeral_storage_ranges() {
         ["size", "iops", "throughput"]
     );
 }
+
+#[test]
+fn device_names_are_the_ones_ec2_takes_on_hvm_instances() {
+    for ok in [
+        "/dev/xvda",
+        "/dev/xvdb",
+        "/dev/xvdz",
+        "/dev/xvdba",
+        "/dev/xvddz",
+        "/dev/sdf",
+        "/dev/sda1",
+    ] {
+        assert!(ebs_device_name(ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "/dev/nvme1n1",
+        "/dev/xvdea",
+        "/dev/xvd",
+        "/dev/sdf1",
+        "xvdb",
+        "/dev/xvdB",
+        "",
+        "/dev/hda",
+    ] {
+        assert!(ebs_device_name(bad).is_err(), "{bad}");
+    }
+}
