@@ -440,6 +440,22 @@ pub static RULES: &[Rule] = &[
         source: "kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/scheduler.go, filterByRemainingResources; karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go memory() and pkg/operator/options/options.go VM_MEMORY_OVERHEAD_PERCENT (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go)",
     },
     Rule {
+        code: Code::EKSGPU137,
+        severity: Severity::Error,
+        summary: "Shared GPU count beyond int64",
+        trigger: "A sharing count (`time_slicing.replicas`, `mps.replicas`, `hami.split_count`, or a pool's `eksgpu.terraform.io/gpu-replicas` label) times the GPUs of a node of the pool's types is beyond int64, or the label is not an integer at all.",
+        fix: "Use a count of shares per GPU that a node can advertise (sharing needs a handful, not billions). The node would advertise the product as its extended resource, an int64 quantity; the provider renders no wrapped number.",
+        source: "k8s.io/apimachinery pkg/api/resource/quantity.go (Quantity.Value() is int64; https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go); NVIDIA k8s-device-plugin v0.20.0 README, Shared Access to GPUs (each GPU advertised `replicas` times; https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/README.md)",
+    },
+    Rule {
+        code: Code::EKSGPU138,
+        severity: Severity::Error,
+        summary: "Sharing a fractional GPU",
+        trigger: "A time-slicing, MPS or HAMi sharing pool names a fractional-GPU type (g6f, gr6f), or a strategy pool with the sharing labels lists one.",
+        fix: "Share whole GPUs (g6, g6e, …), or use the fractional type unshared: it is already a slice of one GPU, which EC2 and Karpenter count as 0 whole GPUs, so replicas × GPUs advertises nothing and no shared pod lands there.",
+        source: "aws/karpenter-provider-aws website/content/en/preview/concepts/nodeoverlays.md, Fractional GPU Instances (g6f) (https://github.com/aws/karpenter-provider-aws/blob/main/website/content/en/preview/concepts/nodeoverlays.md); Amazon EC2 G6f instances (https://aws.amazon.com/ec2/instance-types/g6/)",
+    },
+    Rule {
         code: Code::EKSGPU140,
         severity: Severity::Error,
         summary: "Name of an Auto Mode built-in object",
