@@ -427,7 +427,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU135,
         severity: Severity::Error,
         summary: "Accelerator or CPU limit below one node",
-        trigger: "A `karpenter` or `auto_mode` pool's `gpu_limit` is below the accelerators (whole GPUs or Neuron devices), or its `cpu_limit` below the vCPUs, of every type it may launch.",
+        trigger: "A `karpenter` or `auto_mode` pool's `gpu_limit` is below the accelerators (whole GPUs or Neuron devices), or its `cpu_limit` below the vCPUs, of every type it may launch. `gpu_limit = 0` is a pool paused on purpose (Karpenter launches nothing and keeps its nodes) and is not refused.",
         fix: "Raise the limit to at least one node of the smallest type the detail names, or add a smaller type: Karpenter drops every type whose capacity exceeds what is left of the limits, so with none left the pool never launches a node.",
         source: "kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/scheduler.go, filterByRemainingResources (https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go); karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go (capacity)",
     },
