@@ -166,6 +166,24 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class = { role = "r" }"#,
     ),
     (
+        "EKSGPU137",
+        true,
+        "pools[\"p\"].labels[\"eksgpu.terraform.io/gpu-replicas\"]",
+        r#"capacity = "karpenter"
+    instance_types = ["p5.48xlarge"]
+    labels = { "nvidia.com/device-plugin.config" = "ts-2", "eksgpu.terraform.io/gpu-replicas" = "9223372036854775807" }
+    node_class = { role = "r" }"#,
+    ),
+    (
+        "EKSGPU138",
+        true,
+        "pools[\"p\"].labels[\"eksgpu.terraform.io/gpu-replicas\"]",
+        r#"capacity = "karpenter"
+    instance_types = ["g6f.xlarge"]
+    labels = { "nvidia.com/device-plugin.config" = "ts-2", "eksgpu.terraform.io/gpu-replicas" = "4" }
+    node_class = { role = "r" }"#,
+    ),
+    (
         "EKSGPU101",
         false,
         "pools[\"p\"].instance_types[0]",
@@ -1009,6 +1027,14 @@ const SHARING_CASES: &[(&str, bool, &str, &str)] = &[
   strategy = "exclusive""#,
     ),
     (
+        "EKSGPU138",
+        true,
+        "time_slicing[0].replicas",
+        r#"instance_type = "g6f.xlarge"
+  strategy = "time_slicing"
+  time_slicing { replicas = 4 }"#,
+    ),
+    (
         "EKSGPU108",
         true,
         "time_slicing[0].replicas",
@@ -1268,6 +1294,11 @@ const ON_THE_CLI: &[(&str, &str, &str)] = &[
         "EKSGPU006",
         "a path through a nested object to the object inside it (node_class, kubelet)",
         r#"pools["p"].node_class.kubelet"#,
+    ),
+    (
+        "EKSGPU137",
+        "a shared count beyond int64 at the handed-over label, never a wrapped number",
+        r#"pools["p"].labels["eksgpu.terraform.io/gpu-replicas"]"#,
     ),
     ("EKSGPU105", "a path to a key of the pools map", r#"pools["Bad_Name"]"#),
     (

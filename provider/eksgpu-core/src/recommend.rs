@@ -211,13 +211,30 @@ pub fn recommend(req: &Request) -> Result<Recommendation, RecommendError> {
         why.push(vendor::on_prem_reason(req));
         return Ok(on_prem(req, memory_gb, why));
     }
-    let (accelerator, reason) = vendor::choose(req);
+    let (mut accelerator, reason) = vendor::choose(req);
     why.push(reason);
-    let candidates = choose::candidates(req, accelerator);
-    let (capacity, sharing, placements) = if accelerator == crate::catalog::Vendor::Neuron {
-        choose::neuron(req, &candidates, memory_gb, &mut why)
-    } else {
-        choose::capacity_and_sharing(req, &candidates, memory_gb, &mut why)
+    let mut candidates = choose::candidates(req, accelerator);
+    // Neuron is a choice, not a requirement: when no Neuron type is a candidate (none priced in
+    // `price_per_hour`) or none holds a replica, the model still runs on an NVIDIA type that fits.
+    let neuron = (accelerator == crate::catalog::Vendor::Neuron).then(|| {
+        let mut neuron_why = Vec::new();
+        (choose::neuron(req, &candidates, memory_gb, &mut neuron_why), neuron_why)
+    });
+    let (capacity, sharing, placements) = match neuron {
+        Some((chosen, neuron_why)) if !chosen.2.is_empty() => {
+            why.extend(neuron_why);
+            chosen
+        }
+        other => {
+            if other.is_some() {
+                accelerator = crate::catalog::Vendor::Nvidia;
+                candidates = choose::candidates(req, accelerator);
+                // The vendor reason said Neuron; it now says why NVIDIA.
+                why.retain(|w| w.code != Code::EKSGPU211);
+                why.push(vendor::no_neuron_fits(req));
+            }
+            choose::capacity_and_sharing(req, &candidates, memory_gb, &mut why)
+        }
     };
     let Some(first) = placements.first() else {
         return Err(RecommendError::NothingFits {

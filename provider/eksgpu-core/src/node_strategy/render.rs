@@ -30,7 +30,7 @@ pub use karpenter::{
     node_class_ref_name,
 };
 pub use neuron::neuron_values;
-pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays};
+pub use node_overlay::{overlay_capacity, overlay_name, renders_overlays, shared_count};
 pub use selection::AUTO_MODE_INSTANCE_FAMILY;
 
 use crate::catalog::MigLayout;
@@ -187,6 +187,18 @@ pub fn gpu_resource_name(strategy: &NodeStrategy, pool: &Pool) -> Option<String>
         // Under `mixed`, each profile is its own resource, written with '.' for '+'
         // (`nvidia.com/mig-1g.18gb.me`; k8s-device-plugin v0.20.0 internal/rm/rm.go).
         Some(MigLayout::All(profile)) if mixed => Some(profile.resource_name()),
+        // A renamed time-slicing / MPS config advertises `nvidia.com/gpu.shared` instead of
+        // `nvidia.com/gpu` (NVIDIA k8s-device-plugin v0.20.0 README, `renameByDefault`), as the
+        // sharing pool's `resource_requests` says.
+        _ if pool.labels.contains_key(DEVICE_PLUGIN_CONFIG)
+            && pool
+                .labels
+                .get(crate::sharing::handover::GPU_RESOURCE)
+                .map(String::as_str)
+                == Some("gpu.shared") =>
+        {
+            Some("nvidia.com/gpu.shared".to_owned())
+        }
         _ => Some("nvidia.com/gpu".to_owned()),
     }
 }

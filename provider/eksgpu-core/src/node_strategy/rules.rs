@@ -41,6 +41,7 @@ pub use second_manager::check_cluster_managers;
 pub use upgrade::check_upgrade;
 mod root_volume;
 mod second_manager;
+mod shared_counts;
 
 pub(crate) use node_class::MIN_GPU_IMAGE_VOLUME_GIB;
 
@@ -148,6 +149,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         device_managers::device_plugin_sharing(s, pool, ctx, at, out);
         device_managers::operator_plugin_on_auto_mode(s, pool, at, out);
         device_managers::one_device_manager(s, pool, at, out);
+        let all: Vec<_> = selected.iter().map(|s| s.t).collect();
+        shared_counts::check(pool, &all, at, out);
     }
     dra::dra_supported(s, pool, ctx, at, out);
     dra::karpenter_dra_opt_in(pool, ctx, at, out);

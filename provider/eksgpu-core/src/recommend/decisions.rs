@@ -65,7 +65,7 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: Code::EKSGPU211,
-        summary: "NVIDIA or AWS Neuron: Neuron (Trainium, Inferentia2) when the model is stated to be available on Neuron (`available_on_neuron`; never guessed) and nothing needs NVIDIA: custom CUDA kernels, AWQ/GPTQ/GGUF quantization, INT4 weights, MIG, multi-node NVLink or DRA; on premises (`on_prem`, `data_residency`) always NVIDIA on Hybrid Nodes, Neuron being EC2 only.",
+        summary: "NVIDIA or AWS Neuron: Neuron (Trainium, Inferentia2) when the model is stated to be available on Neuron (`available_on_neuron`; never guessed) and nothing needs NVIDIA: custom CUDA kernels, AWQ/GPTQ/GGUF quantization, INT4 weights, MIG, multi-node NVLink or DRA, and a Neuron type holds a replica (among those in `price_per_hour` when it is given; else the NVIDIA type that fits); on premises (`on_prem`, `data_residency`) always NVIDIA on Hybrid Nodes, Neuron being EC2 only.",
         source: "AWS Neuron documentation: Neuron compiler (NEFF, no CUDA), data types (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-features/data-types.html); vLLM quantization hardware support (https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html); EKS Hybrid Nodes (https://docs.aws.amazon.com/eks/latest/userguide/hybrid-nodes-overview.html)",
     },
     Decision {

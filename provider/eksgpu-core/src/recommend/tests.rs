@@ -509,3 +509,28 @@ fn dev_and_test_run_on_auto_mode_whatever_the_size() {
         assert!(codes(&r).contains(&Code::EKSGPU213));
     }
 }
+
+#[test]
+fn available_on_neuron_with_only_nvidia_prices_recommends_the_nvidia_type_that_fits() {
+    let r = recommend(&Request {
+        price_per_hour: BTreeMap::from([("g6e.xlarge".to_owned(), 1.861)]),
+        ..on_neuron(7.0)
+    })
+    .expect("an NVIDIA type fits");
+    assert_eq!(r.accelerator, catalog::Vendor::Nvidia);
+    assert_eq!(r.instance_types, ["g6e.xlarge"]);
+    assert!(
+        r.rationale
+            .iter()
+            .any(|w| w.code == Code::EKSGPU211 && w.message.contains("no Neuron type")),
+        "{:?}",
+        r.rationale
+    );
+    // With a Neuron type priced, Neuron still serves.
+    let n = recommend(&Request {
+        price_per_hour: BTreeMap::from([("g6e.xlarge".to_owned(), 1.861), ("trn1.2xlarge".to_owned(), 1.34)]),
+        ..on_neuron(7.0)
+    })
+    .expect("neuron");
+    assert_eq!(n.accelerator, catalog::Vendor::Neuron);
+}

@@ -59,6 +59,19 @@ pub(super) fn choose(req: &Request) -> (Vendor, Reason) {
     }
 }
 
+/// EKSGPU211 when Neuron was chosen but no Neuron type can serve: the NVIDIA types are next.
+pub(super) fn no_neuron_fits(req: &Request) -> Reason {
+    let among = if req.price_per_hour.is_empty() {
+        ""
+    } else {
+        " among those in price_per_hour"
+    };
+    decisions::reason(
+        Code::EKSGPU211,
+        format!("NVIDIA GPUs: the model is available on Neuron, but no Neuron type{among} holds a replica."),
+    )
+}
+
 /// EKSGPU211 on the on-prem path: Neuron exists only on EC2.
 pub(super) fn on_prem_reason(req: &Request) -> Reason {
     let why = if req.data_residency {

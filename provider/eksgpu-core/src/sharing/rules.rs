@@ -21,6 +21,7 @@ pub fn check_sharing_pool(p: &SharingPool, gates: FeatureGates) -> Vec<Violation
     settings_block(p, &mut out);
     capacity_kind(p, gates, &mut out);
     slicing_settings(p, &mut out);
+    shared_counts(p, &gpus, &mut out);
     if let Some(mig) = &p.mig {
         mig::check_mig(p, mig, &mut out);
     }
@@ -156,6 +157,54 @@ fn capacity_kind(p: &SharingPool, gates: FeatureGates, out: &mut Vec<Violation>)
     };
     if let Some((code, detail)) = conflict {
         out.push(Violation::new(code, attr("capacity"), detail.into()));
+    }
+}
+
+/// EKSGPU137 and EKSGPU138: the count a node advertises is replicas (or HAMi's split) × its
+/// GPUs, an int64 quantity (k8s.io/apimachinery pkg/api/resource/quantity.go `Value()`); a
+/// fractional GPU (g6f, gr6f) is 0 whole GPUs, so sharing it advertises nothing.
+fn shared_counts(p: &SharingPool, gpus: &[&'static InstanceType], out: &mut Vec<Violation>) {
+    let per_gpu = match p.strategy {
+        Strategy::TimeSlicing => p
+            .time_slicing
+            .as_ref()
+            .map(|s| ("time_slicing", "replicas", s.replicas)),
+        Strategy::Mps => p.mps.as_ref().map(|s| ("mps", "replicas", s.replicas)),
+        Strategy::Hami => p.hami.as_ref().map(|h| ("hami", "split_count", h.split_count)),
+        _ => None,
+    };
+    let Some((block, field, n)) = per_gpu else {
+        return;
+    };
+    if n < 1 {
+        return;
+    }
+    let path = || vec![Step::Attr(block), Step::Attr(field)];
+    let fractional: Vec<&str> = gpus.iter().filter(|t| t.fractional).map(|t| t.name).collect();
+    if !fractional.is_empty() {
+        out.push(Violation::new(
+            Code::EKSGPU138,
+            path(),
+            format!(
+                "{} is a fractional GPU, counted as 0 whole GPUs: sharing it advertises no shared GPU.",
+                fractional.join(", ")
+            ),
+        ));
+    }
+    let overflow: Vec<&str> = gpus
+        .iter()
+        .filter(|t| !t.fractional && crate::render::shared_count(n, t).is_none())
+        .map(|t| t.name)
+        .collect();
+    if !overflow.is_empty() {
+        out.push(Violation::new(
+            Code::EKSGPU137,
+            path(),
+            format!(
+                "{field} = {n} times the GPUs of {} is beyond int64, the largest count a node advertises.",
+                overflow.join(", ")
+            ),
+        ));
     }
 }
 

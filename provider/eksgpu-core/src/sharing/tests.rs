@@ -483,3 +483,68 @@ fn the_handed_over_labels_rebuild_the_device_plugin_config() {
         None
     );
 }
+
+#[test]
+fn shared_counts_beyond_int64_are_refused_for_every_source_of_replicas() {
+    // p5.48xlarge: 8 GPUs, so 2^63-1 replicas wrap to -8 and 2^62 to 0 without checked arithmetic.
+    for n in [i64::MAX, 1 << 62] {
+        let ts = SharingPool {
+            instance_type: Some("p5.48xlarge".into()),
+            time_slicing: slicing(n),
+            ..pool(Strategy::TimeSlicing)
+        };
+        let v = check_sharing_pool(&ts, FeatureGates::default());
+        let e = v.iter().find(|v| v.code == Code::EKSGPU137).expect("EKSGPU137");
+        assert_eq!(e.path, vec![Step::Attr("time_slicing"), Step::Attr("replicas")]);
+        let m = SharingPool {
+            instance_type: Some("p5.48xlarge".into()),
+            mps: mps(n),
+            ..pool(Strategy::Mps)
+        };
+        assert!(codes(&m).contains(&Code::EKSGPU137), "mps {n}");
+        let h = SharingPool {
+            instance_type: Some("p5.48xlarge".into()),
+            hami: Some(Hami {
+                split_count: n,
+                memory_mib: None,
+                cores_percent: None,
+                memory_scaling: 1.0,
+                core_policy: "default".into(),
+            }),
+            ..pool(Strategy::Hami)
+        };
+        let v = check_sharing_pool(&h, FeatureGates::default());
+        let e = v.iter().find(|v| v.code == Code::EKSGPU137).expect("hami EKSGPU137");
+        assert_eq!(e.path, vec![Step::Attr("hami"), Step::Attr("split_count")]);
+    }
+    // One GPU times i64::MAX still fits; an ordinary count is fine anywhere.
+    let one = SharingPool {
+        time_slicing: slicing(i64::MAX),
+        ..pool(Strategy::TimeSlicing)
+    };
+    assert!(!codes(&one).contains(&Code::EKSGPU137));
+    let ok = SharingPool {
+        instance_type: Some("p5.48xlarge".into()),
+        time_slicing: slicing(4),
+        ..pool(Strategy::TimeSlicing)
+    };
+    assert!(!codes(&ok).contains(&Code::EKSGPU137));
+}
+
+#[test]
+fn sharing_a_fractional_gpu_is_refused() {
+    let p = SharingPool {
+        instance_type: Some("g6f.xlarge".into()),
+        time_slicing: slicing(4),
+        ..pool(Strategy::TimeSlicing)
+    };
+    let v = check_sharing_pool(&p, FeatureGates::default());
+    let e = v.iter().find(|v| v.code == Code::EKSGPU138).expect("EKSGPU138");
+    assert!(e.detail.contains("g6f.xlarge"), "{}", e.detail);
+    let whole = SharingPool {
+        instance_type: Some("g6.xlarge".into()),
+        time_slicing: slicing(4),
+        ..pool(Strategy::TimeSlicing)
+    };
+    assert!(!codes(&whole).contains(&Code::EKSGPU138));
+}

@@ -28,7 +28,8 @@ const HAMI_CORES: &str = "nvidia.com/gpucores";
 /// What Karpenter cannot know about one instance type of the pool: resource name → count.
 /// Empty when the nodes advertise nothing beyond the instance type's own `nvidia.com/gpu`, or
 /// when the figures are not known (labels written by hand without the handed-over counts, a
-/// custom MIG config).
+/// custom MIG config) or not a count a node can advertise (a product beyond int64, EKSGPU137;
+/// sharing a fractional GPU, EKSGPU138): the rules refuse those, never a wrapped number.
 pub fn overlay_capacity(strategy: &NodeStrategy, pool: &Pool, t: &InstanceType) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     let gpus = i64::from(t.gpu_count);
@@ -36,18 +37,33 @@ pub fn overlay_capacity(strategy: &NodeStrategy, pool: &Pool, t: &InstanceType) 
     let replicas = label(GPU_REPLICAS)
         .and_then(|r| r.parse::<i64>().ok())
         .filter(|r| *r > 0);
+    let shared = |r: i64| shared_count(r, t);
     if label(DEVICE_PLUGIN_CONFIG).is_some()
         && let Some(r) = replicas
     {
         // Device-plugin time-slicing / MPS: each GPU is advertised `replicas` times, under
         // `nvidia.com/gpu` or the renamed `nvidia.com/gpu.shared` (k8s-device-plugin v0.20.0).
+        let Some(count) = shared(r) else {
+            return BTreeMap::new();
+        };
         let resource = format!("nvidia.com/{}", label(GPU_RESOURCE).unwrap_or("gpu"));
-        out.insert(resource, r * gpus);
+        if resource != NVIDIA_GPU {
+            // `renameByDefault` advertises `nvidia.com/gpu.shared` *instead of* `nvidia.com/gpu`
+            // (NVIDIA k8s-device-plugin v0.20.0 README, "Shared Access to GPUs"), while an
+            // overlay's capacity replaces only the resources it names (kubernetes-sigs/karpenter
+            // v1.14.1 `ApplyCapacityOverlay`; website docs/concepts/nodeoverlays.md "Capacity"):
+            // without a 0, Karpenter would still count the type's whole GPUs.
+            out.insert(NVIDIA_GPU.into(), 0);
+        }
+        out.insert(resource, count);
     } else if label("gpu") == Some("on")
         && let Some(r) = replicas
     {
         // HAMi splits each GPU `split_count` ways and schedules memory (MiB) and cores (percent).
-        out.insert("nvidia.com/gpu".into(), r * gpus);
+        let Some(count) = shared(r) else {
+            return BTreeMap::new();
+        };
+        out.insert(NVIDIA_GPU.into(), count);
         if let Some(mib) = t.gpu_memory_mib {
             out.insert(HAMI_MEMORY.into(), i64::from(mib) * gpus);
         }
@@ -69,6 +85,12 @@ pub fn overlay_capacity(strategy: &NodeStrategy, pool: &Pool, t: &InstanceType) 
                 .collect(),
             _ => Vec::new(),
         };
+        if !per_gpu.is_empty() {
+            // Every GPU is partitioned, so the device plugin advertises no `nvidia.com/gpu` under
+            // `mixed` (k8s-device-plugin v0.20.0 README, "MIG strategy mixed"); the overlay says
+            // so, as it replaces only what it names.
+            out.insert(NVIDIA_GPU.into(), 0);
+        }
         for (p, n) in per_gpu {
             out.insert(p.resource_name(), i64::from(n) * gpus);
         }
@@ -76,9 +98,22 @@ pub fn overlay_capacity(strategy: &NodeStrategy, pool: &Pool, t: &InstanceType) 
         // A fractional GPU (g6f, gr6f) is one logical GPU, which EC2 reports as Count=0
         // (aws/karpenter-provider-aws website/content/en/preview/concepts/nodeoverlays.md @1d927085,
         // "Fractional GPU Instances (g6f)": `nvidia.com/gpu: "1"`).
-        out.insert("nvidia.com/gpu".into(), 1);
+        out.insert(NVIDIA_GPU.into(), 1);
     }
     out
+}
+
+const NVIDIA_GPU: &str = "nvidia.com/gpu";
+
+/// The shared count a node of this type advertises: `replicas` per GPU. `None` when it is no
+/// count at all: the product beyond int64, the largest integer a Kubernetes resource quantity
+/// holds (k8s.io/apimachinery pkg/api/resource/quantity.go `Value()` returns int64), or a
+/// fractional GPU, which the catalog counts as 0 whole GPUs.
+pub fn shared_count(replicas: i64, t: &InstanceType) -> Option<i64> {
+    if t.fractional {
+        return None;
+    }
+    replicas.checked_mul(i64::from(t.gpu_count))
 }
 
 fn mixed_mig(strategy: &NodeStrategy) -> bool {

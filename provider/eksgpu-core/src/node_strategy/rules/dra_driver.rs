@@ -6,30 +6,23 @@ use crate::model::{Capacity, Pool};
 use crate::rules::{At, Code, Step, Violation};
 
 /// Whether Bottlerocket user data (TOML) turns the built-in NVIDIA device plugin off:
-/// `enabled = false` under `[settings.kubelet-device-plugins.nvidia]`, or the same key written
-/// dotted from a parent table (bottlerocket.dev settings reference, `kubelet-device-plugins`).
+/// `settings.kubelet-device-plugins.nvidia.enabled = false` (bottlerocket.dev settings
+/// reference, `kubelet-device-plugins`), however the TOML spells it: a table header, dotted keys
+/// from a parent table, or inline tables (TOML v1.0.0, "Keys", "Table", "Inline Table"). The
+/// document is parsed, so a comment or a string that names the setting turns nothing off, and
+/// user data that is not TOML turns nothing off either.
 fn turns_plugin_off(user_data: &str) -> bool {
-    const KEY: &str = "settings.kubelet-device-plugins.nvidia.enabled";
-    let mut table = String::new();
-    for line in user_data.lines() {
-        let line: String = line.split('#').next().unwrap_or_default().split_whitespace().collect();
-        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            table = header.trim_matches('"').to_owned();
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let full = if table.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{table}.{key}")
-        };
-        if full.replace('"', "") == KEY && value == "false" {
-            return true;
-        }
-    }
-    false
+    let Ok(doc) = toml_edit::Document::parse(user_data) else {
+        return false;
+    };
+    let enabled = doc
+        .as_item()
+        .get("settings")
+        .and_then(|i| i.get("kubelet-device-plugins"))
+        .and_then(|i| i.get("nvidia"))
+        .and_then(|i| i.get("enabled"))
+        .and_then(toml_edit::Item::as_bool);
+    enabled == Some(false)
 }
 
 /// EKSGPU189: Bottlerocket's NVIDIA variants run their own device plugin, which must be turned
@@ -71,8 +64,26 @@ mod tests {
             "[settings]\nkubelet-device-plugins.nvidia.enabled = false # DRA\n"
         ));
         assert!(turns_plugin_off("settings.kubelet-device-plugins.nvidia.enabled=false"));
+        // Inline tables, at any depth.
         assert!(turns_plugin_off(
+            "settings.kubelet-device-plugins = { nvidia = { enabled = false } }\n"
+        ));
+        assert!(turns_plugin_off(
+            "[settings]\nkubelet-device-plugins = { nvidia = { enabled = false, pass-device-specs = true } }\n"
+        ));
+        assert!(turns_plugin_off(
+            "[settings.kubelet-device-plugins]\nnvidia = { enabled = false }\n"
+        ));
+        // A quoted key with dots is one key (TOML v1.0.0 "Keys"): not the setting.
+        assert!(!turns_plugin_off(
             "[\"settings.kubelet-device-plugins.nvidia\"]\nenabled = false"
+        ));
+        // Named in a comment or a string, or not TOML: nothing is turned off.
+        assert!(!turns_plugin_off(
+            "# settings.kubelet-device-plugins.nvidia.enabled = false\n[settings.kernel]\nlockdown = \"none\"\n"
+        ));
+        assert!(!turns_plugin_off(
+            "#!/bin/bash\necho settings.kubelet-device-plugins.nvidia.enabled=false\n"
         ));
         assert!(!turns_plugin_off(
             "[settings.kubelet-device-plugins.nvidia]\nenabled = true\n"

@@ -24,7 +24,10 @@ pub(super) fn check(pool: &Pool, selected: &[Selected], at: &At<'_>, out: &mut V
     if !pool.capacity.is_in_cluster() || selected.is_empty() {
         return;
     }
-    let devices = pool.gpu_limit.map(|l| l as f64);
+    // `gpu_limit = 0` pauses the pool on purpose: Karpenter launches nothing more and keeps the
+    // nodes it has (kubernetes-sigs/karpenter v1.14.1 website docs/concepts/nodepools.md, "Limits":
+    // launches stop once a limit is reached, existing nodes stay). Not an error.
+    let devices = pool.gpu_limit.filter(|l| *l != 0).map(|l| l as f64);
     exact_limit(
         pool,
         selected,
@@ -147,6 +150,21 @@ mod tests {
             ..pool(&["p5.48xlarge"])
         };
         assert!(codes(p).is_empty());
+    }
+
+    #[test]
+    fn a_zero_gpu_limit_pauses_the_pool_and_is_not_refused() {
+        let p = Pool {
+            gpu_limit: Some(0),
+            ..pool(&["p5.48xlarge"])
+        };
+        assert!(codes(p).is_empty());
+        // A limit of 1 on 8-GPU types is still a limit that never launches.
+        let p = Pool {
+            gpu_limit: Some(1),
+            ..pool(&["p5.48xlarge"])
+        };
+        assert_eq!(codes(p), [Code::EKSGPU135]);
     }
 
     #[test]

@@ -18,9 +18,13 @@ pub(super) fn answered(s: &NodeStrategy, pool: &Pool) -> bool {
     renders_overlays(s, pool) && !types.is_empty() && types.iter().all(|t| !overlay_capacity(s, pool, t).is_empty())
 }
 
-/// The pool renders an overlay giving this type `nvidia.com/gpu`.
+/// The pool renders an overlay giving this type some `nvidia.com/gpu`: a `0` entry (a renamed
+/// sharing config, MIG `mixed`) says the type advertises none, which answers nothing.
 pub(super) fn answered_for(s: &NodeStrategy, pool: &Pool, t: &InstanceType) -> bool {
-    renders_overlays(s, pool) && overlay_capacity(s, pool, t).contains_key("nvidia.com/gpu")
+    renders_overlays(s, pool)
+        && overlay_capacity(s, pool, t)
+            .get("nvidia.com/gpu")
+            .is_some_and(|n| *n > 0)
 }
 
 /// How to get the overlay that would answer the warning.

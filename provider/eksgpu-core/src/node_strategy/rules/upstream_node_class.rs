@@ -41,7 +41,7 @@ fn user_data_conflicts(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<V
     };
     let set = [kubelet.max_pods.is_some(), !kubelet.eviction_hard.is_empty()];
     for ((input, spellings), set) in KUBELET_SPELLINGS.iter().zip(set) {
-        if let Some(found) = spellings.iter().find(|s| set && user_data.contains(*s)) {
+        if let Some(found) = spellings.iter().find(|s| set && sets_setting(user_data, s)) {
             out.push(Violation::new(
                 Code::EKSGPU174,
                 at(&[Step::Attr("node_class"), Step::Attr("user_data")]),
@@ -52,6 +52,34 @@ fn user_data_conflicts(pool: &Pool, nc: &NodeClass, at: &At<'_>, out: &mut Vec<V
             ));
         }
     }
+}
+
+/// User data sets the setting: the name as a key or a flag, outside comments. A YAML/JSON key
+/// (`maxPods:`, `"maxPods":`, nodeadm NodeConfig), a TOML key (`max-pods =`, dotted
+/// `settings.kubernetes.max-pods =`, Bottlerocket), or a flag with its value (`--max-pods=110`,
+/// `--max-pods 110`, AL2 bootstrap.sh `--kubelet-extra-args`). A comment or prose that names the
+/// setting (`# maxPods comes from the EC2NodeClass`) sets nothing.
+fn sets_setting(user_data: &str, name: &str) -> bool {
+    user_data.lines().map(uncommented).any(|line| {
+        line.match_indices(name).any(|(i, _)| {
+            let before = line[..i].chars().next_back();
+            let bounded = before.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+            let after = line[i + name.len()..].trim_start_matches('"').trim_start_matches('\'');
+            let flag = name.starts_with("--");
+            let assigned = after.trim_start().starts_with([':', '=']) && !after.starts_with("==");
+            let flag_value =
+                flag && (after.starts_with('=') || (after.starts_with([' ', '\t']) && !after.trim_start().is_empty()));
+            bounded && (if flag { flag_value } else { assigned })
+        })
+    })
+}
+
+/// The line without its comment: `#` at the start or after whitespace opens one in shell, YAML
+/// and TOML alike (a `#` inside a word, as in a URL fragment, does not).
+fn uncommented(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let cut = (0..bytes.len()).find(|&i| bytes[i] == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()));
+    cut.map_or(line, |i| &line[..i])
 }
 
 /// EKSGPU175: a size or a snapshot for each mapping, each device once, none of the devices the

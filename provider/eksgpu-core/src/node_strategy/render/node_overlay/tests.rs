@@ -103,8 +103,87 @@ fn a_renamed_resource_is_advertised_under_its_name() {
             (GPU_RESOURCE, "gpu.shared"),
         ],
     );
-    let o = overlays(&strategy(p, OVERLAYS, "single"));
-    assert_eq!(o[0]["spec"]["capacity"], json!({"nvidia.com/gpu.shared": "2"}));
+    let s = strategy(p, OVERLAYS, "single");
+    let o = overlays(&s);
+    // Renamed, the plugin advertises gpu.shared *instead of* gpu: the overlay zeroes gpu, which
+    // it would otherwise leave at the type's count.
+    assert_eq!(
+        o[0]["spec"]["capacity"],
+        json!({"nvidia.com/gpu": "0", "nvidia.com/gpu.shared": "2"})
+    );
+    // The pool's resource name says so too, as the sharing pool's resource_requests does.
+    assert_eq!(
+        crate::render::gpu_resource_name(&s, &s.pools[0]).as_deref(),
+        Some("nvidia.com/gpu.shared")
+    );
+}
+
+#[test]
+fn an_unrenamed_pool_keeps_nvidia_gpu_as_its_resource() {
+    let p = labelled(
+        Capacity::Karpenter,
+        &["g5.xlarge"],
+        &[(DEVICE_PLUGIN_CONFIG, "x"), (GPU_REPLICAS, "2")],
+    );
+    let s = strategy(p, OVERLAYS, "single");
+    assert_eq!(
+        crate::render::gpu_resource_name(&s, &s.pools[0]).as_deref(),
+        Some("nvidia.com/gpu")
+    );
+}
+
+/// Rule codes and the overlays of a time-sliced pool with this replicas label.
+fn replicas_label(types: &[&str], replicas: &str) -> (Vec<Code>, Vec<serde_json::Value>) {
+    let p = labelled(
+        Capacity::Karpenter,
+        types,
+        &[(DEVICE_PLUGIN_CONFIG, "x"), (GPU_REPLICAS, replicas)],
+    );
+    let s = strategy(p, OVERLAYS, "single");
+    (codes(&s), overlays(&s))
+}
+
+#[test]
+fn a_replicas_label_beyond_int64_is_refused_never_wrapped() {
+    // 2^63-1 on 8 GPUs wrapped to -8; 2^62 on 4 GPUs wrapped to 0.
+    for (types, replicas) in [
+        (&["p5.48xlarge"][..], i64::MAX.to_string()),
+        (&["g6e.12xlarge"][..], (1_i64 << 62).to_string()),
+        (&["g5.xlarge", "p5.48xlarge"][..], (1_i64 << 62).to_string()),
+    ] {
+        let (c, o) = replicas_label(types, &replicas);
+        assert!(c.contains(&Code::EKSGPU137), "{replicas} on {types:?}: {c:?}");
+        for overlay in &o {
+            for (k, v) in overlay["spec"]["capacity"].as_object().expect("capacity") {
+                let n: i64 = v.as_str().and_then(|v| v.parse().ok()).expect("count");
+                assert!(n > 0 || k == "nvidia.com/gpu", "{k}: {v} for {replicas}");
+            }
+        }
+        // Only types whose product fits get an overlay.
+        assert!(o.iter().all(|o| o["metadata"]["name"] != "shared-p5.48xlarge"), "{o:?}");
+    }
+    // i64::MAX on one GPU fits: the count is the label itself.
+    let (c, o) = replicas_label(&["g5.xlarge"], &i64::MAX.to_string());
+    assert!(!c.contains(&Code::EKSGPU137), "{c:?}");
+    assert_eq!(o[0]["spec"]["capacity"]["nvidia.com/gpu"], i64::MAX.to_string());
+    // Beyond int64 the label is no integer at all.
+    let (c, o) = replicas_label(&["g5.xlarge"], "9223372036854775808");
+    assert!(c.contains(&Code::EKSGPU137), "{c:?}");
+    assert!(o.is_empty(), "{o:?}");
+    // An ordinary count passes.
+    assert!(!replicas_label(&["p5.48xlarge"], "4").0.contains(&Code::EKSGPU137));
+}
+
+#[test]
+fn time_slicing_a_fractional_gpu_is_refused_not_rendered_as_zero() {
+    let (c, o) = replicas_label(&["g6f.xlarge"], "4");
+    assert!(c.contains(&Code::EKSGPU138), "{c:?}");
+    assert!(o.is_empty(), "no overlay advertising 0 shared GPUs: {o:?}");
+    // Unshared, the fractional type is advertised as one GPU, and nothing is refused.
+    let p = labelled(Capacity::Karpenter, &["g6f.xlarge"], &[]);
+    let s = strategy(p, OVERLAYS, "single");
+    assert!(!codes(&s).contains(&Code::EKSGPU138));
+    assert_eq!(overlays(&s)[0]["spec"]["capacity"], json!({"nvidia.com/gpu": "1"}));
 }
 
 #[test]
@@ -114,7 +193,7 @@ fn mig_mixed_counts_come_from_the_mig_tables() {
     let s = strategy(p, OVERLAYS, "mixed");
     assert_eq!(
         overlays(&s)[0]["spec"]["capacity"],
-        json!({"nvidia.com/mig-1g.10gb": "56"})
+        json!({"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "56"})
     );
     assert!(!codes(&s).contains(&Code::EKSGPU122), "{:?}", codes(&s));
     // all-balanced: each profile of the GPU's balanced layout, times the GPUs.

@@ -223,6 +223,36 @@ fn user_data_that_sets_the_kubelet_settings_rendered_too_is_refused() {
 }
 
 #[test]
+fn user_data_that_only_mentions_a_kubelet_setting_sets_nothing() {
+    let kubelet = Some(Kubelet {
+        max_pods: Some(110),
+        ..Kubelet::default()
+    });
+    let with = |ud: &str| {
+        let (ud, k) = (ud.to_owned(), kubelet.clone());
+        with_class(move |nc| {
+            nc.kubelet = k;
+            nc.user_data = Some(ud);
+        })
+    };
+    for mentions in [
+        "#!/bin/bash\n# maxPods is set by the EC2NodeClass, not here\necho ready\n",
+        "#!/bin/bash\n# do not pass --max-pods here\n",
+        "#!/bin/bash\necho \"maxPods comes from Karpenter\"\n",
+    ] {
+        assert!(!codes(with(mentions)).contains(&Code::EKSGPU174), "{mentions}");
+    }
+    for sets in [
+        "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      maxPods: 50\n",
+        "#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--max-pods=50'\n",
+        "#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--max-pods 50'\n",
+        "settings.kubernetes.max-pods = 50\n",
+    ] {
+        assert!(codes(with(sets)).contains(&Code::EKSGPU174), "{sets}");
+    }
+}
+
+#[test]
 fn block_device_mappings_need_a_size_their_own_device_and_not_the_root_volumes() {
     let bdm = |d: &str, size: Option<&str>| BlockDeviceMapping {
         device_name: d.into(),
