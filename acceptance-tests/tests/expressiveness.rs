@@ -329,6 +329,11 @@ const DEFINITIONS: &[Definition] = &[
                 "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
+                "CreateNodegroup/my-mng:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+            (
                 "CreateLaunchTemplate/gpu-my-mng:CreateLaunchTemplate.TagSpecifications",
                 "ownership tags of the template",
             ),
