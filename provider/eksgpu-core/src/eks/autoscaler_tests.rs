@@ -157,3 +157,28 @@ fn the_fewest_of_mixed_types_is_advertised_and_a_users_label_wins() {
     let ng = node_group(&s, &s.pools[0]).expect("a node group");
     assert_eq!(ng.labels[ACCELERATOR_LABEL], "a10g");
 }
+
+#[test]
+fn a_multi_node_nvlink_group_reads_back_its_autoscaler_label_and_tags_as_the_providers() {
+    let p = Pool {
+        dra: true,
+        multi_node_nvlink: true,
+        capacity_types: vec!["capacity-block".into()],
+        ..group(&["p6e-gb200.36xlarge"], &[])
+    };
+    let s = strategy(p, "single");
+    let ng = node_group(&s, &s.pools[0]).expect("a node group");
+    assert!(ng.labels.contains_key(ACCELERATOR_LABEL), "the device plugin serves its GPUs");
+    let back = read_back_node_group(&s, &s.pools[0], &ng, false);
+    assert_eq!(back.labels, s.pools[0].labels);
+    assert_eq!(back.tags, s.pools[0].tags);
+    // On import the node group cannot say it is multi-node NVLink: its GPUs' label and tags are
+    // still the provider's, not the pool's own.
+    let imported = read_back_node_group(&s, &Pool::named("shared", Capacity::ManagedNodeGroup), &ng, true);
+    assert!(imported.labels.is_empty(), "{:?}", imported.labels);
+    assert!(
+        !imported.tags.keys().any(|k| k.starts_with("k8s.io/cluster-autoscaler/")),
+        "{:?}",
+        imported.tags
+    );
+}

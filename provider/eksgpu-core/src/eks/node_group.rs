@@ -459,11 +459,42 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         },
         ..prior.clone()
     };
-    pool.labels = user_labels(strategy, &basis, live.labels.clone());
+    // On import the node group cannot tell whether the pool is `multi_node_nvlink` (its
+    // ComputeDomain says so, in-cluster), on which the GPUs it advertises depend (a DRA pool's
+    // device plugin serves them only then): the provider's labels and tags of either are its own.
+    let worlds: Vec<Pool> = if import {
+        [false, true]
+            .into_iter()
+            .map(|multi_node_nvlink| Pool {
+                dra: pool.dra,
+                multi_node_nvlink,
+                ..basis.clone()
+            })
+            .collect()
+    } else {
+        vec![basis]
+    };
+    pool.labels = worlds
+        .iter()
+        .fold(live.labels.clone(), |labels, b| user_labels(strategy, b, labels));
     // The autoscaler's tags as the provider sets them are not the pool's own (those the labels and
     // taints rendered before imply; on import, the live ones): another value is drift it restores.
     let expected = if import {
-        autoscaler_tags(strategy, &pool, &live.labels, &live.taints)
+        let mut expected = BTreeMap::new();
+        for w in &worlds {
+            let imported = Pool {
+                multi_node_nvlink: w.multi_node_nvlink,
+                ..pool.clone()
+            };
+            for (k, v) in autoscaler_tags(strategy, &imported, &live.labels, &live.taints) {
+                // A key both worlds tag alike is the provider's; one they tag differently is
+                // the provider's if the live value is either.
+                if live.tags.get(&k) == Some(&v) || !expected.contains_key(&k) {
+                    expected.insert(k, v);
+                }
+            }
+        }
+        expected
     } else {
         autoscaler_tags(
             strategy,
