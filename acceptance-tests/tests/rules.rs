@@ -52,9 +52,9 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class = { role = "r" }"#,
     ),
     (
-        // On Karpenter 1.14 (the default) a dynamic DRA pool is served only by existing nodes.
+        // On Karpenter 1.14 (the default) a dynamic DRA pool never gets a node for its claims.
         "EKSGPU165",
-        false,
+        true,
         "pools[\"p\"].dra",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]

@@ -569,8 +569,9 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::EKSGPU165,
-        severity: Severity::Warning,
-        summary: "Karpenter 1.14 allocates DRA claims only on existing nodes",
+        // An error: no node of a dynamic pool exists before a pod asks for one, so no claim is ever served.
+        severity: Severity::Error,
+        summary: "Karpenter 1.14 launches no node for DRA claims of a dynamic pool",
         trigger: "A dynamic `karpenter` pool (no `replicas`) serves DRA claims (`dra = true`) on Karpenter 1.14.",
         fix: "Karpenter 1.14 schedules pods with ResourceClaims only with `settings.ignoreDRARequests: false`, and knows no instance type's DRA devices, so only devices of existing nodes satisfy claims: it launches no node for them. Make the pool static (`replicas`, with the `staticCapacity` gate), serve DRA from a managed node group, or move to Karpenter 1.15 with `settings.enableDRA`.",
         source: "kubernetes-sigs/karpenter v1.14.0 pkg/controllers/provisioning/scheduling/dra.go (the DRA allocator, used when IgnoreDRARequests is false, PR #3113); aws/karpenter-provider-aws v1.14.1 charts/karpenter/values.yaml settings.ignoreDRARequests: true; EKS user guide, NVIDIA DRA driver: Karpenter static capacity only",
