@@ -630,6 +630,24 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // P6e-GB200 is sold only as Capacity Blocks: an on-demand node group never gets a node.
+        "EKSGPU300",
+        true,
+        "pools[\"p\"].capacity_types",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["on-demand"]
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling = {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
         // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.
         "EKSGPU313",
         true,

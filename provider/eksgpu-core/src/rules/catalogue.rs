@@ -897,6 +897,14 @@ pub static RULES: &[Rule] = &[
         source: "kedacore/keda v2.20.2 pkg/scaling/resolver/scale_resolvers.go L297-299 (ResolveAuthRefAndPodIdentity); KEDA 2.20 docs, authentication (https://keda.sh/docs/2.20/concepts/authentication/)",
     },
     Rule {
+        code: Code::EKSGPU300,
+        severity: Severity::Error,
+        summary: "P6e-GB200 comes only through Capacity Blocks",
+        trigger: "A pool whose `instance_types` name `p6e-gb200.36xlarge` allows a capacity type other than a Capacity Block: a `managed_node_group` pool whose `capacity_types` are not `[\"capacity-block\"]` (unset means `on-demand`), or a `karpenter` or `auto_mode` pool whose `capacity_types` are not `[\"reserved\"]`.",
+        fix: "Buy a P6e-GB200 UltraServer Capacity Block and use it: on a node group `capacity_types = [\"capacity-block\"]` with its `capacity_reservation_id`; on a NodePool `capacity_types = [\"reserved\"]` with the node class selecting the reservation. On-Demand or Spot capacity for the type is never granted.",
+        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): p6e-gb200.36xlarge is available only as P6e-GB200 UltraServers, which come through EC2 Capacity Blocks for ML; EC2 user guide, Capacity Blocks for ML (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html)",
+    },
+    Rule {
         code: Code::EKSGPU313,
         severity: Severity::Error,
         summary: "Karpenter label on an Auto Mode pool",

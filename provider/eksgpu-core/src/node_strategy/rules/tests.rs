@@ -936,6 +936,8 @@ fn eksgpu134_at_most_100_nodepool_labels_with_the_providers() {
 mod auto_mode_labels;
 /// The standalone device plugin's rules.
 mod device_plugin;
+/// P6e-GB200's purchase and MIG truths.
+mod gb200;
 /// The Neuron and Auto Mode table rules.
 mod neuron;
 /// The multi-node NVLink rules.
