@@ -648,6 +648,26 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // EKS AMIs from v20251103 run GB200 with CDMM, under which MIG is not supported.
+        "EKSGPU301",
+        false,
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["capacity-block"]
+    labels = { "nvidia.com/mig.config" = "all-1g.23gb" }
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      capacity_reservation_id = "cr-0123456789abcdef0"
+      scaling = {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
         // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.
         "EKSGPU313",
         true,
@@ -803,10 +823,12 @@ const CASES: &[(&str, bool, &str, &str)] = &[
         "pools[\"p\"].instance_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["capacity-block"]
     efa = true
     managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
+      capacity_reservation_id = "cr-0123456789abcdef0"
       disk_size     = 200
       scaling = {
         min     = 0

@@ -159,6 +159,7 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         efa::efa_one_zone(pool, at, out);
     }
     gb200::capacity_blocks_only(pool, at, out);
+    gb200::mig_under_cdmm(pool, at, out);
     nvlink::nvlink_needs_dra(pool, at, out);
     nvlink::nvlink_needs_gb200(pool, &selected, at, out);
     nvlink::namespace_needs_nvlink(pool, at, out);

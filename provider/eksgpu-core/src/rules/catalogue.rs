@@ -905,6 +905,14 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): p6e-gb200.36xlarge is available only as P6e-GB200 UltraServers, which come through EC2 Capacity Blocks for ML; EC2 user guide, Capacity Blocks for ML (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html)",
     },
     Rule {
+        code: Code::EKSGPU301,
+        severity: Severity::Warning,
+        summary: "MIG on P6e-GB200 under CDMM",
+        trigger: "A pool whose `instance_types` name `p6e-gb200.36xlarge` asks for a MIG layout (`nvidia.com/mig.config` other than `all-disabled`). EKS AL2023 NVIDIA AMIs from v20251103 (driver 580) enable Coherent Driver-based Memory Management (CDMM), under which MIG is not supported; the provider cannot see which AMI release the nodes run.",
+        fix: "Drop the `nvidia.com/mig.config` label (or set `all-disabled`) and share the GB200 GPUs another way (whole GPUs, DRA); keep MIG only on an AMI you built without CDMM, and acknowledge this warning there.",
+        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): AMIs from v20251103 enable CDMM, MIG and vGPU are not supported; awslabs/amazon-eks-ami PR #2357 (https://github.com/awslabs/amazon-eks-ami/pull/2357: driver 580 for 1.34+, CDMM enabled unconditionally by modprobe configuration) and release v20251103; NVIDIA data center driver 580.65.06 release notes, CDMM (https://docs.nvidia.com/datacenter/tesla/tesla-release-notes-580-65-06/index.html#hardware-software-support)",
+    },
+    Rule {
         code: Code::EKSGPU313,
         severity: Severity::Error,
         summary: "Karpenter label on an Auto Mode pool",

@@ -61,3 +61,42 @@ fn a_capacity_block_gb200_pool_passes() {
     let p5 = fixture::valid_pool("p5", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
     assert!(codes(p5).is_empty());
 }
+
+fn mig_codes(pool: Pool) -> Vec<Code> {
+    let s = NodeStrategy {
+        cluster_name: "gpu".into(),
+        name: "training".into(),
+        kubernetes_version: Some("1.34".into()),
+        gpu_operator: None,
+        device_plugin: None,
+        pools: vec![pool],
+        default_tags: BTreeMap::new(),
+        karpenter_gates: Default::default(),
+    };
+    check_node_strategy(&s, &CTX)
+        .into_iter()
+        .filter(|v| v.code == Code::EKSGPU301)
+        .map(|v| {
+            assert_eq!(v.severity, crate::rules::Severity::Warning);
+            v.code
+        })
+        .collect()
+}
+
+#[test]
+fn mig_on_gb200_warns_about_cdmm() {
+    let mut p = gb200(Capacity::ManagedNodeGroup, &["capacity-block"]);
+    assert!(mig_codes(p.clone()).is_empty());
+    p.labels
+        .insert(crate::render::MIG_CONFIG.to_owned(), "all-1g.23gb".to_owned());
+    assert_eq!(mig_codes(p.clone()), [Code::EKSGPU301]);
+    // Turning MIG off is what CDMM asks for.
+    p.labels
+        .insert(crate::render::MIG_CONFIG.to_owned(), "all-disabled".to_owned());
+    assert!(mig_codes(p).is_empty());
+    // Other MIG GPUs are not concerned.
+    let mut b200 = fixture::valid_pool("b", Capacity::ManagedNodeGroup, &["p6-b200.48xlarge"]);
+    b200.labels
+        .insert(crate::render::MIG_CONFIG.to_owned(), "all-1g.23gb".to_owned());
+    assert!(mig_codes(b200).is_empty());
+}
