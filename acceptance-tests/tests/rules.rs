@@ -52,9 +52,9 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     node_class = { role = "r" }"#,
     ),
     (
-        // On Karpenter 1.14 (the default) a dynamic DRA pool is served only by existing nodes.
+        // On Karpenter 1.14 (the default) a dynamic DRA pool never gets a node for its claims.
         "EKSGPU165",
-        false,
+        true,
         "pools[\"p\"].dra",
         r#"capacity = "karpenter"
     instance_types = ["p5.48xlarge"]
@@ -648,6 +648,44 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // P6e-GB200 is sold only as Capacity Blocks: an on-demand node group never gets a node.
+        "EKSGPU300",
+        true,
+        "pools[\"p\"].capacity_types",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["on-demand"]
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling = {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
+        // EKS AMIs from v20251103 run GB200 with CDMM, under which MIG is not supported.
+        "EKSGPU301",
+        false,
+        "pools[\"p\"].labels[\"nvidia.com/mig.config\"]",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["capacity-block"]
+    labels = { "nvidia.com/mig.config" = "all-1g.23gb" }
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      capacity_reservation_id = "cr-0123456789abcdef0"
+      scaling = {
+        min     = 0
+        max     = 2
+        desired = 0
+      }
+    }"#,
+    ),
+    (
         // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.
         "EKSGPU313",
         true,
@@ -803,10 +841,12 @@ const CASES: &[(&str, bool, &str, &str)] = &[
         "pools[\"p\"].instance_types[0]",
         r#"capacity = "managed_node_group"
     instance_types = ["p6e-gb200.36xlarge"]
+    capacity_types = ["capacity-block"]
     efa = true
     managed_node_group = {
       node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
       subnet_ids    = ["subnet-1"]
+      capacity_reservation_id = "cr-0123456789abcdef0"
       disk_size     = 200
       scaling = {
         min     = 0

@@ -316,6 +316,13 @@ impl InstanceType {
 }
 
 /// Every instance type in the catalog, in a stable order.
+/// Types EC2 sells only through Capacity Blocks for ML: `p6e-gb200.36xlarge` exists only inside
+/// P6e-GB200 UltraServers, bought as Capacity Blocks (EKS user guide, Use P6e-GB200 UltraServers
+/// with Amazon EKS, https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html).
+pub fn capacity_block_only(instance_type: &str) -> bool {
+    instance_type.starts_with("p6e-gb200.")
+}
+
 pub fn instance_types() -> &'static [InstanceType] {
     data::INSTANCE_TYPES
 }

@@ -5,6 +5,7 @@
 
 use crate::rules::Code;
 mod billing;
+mod capacity_types;
 mod choose;
 mod decisions;
 mod placement;
@@ -12,6 +13,7 @@ mod vendor;
 
 use std::collections::BTreeMap;
 
+pub use capacity_types::capacity_types;
 pub use decisions::{DECISIONS, Decision};
 
 use crate::model::Capacity;

@@ -12,6 +12,7 @@ mod dra_driver;
 mod efa;
 /// The EKS API capacity kinds (managed node groups, Hybrid Nodes) and the cluster's facts.
 mod eks_api;
+mod gb200;
 mod instance_types;
 mod launch_template;
 mod limits;
@@ -166,6 +167,8 @@ fn check_pool(s: &NodeStrategy, pool: &Pool, ctx: &Context, at: &At<'_>, out: &m
         efa::efa_count_known(pool, &selected, out);
         efa::efa_one_zone(pool, at, out);
     }
+    gb200::capacity_blocks_only(pool, at, out);
+    gb200::mig_under_cdmm(pool, at, out);
     nvlink::nvlink_needs_dra(pool, at, out);
     nvlink::nvlink_needs_gb200(pool, &selected, at, out);
     nvlink::namespace_needs_nvlink(pool, at, out);

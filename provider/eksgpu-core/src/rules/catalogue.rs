@@ -617,8 +617,9 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::EKSGPU165,
-        severity: Severity::Warning,
-        summary: "Karpenter 1.14 allocates DRA claims only on existing nodes",
+        // An error: no node of a dynamic pool exists before a pod asks for one, so no claim is ever served.
+        severity: Severity::Error,
+        summary: "Karpenter 1.14 launches no node for DRA claims of a dynamic pool",
         trigger: "A dynamic `karpenter` pool (no `replicas`) serves DRA claims (`dra = true`) on Karpenter 1.14.",
         fix: "Karpenter 1.14 schedules pods with ResourceClaims only with `settings.ignoreDRARequests: false`, and knows no instance type's DRA devices, so only devices of existing nodes satisfy claims: it launches no node for them. Make the pool static (`replicas`, with the `staticCapacity` gate), serve DRA from a managed node group, or move to Karpenter 1.15 with `settings.enableDRA`.",
         source: "kubernetes-sigs/karpenter v1.14.0 pkg/controllers/provisioning/scheduling/dra.go (the DRA allocator, used when IgnoreDRARequests is false, PR #3113); aws/karpenter-provider-aws v1.14.1 charts/karpenter/values.yaml settings.ignoreDRARequests: true; EKS user guide, NVIDIA DRA driver: Karpenter static capacity only",
@@ -942,6 +943,22 @@ pub static RULES: &[Rule] = &[
         trigger: "At apply: the TriggerAuthentication (in the scaler's namespace) or ClusterTriggerAuthentication a burst scaler site's `authentication_ref` names does not exist. KEDA only logs a reference it cannot read and builds the trigger without credentials.",
         fix: "Create the object first (a TriggerAuthentication in the ScaledObject's namespace, or a ClusterTriggerAuthentication), or fix `name` and `kind`; or let the provider render one with `secret_auth` or `aws_sigv4`.",
         source: "kedacore/keda v2.20.2 pkg/scaling/resolver/scale_resolvers.go L297-299 (ResolveAuthRefAndPodIdentity); KEDA 2.20 docs, authentication (https://keda.sh/docs/2.20/concepts/authentication/)",
+    },
+    Rule {
+        code: Code::EKSGPU300,
+        severity: Severity::Error,
+        summary: "P6e-GB200 comes only through Capacity Blocks",
+        trigger: "A pool whose `instance_types` name `p6e-gb200.36xlarge` allows a capacity type other than a Capacity Block: a `managed_node_group` pool whose `capacity_types` are not `[\"capacity-block\"]` (unset means `on-demand`), or a `karpenter` or `auto_mode` pool whose `capacity_types` are not `[\"reserved\"]`.",
+        fix: "Buy a P6e-GB200 UltraServer Capacity Block and use it: on a node group `capacity_types = [\"capacity-block\"]` with its `capacity_reservation_id`; on a NodePool `capacity_types = [\"reserved\"]` with the node class selecting the reservation. On-Demand or Spot capacity for the type is never granted.",
+        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): p6e-gb200.36xlarge is available only as P6e-GB200 UltraServers, which come through EC2 Capacity Blocks for ML; EC2 user guide, Capacity Blocks for ML (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html)",
+    },
+    Rule {
+        code: Code::EKSGPU301,
+        severity: Severity::Warning,
+        summary: "MIG on P6e-GB200 under CDMM",
+        trigger: "A pool whose `instance_types` name `p6e-gb200.36xlarge` asks for a MIG layout (`nvidia.com/mig.config` other than `all-disabled`). EKS AL2023 NVIDIA AMIs from v20251103 (driver 580) enable Coherent Driver-based Memory Management (CDMM), under which MIG is not supported; the provider cannot see which AMI release the nodes run.",
+        fix: "Drop the `nvidia.com/mig.config` label (or set `all-disabled`) and share the GB200 GPUs another way (whole GPUs, DRA); keep MIG only on an AMI you built without CDMM, and acknowledge this warning there.",
+        source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): AMIs from v20251103 enable CDMM, MIG and vGPU are not supported; awslabs/amazon-eks-ami PR #2357 (https://github.com/awslabs/amazon-eks-ami/pull/2357: driver 580 for 1.34+, CDMM enabled unconditionally by modprobe configuration) and release v20251103; NVIDIA data center driver 580.65.06 release notes, CDMM (https://docs.nvidia.com/datacenter/tesla/tesla-release-notes-580-65-06/index.html#hardware-software-support)",
     },
     Rule {
         code: Code::EKSGPU313,

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use eksgpu_core::model::Capacity;
 use eksgpu_core::recommend::{self, Precision, Quantization, Recommendation, Request};
 
 use crate::provider::ProviderState;
@@ -274,14 +273,10 @@ fn value(config: &Value, r: &Recommendation) -> Value {
     };
     let strings = |xs: &[String]| Value::List(xs.iter().map(|s| Value::from(s.as_str())).collect());
     set("capacity", r.capacity.as_str().into());
-    let spot = config.get("spot_ok").as_bool() == Some(true) && r.capacity == Capacity::Karpenter;
+    let spot_ok = config.get("spot_ok").as_bool() == Some(true);
     set(
         "capacity_types",
-        strings(&if spot {
-            vec!["spot".into(), "on-demand".into()]
-        } else {
-            vec!["on-demand".into()]
-        }),
+        strings(&recommend::capacity_types(r.capacity, &r.instance_types, spot_ok)),
     );
     set("accelerator", r.accelerator.as_str().into());
     set("instance_types", strings(&r.instance_types));

@@ -81,7 +81,7 @@ pub(super) fn karpenter_dra_opt_in(pool: &Pool, ctx: &Context, at: &At<'_>, out:
     }
 }
 
-/// EKSGPU165: on Karpenter 1.14 a dynamic DRA pool gets no new node for a claim.
+/// EKSGPU165 (an error): on Karpenter 1.14 a dynamic DRA pool gets no new node for a claim.
 pub(super) fn karpenter_dra_existing_nodes(pool: &Pool, ctx: &Context, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.dra
         && pool.capacity == Capacity::Karpenter

@@ -410,6 +410,26 @@ fn durations() {
 }
 
 #[test]
+fn eksgpu165_dynamic_dra_pool_before_1_15_is_an_error() {
+    // Karpenter 1.14 launches no node for a claim: a dynamic pool never serves one (issue #33).
+    let mut p = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
+    p.dra = true;
+    let s = strategy(vec![p.clone()], true);
+    let allocator = Context {
+        karpenter_version: (1, 14),
+    };
+    let found = check(&s, &allocator);
+    assert_eq!(
+        found.iter().map(|v| (v.code, v.severity)).collect::<Vec<_>>(),
+        [(Code::EKSGPU165, crate::rules::Severity::Error)]
+    );
+    // A static pool (replicas) on the same release stays allowed by this rule.
+    p.replicas = Some(2);
+    let s = strategy(vec![p], true);
+    assert!(check(&s, &allocator).iter().all(|v| v.code != Code::EKSGPU165));
+}
+
+#[test]
 fn eksgpu004_dra_support_matrix() {
     let mut p = pool("d", Capacity::Karpenter, &["p5.48xlarge"]);
     p.dra = true;
@@ -918,6 +938,8 @@ mod auto_mode_labels;
 mod crd_limits;
 /// The standalone device plugin's rules.
 mod device_plugin;
+/// P6e-GB200's purchase and MIG truths.
+mod gb200;
 /// The Neuron and Auto Mode table rules.
 mod neuron;
 /// The multi-node NVLink rules.
