@@ -160,16 +160,58 @@ fn dra(
     )
 }
 
-/// Whole GPUs on EKS Auto Mode when a type of a family EKS documents for it (less those observed
-/// to fail there) holds the model, else on Karpenter.
-fn auto_mode_or_karpenter(candidates: &[&'static InstanceType], memory_gb: f64) -> (Capacity, Vec<Placement>) {
-    let on_auto = whole_gpu(&on_auto_mode(candidates), memory_gb);
-    if on_auto.is_empty() {
-        (Capacity::Karpenter, whole_gpu(candidates, memory_gb))
-    } else {
-        (Capacity::AutoMode, on_auto)
-    }
+/// The GPUs of the H200 class and later (Hopper H200, Blackwell B200/B300, Grace Blackwell
+/// GB200/GB300), by the catalog's `gpu_model`. Field report 001's large-GPU recommendation:
+/// for H200+ and B200, EKS Standard Mode with Karpenter and managed node groups, Auto Mode's
+/// p5en/p6 provisioning having been constrained when it was checked (2026-04; p5.48xlarge,
+/// H100, provisioned there). A test keeps every catalog GPU with H200's memory or more listed.
+pub(super) const STANDARD_MODE_GPU_MODELS: &[&str] = &["H200", "B200", "B300", "GB200", "GB300"];
+
+pub(super) fn standard_mode_gpu(t: &InstanceType) -> bool {
+    t.is_nvidia_gpu()
+        && STANDARD_MODE_GPU_MODELS
+            .iter()
+            .any(|m| t.gpu_model.eq_ignore_ascii_case(m))
 }
+
+/// Why whole GPUs went where they went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WholeGpuKind {
+    /// A type Auto Mode documents, below the H200 class, holds the model.
+    AutoMode,
+    /// Only H200-class or later types among those Auto Mode documents hold it: Karpenter on
+    /// Standard Mode, as field report 001 recommends for them.
+    LargeGpuStandardMode,
+    /// No type of a family Auto Mode documents holds it.
+    NoAutoModeFamily,
+}
+
+/// Whole GPUs on EKS Auto Mode when a type of a family EKS documents for it (less those observed
+/// to fail there, and less the H200 class and later, which field report 001 puts on Standard
+/// Mode) holds the model, else on Karpenter.
+fn auto_mode_or_karpenter(
+    candidates: &[&'static InstanceType],
+    memory_gb: f64,
+) -> (Capacity, WholeGpuKind, Vec<Placement>) {
+    let documented = on_auto_mode(candidates);
+    let below_h200: Vec<_> = documented.iter().copied().filter(|t| !standard_mode_gpu(t)).collect();
+    let on_auto = whole_gpu(&below_h200, memory_gb);
+    if !on_auto.is_empty() {
+        return (Capacity::AutoMode, WholeGpuKind::AutoMode, on_auto);
+    }
+    let kind = if whole_gpu(&documented, memory_gb).is_empty() {
+        WholeGpuKind::NoAutoModeFamily
+    } else {
+        WholeGpuKind::LargeGpuStandardMode
+    };
+    (Capacity::Karpenter, kind, whole_gpu(candidates, memory_gb))
+}
+
+/// The reason text of a Karpenter pool chosen for H200-class GPUs (field report 001's row).
+const LARGE_GPU_REASON: &str = "only GPUs of the H200 class or later (H200, B200, B300) among the families EKS \
+     documents for Auto Mode hold it, and field report 001 recommends EKS Standard Mode with Karpenter or managed \
+     node groups for H200+ and B200 GPUs (its large-GPU support status: p5en and p6 constrained on Auto Mode, \
+     only p5.48xlarge seen provisioning there), so a Karpenter pool on Standard Mode";
 
 /// EKSGPU213: development and test on EKS Auto Mode, whatever the model size: a quick start
 /// (AWS manages driver, device plugin and nodes), with whole GPUs of the families it documents.
@@ -178,16 +220,20 @@ fn dev_test(
     memory_gb: f64,
     why: &mut Vec<Reason>,
 ) -> (Capacity, Sharing, Vec<Placement>) {
-    let (capacity, placements) = auto_mode_or_karpenter(candidates, memory_gb);
+    let (capacity, kind, placements) = auto_mode_or_karpenter(candidates, memory_gb);
     why.push(decisions::reason(
         Code::EKSGPU213,
-        if capacity == Capacity::AutoMode {
-            "Development or test: EKS Auto Mode for a quick start (driver, device plugin and nodes managed by AWS), \
-             whole GPUs, no MIG to set up."
-        } else {
-            "Development or test: no family EKS documents for Auto Mode holds the model, so a Karpenter pool."
-        }
-        .into(),
+        match kind {
+            WholeGpuKind::AutoMode => "Development or test: EKS Auto Mode for a quick start (field report 001's \
+                 dev/test row; driver, device plugin and nodes managed by AWS), whole GPUs below the H200 class, no \
+                 MIG to set up."
+                .into(),
+            WholeGpuKind::LargeGpuStandardMode => format!("Development or test: {LARGE_GPU_REASON}."),
+            WholeGpuKind::NoAutoModeFamily => {
+                "Development or test: no family EKS documents for Auto Mode holds the model, so a Karpenter pool."
+                    .into()
+            }
+        },
     ));
     (capacity, Sharing::Exclusive, placements)
 }
@@ -251,19 +297,22 @@ fn whole_gpu_inference(
     } else {
         "small"
     };
-    let (capacity, placements) = auto_mode_or_karpenter(candidates, memory_gb);
-    let detail = if capacity == Capacity::AutoMode {
-        format!(
-            "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, on the families \
-             EKS documents for it (table read {}; types observed to fail there left out).",
-            catalog::AUTO_MODE_TABLE_READ
-        )
-    } else {
-        format!(
-            "Whole-GPU inference of a {size} model: no type of a family EKS documents for Auto Mode (table read {}) \
-             holds it, so a Karpenter pool.",
-            catalog::AUTO_MODE_TABLE_READ
-        )
+    let (capacity, kind, placements) = auto_mode_or_karpenter(candidates, memory_gb);
+    let read = catalog::AUTO_MODE_TABLE_READ;
+    let detail = match kind {
+        WholeGpuKind::AutoMode => format!(
+            "Whole-GPU inference of a {size} model: EKS Auto Mode ships driver and device plugin, as field report \
+             001's rows say (simple GPU inference, 70B+ on Auto Mode; 30–65B on Auto Mode or Karpenter), on the \
+             families EKS documents for it (table read {read}; types observed to fail there left out) below the \
+             H200 class, which the report puts on Standard Mode (p5.48xlarge, H100, seen provisioning there)."
+        ),
+        WholeGpuKind::LargeGpuStandardMode => {
+            format!("Whole-GPU inference of a {size} model: {LARGE_GPU_REASON}.")
+        }
+        WholeGpuKind::NoAutoModeFamily => format!(
+            "Whole-GPU inference of a {size} model: no type of a family EKS documents for Auto Mode (table read \
+             {read}) holds it, so a Karpenter pool."
+        ),
     };
     why.push(decisions::reason(Code::EKSGPU206, detail));
     (capacity, Sharing::Exclusive, placements)

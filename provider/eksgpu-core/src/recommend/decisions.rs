@@ -40,8 +40,8 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: Code::EKSGPU206,
-        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS) on the families EKS documents for it, less the types observed to fail there (EKSGPU009); when none holds the model, a Karpenter pool.",
-        source: "EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html)",
+        summary: "Whole-GPU inference without Spot runs on EKS Auto Mode (driver and device plugin managed by AWS) on the families EKS documents for it, less the types observed to fail there (EKSGPU009) and less GPUs of the H200 class and later (H200, B200, B300, GB200), which field report 001 puts on EKS Standard Mode with Karpenter or node groups; when none of the rest holds the model, a Karpenter pool.",
+        source: "EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html); field report 001: simple GPU inference and 70B+ models on Auto Mode, 30–65B on Auto Mode or Karpenter, and for large GPUs (H200+, B200) EKS Standard Mode with Karpenter and managed node groups (p5.48xlarge seen provisioning on Auto Mode, p5en and p6 constrained, 2026-04)",
     },
     Decision {
         code: Code::EKSGPU207,
@@ -75,8 +75,8 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         code: Code::EKSGPU213,
-        summary: "Development and test (`dev_test`), any model size: EKS Auto Mode with whole GPUs on the families it documents, for a quick start; a Karpenter pool when none holds the model.",
-        source: "EKS user guide, Auto Mode accelerated workloads (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html)",
+        summary: "Development and test (`dev_test`), any model size: EKS Auto Mode with whole GPUs on the families it documents below the H200 class, for a quick start; a Karpenter pool when none holds the model (H200-class and later GPUs on Standard Mode, as in EKSGPU206).",
+        source: "EKS user guide, Auto Mode accelerated workloads (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html); field report 001: dev/test on Auto Mode, large GPUs (H200+, B200) on EKS Standard Mode",
     },
 ];
 

@@ -56,18 +56,72 @@ fn seventy_b_and_larger_run_on_auto_mode_with_whole_gpus() {
     assert_eq!(r.accelerator, catalog::Vendor::Nvidia);
     assert!(r.memory_gb_per_replica > 160.0);
     // The fewest GPUs that hold 168 GB on a family Auto Mode documents, less the types observed
-    // to fail there (p6-b200): one B300.
-    assert_eq!(
-        (r.instance_types[0].as_str(), r.gpus_per_replica),
-        ("p6-b300.48xlarge", 1)
+    // to fail there (p6-b200) and the H200 class and later (field report 001 puts them on
+    // Standard Mode): never a B300 on Auto Mode.
+    for t in &r.instance_types {
+        let gpu = catalog::instance_type(t).unwrap();
+        assert!(!choose::standard_mode_gpu(gpu), "{t} ({}) on Auto Mode", gpu.gpu_model);
+    }
+    let why = r.rationale.iter().find(|x| x.code == Code::EKSGPU206).unwrap();
+    assert!(
+        why.message.contains("field report 001") && why.message.contains("70B+"),
+        "{}",
+        why.message
     );
-    assert!(codes(&r).contains(&Code::EKSGPU206));
     let bf16 = recommend(&Request {
         precision: Precision::Bf16,
         ..req(70.0)
     })
     .unwrap();
     assert_eq!(bf16.capacity, Capacity::AutoMode);
+}
+
+#[test]
+fn h200_class_and_later_gpus_run_on_standard_mode_karpenter_not_auto_mode() {
+    // Field report 001: EKS Standard Mode with Karpenter or node groups for H200+ and B200.
+    for (ty, price) in [("p6-b300.48xlarge", 120.0), ("p5e.48xlarge", 70.0)] {
+        for dev_test in [false, true] {
+            let r = recommend(&Request {
+                price_per_hour: BTreeMap::from([(ty.to_owned(), price)]),
+                dev_test,
+                ..req(70.0)
+            })
+            .unwrap();
+            assert_eq!(r.instance_types, [ty]);
+            assert_eq!(
+                (r.capacity, r.sharing),
+                (Capacity::Karpenter, Sharing::Exclusive),
+                "{ty}"
+            );
+            let code = if dev_test { Code::EKSGPU213 } else { Code::EKSGPU206 };
+            let why = r.rationale.iter().find(|x| x.code == code).unwrap();
+            assert!(
+                why.message.contains("field report 001") && why.message.contains("Standard Mode"),
+                "{}",
+                why.message
+            );
+        }
+    }
+    // 70B+ stays on Auto Mode on the H100 seen provisioning there (p5.48xlarge).
+    let h100 = recommend(&h100_priced(req(70.0))).unwrap();
+    assert_eq!(
+        (h100.capacity, h100.instance_types.as_slice()),
+        (Capacity::AutoMode, &["p5.48xlarge".to_owned()][..])
+    );
+}
+
+#[test]
+fn every_catalog_gpu_with_h200_memory_or_more_is_of_the_standard_mode_class() {
+    let h200 = catalog::instance_type("p5e.48xlarge").unwrap().gpu_memory_mib.unwrap();
+    for t in catalog::instance_types() {
+        if t.is_nvidia_gpu() && t.gpu_memory_mib.is_some_and(|m| m >= h200) {
+            assert!(choose::standard_mode_gpu(t), "{} ({})", t.name, t.gpu_model);
+        }
+    }
+    for m in choose::STANDARD_MODE_GPU_MODELS {
+        let listed = catalog::instance_types().iter().any(|t| t.gpu_model == *m);
+        assert!(listed || *m == "GB300", "{m} is no catalog GPU");
+    }
 }
 
 #[test]
