@@ -62,12 +62,14 @@ resource "eksgpu_node_strategy" "team" {{
     nvl72 = {{
       capacity          = "managed_node_group"
       instance_types    = ["p6e-gb200.36xlarge"]
+      capacity_types    = ["capacity-block"]
       dra               = true
       multi_node_nvlink = true
       managed_node_group = {{
-        node_role_arn = "arn:aws:iam::123456789012:role/${{{late}}}"
-        subnet_ids    = [{late}]
-        ami_type      = "AL2023_ARM_64_NVIDIA"
+        node_role_arn           = "arn:aws:iam::123456789012:role/${{{late}}}"
+        subnet_ids              = [{late}]
+        ami_type                = "AL2023_ARM_64_NVIDIA"
+        capacity_reservation_id = "cr-0123456789abcdef0"
         scaling = {{
           min     = 0
           max     = 18

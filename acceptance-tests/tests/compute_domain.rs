@@ -74,6 +74,7 @@ resource "eksgpu_node_strategy" "s" {{
     nvl72 = {{
       capacity                 = "managed_node_group"
       instance_types           = ["p6e-gb200.36xlarge"]
+      capacity_types           = ["capacity-block"]
       dra                      = true
       multi_node_nvlink        = true
       compute_domain_namespace = "{namespace}"
@@ -82,6 +83,7 @@ resource "eksgpu_node_strategy" "s" {{
         node_role_arn = "{NODE_ROLE}"
         subnet_ids    = data.eksgpu_cluster.gpu.subnet_ids
         ami_type      = "AL2023_ARM_64_NVIDIA"
+        capacity_reservation_id = "cr-0123456789abcdef0"
         scaling = {{
           min     = 0
           max     = 18

@@ -168,7 +168,10 @@ fn a_multi_node_nvlink_group_reads_back_its_autoscaler_label_and_tags_as_the_pro
     };
     let s = strategy(p, "single");
     let ng = node_group(&s, &s.pools[0]).expect("a node group");
-    assert!(ng.labels.contains_key(ACCELERATOR_LABEL), "the device plugin serves its GPUs");
+    assert!(
+        ng.labels.contains_key(ACCELERATOR_LABEL),
+        "the device plugin serves its GPUs"
+    );
     let back = read_back_node_group(&s, &s.pools[0], &ng, false);
     assert_eq!(back.labels, s.pools[0].labels);
     assert_eq!(back.tags, s.pools[0].tags);
@@ -177,7 +180,10 @@ fn a_multi_node_nvlink_group_reads_back_its_autoscaler_label_and_tags_as_the_pro
     let imported = read_back_node_group(&s, &Pool::named("shared", Capacity::ManagedNodeGroup), &ng, true);
     assert!(imported.labels.is_empty(), "{:?}", imported.labels);
     assert!(
-        !imported.tags.keys().any(|k| k.starts_with("k8s.io/cluster-autoscaler/")),
+        !imported
+            .tags
+            .keys()
+            .any(|k| k.starts_with("k8s.io/cluster-autoscaler/")),
         "{:?}",
         imported.tags
     );
