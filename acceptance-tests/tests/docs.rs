@@ -308,7 +308,8 @@ fn composition_guide_resources_plan_with_the_provider() {
             "var.gpu_node_role_arn",
             "\"arn:aws:iam::123456789012:role/eks-gpu-nodes\"",
         )
-        .replace("var.private_subnet_ids", "[\"subnet-0a1b2c3d\", \"subnet-4e5f6a7b\"]");
+        .replace("var.private_subnet_ids", "[\"subnet-0a1b2c3d\", \"subnet-4e5f6a7b\"]")
+        .replace("var.capacity_block_id", "\"cr-0123456789abcdef0\"");
     assert!(!main_tf.contains("module.") && !main_tf.contains("var."), "{main_tf}");
     let tf = eksgpu_acceptance_tests::terraform_versions()
         .into_iter()

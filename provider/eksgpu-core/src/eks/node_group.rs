@@ -459,50 +459,11 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         },
         ..prior.clone()
     };
-    // On import the node group cannot tell whether the pool is `multi_node_nvlink` (its
-    // ComputeDomain says so, in-cluster), on which the GPUs it advertises depend (a DRA pool's
-    // device plugin serves them only then): the provider's labels and tags of either are its own.
-    let worlds: Vec<Pool> = if import {
-        [false, true]
-            .into_iter()
-            .map(|multi_node_nvlink| Pool {
-                dra: pool.dra,
-                multi_node_nvlink,
-                ..basis.clone()
-            })
-            .collect()
-    } else {
-        vec![basis]
-    };
+    let worlds = import_worlds(&pool, basis, import);
     pool.labels = worlds
         .iter()
         .fold(live.labels.clone(), |labels, b| user_labels(strategy, b, labels));
-    // The autoscaler's tags as the provider sets them are not the pool's own (those the labels and
-    // taints rendered before imply; on import, the live ones): another value is drift it restores.
-    let expected = if import {
-        let mut expected = BTreeMap::new();
-        for w in &worlds {
-            let imported = Pool {
-                multi_node_nvlink: w.multi_node_nvlink,
-                ..pool.clone()
-            };
-            for (k, v) in autoscaler_tags(strategy, &imported, &live.labels, &live.taints) {
-                // A key both worlds tag alike is the provider's; one they tag differently is
-                // the provider's if the live value is either.
-                if live.tags.get(&k) == Some(&v) || !expected.contains_key(&k) {
-                    expected.insert(k, v);
-                }
-            }
-        }
-        expected
-    } else {
-        autoscaler_tags(
-            strategy,
-            prior,
-            &effective_labels(strategy, prior),
-            &effective_taints(prior),
-        )
-    };
+    let expected = expected_autoscaler_tags(strategy, prior, &pool, live, &worlds, import);
     let live_tags: BTreeMap<String, String> = live
         .tags
         .iter()
@@ -511,6 +472,61 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         .collect();
     pool.tags = super::user_tags(strategy, &prior.tags, &live_tags);
     pool
+}
+
+/// The pools the provider's labels and tags of a node group are judged against: the prior's
+/// `basis`, or on import both `multi_node_nvlink` worlds. The node group cannot tell whether the
+/// pool is `multi_node_nvlink` (its ComputeDomain says so, in-cluster), on which the GPUs it
+/// advertises depend (a DRA pool's device plugin serves them only then): the provider's labels
+/// and tags of either are its own.
+fn import_worlds(read: &Pool, basis: Pool, import: bool) -> Vec<Pool> {
+    if !import {
+        return vec![basis];
+    }
+    [false, true]
+        .into_iter()
+        .map(|multi_node_nvlink| Pool {
+            dra: read.dra,
+            multi_node_nvlink,
+            ..basis.clone()
+        })
+        .collect()
+}
+
+/// The autoscaler's tags as the provider sets them, which are not the pool's own: those the
+/// labels and taints rendered before imply; on import, the live ones in either world. Another
+/// value is drift it restores.
+fn expected_autoscaler_tags(
+    strategy: &NodeStrategy,
+    prior: &Pool,
+    read: &Pool,
+    live: &NodeGroup,
+    worlds: &[Pool],
+    import: bool,
+) -> BTreeMap<String, String> {
+    if !import {
+        return autoscaler_tags(
+            strategy,
+            prior,
+            &effective_labels(strategy, prior),
+            &effective_taints(prior),
+        );
+    }
+    let mut expected = BTreeMap::new();
+    for w in worlds {
+        let imported = Pool {
+            multi_node_nvlink: w.multi_node_nvlink,
+            ..read.clone()
+        };
+        for (k, v) in autoscaler_tags(strategy, &imported, &live.labels, &live.taints) {
+            // A key both worlds tag alike is the provider's; one they tag differently is the
+            // provider's if the live value is either.
+            if live.tags.get(&k) == Some(&v) || !expected.contains_key(&k) {
+                expected.insert(k, v);
+            }
+        }
+    }
+    expected
 }
 
 /// What the launch template version a node group uses says of the pool: its network interfaces
