@@ -1227,3 +1227,46 @@ fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
     );
     w.assert_empty_plan();
 }
+
+/// `metadata_options` (eksctl's IMDS settings of every managed node group, #34): in the pool's
+/// launch template (`MetadataOptions`), read back with no drift, a change a new template version
+/// the node group rolls to (current CLI).
+#[test]
+fn metadata_options_go_in_the_launch_template_and_a_change_is_a_new_version() {
+    let Some(tf) = terraform_versions().into_iter().last() else {
+        return;
+    };
+    let pool = |hops: u32| {
+        mng_pool("training", "{}").replace(
+            "      update = {",
+            &format!(
+                "      metadata_options = {{\n        http_tokens                 = \"required\"\n        \
+                 http_put_response_hop_limit = {hops}\n      }}\n      update = {{"
+            ),
+        )
+    };
+    let (_kube, moto, w) = setup(&tf, &strategy(None, &pool(2)));
+    w.apply();
+    let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+    assert_eq!(ng["launchTemplate"]["name"], "gpu-training", "{ng}");
+    let v1 = template_version(&moto);
+    assert!(v1.contains("<httpTokens>required</httpTokens>"), "{v1}");
+    assert!(
+        v1.contains("<httpPutResponseHopLimit>2</httpPutResponseHopLimit>"),
+        "{v1}"
+    );
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool(1)));
+    moto.clear_requests();
+    w.apply();
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+        "2"
+    );
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0, "in place");
+    assert!(template_version(&moto).contains("<httpPutResponseHopLimit>1</httpPutResponseHopLimit>"));
+    w.assert_empty_plan();
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    assert!(!template_exists(&moto), "the template went with the node group");
+}

@@ -32,6 +32,9 @@ use eksgpu_acceptance_tests::skip;
 use eksgpu_acceptance_tests::{Workdir, repo_root, terraform_versions};
 use serde_json::Value;
 
+#[path = "expressiveness/eksctl.rs"]
+mod eksctl;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {
     /// Every upstream field rendered, nothing added beyond the allowlist.
@@ -131,26 +134,110 @@ const DEFINITIONS: &[Definition] = &[
         allow: &[],
     },
     Definition {
+        // eksctl's requests for the node group (expressiveness/eksctl.rs, which says what is
+        // normalised: eksctl's own role, subnets, placement group and template name are values).
         folder: "adt-eksctl-g5-autorepair",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks-g5-node-autorepair.yaml"],
+        values: &[
+            (
+                "<<eksctl node role of g5>>",
+                "arn:aws:iam::123456789012:role/eks-g5-autorepair-g5-nodes",
+            ),
+            (
+                "<<eksctl private subnet in PLACEHOLDER_AZ_2>>",
+                "subnet-0a2000000000000a2",
+            ),
+            ("<<placement group of eks-g5-autorepair-g5>>", "eks-g5-autorepair-g5"),
+        ],
+        // The template eksctl makes is referred to by its id; the provider's by its name.
+        pruned: &["CreateNodegroup/g5:CreateNodegroup.launchTemplate"],
         provider: "",
-        only: &[],
+        only: &["CreateNodegroup/g5", "CreateLaunchTemplate/eks-g5-autorepair-g5"],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/g5:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/g5:CreateNodegroup.capacityType",
+                "EKS's default capacity type (ON_DEMAND) stated; eksctl sends none",
+            ),
+            (
+                "CreateNodegroup/g5:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/g5:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/g5:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/g5:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+            (
+                "CreateLaunchTemplate/eks-g5-autorepair-g5:CreateLaunchTemplate.TagSpecifications",
+                "ownership tags of the template",
+            ),
+        ],
     },
     Definition {
+        // eksctl's requests for the node group (expressiveness/eksctl.rs, which says what is
+        // normalised: eksctl's own role, subnets, placement group and template name are values).
         folder: "adt-eksctl-p5-capacity-block",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks-p5-capacity-block.yaml"],
+        values: &[
+            (
+                "<<eksctl node role of p5-cbr>>",
+                "arn:aws:iam::123456789012:role/eks-p5-cbr-vpc-p5-cbr-nodes",
+            ),
+            ("PLACEHOLDER_SUBNET_PRIVATE_1", "subnet-0000000000000001a"),
+            ("PLACEHOLDER_SUBNET_PRIVATE_2", "subnet-0000000000000002b"),
+            ("cr-xxxxxxxxxx", "cr-0123456789abcdef0"),
+        ],
+        // The template eksctl makes is referred to by its id; the provider's by its name.
+        pruned: &["CreateNodegroup/p5-cbr:CreateNodegroup.launchTemplate"],
         provider: "",
-        only: &[],
+        only: &["CreateNodegroup/p5-cbr", "CreateLaunchTemplate/eks-p5-cbr-vpc-p5-cbr"],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.capacityType",
+                "EKS's default capacity type (ON_DEMAND) stated; eksctl sends none",
+            ),
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/p5-cbr:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+            (
+                "CreateLaunchTemplate/eks-p5-cbr-vpc-p5-cbr:CreateLaunchTemplate.TagSpecifications",
+                "ownership tags of the template",
+            ),
+        ],
     },
     Definition {
         folder: "aioneks-gpu-karpenter",
@@ -716,6 +803,8 @@ fn upstream_definitions_are_expressed_field_by_field() {
                     yaml_blocks(&text)
                 } else if f.ends_with(".adoc") {
                     capacity_block_page(&text, "gpu-my-mng")
+                } else if text.contains("kind: ClusterConfig") && text.contains("managedNodeGroups:") {
+                    eksctl::cluster_config(&text, |cluster, ng| format!("{cluster}-{ng}"))
                 } else {
                     text
                 };

@@ -426,6 +426,9 @@ pub struct ManagedNodeGroup {
     pub cluster_placement_group: bool,
     /// Tags on the instances, volumes and network interfaces the node group launches.
     pub instance_tags: BTreeMap<String, String>,
+    /// The instance metadata service options of the nodes (launch template `MetadataOptions`;
+    /// the EC2NodeClass's type, the same two EC2 settings).
+    pub metadata_options: Option<MetadataOptions>,
 }
 
 /// One EBS volume of a node group's launch template (EC2 `LaunchTemplateBlockDeviceMappingRequest`).

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use aws_sdk_ec2::types::{
     CapacityReservationTarget, LaunchTemplateBlockDeviceMappingRequest,
     LaunchTemplateCapacityReservationSpecificationRequest, LaunchTemplateEbsBlockDeviceRequest,
-    LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
+    LaunchTemplateHttpTokensState, LaunchTemplateInstanceMarketOptionsRequest,
+    LaunchTemplateInstanceMetadataOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
     LaunchTemplatePlacementRequest, LaunchTemplateTagSpecificationRequest, MarketType, RequestLaunchTemplateData,
     ResourceType, Tag, TagSpecification, VolumeType,
 };
@@ -99,6 +100,14 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
                 .map(|g| LaunchTemplatePlacementRequest::builder().group_name(g).build()),
         )
         .set_tag_specifications(tag_specs)
+        .set_metadata_options(
+            (d.http_tokens.is_some() || d.http_put_response_hop_limit.is_some()).then(|| {
+                LaunchTemplateInstanceMetadataOptionsRequest::builder()
+                    .set_http_tokens(d.http_tokens.as_deref().map(LaunchTemplateHttpTokensState::from))
+                    .set_http_put_response_hop_limit(d.http_put_response_hop_limit.map(to_i32))
+                    .build()
+            }),
+        )
         .set_user_data(d.user_data.as_deref().map(user_data::base64))
         .build()
 }
@@ -163,6 +172,14 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
             .find(|t| t.resource_type().is_some_and(|r| r.as_str() == "instance"))
             .map(|t| tags_of(t.tags()))
             .unwrap_or_default(),
+        http_tokens: d
+            .metadata_options()
+            .and_then(|m| m.http_tokens())
+            .map(|t| t.as_str().to_owned()),
+        http_put_response_hop_limit: d
+            .metadata_options()
+            .and_then(|m| m.http_put_response_hop_limit())
+            .map(i64::from),
     }
 }
 

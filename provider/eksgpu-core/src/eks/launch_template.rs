@@ -62,6 +62,10 @@ pub struct LaunchTemplateData {
     pub placement_group: Option<String>,
     /// `TagSpecifications` of the instances, volumes and network interfaces launched.
     pub instance_tags: BTreeMap<String, String>,
+    /// `MetadataOptions.HttpTokens`.
+    pub http_tokens: Option<String>,
+    /// `MetadataOptions.HttpPutResponseHopLimit`.
+    pub http_put_response_hop_limit: Option<i64>,
 }
 
 /// `NetworkInterfaces[]` of the template.
@@ -163,7 +167,7 @@ pub fn retag(
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
 /// reservation, or anything else only a template carries (user data, volumes, interfaces,
-/// placement, instance tags).
+/// placement, instance tags, metadata options).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
@@ -173,6 +177,7 @@ pub fn needs_launch_template(pool: &Pool) -> bool {
             || !m.network_interfaces.is_empty()
             || m.cluster_placement_group
             || !m.instance_tags.is_empty()
+            || m.metadata_options.is_some()
     });
     pool.efa || capacity_block(pool) || template_only
 }
@@ -360,6 +365,8 @@ pub fn launch_template(
             user_data: m.user_data.as_deref().map(|u| super::user_data::rendered(u, ami_type)),
             placement_group: m.cluster_placement_group.then(|| name.clone()),
             instance_tags: m.instance_tags.clone(),
+            http_tokens: m.metadata_options.as_ref().and_then(|o| o.http_tokens.clone()),
+            http_put_response_hop_limit: m.metadata_options.as_ref().and_then(|o| o.http_put_response_hop_limit),
         },
         name,
         tags: tags.clone(),
@@ -453,6 +460,16 @@ impl LaunchTemplateData {
                 .map(|r| json!({"ResourceType": r, "Tags": tags}))
                 .collect();
             d.insert("TagSpecifications".into(), Value::Array(specs));
+        }
+        let mut imds = serde_json::Map::new();
+        if let Some(t) = &self.http_tokens {
+            imds.insert("HttpTokens".into(), json!(t));
+        }
+        if let Some(h) = self.http_put_response_hop_limit {
+            imds.insert("HttpPutResponseHopLimit".into(), json!(h));
+        }
+        if !imds.is_empty() {
+            d.insert("MetadataOptions".into(), Value::Object(imds));
         }
         if let Some(u) = &self.user_data {
             d.insert("UserData".into(), json!(super::user_data::base64(u)));

@@ -241,6 +241,10 @@ fn template_only_inputs_render_and_read_back() {
     m.cluster_placement_group = true;
     m.instance_tags = BTreeMap::from([("Name".into(), "trn".into())]);
     m.name_prefix = Some("efa-".into());
+    m.metadata_options = Some(crate::model::MetadataOptions {
+        http_tokens: Some("required".into()),
+        http_put_response_hop_limit: Some(2),
+    });
     let s = strategy(vec![p]);
     let reqs = aws_requests(&s, &s.pools[0]);
     assert_eq!(reqs[0]["CreatePlacementGroup"]["GroupName"], "gpu-prod-train");
@@ -253,6 +257,10 @@ fn template_only_inputs_render_and_read_back() {
     );
     assert_eq!(data["NetworkInterfaces"][1]["InterfaceType"], "efa-only");
     assert_eq!(data["TagSpecifications"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        data["MetadataOptions"],
+        json!({"HttpTokens": "required", "HttpPutResponseHopLimit": 2})
+    );
     assert_eq!(
         data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationResourceGroupArn"],
         "arn:aws:resource-groups:us-west-2:123456789012:group/g"

@@ -6,8 +6,8 @@ use super::List;
 use super::engine::{Decl, Object::NodeGroup, at};
 use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
 use crate::model::{
-    Hybrid, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool, RepairOverride, Scaling,
-    UpdateConfig,
+    Hybrid, ManagedNodeGroup, MetadataOptions, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool,
+    RepairOverride, Scaling, UpdateConfig,
 };
 use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
@@ -519,6 +519,45 @@ const INSTANCE_TAGS: Attr<ManagedNodeGroup> = attr(
 ])
 .custom();
 
+const HTTP_TOKENS: Attr<MetadataOptions> = attr(
+    "http_tokens",
+    Ty::String,
+    "`required` (IMDSv2 only) or `optional` (IMDSv1 too).",
+    lens!(MetadataOptions, http_tokens),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: optional | required.
+.checks(&[Check::OneOf(&["optional", "required"])])
+.custom();
+
+const HTTP_HOP_LIMIT: Attr<MetadataOptions> = attr(
+    "http_put_response_hop_limit",
+    Ty::Number,
+    "Network hops an IMDSv2 token response may take (1–64): 2 lets pods that are not on the host network reach \
+     the node's metadata, 1 keeps it from them.",
+    lens!(MetadataOptions, http_put_response_hop_limit),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpPutResponseHopLimit: 1–64.
+.checks(&[Check::Int(1, 64, "`HttpPutResponseHopLimit`")])
+.custom();
+
+/// EC2 `LaunchTemplateInstanceMetadataOptionsRequest` (EC2 API reference).
+const METADATA_OPTIONS: One<ManagedNodeGroup, MetadataOptions> = One {
+    name: "metadata_options",
+    doc: "The instance metadata service (IMDS) of the nodes, in the pool's launch template (`MetadataOptions`), \
+          as eksctl writes it for every managed node group (`HttpTokens = required`, \
+          `HttpPutResponseHopLimit = 2`). Unset, EC2's defaults for the node's AMI apply. A change makes a new \
+          template version the nodes roll to.",
+    kinds: Kinds::All,
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&HTTP_TOKENS, &HTTP_HOP_LIMIT],
+    get: |m| m.metadata_options.as_ref(),
+    put: |m, o| {
+        m.metadata_options = o;
+        Ok(())
+    },
+};
+
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
 /// 1–100, not both (EKS API reference, NodegroupUpdateConfig).
 pub fn check_update(u: &UpdateConfig, path: &[Step], out: &mut Vec<Violation>) {
@@ -569,6 +608,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &NETWORK_INTERFACES,
     &CLUSTER_PLACEMENT_GROUP,
     &INSTANCE_TAGS,
+    &METADATA_OPTIONS,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -579,7 +619,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, metadata options or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

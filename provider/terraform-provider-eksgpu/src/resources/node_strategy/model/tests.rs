@@ -395,6 +395,10 @@ fn the_upstream_inputs_read_back_from_their_values() {
             }],
             cluster_placement_group: true,
             instance_tags: [("Name".to_owned(), "x".to_owned())].into(),
+            metadata_options: Some(eksgpu_core::model::MetadataOptions {
+                http_tokens: Some("required".into()),
+                http_put_response_hop_limit: Some(2),
+            }),
             capacity_reservation_resource_group_arn: Some(
                 "arn:aws:resource-groups:us-west-2:123456789012:group/g".into(),
             ),
