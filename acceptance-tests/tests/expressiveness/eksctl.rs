@@ -91,7 +91,10 @@ pub fn cluster_config(yaml: &str, template: impl Fn(&str, &str) -> String) -> St
             .filter(|k| !KNOWN.contains(&k.as_str()))
             .collect();
         assert!(unknown.is_empty(), "eksctl fields not translated: {unknown:?}");
-        let name = ng["name"].as_str().unwrap_or_default();
+        // A name YAML reads as another type (`n`, `no`: YAML 1.1 booleans) is no name.
+        let name = ng["name"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a managed node group without a name: {ng}"));
         let lt = template(&cluster, name);
         let (nodegroup, data) = node_group(&cfg, &cluster, ng, &lt);
         docs.push(json!({"CreateLaunchTemplate": {"LaunchTemplateName": lt, "LaunchTemplateData": data}}).to_string());
@@ -183,14 +186,23 @@ fn node_group(cfg: &Value, cluster: &str, ng: &Value, lt: &str) -> (Map<String, 
     (req, Value::Object(data))
 }
 
-/// `GetAMIType` for the AmazonLinux2023 family eksctl defaults to, x86 types (the definitions').
+/// `GetAMIType` for the AmazonLinux2023 family eksctl defaults to: NVIDIA types (the g and p
+/// families, `instanceutils.IsNvidiaInstanceType`), Neuron types (inf, trn), the rest standard;
+/// Graviton (a `g` after the generation, e.g. g5g) on arm64.
 fn ami_type(instance_type: &str) -> &'static str {
     let family = instance_type.split('.').next().unwrap_or_default();
-    // instanceutils.IsNvidiaInstanceType: the g and p families (x86 ones here).
-    if family.starts_with('g') || family.starts_with('p') {
-        "AL2023_x86_64_NVIDIA"
-    } else {
-        "AL2023_x86_64_STANDARD"
+    // Grace (p6e-gb200) is arm64 too.
+    let arm = family.contains("-gb")
+        || family
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with('g');
+    match (family.chars().next(), arm) {
+        _ if family.starts_with("inf") || family.starts_with("trn") => "AL2023_x86_64_NEURON",
+        (Some('g' | 'p'), false) => "AL2023_x86_64_NVIDIA",
+        (Some('g' | 'p'), true) => "AL2023_ARM_64_NVIDIA",
+        (_, true) => "AL2023_ARM_64_STANDARD",
+        _ => "AL2023_x86_64_STANDARD",
     }
 }
 
@@ -332,4 +344,59 @@ fn user_data(ng: &Value) -> Option<String> {
     }
     mime.push_str("--//--\n");
     Some(base64::engine::general_purpose::STANDARD.encode(mime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn requests(yaml: &str) -> Vec<Value> {
+        cluster_config(yaml, |c, n| format!("{c}-{n}"))
+            .split("\n---\n")
+            .map(|d| serde_json::from_str(d).expect("json"))
+            .collect()
+    }
+
+    /// A Capacity Block with EFA, written here: the type in the template, one EFA per card
+    /// (device 1 off card 0), no placement group next to the reservation, CAPACITY_BLOCK.
+    #[test]
+    fn a_capacity_block_efa_group_reads_as_eksctl_builds_it() {
+        let r = requests(
+            "metadata: {name: c}\nmanagedNodeGroups:\n- name: ng\n  instanceType: p5.48xlarge\n  efaEnabled: true\n  \
+             capacityReservation: {capacityReservationTarget: {capacityReservationID: cr-1}}\n  \
+             instanceMarketOptions: {marketType: capacity-block}\n",
+        );
+        let data = &r[0]["CreateLaunchTemplate"]["LaunchTemplateData"];
+        let nis = data["NetworkInterfaces"].as_array().expect("interfaces");
+        assert_eq!(nis.len(), 32);
+        assert_eq!(nis[0]["DeviceIndex"], 0);
+        assert_eq!(
+            nis[31],
+            json!({"DeviceIndex": 1, "NetworkCardIndex": 31, "InterfaceType": "efa"})
+        );
+        assert!(data.get("Placement").is_none(), "{data}");
+        assert_eq!(data["InstanceType"], "p5.48xlarge");
+        assert_eq!(data["InstanceMarketOptions"]["MarketType"], "capacity-block");
+        let ng = &r[1]["CreateNodegroup"];
+        assert_eq!(ng["capacityType"], "CAPACITY_BLOCK");
+        assert!(ng.get("instanceTypes").is_none(), "{ng}");
+        assert_eq!(ng["tags"]["alpha.eksctl.io/nodegroup-type"], "managed");
+    }
+
+    /// Without a reservation an EFA group gets a placement group; `instancePrefix` leads the
+    /// `Name` tag; the AMI type follows the type.
+    #[test]
+    fn an_efa_group_without_a_reservation_gets_a_placement_group_and_its_name_tag() {
+        let r = requests(
+            "metadata: {name: c}\nmanagedNodeGroups:\n- name: ng\n  instanceType: g5.8xlarge\n  efaEnabled: true\n  \
+             instancePrefix: x\n",
+        );
+        let data = &r[0]["CreateLaunchTemplate"]["LaunchTemplateData"];
+        assert_eq!(data["Placement"]["GroupName"], "<<placement group of c-ng>>");
+        assert_eq!(data["TagSpecifications"][0]["Tags"][0]["Value"], "x-c-ng-Node");
+        assert_eq!(r[1]["CreateNodegroup"]["amiType"], "AL2023_x86_64_NVIDIA");
+        assert_eq!(ami_type("g5g.xlarge"), "AL2023_ARM_64_NVIDIA");
+        assert_eq!(ami_type("trn2.48xlarge"), "AL2023_x86_64_NEURON");
+        assert_eq!(ami_type("m5.large"), "AL2023_x86_64_STANDARD");
+    }
 }
