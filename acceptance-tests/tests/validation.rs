@@ -331,12 +331,24 @@ resource "eksgpu_node_strategy" "mng" {
         update = {
           max_unavailable_percentage = 101
         }
+        metadata_options = {
+          http_tokens                 = "disabled"
+          http_put_response_hop_limit = 65
+        }
       }
     }
   }
 }
 "#,
         &[
+            (
+                "pools[\"gpu\"].managed_node_group.metadata_options.http_tokens",
+                "disabled",
+            ),
+            (
+                "pools[\"gpu\"].managed_node_group.metadata_options.http_put_response_hop_limit",
+                "65",
+            ),
             ("pools[\"gpu\"].managed_node_group.release_version", "latest"),
             ("pools[\"gpu\"].managed_node_group.disk_size", "diskSize"),
             (
