@@ -1228,11 +1228,12 @@ fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
     w.assert_empty_plan();
 }
 
-/// `metadata_options` (eksctl's IMDS settings of every managed node group, #34): in the pool's
-/// launch template (`MetadataOptions`), read back with no drift, a change a new template version
-/// the node group rolls to (current CLI).
+/// `metadata_options` (eksctl's IMDS settings of every managed node group, #34) and
+/// `security_group_ids` (its cluster and EFA groups): in the pool's launch template
+/// (`MetadataOptions`, `SecurityGroupIds` without interfaces), read back with no drift, a change a
+/// new template version the node group rolls to (current CLI).
 #[test]
-fn metadata_options_go_in_the_launch_template_and_a_change_is_a_new_version() {
+fn metadata_options_and_security_groups_go_in_the_launch_template_and_a_change_is_a_new_version() {
     let Some(tf) = terraform_versions().into_iter().last() else {
         return;
     };
@@ -1241,7 +1242,8 @@ fn metadata_options_go_in_the_launch_template_and_a_change_is_a_new_version() {
             "      update = {",
             &format!(
                 "      metadata_options = {{\n        http_tokens                 = \"required\"\n        \
-                 http_put_response_hop_limit = {hops}\n      }}\n      update = {{"
+                 http_put_response_hop_limit = {hops}\n      }}\n      \
+                 security_group_ids = [\"sg-0123456789abcdef0\"]\n      update = {{"
             ),
         )
     };
@@ -1255,6 +1257,7 @@ fn metadata_options_go_in_the_launch_template_and_a_change_is_a_new_version() {
         v1.contains("<httpPutResponseHopLimit>2</httpPutResponseHopLimit>"),
         "{v1}"
     );
+    assert!(v1.contains("sg-0123456789abcdef0"), "{v1}");
     w.assert_empty_plan();
 
     w.write("main.tf", &strategy(None, &pool(1)));

@@ -135,7 +135,8 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         // eksctl's requests for the node group (expressiveness/eksctl.rs, which says what is
-        // normalised: eksctl's own role, subnets, placement group and template name are values).
+        // normalised: eksctl's own role, subnets, security groups, placement group and template
+        // name are values).
         folder: "adt-eksctl-g5-autorepair",
         status: Status::Complete,
         files: &["eks-g5-node-autorepair.yaml"],
@@ -149,6 +150,8 @@ const DEFINITIONS: &[Definition] = &[
                 "subnet-0a2000000000000a2",
             ),
             ("<<placement group of eks-g5-autorepair-g5>>", "eks-g5-autorepair-g5"),
+            ("<<cluster security group>>", "sg-0c1000000000000c1"),
+            ("<<eksctl EFA security group of g5>>", "sg-0ef000000000000e5"),
         ],
         // The template eksctl makes is referred to by its id; the provider's by its name.
         pruned: &["CreateNodegroup/g5:CreateNodegroup.launchTemplate"],
@@ -189,7 +192,8 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         // eksctl's requests for the node group (expressiveness/eksctl.rs, which says what is
-        // normalised: eksctl's own role, subnets, placement group and template name are values).
+        // normalised: eksctl's own role, subnets, security groups, placement group and template
+        // name are values).
         folder: "adt-eksctl-p5-capacity-block",
         status: Status::Complete,
         files: &["eks-p5-capacity-block.yaml"],
@@ -201,6 +205,8 @@ const DEFINITIONS: &[Definition] = &[
             ("PLACEHOLDER_SUBNET_PRIVATE_1", "subnet-0000000000000001a"),
             ("PLACEHOLDER_SUBNET_PRIVATE_2", "subnet-0000000000000002b"),
             ("cr-xxxxxxxxxx", "cr-0123456789abcdef0"),
+            ("<<cluster security group>>", "sg-0c1000000000000c1"),
+            ("<<eksctl EFA security group of p5-cbr>>", "sg-0ef000000000000e5"),
         ],
         // The template eksctl makes is referred to by its id; the provider's by its name.
         pruned: &["CreateNodegroup/p5-cbr:CreateNodegroup.launchTemplate"],

@@ -335,12 +335,14 @@ resource "eksgpu_node_strategy" "mng" {
           http_tokens                 = "disabled"
           http_put_response_hop_limit = 65
         }
+        security_group_ids = ["default"]
       }
     }
   }
 }
 "#,
         &[
+            ("pools[\"gpu\"].managed_node_group.security_group_ids[0]", "default"),
             (
                 "pools[\"gpu\"].managed_node_group.metadata_options.http_tokens",
                 "disabled",

@@ -4,8 +4,9 @@
 # managed_launch_template.go): the labels and tags eksctl adds, node repair, EFA on the one card of
 # g5.8xlarge in a cluster placement group, the `Name` tag of `instancePrefix`, eksctl's 80 GiB gp3
 # root, the NodeConfig override as user data. Values given: the node role eksctl would create
-# (its `iam.withAddonPolicies` are the role's, passed as `node_role_arn`) and the private subnet
-# eksctl's VPC has in PLACEHOLDER_AZ_2.
+# (its `iam.withAddonPolicies` are the role's, passed as `node_role_arn`), the private subnet
+# eksctl's VPC has in PLACEHOLDER_AZ_2, the cluster security group and the EFA security group
+# eksctl creates for a 1.32 cluster.
 resource "eksgpu_node_strategy" "s" {
   cluster_name = "eks-g5-autorepair"
   name         = "upstream"
@@ -42,6 +43,8 @@ resource "eksgpu_node_strategy" "s" {
           "alpha.eksctl.io/nodegroup-name" = "g5"
           "alpha.eksctl.io/nodegroup-type" = "managed"
         }
+        # The cluster security group and the EFA group eksctl makes before Kubernetes 1.33.
+        security_group_ids = ["sg-0c1000000000000c1", "sg-0ef000000000000e5"]
         metadata_options = {
           http_tokens                 = "required"
           http_put_response_hop_limit = 2

@@ -5,8 +5,9 @@
 # market type in the template), EFA on all 32 cards of p5.48xlarge (no placement group: eksctl
 # adds none next to a reservation), the private subnets, eksctl's labels, tags, `Name` tag and
 # 80 GiB gp3 root, the NodeConfig override as user data. Values given: PLACEHOLDER_SUBNET_PRIVATE_1/2,
-# the reservation id "cr-xxxxxxxxxx" (not a valid id) and the node role eksctl would create (its
-# `iam.withAddonPolicies` are the role's, passed as `node_role_arn`).
+# the reservation id "cr-xxxxxxxxxx" (not a valid id), the node role eksctl would create (its
+# `iam.withAddonPolicies` are the role's, passed as `node_role_arn`), the cluster security group
+# and the EFA security group eksctl creates for a 1.32 cluster.
 resource "eksgpu_node_strategy" "s" {
   cluster_name = "eks-p5-cbr-vpc"
   name         = "upstream"
@@ -41,6 +42,8 @@ resource "eksgpu_node_strategy" "s" {
           "alpha.eksctl.io/nodegroup-name" = "p5-cbr"
           "alpha.eksctl.io/nodegroup-type" = "managed"
         }
+        # The cluster security group and the EFA group eksctl makes before Kubernetes 1.33.
+        security_group_ids = ["sg-0c1000000000000c1", "sg-0ef000000000000e5"]
         metadata_options = {
           http_tokens                 = "required"
           http_put_response_hop_limit = 2

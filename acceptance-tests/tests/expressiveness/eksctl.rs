@@ -34,11 +34,12 @@
 //!   `<cluster>-<pool>`, the template being referred to by its node group only;
 //! - what eksctl writes in Go map order (subnets, tags after `Name`) is sorted: EKS and EC2 take
 //!   them as sets;
-//! - the interfaces' `Groups` are left out: eksctl puts the cluster security group there (its VPC
-//!   importer's `SecurityGroups`) and an EFA group it creates (`pkg/utils/efa`, all traffic to and
-//!   from itself); a node group whose template names none gets the cluster security group from
-//!   EKS (EKS user guide, launch-templates, "Security groups"), whose own rule already allows all
-//!   traffic between its members, which is what EFA needs;
+//! - security groups: eksctl's template names the cluster security group (its VPC importer's
+//!   `SecurityGroups`, `pkg/vpc/importer.go`) and, with `efaEnabled` before Kubernetes 1.33, an EFA
+//!   group it creates (`pkg/utils/efa/efa.go` `ProcessSecurityGroup`: all traffic to and from
+//!   itself; from 1.33 eksctl relies on the cluster group's built-in EFA support), on every EFA
+//!   interface (`Groups`) or as `SecurityGroupIds`; both are eksctl's or EKS's objects, given as
+//!   values (the HCL's `security_group_ids`);
 //! - the MIME envelope of the user data is written the provider's way (boundary `//`, LF line
 //!   ends): eksctl's boundary is random per run (Go `mime/multipart`) and it re-marshals the
 //!   NodeConfig, adding only empty fields; the parts, their content types and bodies are eksctl's.
@@ -171,7 +172,8 @@ fn node_group(cfg: &Value, cluster: &str, ng: &Value, lt: &str) -> (Map<String, 
         "amiType".into(),
         json!(ami_type(types.first().map_or("", String::as_str))),
     );
-    let mut data = template_data(cluster, ng, lt, &tags);
+    let version = cfg["metadata"]["version"].as_str().unwrap_or_default();
+    let mut data = template_data(cluster, version, ng, lt, &tags);
     if capacity_block {
         assert!(types.len() == 1, "eksctl: one instance type with a capacity block");
         data.insert("InstanceType".into(), json!(types[0]));
@@ -230,7 +232,7 @@ fn subnets(cfg: &Value, ng: &Value) -> Vec<String> {
 }
 
 /// `makeLaunchTemplateData` of a node group without `launchTemplate`.
-fn template_data(cluster: &str, ng: &Value, lt: &str, tags: &Map<String, Value>) -> Map<String, Value> {
+fn template_data(cluster: &str, version: &str, ng: &Value, lt: &str, tags: &Map<String, Value>) -> Map<String, Value> {
     let name = ng["name"].as_str().unwrap_or_default();
     let mut d = Map::new();
     // makeTags: `Name` first, then the node group's tags (sorted, see the module doc).
@@ -282,18 +284,27 @@ fn template_data(cluster: &str, ng: &Value, lt: &str, tags: &Map<String, Value>)
     if let Some(u) = user_data(ng) {
         d.insert("UserData".into(), json!(u));
     }
+    // The VPC importer's group: the cluster security group.
+    let mut groups = vec![json!("<<cluster security group>>")];
     if ng["efaEnabled"].as_bool() == Some(true) {
+        // EFA's own group before Kubernetes 1.33 (api.EFABuiltInSupportVersion).
+        let minor = version
+            .strip_prefix("1.")
+            .and_then(|m| m.parse::<u32>().ok())
+            .unwrap_or(0);
+        if minor < 33 {
+            groups.push(json!(format!("<<eksctl EFA security group of {name}>>")));
+        }
         let t = ng["instanceType"].as_str().unwrap_or_default();
         let cards = NETWORK_CARDS
             .iter()
             .find(|(n, _)| *n == t)
             .map(|(_, c)| *c)
             .unwrap_or_else(|| panic!("no network card count for {t}"));
-        // Normalisation: no `Groups` (module doc).
         let nis: Vec<Value> = (0..cards)
             .map(|card| {
                 let device = i64::from(card > 0);
-                json!({"DeviceIndex": device, "NetworkCardIndex": card, "InterfaceType": "efa"})
+                json!({"DeviceIndex": device, "NetworkCardIndex": card, "InterfaceType": "efa", "Groups": groups})
             })
             .collect();
         d.insert("NetworkInterfaces".into(), Value::Array(nis));
@@ -304,6 +315,8 @@ fn template_data(cluster: &str, ng: &Value, lt: &str, tags: &Map<String, Value>)
                 json!({ "GroupName": format!("<<placement group of {lt}>>") }),
             );
         }
+    } else {
+        d.insert("SecurityGroupIds".into(), Value::Array(groups));
     }
     // makeBlockDeviceMappings: the AL2023 root with eksctl's defaults.
     let size = ng["volumeSize"].as_i64().unwrap_or(80);
@@ -372,7 +385,10 @@ mod tests {
         assert_eq!(nis[0]["DeviceIndex"], 0);
         assert_eq!(
             nis[31],
-            json!({"DeviceIndex": 1, "NetworkCardIndex": 31, "InterfaceType": "efa"})
+            json!({"DeviceIndex": 1, "NetworkCardIndex": 31, "InterfaceType": "efa", "Groups": [
+                "<<cluster security group>>",
+                "<<eksctl EFA security group of ng>>",
+            ]})
         );
         assert!(data.get("Placement").is_none(), "{data}");
         assert_eq!(data["InstanceType"], "p5.48xlarge");
@@ -396,6 +412,13 @@ mod tests {
         assert_eq!(data["TagSpecifications"][0]["Tags"][0]["Value"], "x-c-ng-Node");
         assert_eq!(r[1]["CreateNodegroup"]["amiType"], "AL2023_x86_64_NVIDIA");
         assert_eq!(ami_type("g5g.xlarge"), "AL2023_ARM_64_NVIDIA");
+        // From 1.33 the cluster security group alone (built-in EFA support).
+        let r = requests(
+            "metadata: {name: c, version: \"1.33\"}\nmanagedNodeGroups:\n- name: ng\n  instanceType: g5.8xlarge\n  \
+             efaEnabled: true\n",
+        );
+        let groups = &r[0]["CreateLaunchTemplate"]["LaunchTemplateData"]["NetworkInterfaces"][0]["Groups"];
+        assert_eq!(groups, &json!(["<<cluster security group>>"]));
         assert_eq!(ami_type("trn2.48xlarge"), "AL2023_x86_64_NEURON");
         assert_eq!(ami_type("m5.large"), "AL2023_x86_64_STANDARD");
     }

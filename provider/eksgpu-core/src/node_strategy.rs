@@ -429,6 +429,8 @@ pub struct ManagedNodeGroup {
     /// The instance metadata service options of the nodes (launch template `MetadataOptions`;
     /// the EC2NodeClass's type, the same two EC2 settings).
     pub metadata_options: Option<MetadataOptions>,
+    /// Security groups of the nodes in the launch template (on each of its network interfaces).
+    pub security_group_ids: Vec<String>,
 }
 
 /// One EBS volume of a node group's launch template (EC2 `LaunchTemplateBlockDeviceMappingRequest`).

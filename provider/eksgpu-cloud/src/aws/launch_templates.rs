@@ -33,11 +33,13 @@ fn to_i32(n: i64) -> i32 {
 }
 
 fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
+    let groups = (!d.security_group_ids.is_empty()).then(|| d.security_group_ids.clone());
     let nics = d.network_interfaces.iter().map(|n| {
         LaunchTemplateInstanceNetworkInterfaceSpecificationRequest::builder()
             .network_card_index(to_i32(n.network_card_index))
             .device_index(to_i32(n.device_index))
             .interface_type(&n.interface_type)
+            .set_groups(groups.clone())
             .build()
     });
     let volumes = d.block_device_mappings.iter().map(|v| {
@@ -87,6 +89,8 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
     RequestLaunchTemplateData::builder()
         .set_instance_type(d.instance_type.as_deref().map(Into::into))
         .set_network_interfaces((!d.network_interfaces.is_empty()).then(|| nics.collect()))
+        // EC2 takes security groups on the interfaces when the template has any, not both.
+        .set_security_group_ids(groups.clone().filter(|_| d.network_interfaces.is_empty()))
         .set_block_device_mappings((!d.block_device_mappings.is_empty()).then(|| volumes.collect()))
         .set_instance_market_options(d.capacity_block.then(|| {
             LaunchTemplateInstanceMarketOptionsRequest::builder()
@@ -180,6 +184,12 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
             .metadata_options()
             .and_then(|m| m.http_put_response_hop_limit())
             .map(i64::from),
+        // The groups of the first interface (the provider writes the same on each), or the
+        // template's own.
+        security_group_ids: d
+            .network_interfaces()
+            .first()
+            .map_or_else(|| d.security_group_ids().to_vec(), |n| n.groups().to_vec()),
     }
 }
 

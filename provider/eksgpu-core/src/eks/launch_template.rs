@@ -66,6 +66,9 @@ pub struct LaunchTemplateData {
     pub http_tokens: Option<String>,
     /// `MetadataOptions.HttpPutResponseHopLimit`.
     pub http_put_response_hop_limit: Option<i64>,
+    /// `Groups` of every network interface, or `SecurityGroupIds` without interfaces (EC2 refuses
+    /// both in one template).
+    pub security_group_ids: Vec<String>,
 }
 
 /// `NetworkInterfaces[]` of the template.
@@ -167,7 +170,7 @@ pub fn retag(
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
 /// reservation, or anything else only a template carries (user data, volumes, interfaces,
-/// placement, instance tags, metadata options).
+/// placement, instance tags, metadata options, security groups).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
@@ -178,6 +181,7 @@ pub fn needs_launch_template(pool: &Pool) -> bool {
             || m.cluster_placement_group
             || !m.instance_tags.is_empty()
             || m.metadata_options.is_some()
+            || !m.security_group_ids.is_empty()
     });
     pool.efa || capacity_block(pool) || template_only
 }
@@ -367,6 +371,7 @@ pub fn launch_template(
             instance_tags: m.instance_tags.clone(),
             http_tokens: m.metadata_options.as_ref().and_then(|o| o.http_tokens.clone()),
             http_put_response_hop_limit: m.metadata_options.as_ref().and_then(|o| o.http_put_response_hop_limit),
+            security_group_ids: m.security_group_ids.clone(),
         },
         name,
         tags: tags.clone(),
@@ -418,14 +423,20 @@ impl LaunchTemplateData {
                 .network_interfaces
                 .iter()
                 .map(|n| {
-                    json!({
+                    let mut nic = json!({
                         "NetworkCardIndex": n.network_card_index,
                         "DeviceIndex": n.device_index,
                         "InterfaceType": n.interface_type,
-                    })
+                    });
+                    if !self.security_group_ids.is_empty() {
+                        nic["Groups"] = json!(self.security_group_ids);
+                    }
+                    nic
                 })
                 .collect();
             d.insert("NetworkInterfaces".into(), Value::Array(nics));
+        } else if !self.security_group_ids.is_empty() {
+            d.insert("SecurityGroupIds".into(), json!(self.security_group_ids));
         }
         if self.capacity_block {
             d.insert(

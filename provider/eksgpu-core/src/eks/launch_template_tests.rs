@@ -245,6 +245,7 @@ fn template_only_inputs_render_and_read_back() {
         http_tokens: Some("required".into()),
         http_put_response_hop_limit: Some(2),
     });
+    m.security_group_ids = vec!["sg-0123456789abcdef0".into(), "sg-0fedcba9876543210".into()];
     let s = strategy(vec![p]);
     let reqs = aws_requests(&s, &s.pools[0]);
     assert_eq!(reqs[0]["CreatePlacementGroup"]["GroupName"], "gpu-prod-train");
@@ -256,6 +257,9 @@ fn template_only_inputs_render_and_read_back() {
         json!({"DeviceName": "/dev/xvdb", "Ebs": {"VolumeSize": 64, "VolumeType": "gp3", "SnapshotId": "snap-0123456789abcdef0"}})
     );
     assert_eq!(data["NetworkInterfaces"][1]["InterfaceType"], "efa-only");
+    // The groups on every interface, none beside them (EC2 takes one or the other).
+    assert_eq!(data["NetworkInterfaces"][3]["Groups"][1], "sg-0fedcba9876543210");
+    assert!(data.get("SecurityGroupIds").is_none(), "{data}");
     assert_eq!(data["TagSpecifications"].as_array().map(Vec::len), Some(3));
     assert_eq!(
         data["MetadataOptions"],

@@ -551,6 +551,7 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
     m.capacity_reservation_resource_group_arn = d.capacity_reservation_resource_group_arn.clone();
     m.cluster_placement_group = d.placement_group.is_some();
     m.instance_tags = d.instance_tags.clone();
+    m.security_group_ids = d.security_group_ids.clone();
     m.metadata_options =
         (d.http_tokens.is_some() || d.http_put_response_hop_limit.is_some()).then(|| crate::model::MetadataOptions {
             http_tokens: d.http_tokens.clone(),

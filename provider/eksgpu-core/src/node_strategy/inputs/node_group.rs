@@ -558,6 +558,23 @@ const METADATA_OPTIONS: One<ManagedNodeGroup, MetadataOptions> = One {
     },
 };
 
+const SECURITY_GROUP_IDS: Attr<ManagedNodeGroup> = attr(
+    "security_group_ids",
+    Ty::StringList,
+    "Security groups of the nodes (`sg-…`), in the pool's launch template: on each network interface it lays out \
+     (`Groups`, as eksctl writes its EFA interfaces), or as `SecurityGroupIds` when it has none. With them EKS adds \
+     no cluster security group of its own (EKS user guide, Customize managed nodes with launch templates): list it \
+     here too (`aws eks describe-cluster`, `resourcesVpcConfig.clusterSecurityGroupId`), and for EFA a group that \
+     allows all traffic to and from itself. A change makes a new template version the nodes roll to.",
+    lens!(ManagedNodeGroup, security_group_ids),
+)
+.checks(&[
+    Check::Each("Security group IDs.", validate::security_group_id),
+    Check::Distinct,
+])
+// Rendered in the launch template and read back from it (eks::launch_template).
+.custom();
+
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
 /// 1–100, not both (EKS API reference, NodegroupUpdateConfig).
 pub fn check_update(u: &UpdateConfig, path: &[Step], out: &mut Vec<Violation>) {
@@ -609,6 +626,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &CLUSTER_PLACEMENT_GROUP,
     &INSTANCE_TAGS,
     &METADATA_OPTIONS,
+    &SECURITY_GROUP_IDS,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -619,7 +637,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags, metadata options or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, metadata options, security groups or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

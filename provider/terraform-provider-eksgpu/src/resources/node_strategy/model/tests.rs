@@ -399,6 +399,7 @@ fn the_upstream_inputs_read_back_from_their_values() {
                 http_tokens: Some("required".into()),
                 http_put_response_hop_limit: Some(2),
             }),
+            security_group_ids: vec!["sg-0123456789abcdef0".into()],
             capacity_reservation_resource_group_arn: Some(
                 "arn:aws:resource-groups:us-west-2:123456789012:group/g".into(),
             ),
