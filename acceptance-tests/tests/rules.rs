@@ -686,6 +686,25 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // A NotIn on a label no Auto Mode node carries holds everywhere: it excludes nothing.
+        "EKSGPU312",
+        false,
+        "pools[\"p\"].requirements[1]",
+        r#"capacity = "auto_mode"
+    requirements = [
+      {
+        key      = "eks.amazonaws.com/instance-gpu-manufacturer"
+        operator = "In"
+        values   = ["nvidia"]
+      },
+      {
+        key      = "karpenter.k8s.aws/instance-family"
+        operator = "NotIn"
+        values   = ["g6e"]
+      },
+    ]"#,
+    ),
+    (
         // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.
         "EKSGPU313",
         true,
