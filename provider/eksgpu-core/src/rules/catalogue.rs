@@ -661,7 +661,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "Requirement the NodePool refuses",
         trigger: "A pool's `requirements` entry is on a restricted label (`karpenter.sh/nodepool`, `kubernetes.io/hostname`, another `karpenter.sh` or `karpenter.k8s.aws` label than the well-known ones, or before Karpenter 1.9 a restricted `kubernetes.io` / `k8s.io` label), or its values do not fit its operator: `In` without values, `Exists` / `DoesNotExist` with values, `Gt` / `Lt` / `Gte` / `Lte` without exactly one non-negative whole number that fits an int64 (the CRD's CEL `int()`); or its key is over 316 characters (the CRD's `maxLength`); or it uses `Gte` / `Lte` with a `karpenter_version` before 1.9, whose CRD has no such operator.",
-        fix: "Use a well-known label (`karpenter.k8s.aws/instance-category`, `instance-family`, `instance-generation`, `instance-gpu-name`, `instance-gpu-manufacturer`, `instance-gpu-count`, `instance-gpu-memory`, `kubernetes.io/arch`, …) or a custom one, and give `In`/`NotIn` values, `Exists`/`DoesNotExist` none, `Gt`/`Lt` one number such as `\"4\"`.",
+        fix: "Use a well-known label (`karpenter.k8s.aws/instance-category`, `instance-family`, `instance-generation`, `instance-gpu-name`, `instance-gpu-manufacturer`, `instance-gpu-count`, `instance-gpu-memory`, `kubernetes.io/arch`, …) or a custom one (on `auto_mode` pools the `eks.amazonaws.com/instance-*` label of the same meaning, named in the message), and give `In`/`NotIn` values, `Exists`/`DoesNotExist` none, `Gt`/`Lt` one number such as `\"4\"`.",
         source: "karpenter.sh/v1 NodePool CRD v1.14.1, spec.template.spec.requirements CEL rules (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml); kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool_validation.go (ValidateRequirement) and labels.go (IsRestrictedLabel); `Gte` / `Lte`: kubernetes-sigs/karpenter PR #2674 (https://github.com/kubernetes-sigs/karpenter/pull/2674), released in v1.9.0",
     },
     Rule {
@@ -685,7 +685,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Requirements admit types without NVIDIA GPUs",
         trigger: "A pool without `instance_types` has no requirement that alone keeps it on accelerated types (an `In`/`Exists`/`Gt` on an `instance-gpu-*` label, or an `In` on accelerated categories, catalog families or types), or its requirements also admit Neuron or fractional-GPU types: Karpenter may launch those for pods that tolerate the pool's taints without requesting `nvidia.com/gpu` (daemons, system pods).",
-        fix: "Add `requirements = [{ key = \"karpenter.k8s.aws/instance-gpu-manufacturer\", operator = \"In\", values = [\"nvidia\"] }]` or `instance-gpu-count Gt 0`.",
+        fix: "Add `requirements = [{ key = \"karpenter.k8s.aws/instance-gpu-manufacturer\", operator = \"In\", values = [\"nvidia\"] }]` or `instance-gpu-count Gt 0` (on `auto_mode` pools `eks.amazonaws.com/instance-gpu-manufacturer`, as the message says).",
         source: "kubernetes-sigs/karpenter v1.14.1 scheduling (types filtered by the pods' requests, then the cheapest); aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go (GPU labels only on GPU types)",
     },
     Rule {
