@@ -724,7 +724,7 @@ pub static RULES: &[Rule] = &[
         code: Code::EKSGPU178,
         severity: Severity::Warning,
         summary: "Network interface limits not verified for the type",
-        trigger: "A pool with explicit network interfaces or `efa = true` names an instance type whose network cards, interfaces per card or most EFA interfaces no source states (P6e-GB200's per-card and EFA limits, trn2.48xlarge's total, trn2.3xlarge's EFA count), or one the table does not list: those limits are not checked.",
+        trigger: "A pool whose network interfaces the provider checks (explicit `network_interfaces`, a node group's `efa = true` layout, or the layout it writes for a Karpenter `efa` pool on P6-B300 or P6e-GB200) names an instance type whose network cards, interfaces per card or most EFA interfaces no source states (P6e-GB200's per-card and EFA limits, trn2.48xlarge's total, trn2.3xlarge's EFA count), or one the table does not list: those limits are not checked. A Karpenter `efa` pool left to Karpenter's own layout gets no warning: Karpenter reads each type's limits from EC2 itself.",
         fix: "Check the type with `aws ec2 describe-instance-types --instance-types <type> --query 'InstanceTypes[].NetworkInfo'` before applying; the provider never guesses a limit.",
         source: "provider/eksgpu-core/data/network_cards.csv (`unverified` column); EC2 API reference, DescribeInstanceTypes NetworkInfo",
     },
