@@ -225,6 +225,16 @@ mod tests {
     }
 
     #[test]
+    fn a_gb200_strategy_and_a_dra_gpu_strategy_cannot_share_the_release() {
+        // The one release's kubelet plugin would run its GPU plugin on the GB200 nodes too, which
+        // the device plugin serves (EKSGPU145 within one strategy; here across two).
+        let gb200 = json!({"resources": {"gpus": {"enabled": false}, "computeDomains": {"enabled": true}}});
+        let gpus = json!({"resources": {"gpus": {"enabled": true}, "computeDomains": {"enabled": false}}});
+        let e = merge(Chart::DraDriver, &[("training", gb200), ("serving", gpus)]).unwrap_err();
+        assert_eq!(e.key, "resources.gpus.enabled");
+    }
+
+    #[test]
     fn nothing_to_merge_is_none() {
         assert_eq!(merge(Chart::DraDriver, &[]).unwrap(), None);
     }
