@@ -496,6 +496,22 @@ pub static RULES: &[Rule] = &[
         source: "Bottlerocket settings (https://bottlerocket.dev/en/os/latest/api/settings/); karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/bottlerocket.go (the user's TOML parsed and merged); TOML v1.0.0 (https://toml.io/en/v1.0.0)",
     },
     Rule {
+        code: Code::EKSGPU145,
+        severity: Severity::Error,
+        summary: "One DRA driver release serves GPUs on GB200 nodes the device plugin serves",
+        trigger: "A strategy has a `multi_node_nvlink` pool (the DRA driver serves its ComputeDomains, the device plugin its GPUs) and a `dra = true` pool whose GPUs the DRA driver serves (neither Auto Mode nor Neuron). The strategy renders one release of the DRA driver chart, which then runs its GPU kubelet plugin on the GB200 nodes too, beside the device plugin.",
+        fix: "Serve every GPU of the strategy the same way: drop `dra` from the other pools (their GPUs then come from the device plugin, as on the GB200 pool, and the release serves ComputeDomains only, as the EKS P6e-GB200 guide installs it), or move those pools to a cluster of their own. No node affinity splits one release: its kubelet plugin is one DaemonSet whose containers follow the release-wide `resources.gpus.enabled` and `resources.computeDomains.enabled`. A second release in the same cluster would need its own `nameOverride` (its ClusterRoles and ValidatingAdmissionPolicy are named after the chart) and cannot come from `dra_driver_values_yaml`.",
+        source: "kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/templates/kubeletplugin.yaml (one DaemonSet; the `gpus` container rendered when resources.gpus.enabled, on every node its affinity selects), templates/validation.yaml (resources.gpus.enabled refused beside the device plugin without gpuResourcesEnabledOverride), templates/_helpers.tpl and rbac-kubeletplugin.yaml (cluster-scoped names from the chart name); EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): DRA driver with ComputeDomains only, the device plugin for GPUs",
+    },
+    Rule {
+        code: Code::EKSGPU146,
+        severity: Severity::Error,
+        summary: "DRA pools whose drivers live at different roots",
+        trigger: "A strategy with `gpu_operator` and a `hybrid` pool (the operator then installs the driver there, at `/run/nvidia/driver`, unless the pool's `nvidia.com/gpu.deploy.driver` label is \"false\") has the DRA driver serve that hybrid pool and a pool whose driver is on the host (`/`: EKS NVIDIA AMIs, or a hybrid pool labelled `nvidia.com/gpu.deploy.driver = \"false\"`). The strategy's one DRA driver release has one `nvidiaDriverRoot`.",
+        fix: "Give the DRA pools one driver root: install the driver on the hybrid hosts yourself and label the pool `nvidia.com/gpu.deploy.driver = \"false\"` (root `/`), or serve DRA only on the hybrid pools (root `/run/nvidia/driver`), moving the other DRA pools to another cluster or off DRA. The provider renders `nvidiaDriverRoot` from the pools (`/run/nvidia/driver` where the operator installs the driver, `/` otherwise).",
+        source: "kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/values.yaml (nvidiaDriverRoot: `/` for a driver on the host, typically /run/nvidia/driver for the GPU Driver Container) and templates/kubeletplugin.yaml (one NVIDIA_DRIVER_ROOT and driver-root hostPath for the DaemonSet); NVIDIA gpu-operator v26.7.0 deployments/gpu-operator/values.yaml hostPaths.driverInstallDir: /run/nvidia/driver and controllers/state_manager.go (the per-node `nvidia.com/gpu.deploy.driver` label; a pre-set \"false\" keeps the driver container off the node); GPU Operator docs, Installing the NVIDIA GPU Operator, pre-installed drivers (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html)",
+    },
+    Rule {
         code: Code::EKSGPU150,
         severity: Severity::Error,
         summary: "Two accelerator vendors in one pool",
