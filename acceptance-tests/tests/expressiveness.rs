@@ -32,6 +32,9 @@ use eksgpu_acceptance_tests::skip;
 use eksgpu_acceptance_tests::{Workdir, repo_root, terraform_versions};
 use serde_json::Value;
 
+#[path = "expressiveness/v1beta1.rs"]
+mod v1beta1;
+
 #[path = "expressiveness/eksctl.rs"]
 mod eksctl;
 
@@ -317,15 +320,30 @@ const DEFINITIONS: &[Definition] = &[
         allow: &[],
     },
     Definition {
+        // Karpenter v1beta1 in `kubectl_manifest` heredocs, converted by the v1 migration guide
+        // (expressiveness/v1beta1.rs); the file's CPU NodePool `default` is not the definition's.
         folder: "doeks-jark-gpu-v1beta1",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
+        status: Status::Complete,
+        files: &["karpenter.tf"],
+        values: &[
+            (
+                "${module.eks_blueprints_addons.karpenter.node_iam_role_name}",
+                "KarpenterNodeRole-gpu",
+            ),
+            ("${module.eks.cluster_name}", "gpu"),
+            // variables.tf defaults the snapshot to "", which is not null: the line renders empty.
+            (
+                "${var.bottlerocket_data_disk_snpashot_id != null ? \"snapshotID: ${var.bottlerocket_data_disk_snpashot_id}\" : \"\"}",
+                "snapshotID: ",
+            ),
+            // main.tf: the first two zones of var.region (default us-west-2).
+            ("${jsonencode(local.azs)}", "[\"us-west-2a\", \"us-west-2b\"]"),
+        ],
         pruned: &[],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[BOTTLEROCKET_DEVICE_PLUGIN],
     },
     Definition {
         folder: "doeks-trn1-efa-mng",
@@ -809,6 +827,12 @@ fn upstream_definitions_are_expressed_field_by_field() {
                     yaml_blocks(&text)
                 } else if f.ends_with(".adoc") {
                     capacity_block_page(&text, "gpu-my-mng")
+                } else if def.folder == "doeks-jark-gpu-v1beta1" {
+                    v1beta1::translate(
+                        &text,
+                        &["karpenter_gpu_node_class", "karpenter_gpu_node_pool"],
+                        def.values,
+                    )
                 } else if text.contains("kind: ClusterConfig") && text.contains("managedNodeGroups:") {
                     eksctl::cluster_config(&text, |cluster, ng| format!("{cluster}-{ng}"))
                 } else {

@@ -423,3 +423,114 @@ fn helm_lane_the_device_plugin_chart_judges_its_values() {
         "{p:?}"
     );
 }
+
+/// Two strategies the DRA chart's release-wide values must fit: hybrid DRA nodes whose driver the
+/// GPU Operator installs, and a GB200 pool (ComputeDomains from the DRA driver, GPUs from the
+/// device plugin) beside an ordinary device-plugin pool.
+const ONE_RELEASE: &str = r#"resource "eksgpu_node_strategy" "onprem" {
+  cluster_name = "gpu"
+  name         = "onprem"
+  gpu_operator {}
+  pools = {
+    onprem = {
+      capacity = "hybrid"
+      dra      = true
+      hybrid = {
+        remote_node_networks = ["10.80.0.0/16"]
+        node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
+      }
+    }
+  }
+}
+resource "eksgpu_node_strategy" "gb200" {
+  cluster_name = "gpu"
+  name         = "gb200"
+  gpu_operator {}
+  pools = {
+    nvl72 = {
+      capacity          = "managed_node_group"
+      instance_types    = ["p6e-gb200.36xlarge"]
+      capacity_types    = ["capacity-block"]
+      dra               = true
+      multi_node_nvlink = true
+      managed_node_group = {
+        node_role_arn           = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids              = ["subnet-0123456789abcdef0"]
+        capacity_reservation_id = "cr-0123456789abcdef0"
+        scaling                 = { min = 0, max = 2, desired = 0 }
+      }
+    }
+    h100 = {
+      capacity       = "managed_node_group"
+      instance_types = ["p5.48xlarge"]
+      managed_node_group = {
+        node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+        subnet_ids    = ["subnet-0123456789abcdef0"]
+        scaling       = { min = 0, max = 2, desired = 0 }
+      }
+    }
+  }
+}
+"#;
+
+/// The DRA chart's one DaemonSet, rendered: `nvidiaDriverRoot` where the GPU Operator installs
+/// the hybrid nodes' driver, and a GB200 pool's release that serves ComputeDomains only. The
+/// chart's kubelet plugin follows `resources.gpus.enabled` onto every node it lands on, so GPUs
+/// turned on there put the GPU plugin on the GB200 nodes (why EKSGPU145 refuses such a strategy);
+/// a root of `/` misses the operator's driver (EKSGPU146's reason).
+#[test]
+fn helm_lane_the_dra_chart_gets_its_driver_root_and_no_gpu_plugin_on_gb200_nodes() {
+    let charts = match lane() {
+        Ok(c) => c,
+        Err(e) => return skip(&e),
+    };
+    let Some(tf) = terraform_versions().into_iter().next() else {
+        return skip("no Terraform CLI selected");
+    };
+    let w = Workdir::new(&tf, &format!("{}{ONE_RELEASE}", Provider::new().offline().header()));
+    w.init();
+    w.ok(&["plan", "-no-color", "-out", "p.tfplan"]);
+    let plan = serde_json::from_str(&w.ok(&["show", "-json", "p.tfplan"]).stdout).unwrap_or_default();
+    let good = records::from_plan(&plan, "one-release");
+    let record = |name: &str| {
+        good.iter()
+            .find(|r| r.address.ends_with(name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {good:?}"))
+    };
+    let as_is = helm::judge(&charts, &good);
+    assert!(as_is.problems.is_empty(), "{:?}", as_is.problems);
+    let with = |name: &str, edits: &[(&str, &str)]| {
+        let mut r = record(name);
+        let mut text = r.attributes["dra_driver_values_yaml"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{name}: no {from:?} in:\n{text}");
+            text = text.replacen(from, to, 1);
+        }
+        r.attributes["dra_driver_values_yaml"] = text.into();
+        helm::judge(&charts, &[r]).problems
+    };
+    let root = "nvidiaDriverRoot: /run/nvidia/driver";
+    let p = with("onprem", &[(root, "nvidiaDriverRoot: /")]);
+    assert!(
+        p.iter()
+            .any(|p| p.contains("pool onprem's driver is at /run/nvidia/driver; the kubelet plugin reads it at /")),
+        "{p:?}"
+    );
+    let gpus = [
+        ("gpus:\n    enabled: false", "gpus:\n    enabled: true"),
+        (
+            "gpuResourcesEnabledOverride: false",
+            "gpuResourcesEnabledOverride: true",
+        ),
+    ];
+    let p = with("gb200", &gpus);
+    assert!(
+        p.iter()
+            .any(|p| p.contains("the GPU kubelet plugin (container gpus) lands on pool nvl72's nodes")),
+        "{p:?}"
+    );
+}

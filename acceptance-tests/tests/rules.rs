@@ -648,6 +648,57 @@ const CASES: &[(&str, bool, &str, &str)] = &[
     }"#,
     ),
     (
+        // One DRA driver release: its GPU kubelet plugin, there for pool p, would also run on the
+        // GB200 nodes of q, whose GPUs the device plugin serves.
+        "EKSGPU145",
+        true,
+        "pools[\"p\"].dra",
+        r#"capacity = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra = true
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling       = { min = 0, max = 2, desired = 0 }
+    }
+  }
+  q = {
+    capacity          = "managed_node_group"
+    instance_types    = ["p6e-gb200.36xlarge"]
+    capacity_types    = ["capacity-block"]
+    dra               = true
+    multi_node_nvlink = true
+    managed_node_group = {
+      node_role_arn           = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids              = ["subnet-1"]
+      capacity_reservation_id = "cr-0123456789abcdef0"
+      scaling                 = { min = 0, max = 2, desired = 0 }
+    }"#,
+    ),
+    (
+        // The GPU Operator installs the hybrid pool's driver (/run/nvidia/driver); the node group's
+        // AMI has its own (/): one release has one nvidiaDriverRoot.
+        "EKSGPU146",
+        true,
+        "pools[\"p\"].dra",
+        r#"capacity = "hybrid"
+    dra      = true
+    hybrid = {
+      remote_node_networks = ["10.80.0.0/16"]
+      node_role_arn        = "arn:aws:iam::123456789012:role/hybrid"
+    }
+  }
+  q = {
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    dra            = true
+    managed_node_group = {
+      node_role_arn = "arn:aws:iam::123456789012:role/gpu-nodes"
+      subnet_ids    = ["subnet-1"]
+      scaling       = { min = 0, max = 2, desired = 0 }
+    }"#,
+    ),
+    (
         // P6e-GB200 is sold only as Capacity Blocks: an on-demand node group never gets a node.
         "EKSGPU300",
         true,
@@ -684,6 +735,25 @@ const CASES: &[(&str, bool, &str, &str)] = &[
         desired = 0
       }
     }"#,
+    ),
+    (
+        // A NotIn on a label no Auto Mode node carries holds everywhere: it excludes nothing.
+        "EKSGPU312",
+        false,
+        "pools[\"p\"].requirements[1]",
+        r#"capacity = "auto_mode"
+    requirements = [
+      {
+        key      = "eks.amazonaws.com/instance-gpu-manufacturer"
+        operator = "In"
+        values   = ["nvidia"]
+      },
+      {
+        key      = "karpenter.k8s.aws/instance-family"
+        operator = "NotIn"
+        values   = ["g6e"]
+      },
+    ]"#,
     ),
     (
         // Auto Mode nodes carry eks.amazonaws.com/instance-family, not Karpenter's label.

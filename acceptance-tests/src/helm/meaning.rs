@@ -33,7 +33,9 @@ pub fn check(record: &Record, attribute: &str, chart: &Chart, r: &Rendered, inpu
     }
     match (record.kind.as_str(), attribute) {
         ("eksgpu_node_strategy", "gpu_operator_values_yaml") => nvidia::gpu_operator(&pools(record), r, &mut f),
-        ("eksgpu_node_strategy", "dra_driver_values_yaml") => nvidia::dra_driver(&pools(record), r, &mut f),
+        ("eksgpu_node_strategy", "dra_driver_values_yaml") => {
+            nvidia::dra_driver(&pools(record), has_block(record, "gpu_operator"), r, &mut f)
+        }
         ("eksgpu_node_strategy", "neuron_values_yaml") => neuron::neuron(&pools(record), r, &mut f),
         ("eksgpu_node_strategy", "device_plugin_values_yaml") => {
             device_plugin::device_plugin(&pools(record), r, &mut f)
@@ -62,6 +64,15 @@ pub struct PoolView {
     pub node_labels: BTreeMap<String, String>,
     /// `(key, value, effect)` of every taint its nodes carry.
     pub taints: Vec<(String, Option<String>, String)>,
+}
+
+/// The resource has the nested block `name` (Terraform holds blocks as lists of objects).
+fn has_block(record: &Record, name: &str) -> bool {
+    match &record.attributes[name] {
+        Value::Array(a) => !a.is_empty(),
+        Value::Null => false,
+        _ => true,
+    }
 }
 
 fn strings(v: &Value) -> BTreeMap<String, String> {

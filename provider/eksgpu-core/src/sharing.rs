@@ -2,6 +2,7 @@
 //! time-slicing, MPS, MIG, DRA, HAMi), what their nodes must be labelled, what
 //! a container requests, and the in-cluster objects that configure it.
 
+pub(crate) mod counts;
 pub mod handover;
 mod readback;
 mod render;

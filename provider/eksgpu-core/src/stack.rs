@@ -214,6 +214,27 @@ mod tests {
     }
 
     #[test]
+    fn two_strategies_whose_dra_pools_need_different_driver_roots_conflict() {
+        // Each strategy renders its root (EKSGPU146 holds within one); across strategies the
+        // cluster's one DRA release still has one `nvidiaDriverRoot`.
+        let host = json!({"nvidiaDriverRoot": "/", "resources": {"gpus": {"enabled": true}}});
+        let operator = json!({"nvidiaDriverRoot": "/run/nvidia/driver", "resources": {"gpus": {"enabled": true}}});
+        let e = merge(Chart::DraDriver, &[("cloud", host.clone()), ("onprem", operator)]).unwrap_err();
+        assert_eq!((e.key.as_str(), e.second.as_str()), ("nvidiaDriverRoot", "onprem"));
+        assert!(merge(Chart::DraDriver, &[("a", host.clone()), ("b", host)]).is_ok());
+    }
+
+    #[test]
+    fn a_gb200_strategy_and_a_dra_gpu_strategy_cannot_share_the_release() {
+        // The one release's kubelet plugin would run its GPU plugin on the GB200 nodes too, which
+        // the device plugin serves (EKSGPU145 within one strategy; here across two).
+        let gb200 = json!({"resources": {"gpus": {"enabled": false}, "computeDomains": {"enabled": true}}});
+        let gpus = json!({"resources": {"gpus": {"enabled": true}, "computeDomains": {"enabled": false}}});
+        let e = merge(Chart::DraDriver, &[("training", gb200), ("serving", gpus)]).unwrap_err();
+        assert_eq!(e.key, "resources.gpus.enabled");
+    }
+
+    #[test]
     fn nothing_to_merge_is_none() {
         assert_eq!(merge(Chart::DraDriver, &[]).unwrap(), None);
     }

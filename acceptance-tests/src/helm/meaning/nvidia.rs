@@ -87,8 +87,8 @@ pub(super) fn env(container: &Value, name: &str) -> Option<String> {
 }
 
 /// dra-driver-nvidia-gpu v0.4.1 / nvidia-dra-driver-gpu v25.12.0 (`templates/kubeletplugin.yaml`,
-/// `templates/deviceclass-*.yaml`).
-pub(super) fn dra_driver(pools: &[PoolView], r: &Rendered, f: &mut Found) {
+/// `templates/deviceclass-*.yaml`); `operator`: the strategy has a `gpu_operator` block.
+pub(super) fn dra_driver(pools: &[PoolView], operator: bool, r: &Rendered, f: &mut Found) {
     let Some(ds) = one(r, "DaemonSet", "templates/kubeletplugin.yaml", f) else {
         return;
     };
@@ -123,6 +123,8 @@ pub(super) fn dra_driver(pools: &[PoolView], r: &Rendered, f: &mut Found) {
             ));
         }
     }
+    gpu_plugin_beside_device_plugin(pools, spec, f);
+    driver_root(pools, operator, spec, f);
     let gpus = pools.iter().any(|p| served(p) && !p.multi_node_nvlink);
     let domains = pools.iter().any(|p| served(p) && p.multi_node_nvlink);
     let classes: Vec<&str> = r
@@ -157,6 +159,65 @@ pub(super) fn dra_driver(pools: &[PoolView], r: &Rendered, f: &mut Found) {
         if !gates.split(',').any(|g| g == format!("{gate}=true")) {
             f.problems.push(format!(
                 "pool {}'s claims need feature gate {gate}; the kubelet plugin's FEATURE_GATES is {gates:?}",
+                p.name
+            ));
+        }
+    }
+}
+
+/// The `gpus` container (the GPU kubelet plugin) runs on every node of the DaemonSet: on a
+/// `multi_node_nvlink` pool's nodes the device plugin serves the GPUs, and the chart refuses both
+/// on one node (v0.4.1 `templates/validation.yaml`, `gpuResourcesEnabledOverride`).
+fn gpu_plugin_beside_device_plugin(pools: &[PoolView], spec: &Value, f: &mut Found) {
+    let gpus = spec["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["name"] == "gpus");
+    if !gpus {
+        return;
+    }
+    for p in pools.iter().filter(|p| p.dra && p.multi_node_nvlink && !p.neuron) {
+        if lands_on(spec, &p.node_labels) {
+            f.problems.push(format!(
+                "the GPU kubelet plugin (container gpus) lands on pool {}'s nodes, whose GPUs the device plugin serves",
+                p.name
+            ));
+        }
+    }
+}
+
+/// Where the driver is on a served pool's nodes: the GPU Operator's driver container installs it
+/// at `/run/nvidia/driver` on hybrid nodes (gpu-operator v26.7.0 values.yaml
+/// `hostPaths.driverInstallDir`) unless the pool's `nvidia.com/gpu.deploy.driver` is "false";
+/// elsewhere it is on the host (`/`). Every container's `NVIDIA_DRIVER_ROOT` and the
+/// `driver-root` hostPath must say so (v0.4.1 `templates/kubeletplugin.yaml`).
+fn driver_root(pools: &[PoolView], operator: bool, spec: &Value, f: &mut Found) {
+    let installs = operator && pools.iter().any(|p| p.capacity == "hybrid");
+    let containers = spec["containers"].as_array().cloned().unwrap_or_default();
+    let volume = spec["volumes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == "driver-root")
+        .and_then(|v| v["hostPath"]["path"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    for p in pools.iter().filter(|p| p.dra && !p.neuron && p.capacity != "auto_mode") {
+        let own = p
+            .labels
+            .get("nvidia.com/gpu.deploy.driver")
+            .is_some_and(|v| v == "false");
+        let want = if installs && p.capacity == "hybrid" && !own {
+            "/run/nvidia/driver"
+        } else {
+            "/"
+        };
+        let mut seen: Vec<String> = containers.iter().filter_map(|c| env(c, "NVIDIA_DRIVER_ROOT")).collect();
+        seen.push(volume.clone());
+        if let Some(other) = seen.iter().find(|r| r.as_str() != want) {
+            f.problems.push(format!(
+                "pool {}'s driver is at {want}; the kubelet plugin reads it at {other}",
                 p.name
             ));
         }

@@ -224,11 +224,18 @@ pub fn efa_interfaces(count: i64) -> Vec<TemplateInterface> {
 /// them out ("For each additional network interface, use the next unused network card index,
 /// device index 0, for EFA-only network interface", efa-acc-inst-types; P6-B300: "the primary network
 /// card supports only an ENA network interface"; P6e-GB200: EFA-only on cards 1, 3, …, 15). The
-/// card layout is the first type's with one; the rules refuse pools whose types differ (EKSGPU179).
+/// card layout is that of the first type whose card 0 is ENA-only, wherever it is listed (as the
+/// Karpenter pools', `render::efa_interfaces`): a node group listing `p5.48xlarge` before
+/// `p6-b300.48xlarge` must not get an `efa` on card 0 of its P6-B300 nodes. The other types are
+/// checked against that layout (EKSGPU177).
 pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
-    let cards = pool.instance_types.iter().find_map(|t| catalog::network_cards(t));
+    let cards = pool
+        .instance_types
+        .iter()
+        .filter_map(|t| catalog::network_cards(t))
+        .find(|n| n.card0_ena_only());
     match cards {
-        Some(n) if n.card0_ena_only() => {
+        Some(n) => {
             let mut out = vec![TemplateInterface {
                 network_card_index: 0,
                 device_index: 0,

@@ -308,3 +308,88 @@ fn a_b300_node_group_keeps_efa_off_card_zero() {
             .all(|n| n.interface_type == "efa-only" && n.network_card_index > 0)
     );
 }
+
+/// Every launch template the provider renders for a type whose card 0 is ENA-only (#33 class 5):
+/// GB200 and B300 node groups on a Capacity Block or on demand, DRA and multi-node NVLink
+/// (ComputeDomain) pools, types listed in either order. Card 0 carries one ENA `interface`
+/// (device 0) and nothing else; every EFA is `efa-only` on a card that takes one; and the rules
+/// find nothing to refuse in the layout (EKSGPU177).
+#[test]
+fn no_template_puts_efa_on_an_ena_only_card_zero() {
+    let variants: Vec<(&str, Pool)> = vec![
+        ("gb200 capacity block", gb200()),
+        ("gb200 dra", Pool { dra: true, ..gb200() }),
+        (
+            "gb200 compute domain",
+            Pool {
+                dra: true,
+                multi_node_nvlink: true,
+                compute_domain_namespace: Some("training".into()),
+                ..gb200()
+            },
+        ),
+        (
+            "b300 capacity block",
+            Pool {
+                instance_types: vec!["p6-b300.48xlarge".into()],
+                ..gb200()
+            },
+        ),
+        (
+            "b300 listed after p5 (on demand)",
+            Pool {
+                instance_types: vec!["p5.48xlarge".into(), "p6-b300.48xlarge".into()],
+                capacity_types: vec!["on-demand".into()],
+                managed_node_group: Some(ManagedNodeGroup {
+                    capacity_reservation_id: None,
+                    ..gb200().managed_node_group.expect("mng")
+                }),
+                ..gb200()
+            },
+        ),
+    ];
+    for (label, p) in variants {
+        let s = strategy(vec![p]);
+        let lt = node_group(&s, &s.pools[0])
+            .and_then(|ng| ng.launch_template)
+            .unwrap_or_else(|| panic!("{label}: a template"));
+        let nics = &lt.data.network_interfaces;
+        let ena_only = s.pools[0]
+            .instance_types
+            .iter()
+            .filter_map(|t| crate::catalog::network_cards(t))
+            .find(|n| n.card0_ena_only())
+            .expect("an ENA-only-card-0 type");
+        let on_card0: Vec<_> = nics.iter().filter(|n| n.network_card_index == 0).collect();
+        assert_eq!(on_card0.len(), 1, "{label}: {nics:?}");
+        assert_eq!(
+            (on_card0[0].device_index, on_card0[0].interface_type.as_str()),
+            (0, "interface"),
+            "{label}"
+        );
+        let efa: Vec<i64> = nics
+            .iter()
+            .filter(|n| n.interface_type != "interface")
+            .map(|n| n.network_card_index)
+            .collect();
+        assert!(
+            nics.iter()
+                .all(|n| n.interface_type == "interface" || n.interface_type == "efa-only"),
+            "{label}: {nics:?}"
+        );
+        assert_eq!(
+            Some(efa),
+            ena_only.efa_cards(),
+            "{label}: one EFA per card that takes one"
+        );
+        // The layout the rules check is this template's (the node group's own interfaces).
+        let ctx = crate::node_strategy::rules::Context {
+            karpenter_version: (1, 15),
+        };
+        let v = crate::node_strategy::rules::check_node_strategy(&s, &ctx);
+        assert!(
+            !v.iter().any(|v| v.code == crate::rules::Code::EKSGPU177),
+            "{label}: {v:?}"
+        );
+    }
+}

@@ -96,6 +96,13 @@ pub fn auto_mode_label(karpenter_key: &str) -> Option<&'static str> {
         .map(|(a, _)| *a)
 }
 
+/// Whether a requirement with `operator` holds on a node without its label (Kubernetes node
+/// affinity: `NotIn` and `DoesNotExist` match a node that lacks the key; k8s.io/api core/v1
+/// NodeSelectorOperator).
+pub fn holds_without_label(operator: &str) -> bool {
+    matches!(operator, "NotIn" | "DoesNotExist")
+}
+
 /// A pool's requirements as the matcher reads them, Auto Mode's own labels read as Karpenter's
 /// on `auto_mode` pools ([`AUTO_MODE_LABELS`]).
 pub fn pool_selectors(pool: &Pool) -> Vec<Selector<'_>> {
@@ -150,7 +157,20 @@ pub fn matched(pool: &Pool) -> Option<Matched> {
         ..Matched::default()
     };
     for (k, s) in selectors.iter().enumerate() {
-        left.retain(|t| admits(t, *s) != Some(false));
+        // On `auto_mode` pools a `karpenter.k8s.aws/` label is on no node (EKSGPU312, EKSGPU313):
+        // the requirement holds on every type or on none, whatever the catalog says.
+        let absent = pool.capacity == Capacity::AutoMode
+            && pool
+                .requirements
+                .get(k)
+                .is_some_and(|r| r.key.starts_with("karpenter.k8s.aws/"));
+        left.retain(|t| {
+            if absent {
+                holds_without_label(s.operator)
+            } else {
+                admits(t, *s) != Some(false)
+            }
+        });
         if left.is_empty() && m.emptied_by.is_none() {
             m.emptied_by = Some(k);
         }

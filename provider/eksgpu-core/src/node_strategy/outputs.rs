@@ -75,8 +75,9 @@ impl Output {
         match self {
             Output::NodeSelector if capacity == Capacity::ManagedNodeGroup => &["cluster_name"],
             // The driver's node affinity names node groups, `<cluster_name>-<pool>` (a strategy
-            // output: the same for every kind).
-            Output::DraDriverValues => &["cluster_name"],
+            // output: the same for every kind); its `nvidiaDriverRoot` is the GPU Operator's where
+            // the operator installs the hybrid nodes' driver.
+            Output::DraDriverValues => &["cluster_name", "gpu_operator"],
             // Its pools are the ones no other manager serves, which the operator's per-node labels
             // (render::effective_labels) take part in deciding.
             Output::DevicePluginValues => &["cluster_name", "device_plugin", "gpu_operator"],

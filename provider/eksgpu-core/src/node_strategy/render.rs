@@ -20,7 +20,7 @@ pub use compute_domain::{
     compute_domains,
 };
 pub use device_plugin::device_plugin_values;
-pub use dra_driver::dra_driver_values;
+pub use dra_driver::{HOST_DRIVER_ROOT, OPERATOR_DRIVER_ROOT, dra_driver_values, driver_pools, driver_root};
 pub use gpu_operator::{
     DEFAULT_DEVICE_PLUGIN_CONFIG_MAP, gpu_operator_values, gpu_operator_values_with_config, uses_device_plugin_sharing,
 };

@@ -9,6 +9,7 @@ mod device_plugin;
 mod disruption;
 mod dra;
 mod dra_driver;
+mod dra_release;
 mod efa;
 /// The EKS API capacity kinds (managed node groups, Hybrid Nodes) and the cluster's facts.
 mod eks_api;
@@ -79,6 +80,8 @@ pub fn check_node_strategy(s: &NodeStrategy, ctx: &Context) -> Vec<Violation> {
     neuron::one_neuron_device_manager(s, &mut out);
     device_plugin::one_plugin_installer(s, &mut out);
     device_plugin::sharing_configs(s, &mut out);
+    dra_release::gpu_plugin_beside_device_plugin(s, &mut out);
+    dra_release::one_driver_root(s, &mut out);
     eks_api::check_strategy(s, &mut out);
     node_group_inputs::unique_names(s, &mut out);
     node_class_refs::names(s, &mut out);

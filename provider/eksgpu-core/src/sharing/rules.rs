@@ -160,9 +160,7 @@ fn capacity_kind(p: &SharingPool, gates: FeatureGates, out: &mut Vec<Violation>)
     }
 }
 
-/// EKSGPU137 and EKSGPU138: the count a node advertises is replicas (or HAMi's split) × its
-/// GPUs, an int64 quantity (k8s.io/apimachinery pkg/api/resource/quantity.go `Value()`); a
-/// fractional GPU (g6f, gr6f) is 0 whole GPUs, so sharing it advertises nothing.
+/// EKSGPU137 and EKSGPU138 on the pool's replicas (or HAMi's split): `counts::check`.
 fn shared_counts(p: &SharingPool, gpus: &[&'static InstanceType], out: &mut Vec<Violation>) {
     let per_gpu = match p.strategy {
         Strategy::TimeSlicing => p
@@ -176,36 +174,8 @@ fn shared_counts(p: &SharingPool, gpus: &[&'static InstanceType], out: &mut Vec<
     let Some((block, field, n)) = per_gpu else {
         return;
     };
-    if n < 1 {
-        return;
-    }
-    let path = || vec![Step::Attr(block), Step::Attr(field)];
-    let fractional: Vec<&str> = gpus.iter().filter(|t| t.fractional).map(|t| t.name).collect();
-    if !fractional.is_empty() {
-        out.push(Violation::new(
-            Code::EKSGPU138,
-            path(),
-            format!(
-                "{} is a fractional GPU, counted as 0 whole GPUs: sharing it advertises no shared GPU.",
-                fractional.join(", ")
-            ),
-        ));
-    }
-    let overflow: Vec<&str> = gpus
-        .iter()
-        .filter(|t| !t.fractional && crate::render::shared_count(n, t).is_none())
-        .map(|t| t.name)
-        .collect();
-    if !overflow.is_empty() {
-        out.push(Violation::new(
-            Code::EKSGPU137,
-            path(),
-            format!(
-                "{field} = {n} times the GPUs of {} is beyond int64, the largest count a node advertises.",
-                overflow.join(", ")
-            ),
-        ));
-    }
+    let path = [Step::Attr(block), Step::Attr(field)];
+    super::counts::check(n, gpus, &path, &format!("{field} = {n}"), out);
 }
 
 /// EKSGPU108: time-slicing and MPS settings the device plugin applies.

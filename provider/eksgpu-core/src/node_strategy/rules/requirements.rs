@@ -83,7 +83,10 @@ fn shape_violation(pool: &Pool, p: Vec<Step>, detail: String) -> Violation {
 }
 
 /// EKSGPU313: a `karpenter.k8s.aws` requirement on an Auto Mode pool. Auto Mode nodes carry
-/// `eks.amazonaws.com` instance labels and none of Karpenter's, so the NodePool never gets a node.
+/// `eks.amazonaws.com` instance labels and none of Karpenter's, so a requirement that needs the
+/// label (`In`, `Exists`, `Gt`, `Lt`, `Gte`, `Lte`) leaves the NodePool without a node. `NotIn` and
+/// `DoesNotExist` hold on every node instead: the pool launches, but the requirement excludes
+/// nothing (EKSGPU312, a warning), which is rarely what its author meant.
 pub(super) fn auto_mode_karpenter_labels(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     if pool.capacity != Capacity::AutoMode {
         return;
@@ -96,11 +99,16 @@ pub(super) fn auto_mode_karpenter_labels(pool: &Pool, at: &At<'_>, out: &mut Vec
             Some(k) => format!("write `{k}`"),
             None => "Auto Mode has no label of that meaning".to_owned(),
         };
+        let (code, effect) = if matching::holds_without_label(&r.operator) {
+            (Code::EKSGPU312, "so this requirement excludes nothing")
+        } else {
+            (Code::EKSGPU313, "so the NodePool never gets a node")
+        };
         out.push(Violation::new(
-            Code::EKSGPU313,
+            code,
             path(at, j),
             format!(
-                "Requirement {j} of Auto Mode pool {:?} is on {}, which Auto Mode nodes do not carry: {instead}.",
+                "Requirement {j} of Auto Mode pool {:?} is on {}, which Auto Mode nodes do not carry, {effect}: {instead}.",
                 pool.name, r.key
             ),
         ));

@@ -5,7 +5,7 @@
 
 use crate::catalog::InstanceType;
 use crate::model::Pool;
-use crate::render::{DEVICE_PLUGIN_CONFIG, shared_count};
+use crate::render::DEVICE_PLUGIN_CONFIG;
 use crate::rules::{At, Code, Step, Violation};
 use crate::sharing::handover::GPU_REPLICAS;
 
@@ -32,34 +32,5 @@ pub(super) fn check(pool: &Pool, types: &[&InstanceType], at: &At<'_>, out: &mut
         ));
         return;
     };
-    if replicas < 1 {
-        return;
-    }
-    let fractional: Vec<&str> = types.iter().filter(|t| t.fractional).map(|t| t.name).collect();
-    if !fractional.is_empty() {
-        out.push(Violation::new(
-            Code::EKSGPU138,
-            path(),
-            format!(
-                "{} {} a fractional GPU, counted as 0 whole GPUs: sharing it advertises no shared GPU.",
-                fractional.join(", "),
-                if fractional.len() == 1 { "is" } else { "are" }
-            ),
-        ));
-    }
-    let overflow: Vec<&str> = types
-        .iter()
-        .filter(|t| !t.fractional && shared_count(replicas, t).is_none())
-        .map(|t| t.name)
-        .collect();
-    if !overflow.is_empty() {
-        out.push(Violation::new(
-            Code::EKSGPU137,
-            path(),
-            format!(
-                "{replicas} shares per GPU times the GPUs of {} is beyond int64, the largest count a node advertises.",
-                overflow.join(", ")
-            ),
-        ));
-    }
+    crate::sharing::counts::check(replicas, types, &path(), &format!("{GPU_REPLICAS} {replicas}"), out);
 }

@@ -938,6 +938,8 @@ mod auto_mode_labels;
 mod crd_limits;
 /// The standalone device plugin's rules.
 mod device_plugin;
+/// What one DRA driver release serves.
+mod dra_release;
 /// P6e-GB200's purchase and MIG truths.
 mod gb200;
 /// The Neuron and Auto Mode table rules.

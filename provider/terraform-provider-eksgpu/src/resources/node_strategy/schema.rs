@@ -206,8 +206,10 @@ pub fn schema() -> Schema {
              `resources.gpus` with `gpuResourcesEnabledOverride` where a pool's GPUs are claimed, \
              `resources.computeDomains` where a pool is `multi_node_nvlink` (GPUs off when every DRA pool is, as for \
              P6e-GB200: the device plugin keeps them), the `featureGates` the sharing pools' DRA sharing needs \
-             (`TimeSlicingSettings`, `MPSSupport`, from the labels a sharing pool hands over), and the kubelet \
-             plugin's tolerations and node affinity for the pools' nodes. Empty (`\"\"`) when no NVIDIA pool has \
+             (`TimeSlicingSettings`, `MPSSupport`, from the labels a sharing pool hands over), `nvidiaDriverRoot` \
+             (`/run/nvidia/driver` where the GPU Operator installs the hybrid nodes' driver, `/` where the host has \
+             it; one root per release, EKSGPU146), and the kubelet plugin's tolerations and node affinity for the \
+             pools' nodes (one DaemonSet: no GPU plugin beside a GB200 pool's device plugin, EKSGPU145). Empty (`\"\"`) when no NVIDIA pool has \
              `dra = true`.",
         ))
         .attribute(Attribute::computed(

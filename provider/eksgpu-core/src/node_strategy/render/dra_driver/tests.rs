@@ -98,3 +98,33 @@ fn the_kubelet_plugin_lands_on_the_dra_pools_nodes_and_tolerates_their_taints() 
         ])
     );
 }
+
+#[test]
+fn the_driver_root_is_the_operators_where_it_installs_the_driver_and_the_hosts_elsewhere() {
+    use crate::model::GpuOperator;
+    let operator = |pools| NodeStrategy {
+        gpu_operator: Some(GpuOperator {
+            mig_strategy: "single".into(),
+            dcgm_exporter: true,
+            service_monitor: false,
+        }),
+        ..strategy(pools)
+    };
+    let onprem = dra("onprem", Capacity::Hybrid, &[]);
+    let cloud = dra("cloud", Capacity::ManagedNodeGroup, &["p5.48xlarge"]);
+    let root = |s: &NodeStrategy| dra_driver_values(s).unwrap()["nvidiaDriverRoot"].clone();
+    // The GPU Operator installs the hybrid nodes' driver in its driver container's root.
+    assert_eq!(root(&operator(vec![onprem.clone()])), "/run/nvidia/driver");
+    // EKS NVIDIA AMIs have it on the host, also beside a hybrid pool the driver does not serve.
+    let plain_hybrid = Pool {
+        dra: false,
+        ..onprem.clone()
+    };
+    assert_eq!(root(&operator(vec![plain_hybrid, cloud.clone()])), "/");
+    assert_eq!(root(&strategy(vec![cloud])), "/");
+    // Hybrid hosts with their own driver: without the operator, or with its driver switched off.
+    assert_eq!(root(&strategy(vec![onprem.clone()])), "/");
+    let mut own = onprem;
+    own.labels.insert(super::DEPLOY_DRIVER.into(), "false".into());
+    assert_eq!(root(&operator(vec![own])), "/");
+}

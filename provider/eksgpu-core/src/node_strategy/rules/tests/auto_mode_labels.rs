@@ -104,6 +104,38 @@ fn a_karpenter_label_on_an_auto_mode_pool_is_refused_with_its_twin() {
 }
 
 #[test]
+fn a_karpenter_label_exclusion_on_an_auto_mode_pool_excludes_nothing_and_warns() {
+    // `NotIn` and `DoesNotExist` hold on a node without the label: the NodePool launches, every
+    // type stays matched (the Karpenter label is on no Auto Mode node), and EKSGPU312 says so.
+    let both = [
+        req("eks.amazonaws.com/instance-gpu-manufacturer", "In", &["nvidia"]),
+        req("karpenter.k8s.aws/instance-family", "NotIn", &["g6e"]),
+    ];
+    let mut p = fixture::valid_pool("gpu", Capacity::AutoMode, &[]);
+    p.requirements = both[..1].to_vec();
+    let without = matched_instance_types(&p);
+    p.requirements = both.to_vec();
+    let with = matched_instance_types(&p);
+    assert!(with.iter().any(|n| n.starts_with("g6e.")), "{with:?}");
+    assert_eq!(with, without);
+    let vs = violations(pool(
+        Capacity::AutoMode,
+        req("karpenter.k8s.aws/instance-family", "DoesNotExist", &[]),
+    ));
+    assert!(of(&vs, Code::EKSGPU313).is_empty(), "{vs:?}");
+    let warned = of(&vs, Code::EKSGPU312);
+    assert!(
+        warned.len() == 1 && warned[0].detail.contains("`eks.amazonaws.com/instance-family`"),
+        "{vs:?}"
+    );
+    // On a Karpenter pool the same exclusion is read from the catalog, with no warning.
+    let mut k = fixture::valid_pool("gpu", Capacity::Karpenter, &[]);
+    k.requirements = both.to_vec();
+    assert!(!matched_instance_types(&k).iter().any(|n| n.starts_with("g6e.")));
+    assert!(of(&violations(k), Code::EKSGPU312).is_empty());
+}
+
+#[test]
 fn auto_mode_fixes_name_auto_mode_labels() {
     // Not confined to accelerated types: EKSGPU173, whose fix is Auto Mode's label.
     let vs = violations(pool(

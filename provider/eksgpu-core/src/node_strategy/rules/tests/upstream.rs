@@ -148,12 +148,12 @@ fn requirements_that_match_nothing_are_refused_naming_the_requirement() {
 #[test]
 fn auto_mode_documented_families_bound_its_pools() {
     let undocumented = Pool {
-        requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g7"])],
+        requirements: vec![req("eks.amazonaws.com/instance-family", "In", &["g7"])],
         ..fixture::pool("a", Capacity::AutoMode, &[])
     };
     assert!(codes(undocumented).contains(&Code::EKSGPU172));
     let documented = Pool {
-        requirements: vec![req("karpenter.k8s.aws/instance-family", "In", &["g6e", "g7"])],
+        requirements: vec![req("eks.amazonaws.com/instance-family", "In", &["g6e", "g7"])],
         ..fixture::pool("a", Capacity::AutoMode, &[])
     };
     assert!(!codes(documented).contains(&Code::EKSGPU172));
