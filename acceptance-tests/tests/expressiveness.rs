@@ -32,6 +32,9 @@ use eksgpu_acceptance_tests::skip;
 use eksgpu_acceptance_tests::{Workdir, repo_root, terraform_versions};
 use serde_json::Value;
 
+#[path = "expressiveness/tf_module.rs"]
+mod tf_module;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {
     /// Every upstream field rendered, nothing added beyond the allowlist.
@@ -716,6 +719,8 @@ fn upstream_definitions_are_expressed_field_by_field() {
                     yaml_blocks(&text)
                 } else if f.ends_with(".adoc") {
                     capacity_block_page(&text, "gpu-my-mng")
+                } else if f.ends_with(".tf") {
+                    tf_module::for_folder(def.folder, &text, def.values)
                 } else {
                     text
                 };
