@@ -1227,3 +1227,51 @@ fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
     );
     w.assert_empty_plan();
 }
+
+/// terraform-aws-modules/eks `ebs_optimized` against EC2 (moto), on an AL2 node group with a
+/// second volume from a snapshot (terraform-aws-eks-blueprints ml-container-cache): `EbsOptimized`
+/// reaches the launch template, refresh reads it back (no drift), and a change is a new template
+/// version the node group rolls to.
+#[test]
+fn ebs_optimized_reaches_the_launch_template_and_a_change_rolls_it() {
+    let tf = &terraform_versions()[0];
+    let pool = |ebs: bool| {
+        mng_pool("training", "{}")
+            .replace(r#"capacity_types = ["spot"]"#, "")
+            .replace(
+                "      update = {",
+                &format!(
+                    r#"      ami_type      = "AL2_x86_64_GPU"
+      ebs_optimized = {ebs}
+      block_device_mappings = [{{
+        device_name = "/dev/xvdb"
+        snapshot_id = "snap-0123456789abcdef0"
+        volume_size = 64
+        volume_type = "gp3"
+      }}]
+      update = {{"#
+                ),
+            )
+    };
+    // AL2 AMIs end with Kubernetes 1.32 (EKSGPU013).
+    let main = |ebs: bool| {
+        strategy(None, &pool(ebs)).replace(
+            "  name         = \"genai\"\n",
+            "  name         = \"genai\"\n  kubernetes_version = \"1.32\"\n",
+        )
+    };
+    let (_kube, moto, w) = setup(tf, &main(true));
+    w.apply();
+    let v1 = template_version(&moto);
+    assert!(v1.contains("<ebsOptimized>true</ebsOptimized>"), "{v1}");
+    assert!(v1.contains("<snapshotId>snap-0123456789abcdef0</snapshotId>"), "{v1}");
+    w.assert_empty_plan();
+    w.write("main.tf", &main(false));
+    w.apply();
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+        "2"
+    );
+    assert!(template_version(&moto).contains("<ebsOptimized>false</ebsOptimized>"));
+    w.assert_empty_plan();
+}

@@ -403,6 +403,8 @@ pub struct ManagedNodeGroup {
     pub release_version: Option<String>,
     /// `diskSize` in GiB (no launch template): EKS's default is 20.
     pub disk_size: Option<i64>,
+    /// `EbsOptimized` in the pool's launch template; `None` leaves it to the instance type.
+    pub ebs_optimized: Option<bool>,
     /// `nodeRepairConfig`.
     pub node_repair_config: Option<NodeRepairConfig>,
     /// The capacity reservation (`cr-…`) the nodes launch into, through the launch template the

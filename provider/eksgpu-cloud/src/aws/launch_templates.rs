@@ -87,6 +87,7 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
         .set_instance_type(d.instance_type.as_deref().map(Into::into))
         .set_network_interfaces((!d.network_interfaces.is_empty()).then(|| nics.collect()))
         .set_block_device_mappings((!d.block_device_mappings.is_empty()).then(|| volumes.collect()))
+        .set_ebs_optimized(d.ebs_optimized)
         .set_instance_market_options(d.capacity_block.then(|| {
             LaunchTemplateInstanceMarketOptionsRequest::builder()
                 .market_type(MarketType::CapacityBlock)
@@ -150,6 +151,7 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
                 }
             })
             .collect(),
+        ebs_optimized: d.ebs_optimized(),
         // Base64 as EC2 returns it; text that is not base64 of UTF-8 stays as it is (drift).
         user_data: d
             .user_data()

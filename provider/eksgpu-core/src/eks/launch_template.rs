@@ -56,6 +56,8 @@ pub struct LaunchTemplateData {
     /// `diskSize` next to a launch template, EKS API CreateNodegroup `diskSize`), then the pool's
     /// `block_device_mappings`.
     pub block_device_mappings: Vec<TemplateVolume>,
+    /// `EbsOptimized` (the pool's `ebs_optimized`); `None` is the instance type's default.
+    pub ebs_optimized: Option<bool>,
     /// `UserData` as text (the API takes and returns it base64-encoded).
     pub user_data: Option<String>,
     /// `Placement.GroupName`.
@@ -162,14 +164,15 @@ pub fn retag(
 }
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
-/// reservation, or anything else only a template carries (user data, volumes, interfaces,
-/// placement, instance tags).
+/// reservation, or anything else only a template carries (user data, volumes, EBS optimization,
+/// interfaces, placement, instance tags).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
             || m.capacity_reservation_resource_group_arn.is_some()
             || m.user_data.is_some()
             || !m.block_device_mappings.is_empty()
+            || m.ebs_optimized.is_some()
             || !m.network_interfaces.is_empty()
             || m.cluster_placement_group
             || !m.instance_tags.is_empty()
@@ -357,6 +360,7 @@ pub fn launch_template(
             capacity_reservation_resource_group_arn: m.capacity_reservation_resource_group_arn.clone(),
             capacity_block: cb,
             block_device_mappings: volumes,
+            ebs_optimized: m.ebs_optimized,
             user_data: m.user_data.as_deref().map(|u| super::user_data::rendered(u, ami_type)),
             placement_group: m.cluster_placement_group.then(|| name.clone()),
             instance_tags: m.instance_tags.clone(),
@@ -405,6 +409,9 @@ impl LaunchTemplateData {
         if !self.block_device_mappings.is_empty() {
             let v: Vec<Value> = self.block_device_mappings.iter().map(TemplateVolume::to_json).collect();
             d.insert("BlockDeviceMappings".into(), Value::Array(v));
+        }
+        if let Some(e) = self.ebs_optimized {
+            d.insert("EbsOptimized".into(), json!(e));
         }
         if !self.network_interfaces.is_empty() {
             let nics: Vec<Value> = self

@@ -296,3 +296,24 @@ fn a_b300_node_group_keeps_efa_off_card_zero() {
             .all(|n| n.interface_type == "efa-only" && n.network_card_index > 0)
     );
 }
+
+/// `ebs_optimized` alone gives a node group its template (`EbsOptimized`), reads back from it, and
+/// a change is a new template version, not a new node group.
+#[test]
+fn ebs_optimized_is_template_data_that_reads_back_and_versions() {
+    let mut p = fixture::pool("infer", Capacity::ManagedNodeGroup, &["inf2.24xlarge"]);
+    let m = p.managed_node_group.get_or_insert_with(fixture::managed_node_group);
+    m.disk_size = None;
+    m.ebs_optimized = Some(true);
+    let s = strategy(vec![p.clone()]);
+    let ng = node_group(&s, &s.pools[0]).expect("a node group");
+    let lt = ng.launch_template.clone().expect("a template");
+    assert_eq!(lt.data.to_json()["EbsOptimized"], json!(true));
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &ng, false), s.pools[0]);
+    let mut off = p;
+    off.managed_node_group.as_mut().expect("mng").ebs_optimized = Some(false);
+    let want = node_group(&s, &off).expect("a node group");
+    assert_eq!(want.replacement(&ng), None);
+    let u = want.update(&ng).expect("an update");
+    assert_eq!(u.launch_template.and_then(|d| d.ebs_optimized), Some(false));
+}

@@ -74,6 +74,21 @@ const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
 // EKS's disk size of a node group without a launch template: 20 GiB for Linux and Bottlerocket.
 .server_default(Lit::Int(crate::eks::DEFAULT_DISK_SIZE_GIB));
 
+const EBS_OPTIMIZED: Attr<ManagedNodeGroup> = attr(
+    "ebs_optimized",
+    Ty::Bool,
+    "`EbsOptimized` in the pool's launch template, as terraform-aws-modules/eks `ebs_optimized` sets it: dedicated \
+     bandwidth to EBS. GPU and Neuron instance types are EBS-optimized by default, where `true` changes nothing and \
+     `false` has no effect. Default: unset (the instance type's default). A change makes a new template version the \
+     nodes roll to.",
+    lens!(ManagedNodeGroup, ebs_optimized),
+)
+// EC2 RequestLaunchTemplateData.EbsOptimized (EC2 API reference); "For instance types that are
+// EBS-optimized by default, there is no need to enable EBS optimization, and there is no effect if
+// you disable EBS optimization" (EC2 user guide, ebs-optimized.html). Rendered in the launch
+// template and read back from it (eks::launch_template).
+.custom();
+
 const CAPACITY_RESERVATION_ID: Attr<ManagedNodeGroup> = attr(
     "capacity_reservation_id",
     Ty::String,
@@ -557,6 +572,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &AMI_TYPE,
     &RELEASE_VERSION,
     &DISK_SIZE,
+    &EBS_OPTIMIZED,
     &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
     &Required(&SCALING),
@@ -579,7 +595,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, `ebs_optimized` or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

@@ -394,6 +394,7 @@ fn the_upstream_inputs_read_back_from_their_values() {
                 interface_type: "efa".into(),
             }],
             cluster_placement_group: true,
+            ebs_optimized: Some(true),
             instance_tags: [("Name".to_owned(), "x".to_owned())].into(),
             capacity_reservation_resource_group_arn: Some(
                 "arn:aws:resource-groups:us-west-2:123456789012:group/g".into(),
