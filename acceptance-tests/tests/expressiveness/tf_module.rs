@@ -634,15 +634,16 @@ fn node_group(call: &ModuleCall, g: &Inputs) -> Value {
         "launchTemplate".into(),
         json!({"id": call.launch_template_id, "version": "1"}),
     );
-    let taints: Vec<Value> = g
-        .get("taints")
-        .and_then(Value::as_object)
-        .map(|t| {
-            t.values()
-                .map(|t| json!({"key": t["key"], "value": t["value"], "effect": t["effect"]}))
-                .collect()
-        })
-        .unwrap_or_default();
+    // `dynamic "taint" { for_each = var.taints }`: a map's values or a list's items (data-on-eks
+    // writes a list); a bool `value` is the string Terraform converts it to.
+    let taints: Vec<Value> = match g.get("taints") {
+        Some(Value::Object(t)) => t.values().collect(),
+        Some(Value::Array(t)) => t.iter().collect(),
+        _ => Vec::new(),
+    }
+    .into_iter()
+    .map(|t| json!({"key": t["key"], "value": t["value"], "effect": t["effect"]}))
+    .collect();
     put(&mut r, "taints", Value::Array(taints));
     let default_update = json!({"max_unavailable_percentage": 33});
     let u = g.get("update_config").unwrap_or(&default_update);
@@ -761,6 +762,83 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_suffix: "20250824000000000000000001",
         },
     ),
+    // awslabs/data-on-eks@11f2e445 ai-ml/trainium-inferentia: `~> 20.17` (v20.37.2); the module
+    // call's `tags = merge(local.tags, {"karpenter.sh/discovery" = local.name})` with `local.name =
+    // var.name` ("trainium-inferentia") and `local.tags` from that folder's main.tf. Kubernetes
+    // 1.32 for `var.eks_cluster_version` (default "1.30"): 1.30 left EKS extended support on
+    // 2026-07-23 (EKS user guide, kubernetes-versions), and 1.32 is the last version EKS made AL2
+    // AMIs for (EKS user guide, eks-ami-deprecation-faqs), which the definitions boot. trn1.32xlarge
+    // has 8 network cards (EC2 DescribeInstanceTypes; the provider's network-card table).
+    (
+        "doeks-trn1-efa-mng",
+        ModuleCall {
+            major: Major::V20,
+            key: "trn1-32xl-ng1",
+            cluster_name: "trainium-inferentia",
+            kubernetes_version: "1.32",
+            subnet_ids: &["subnet-0a1b2c3d4e5f60003"],
+            tags: DOEKS_TAGS,
+            node_role_arn: "arn:aws:iam::123456789012:role/trn1-32xl-ng1-eks-node-group",
+            security_group_ids: &["sg-0a1b2c3d4e5f60001"],
+            network_cards: 8,
+            launch_template_id: "lt-0a1b2c3d4e5f60001",
+            latest_release_version: "",
+            node_group_suffix: "20241030000000000000000001",
+            launch_template_suffix: "20241030000000000000000001",
+        },
+    ),
+    (
+        "doeks-inf2-mng",
+        ModuleCall {
+            major: Major::V20,
+            key: "inf2-24xl-ng",
+            cluster_name: "trainium-inferentia",
+            kubernetes_version: "1.32",
+            subnet_ids: &["subnet-0a1b2c3d4e5f60003"],
+            tags: DOEKS_TAGS,
+            node_role_arn: "arn:aws:iam::123456789012:role/inf2-24xl-ng-eks-node-group",
+            security_group_ids: &["sg-0a1b2c3d4e5f60001"],
+            network_cards: 1,
+            launch_template_id: "lt-0a1b2c3d4e5f60001",
+            latest_release_version: "",
+            node_group_suffix: "20241030000000000000000001",
+            launch_template_suffix: "20241030000000000000000001",
+        },
+    ),
+    // aws-ia/terraform-aws-eks-blueprints@98d0eb40 patterns/ml-container-cache: `~> 20.34`
+    // (v20.37.2), `cluster_version = "1.32"`; `local.name = basename(path.cwd)`, `local.tags` from
+    // the pattern's main.tf.
+    (
+        "eksbp-ml-container-cache",
+        ModuleCall {
+            major: Major::V20,
+            key: "gpu",
+            cluster_name: "ml-container-cache",
+            kubernetes_version: "1.32",
+            subnet_ids: &[
+                "subnet-0a1b2c3d4e5f60001",
+                "subnet-0a1b2c3d4e5f60002",
+                "subnet-0a1b2c3d4e5f60003",
+            ],
+            tags: &[
+                ("Blueprint", "ml-container-cache"),
+                ("GithubRepo", "github.com/aws-ia/terraform-aws-eks-blueprints"),
+            ],
+            node_role_arn: "arn:aws:iam::123456789012:role/gpu-eks-node-group",
+            security_group_ids: &["sg-0a1b2c3d4e5f60001"],
+            network_cards: 1,
+            launch_template_id: "lt-0a1b2c3d4e5f60001",
+            latest_release_version: "",
+            node_group_suffix: "20250312000000000000000001",
+            launch_template_suffix: "20250312000000000000000001",
+        },
+    ),
+];
+
+const DOEKS_TAGS: &[(&str, &str)] = &[
+    ("Blueprint", "trainium-inferentia"),
+    ("GithubRepo", "github.com/awslabs/data-on-eks"),
+    ("karpenter.sh/discovery", "trainium-inferentia"),
 ];
 
 const BLUEPRINT_TAGS_EFA: &[(&str, &str)] = &[
@@ -880,4 +958,61 @@ module "eks" {
     assert_eq!(lt["Monitoring"], json!({"Enabled": true}));
     assert_eq!(v20[1]["CreateNodegroup"]["nodeRepairConfig"], json!({"enabled": true}));
     assert!(v20[1]["CreateNodegroup"].get("releaseVersion").is_none());
+}
+
+/// The data-on-eks entries (`../shared/upstream/nodepools/doeks-*`, skipped without them): a taint
+/// list with a bare `true` value, the v20 defaults' root volume and `ebs_optimized` under an entry
+/// without its own (trn1) and the entry's volume over them (inf2), an EFA interface per network
+/// card, and the AL2 pre-bootstrap script in a `//` MIME document.
+#[test]
+fn data_on_eks_entries_take_list_taints_and_the_v20_defaults() {
+    let dir = eksgpu_acceptance_tests::repo_root().join("../shared/upstream/nodepools/doeks-trn1-efa-mng/eks.tf");
+    let (Ok(tf), false) = (std::fs::read_to_string(&dir), terraform_versions().is_empty()) else {
+        eksgpu_acceptance_tests::skip("the data-on-eks definition or a Terraform CLI is absent");
+        return;
+    };
+    let values = [
+        ("[module.vpc.private_subnets[2]]", "[\"subnet-0a1b2c3d4e5f60003\"]"),
+        ("var.trn1_32xl_min_size", "0"),
+        ("var.trn1_32xl_desired_size", "0"),
+        ("var.inf2_24xl_min_size", "0"),
+        ("var.inf2_24xl_desired_size", "0"),
+        ("local.tags", "{}"),
+        ("local.name", "\"trainium-inferentia\""),
+    ];
+    let docs = |folder: &str| -> Vec<Value> {
+        for_folder(folder, &tf, &values)
+            .split("\n---\n")
+            .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{e}: {d}")))
+            .collect()
+    };
+    let trn1 = docs("doeks-trn1-efa-mng");
+    let (lt, ng) = (&trn1[0]["CreateLaunchTemplate"], &trn1[1]["CreateNodegroup"]);
+    let d = &lt["LaunchTemplateData"];
+    assert_eq!(
+        ng["taints"],
+        json!([{"key": "aws.amazon.com/neuron", "value": true, "effect": "NO_SCHEDULE"}])
+    );
+    assert_eq!(d["EbsOptimized"], true, "from eks_managed_node_group_defaults");
+    assert_eq!(d["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 100);
+    assert_eq!(d["NetworkInterfaces"].as_array().map(Vec::len), Some(8));
+    assert_eq!(d["Placement"]["GroupName"], "trainium-inferentia-trn1-32xl-ng1");
+    assert_eq!(ng["nodegroupName"], "trn1-32xl-ng1-20241030000000000000000001");
+    use base64::Engine as _;
+    let user_data = base64::engine::general_purpose::STANDARD
+        .decode(d["UserData"].as_str().unwrap_or_default())
+        .unwrap_or_default();
+    let user_data = String::from_utf8_lossy(&user_data);
+    assert!(
+        user_data.starts_with("Content-Type: multipart/mixed; boundary=\"//\"\n")
+            && user_data.contains("\r\n\r\n# Mount instance store volumes in RAID-0")
+            && user_data.ends_with("&& rm -rf /awscli\n\r\n--//--\r\n"),
+        "{user_data:?}"
+    );
+    let inf2 = docs("doeks-inf2-mng");
+    let d = &inf2[0]["CreateLaunchTemplate"]["LaunchTemplateData"];
+    assert_eq!(d["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 500, "the entry's own");
+    assert!(d.get("NetworkInterfaces").is_none());
+    assert_eq!(inf2[1]["CreateNodegroup"]["taints"][0]["value"], "true");
+    assert_eq!(inf2[1]["CreateNodegroup"]["capacityType"], "ON_DEMAND");
 }
