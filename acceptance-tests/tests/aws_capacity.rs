@@ -1227,3 +1227,84 @@ fn adding_or_dropping_the_launch_template_replaces_the_node_group() {
     );
     w.assert_empty_plan();
 }
+
+/// A node group pool as terraform-aws-modules/eks lays out its launch template (#34): IMDS
+/// `metadata_options`, `detailed_monitoring`, and the user data its cloudinit provider renders
+/// (`Content-Type` first, CRLF) kept as written. EC2 (moto) stores them in the template, refresh
+/// and import read them back (no drift), and a changed hop limit is a new template version.
+#[test]
+fn metadata_options_monitoring_and_cloudinit_user_data_reach_the_launch_template() {
+    let user_data = r#"join("", [
+        "Content-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\nMIME-Version: 1.0\r\n\r\n",
+        "--MIMEBOUNDARY\r\nContent-Transfer-Encoding: 7bit\r\nContent-Type: application/node.eks.aws\r\nMime-Version: 1.0\r\n\r\n",
+        "---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  instance:\n    localStorage:\n      strategy: RAID0\n",
+        "\r\n--MIMEBOUNDARY--\r\n",
+      ])"#;
+    let pool = |hop: u32| {
+        mng_pool("training", "{}").replace(
+            "      update = {",
+            &format!(
+                "      detailed_monitoring = true\n      metadata_options = {{\n        \
+                 http_endpoint = \"enabled\"\n        http_tokens = \"required\"\n        \
+                 http_put_response_hop_limit = {hop}\n      }}\n      user_data = {user_data}\n      update = {{"
+            ),
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool(2)));
+        let plan = w.ok(&["plan", "-no-color"]);
+        assert!(
+            plan.stdout.contains("MetadataOptions") && plan.stdout.contains("Monitoring"),
+            "{}: the plan shows them",
+            tf.label
+        );
+        w.apply();
+        let v1 = template_version(&moto);
+        for want in [
+            "<httpEndpoint>enabled</httpEndpoint>",
+            "<httpTokens>required</httpTokens>",
+            "<httpPutResponseHopLimit>2</httpPutResponseHopLimit>",
+        ] {
+            assert!(v1.contains(want), "{}: {want} in {v1}", tf.label);
+        }
+        assert!(
+            v1.replace(['\n', ' '], "")
+                .contains("<monitoring><enabled>true</enabled></monitoring>"),
+            "{v1}"
+        );
+        // The cloudinit document is MIME already: sent as written, not wrapped again.
+        let encoded = v1
+            .split("<userData>")
+            .nth(1)
+            .and_then(|r| r.split("</userData>").next())
+            .unwrap_or_default();
+        use base64::Engine as _;
+        let text = base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        assert!(
+            text.starts_with("Content-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("multipart/mixed").count(), 1, "{text}");
+        w.assert_empty_plan();
+        let imported = workdir(&tf, &strategy(None, &pool(2)), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        w.write("main.tf", &strategy(None, &pool(1)));
+        w.apply();
+        assert!(
+            template_version(&moto).contains("<httpPutResponseHopLimit>1</httpPutResponseHopLimit>"),
+            "{}: a new version",
+            tf.label
+        );
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+            "2"
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -74,10 +74,14 @@ pub struct ModuleCall<'a> {
     /// (v21 default `true`, v20 `false`): `data.aws_ssm_parameter.ami`, e.g.
     /// `/aws/service/eks/optimized-ami/<version>/amazon-linux-2023/x86_64/nvidia/recommended/release_version`.
     pub latest_release_version: &'a str,
-    /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`).
+    /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`, `use_name_prefix`
+    /// defaults `true`): a generated suffix, given the one the pool's `name_prefix` gets.
     pub node_group_suffix: &'a str,
-    /// What the AWS provider appends to the launch template's `name_prefix` (`<key>-`).
-    pub launch_template_suffix: &'a str,
+    /// The launch template's name: the AWS provider generates it from `name_prefix = "<key>-"`
+    /// (`launch_template_use_name_prefix` defaults `true`); a definition gives the name the pool's
+    /// template has (`<cluster_name>-<pool>`), as `eksug-capacity-block-mng-cfn` gives the one
+    /// CloudFormation generates: the template is compared by what it holds.
+    pub launch_template_name: &'a str,
 }
 
 /// The `CreateLaunchTemplate` and `CreateNodegroup` requests the module makes for the entry
@@ -415,12 +419,13 @@ fn launch_template(call: &ModuleCall, g: &Inputs) -> Result<Value, String> {
     }
     let description = format!("Custom launch template for {name} EKS managed node group");
     let template_tags = merge(&[&tags, g.get("launch_template_tags").unwrap_or(&Value::Null)]);
-    let lt_prefix = g.str_or("launch_template_name", call.key);
     let mut req = Map::new();
-    req.insert(
-        "LaunchTemplateName".into(),
-        json!(format!("{lt_prefix}-{}", call.launch_template_suffix)),
-    );
+    let lt_name = if g.bool_or("launch_template_use_name_prefix", true) {
+        call.launch_template_name.to_owned()
+    } else {
+        g.str_or("launch_template_name", call.key)
+    };
+    req.insert("LaunchTemplateName".into(), json!(lt_name));
     req.insert("LaunchTemplateData".into(), Value::Object(d));
     req.insert("VersionDescription".into(), json!(description));
     if !template_tags.is_empty() {
@@ -710,8 +715,8 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 32,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20250312000000000000000001",
-            launch_template_suffix: "20250312000000000000000001",
+            node_group_suffix: "d28ee552",
+            launch_template_name: "nvidia-gpu-efa-nvidia-efa",
         },
     ),
     // The same repository's patterns/ml-capacity-block: `~> 20.34`.
@@ -730,7 +735,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
             node_group_suffix: "20250312000000000000000001",
-            launch_template_suffix: "20250312000000000000000001",
+            launch_template_name: "ml-capacity-block-cbr",
         },
     ),
     // terraform-aws-modules/terraform-aws-eks@bef29c4d tests/eks-managed-node-group: the module
@@ -758,7 +763,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "1.33.4-20250821",
             node_group_suffix: "20250824000000000000000001",
-            launch_template_suffix: "20250824000000000000000001",
+            launch_template_name: "ex-eks-managed-node-group-efa",
         },
     ),
 ];
@@ -831,7 +836,7 @@ module "eks" {
         launch_template_id: "lt-1",
         latest_release_version: "1.33.0-1",
         node_group_suffix: "s",
-        launch_template_suffix: "t",
+        launch_template_name: "c-a",
     };
     let docs = |call: &ModuleCall| -> Vec<Value> {
         requests(tf, call, &[("var.y", "\"2\"")])
@@ -850,7 +855,7 @@ module "eks" {
         .filter_map(|n| n["InterfaceType"].as_str())
         .collect();
     assert_eq!(kinds, ["efa", "efa-only", "efa", "efa-only"]);
-    assert_eq!(lt["LaunchTemplateName"], "a-t");
+    assert_eq!(lt["LaunchTemplateName"], "c-a");
     assert_eq!(lt["LaunchTemplateData"]["Placement"]["GroupName"], "c-a");
     assert_eq!(
         lt["LaunchTemplateData"]["MetadataOptions"]["HttpPutResponseHopLimit"],

@@ -426,6 +426,22 @@ pub struct ManagedNodeGroup {
     pub cluster_placement_group: bool,
     /// Tags on the instances, volumes and network interfaces the node group launches.
     pub instance_tags: BTreeMap<String, String>,
+    /// Launch template `MetadataOptions`: the nodes' instance metadata service.
+    pub metadata_options: Option<TemplateMetadata>,
+    /// Launch template `Monitoring.Enabled`: CloudWatch detailed (one-minute) monitoring.
+    pub detailed_monitoring: Option<bool>,
+}
+
+/// A node group launch template's `MetadataOptions` (EC2 API reference,
+/// LaunchTemplateInstanceMetadataOptionsRequest); unset fields are EC2's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateMetadata {
+    /// `HttpEndpoint`: `enabled` or `disabled`.
+    pub http_endpoint: Option<String>,
+    /// `HttpTokens`: `required` (IMDSv2 only) or `optional`.
+    pub http_tokens: Option<String>,
+    /// `HttpPutResponseHopLimit`: 1–64.
+    pub http_put_response_hop_limit: Option<i64>,
 }
 
 /// One EBS volume of a node group's launch template (EC2 `LaunchTemplateBlockDeviceMappingRequest`).

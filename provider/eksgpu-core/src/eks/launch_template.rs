@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::catalog;
-use crate::model::{NodeGroupVolume, NodeStrategy, Pool};
+use crate::model::{NodeGroupVolume, NodeStrategy, Pool, TemplateMetadata};
 
 /// EC2 `InstanceMarketOptions.MarketType` of a Capacity Block (EKS user guide, capacity-blocks-mng).
 pub const CAPACITY_BLOCK_MARKET: &str = "capacity-block";
@@ -62,6 +62,10 @@ pub struct LaunchTemplateData {
     pub placement_group: Option<String>,
     /// `TagSpecifications` of the instances, volumes and network interfaces launched.
     pub instance_tags: BTreeMap<String, String>,
+    /// `MetadataOptions` (the fields set).
+    pub metadata_options: Option<TemplateMetadata>,
+    /// `Monitoring.Enabled`.
+    pub detailed_monitoring: Option<bool>,
 }
 
 /// `NetworkInterfaces[]` of the template.
@@ -163,7 +167,7 @@ pub fn retag(
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
 /// reservation, or anything else only a template carries (user data, volumes, interfaces,
-/// placement, instance tags).
+/// placement, instance tags, metadata options, monitoring).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
@@ -173,6 +177,8 @@ pub fn needs_launch_template(pool: &Pool) -> bool {
             || !m.network_interfaces.is_empty()
             || m.cluster_placement_group
             || !m.instance_tags.is_empty()
+            || m.metadata_options.is_some()
+            || m.detailed_monitoring.is_some()
     });
     pool.efa || capacity_block(pool) || template_only
 }
@@ -360,6 +366,8 @@ pub fn launch_template(
             user_data: m.user_data.as_deref().map(|u| super::user_data::rendered(u, ami_type)),
             placement_group: m.cluster_placement_group.then(|| name.clone()),
             instance_tags: m.instance_tags.clone(),
+            metadata_options: m.metadata_options.clone(),
+            detailed_monitoring: m.detailed_monitoring,
         },
         name,
         tags: tags.clone(),
@@ -453,6 +461,22 @@ impl LaunchTemplateData {
                 .map(|r| json!({"ResourceType": r, "Tags": tags}))
                 .collect();
             d.insert("TagSpecifications".into(), Value::Array(specs));
+        }
+        if let Some(m) = &self.metadata_options {
+            let mut o = serde_json::Map::new();
+            if let Some(e) = &m.http_endpoint {
+                o.insert("HttpEndpoint".into(), json!(e));
+            }
+            if let Some(t) = &m.http_tokens {
+                o.insert("HttpTokens".into(), json!(t));
+            }
+            if let Some(h) = m.http_put_response_hop_limit {
+                o.insert("HttpPutResponseHopLimit".into(), json!(h));
+            }
+            d.insert("MetadataOptions".into(), Value::Object(o));
+        }
+        if let Some(on) = self.detailed_monitoring {
+            d.insert("Monitoring".into(), json!({"Enabled": on}));
         }
         if let Some(u) = &self.user_data {
             d.insert("UserData".into(), json!(super::user_data::base64(u)));

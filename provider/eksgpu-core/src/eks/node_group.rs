@@ -531,7 +531,7 @@ fn expected_autoscaler_tags(
 
 /// What the launch template version a node group uses says of the pool: its network interfaces
 /// (the EFA layout `efa` renders, or the pool's own), its capacity reservation, disk, volumes, user
-/// data, placement group and instance tags. Without a template, the pool has none of them.
+/// data, placement group, instance tags, metadata options and monitoring. Without a template, the pool has none of them.
 fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>, ami_type: &str) {
     let prior_m = prior.managed_node_group.clone().unwrap_or_default();
     let Some(lt) = lt else {
@@ -551,6 +551,8 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
     m.capacity_reservation_resource_group_arn = d.capacity_reservation_resource_group_arn.clone();
     m.cluster_placement_group = d.placement_group.is_some();
     m.instance_tags = d.instance_tags.clone();
+    m.metadata_options = d.metadata_options.clone();
+    m.detailed_monitoring = d.detailed_monitoring;
     m.user_data = d
         .user_data
         .as_deref()

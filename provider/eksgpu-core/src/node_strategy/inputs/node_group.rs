@@ -7,7 +7,7 @@ use super::engine::{Decl, Object::NodeGroup, at};
 use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
 use crate::model::{
     Hybrid, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool, RepairOverride, Scaling,
-    UpdateConfig,
+    TemplateMetadata, UpdateConfig,
 };
 use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
@@ -519,6 +519,69 @@ const INSTANCE_TAGS: Attr<ManagedNodeGroup> = attr(
 ])
 .custom();
 
+const MD_ENDPOINT: Attr<TemplateMetadata> = attr(
+    "http_endpoint",
+    Ty::String,
+    "`enabled` or `disabled` (no instance metadata at all). Default EC2's `enabled`.",
+    lens!(TemplateMetadata, http_endpoint),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpEndpoint: enabled | disabled.
+.checks(&[Check::OneOf(&["enabled", "disabled"])])
+.custom();
+
+const MD_TOKENS: Attr<TemplateMetadata> = attr(
+    "http_tokens",
+    Ty::String,
+    "`required` (IMDSv2 only) or `optional`. Default EC2's for the AMI (`required` on AL2023).",
+    lens!(TemplateMetadata, http_tokens),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: optional | required.
+.checks(&[Check::OneOf(&["required", "optional"])])
+.custom();
+
+const MD_HOP_LIMIT: Attr<TemplateMetadata> = attr(
+    "http_put_response_hop_limit",
+    Ty::Number,
+    "IMDS PUT response hop limit, 1–64: `2` lets pods without host networking reach IMDS (terraform-aws-modules/eks \
+     v20 sets `2`, v21 `1`). Default EC2's `1`.",
+    lens!(TemplateMetadata, http_put_response_hop_limit),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpPutResponseHopLimit: 1–64.
+.checks(&[Check::Int(
+    1,
+    64,
+    "launch template `MetadataOptions.HttpPutResponseHopLimit`",
+)])
+.custom();
+
+/// EC2 `LaunchTemplateInstanceMetadataOptionsRequest` (EC2 API reference).
+const METADATA_OPTIONS: One<ManagedNodeGroup, TemplateMetadata> = One {
+    name: "metadata_options",
+    doc: "Instance metadata (IMDS) of the nodes, in the pool's launch template (`MetadataOptions`), as \
+          terraform-aws-modules/eks sets it on every node group (`http_endpoint = \"enabled\"`, `http_tokens = \
+          \"required\"`, a hop limit). Without it the template sets none and EC2's defaults apply.",
+    kinds: Kinds::All,
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&MD_ENDPOINT, &MD_TOKENS, &MD_HOP_LIMIT],
+    get: |m| m.metadata_options.as_ref(),
+    put: |m, o| {
+        m.metadata_options = o;
+        Ok(())
+    },
+};
+
+const DETAILED_MONITORING: Attr<ManagedNodeGroup> = attr(
+    "detailed_monitoring",
+    Ty::Bool,
+    "CloudWatch detailed (one-minute) monitoring of the nodes, in the pool's launch template (`Monitoring.Enabled`), \
+     as terraform-aws-modules/eks v20 turns on by default (`enable_monitoring`). Without it the template sets none \
+     (EC2's five-minute basic monitoring).",
+    lens!(ManagedNodeGroup, detailed_monitoring),
+)
+// Rendered in the launch template and read back from it (eks::launch_template).
+.custom();
+
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
 /// 1–100, not both (EKS API reference, NodegroupUpdateConfig).
 pub fn check_update(u: &UpdateConfig, path: &[Step], out: &mut Vec<Violation>) {
@@ -569,6 +632,8 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &NETWORK_INTERFACES,
     &CLUSTER_PLACEMENT_GROUP,
     &INSTANCE_TAGS,
+    &METADATA_OPTIONS,
+    &DETAILED_MONITORING,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -579,7 +644,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, metadata options, detailed monitoring or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \
