@@ -1308,3 +1308,40 @@ fn metadata_options_monitoring_and_cloudinit_user_data_reach_the_launch_template
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
+
+/// Explicit network interfaces with the fields terraform-aws-modules/eks sets on its EFA
+/// interfaces (#34): no public address, deleted with the node, a description and the
+/// interface's security groups reach the template (EC2, moto), and refresh and import read
+/// them back without drift.
+#[test]
+fn network_interface_public_ip_deletion_description_and_groups_reach_the_launch_template() {
+    let interfaces = r#"network_interfaces = [for i in range(32) : {
+        network_card_index          = i
+        device_index                = i == 0 ? 0 : 1
+        interface_type              = "efa"
+        associate_public_ip_address = false
+        delete_on_termination       = true
+        description                 = "EFA Network Interface ${i}"
+        security_group_ids          = ["sg-0123456789abcdef0"]
+      }]"#;
+    let pool = efa_pool(200).replace("      update = {", &format!("      {interfaces}\n      update = {{"));
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool));
+        w.apply();
+        let v1 = template_version(&moto).replace(['\n', ' '], "");
+        assert_eq!(v1.matches("<interfaceType>efa</interfaceType>").count(), 32, "{v1}");
+        assert_eq!(
+            v1.matches("<associatePublicIpAddress>false</associatePublicIpAddress>")
+                .count(),
+            32,
+            "{v1}"
+        );
+        assert!(v1.contains("<description>EFANetworkInterface31</description>"), "{v1}");
+        assert!(v1.contains("sg-0123456789abcdef0"), "{v1}");
+        w.assert_empty_plan();
+        let imported = workdir(&tf, &strategy(None, &pool), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -176,6 +176,14 @@ pub struct NetworkInterface {
     /// `interface` (ENA), `efa-only` (an EFA device without ENA), and in a node group's launch
     /// template also `efa` (EFA with ENA).
     pub interface_type: String,
+    /// Node group launch templates only: `AssociatePublicIpAddress`.
+    pub associate_public_ip_address: Option<bool>,
+    /// Node group launch templates only: `DeleteOnTermination`.
+    pub delete_on_termination: Option<bool>,
+    /// Node group launch templates only: `Description`.
+    pub description: Option<String>,
+    /// Node group launch templates only: `Groups` (security group IDs).
+    pub security_group_ids: Vec<String>,
 }
 
 impl NetworkInterface {

@@ -40,6 +40,10 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
             .network_card_index(to_i32(n.network_card_index))
             .device_index(to_i32(n.device_index))
             .interface_type(&n.interface_type)
+            .set_associate_public_ip_address(n.associate_public_ip_address)
+            .set_delete_on_termination(n.delete_on_termination)
+            .set_description(n.description.clone())
+            .set_groups((!n.security_group_ids.is_empty()).then(|| n.security_group_ids.clone()))
             .build()
     });
     let volumes = d.block_device_mappings.iter().map(|v| {
@@ -140,6 +144,10 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
                 network_card_index: n.network_card_index().map_or(0, i64::from),
                 device_index: n.device_index().map_or(0, i64::from),
                 interface_type: n.interface_type().unwrap_or("interface").to_owned(),
+                associate_public_ip_address: n.associate_public_ip_address(),
+                delete_on_termination: n.delete_on_termination(),
+                description: n.description().map(str::to_owned),
+                security_group_ids: n.groups().to_vec(),
             })
             .collect(),
         capacity_reservation_id: target.and_then(|t| t.capacity_reservation_id()).map(str::to_owned),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::catalog;
-use crate::model::{NodeGroupVolume, NodeStrategy, Pool, TemplateMetadata};
+use crate::model::{NetworkInterface, NodeGroupVolume, NodeStrategy, Pool, TemplateMetadata};
 
 /// EC2 `InstanceMarketOptions.MarketType` of a Capacity Block (EKS user guide, capacity-blocks-mng).
 pub const CAPACITY_BLOCK_MARKET: &str = "capacity-block";
@@ -69,12 +69,48 @@ pub struct LaunchTemplateData {
 }
 
 /// `NetworkInterfaces[]` of the template.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TemplateInterface {
     pub network_card_index: i64,
     pub device_index: i64,
     /// `interface` (ENA), `efa` (EFA with ENA) or `efa-only`.
     pub interface_type: String,
+    /// `AssociatePublicIpAddress`, when the pool sets it.
+    pub associate_public_ip_address: Option<bool>,
+    /// `DeleteOnTermination`, when the pool sets it.
+    pub delete_on_termination: Option<bool>,
+    /// `Description`, when the pool sets it.
+    pub description: Option<String>,
+    /// `Groups`: the interface's security groups, when the pool sets them.
+    pub security_group_ids: Vec<String>,
+}
+
+impl From<&NetworkInterface> for TemplateInterface {
+    fn from(n: &NetworkInterface) -> Self {
+        TemplateInterface {
+            network_card_index: n.network_card_index,
+            device_index: n.device_index,
+            interface_type: n.interface_type.clone(),
+            associate_public_ip_address: n.associate_public_ip_address,
+            delete_on_termination: n.delete_on_termination,
+            description: n.description.clone(),
+            security_group_ids: n.security_group_ids.clone(),
+        }
+    }
+}
+
+impl From<&TemplateInterface> for NetworkInterface {
+    fn from(n: &TemplateInterface) -> Self {
+        NetworkInterface {
+            network_card_index: n.network_card_index,
+            device_index: n.device_index,
+            interface_type: n.interface_type.clone(),
+            associate_public_ip_address: n.associate_public_ip_address,
+            delete_on_termination: n.delete_on_termination,
+            description: n.description.clone(),
+            security_group_ids: n.security_group_ids.clone(),
+        }
+    }
 }
 
 /// `BlockDeviceMappings[]` entry with its `Ebs` (EC2 LaunchTemplateBlockDeviceMappingRequest).
@@ -210,6 +246,7 @@ pub fn efa_interfaces(count: i64) -> Vec<TemplateInterface> {
             network_card_index: i,
             device_index: i64::from(i != 0),
             interface_type: "efa".to_owned(),
+            ..TemplateInterface::default()
         })
         .collect()
 }
@@ -230,6 +267,7 @@ pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
                 network_card_index: 0,
                 device_index: 0,
                 interface_type: "interface".to_owned(),
+                ..TemplateInterface::default()
             }];
             out.extend(
                 n.efa_cards()
@@ -239,6 +277,7 @@ pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
                         network_card_index: c,
                         device_index: 0,
                         interface_type: "efa-only".to_owned(),
+                        ..TemplateInterface::default()
                     }),
             );
             out
@@ -256,14 +295,7 @@ pub fn template_interfaces(pool: &Pool) -> Vec<TemplateInterface> {
         .map(|m| m.network_interfaces.as_slice())
         .unwrap_or_default();
     if !explicit.is_empty() {
-        return explicit
-            .iter()
-            .map(|n| TemplateInterface {
-                network_card_index: n.network_card_index,
-                device_index: n.device_index,
-                interface_type: n.interface_type.clone(),
-            })
-            .collect();
+        return explicit.iter().map(TemplateInterface::from).collect();
     }
     if pool.efa { efa_layout(pool) } else { Vec::new() }
 }
@@ -419,11 +451,26 @@ impl LaunchTemplateData {
                 .network_interfaces
                 .iter()
                 .map(|n| {
-                    json!({
+                    let mut o = json!({
                         "NetworkCardIndex": n.network_card_index,
                         "DeviceIndex": n.device_index,
                         "InterfaceType": n.interface_type,
-                    })
+                    });
+                    if let Some(m) = o.as_object_mut() {
+                        if let Some(p) = n.associate_public_ip_address {
+                            m.insert("AssociatePublicIpAddress".into(), json!(p));
+                        }
+                        if let Some(d) = n.delete_on_termination {
+                            m.insert("DeleteOnTermination".into(), json!(d));
+                        }
+                        if let Some(d) = &n.description {
+                            m.insert("Description".into(), json!(d));
+                        }
+                        if !n.security_group_ids.is_empty() {
+                            m.insert("Groups".into(), json!(n.security_group_ids));
+                        }
+                    }
+                    o
                 })
                 .collect();
             d.insert("NetworkInterfaces".into(), Value::Array(nics));

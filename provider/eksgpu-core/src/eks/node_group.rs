@@ -566,15 +566,7 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
         m.disk_size = volumes.remove(i).volume_size;
     }
     m.block_device_mappings = volumes.iter().map(NodeGroupVolume::from).collect();
-    let interfaces: Vec<NetworkInterface> = d
-        .network_interfaces
-        .iter()
-        .map(|n| NetworkInterface {
-            network_card_index: n.network_card_index,
-            device_index: n.device_index,
-            interface_type: n.interface_type.clone(),
-        })
-        .collect();
+    let interfaces: Vec<NetworkInterface> = d.network_interfaces.iter().map(NetworkInterface::from).collect();
     if interfaces.is_empty() {
         m.network_interfaces = Vec::new();
         pool.efa = false;

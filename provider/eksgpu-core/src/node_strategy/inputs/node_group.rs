@@ -473,6 +473,45 @@ const NI_TYPE: Attr<NetworkInterface> = attr(
 .checks(&[Check::OneOf(&["interface", "efa", "efa-only"])])
 .custom();
 
+const NI_PUBLIC_IP: Attr<NetworkInterface> = attr(
+    "associate_public_ip_address",
+    Ty::Bool,
+    "Give the interface a public IPv4 address (`AssociatePublicIpAddress`); terraform-aws-modules/eks sets `false` \
+     on its EFA interfaces. Default the subnet's setting.",
+    lens!(NetworkInterface, associate_public_ip_address),
+)
+.custom();
+
+const NI_DELETE: Attr<NetworkInterface> = attr(
+    "delete_on_termination",
+    Ty::Bool,
+    "Delete the interface when the node terminates (`DeleteOnTermination`). Default EC2's `true` for interfaces \
+     it creates at launch.",
+    lens!(NetworkInterface, delete_on_termination),
+)
+.custom();
+
+const NI_DESCRIPTION: Attr<NetworkInterface> = attr(
+    "description",
+    Ty::String,
+    "The interface's description (`Description`).",
+    lens!(NetworkInterface, description),
+)
+// EC2 NetworkInterface Description: at most 255 characters.
+.checks(&[Check::Str("At most 255 characters.", validate::ec2_description)])
+.custom();
+
+const NI_GROUPS: Attr<NetworkInterface> = attr(
+    "security_group_ids",
+    Ty::StringList,
+    "Security groups of the interface (`Groups`), e.g. the node security group and one that allows EFA traffic \
+     between the nodes (all traffic to and from itself, EC2 user guide, EFA security group). Without them EKS \
+     gives the interface the cluster security group.",
+    lens!(NetworkInterface, security_group_ids),
+)
+.checks(&[Check::Each("Security group IDs.", validate::security_group_id)])
+.custom();
+
 /// EC2 `LaunchTemplateInstanceNetworkInterfaceSpecificationRequest` (EC2 API reference).
 const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     name: "network_interfaces",
@@ -488,7 +527,15 @@ const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     max_items: Some(100),
     renders: &[],
     read_back: ReadBack::Custom,
-    children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],
+    children: &[
+        &NI_CARD,
+        &NI_DEVICE,
+        &NI_TYPE,
+        &NI_PUBLIC_IP,
+        &NI_DELETE,
+        &NI_DESCRIPTION,
+        &NI_GROUPS,
+    ],
     get: |m| &m.network_interfaces,
     put: |m, n| m.network_interfaces = n,
 };
