@@ -75,7 +75,9 @@ pub struct ModuleCall<'a> {
     /// `/aws/service/eks/optimized-ami/<version>/amazon-linux-2023/x86_64/nvidia/recommended/release_version`.
     pub latest_release_version: &'a str,
     /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`, `use_name_prefix`
-    /// defaults `true`): a generated suffix, given the one the pool's `name_prefix` gets.
+    /// defaults `true`): a generated suffix, given the one the pool's `name_prefix` gets (the
+    /// provider's eight hex digits, shown in the plan; the placeholders below are until a
+    /// definition's HCL exists).
     pub node_group_suffix: &'a str,
     /// The launch template's name: the AWS provider generates it from `name_prefix = "<key>-"`
     /// (`launch_template_use_name_prefix` defaults `true`); a definition gives the name the pool's
@@ -296,8 +298,11 @@ fn merge(maps: &[&Value]) -> Map<String, Value> {
     out
 }
 
+/// Tags as an EC2 `Tags` list, in the order Terraform iterates a map: its keys' lexical order.
 fn tag_list(tags: &Map<String, Value>) -> Value {
-    Value::Array(tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect())
+    let mut keys: Vec<&String> = tags.keys().collect();
+    keys.sort();
+    Value::Array(keys.into_iter().map(|k| json!({"Key": k, "Value": tags[k]})).collect())
 }
 
 /// The node group's `tags` as the module gives them: `merge(var.tags, each.value.tags)`.
@@ -885,4 +890,43 @@ module "eks" {
     assert_eq!(lt["Monitoring"], json!({"Enabled": true}));
     assert_eq!(v20[1]["CreateNodegroup"]["nodeRepairConfig"], json!({"enabled": true}));
     assert!(v20[1]["CreateNodegroup"].get("releaseVersion").is_none());
+}
+
+/// Every module call in [`CALLS`] translates its upstream entry (where the upstream copies are
+/// here): the requests parse, the EFA interfaces are one per network card, and the node group is
+/// the entry's. The values are the references each entry leaves (normalisation 1).
+#[test]
+fn every_module_call_translates_its_upstream_entry() {
+    let dir = eksgpu_acceptance_tests::repo_root().join("../shared/upstream/nodepools");
+    if !dir.is_dir() || terraform_versions().is_empty() {
+        eksgpu_acceptance_tests::skip("no upstream definitions or no Terraform CLI");
+        return;
+    }
+    let values: &[(&str, &str)] = &[
+        ("var.capacity_reservation_id", "\"cr-0123456789abcdef0\""),
+        ("element(module.vpc.private_subnets, 0)", "\"subnet-0a1b2c3d4e5f60001\""),
+    ];
+    for (folder, call) in CALLS {
+        let tf = std::fs::read_dir(dir.join(folder))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .find(|e| e.path().extension().is_some_and(|x| x == "tf"))
+            .and_then(|e| std::fs::read_to_string(e.path()).ok())
+            .unwrap_or_else(|| panic!("{folder}: no .tf file"));
+        let out = requests(&tf, call, values).unwrap_or_else(|e| panic!("{folder}: {e}"));
+        if std::env::var_os("EKSGPU_EXPRESSIVENESS_DUMP").is_some() {
+            eprintln!("{folder}:\n{out}");
+        }
+        let docs: Vec<Value> = out
+            .split("\n---\n")
+            .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{folder}: {e}")))
+            .collect();
+        let nics = docs[0]["CreateLaunchTemplate"]["LaunchTemplateData"]["NetworkInterfaces"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(i64::try_from(nics).ok(), Some(call.network_cards), "{folder}");
+        let name = docs[1]["CreateNodegroup"]["nodegroupName"].as_str().unwrap_or_default();
+        assert!(name.starts_with(&format!("{}-", call.key)), "{folder}: {name}");
+    }
 }

@@ -411,7 +411,10 @@ pub fn launch_template(
 /// The resources the template's `instance_tags` tag at launch, as eksctl and
 /// terraform-aws-modules/eks tag them (eksctl pkg/cfn/builder/managed_launch_template.go `makeTags`;
 /// terraform-aws-eks v20.37.2 modules/eks-managed-node-group `tag_specifications`).
-pub const INSTANCE_TAG_RESOURCES: [&str; 3] = ["instance", "volume", "network-interface"];
+/// In lexical order, the order terraform-aws-modules/eks sends them in: its `tag_specifications`
+/// blocks come from `toset(var.tag_specifications)`, a set of strings, which Terraform iterates
+/// in lexical order (EC2 reads the list as a set either way).
+pub const INSTANCE_TAG_RESOURCES: [&str; 3] = ["instance", "network-interface", "volume"];
 
 impl TemplateVolume {
     /// One `BlockDeviceMappings` entry as the EC2 API spells it.
