@@ -822,6 +822,63 @@ fn node_group_release_disk_repair_and_update_percentage() {
     }
 }
 
+/// `kubernetes_version`: CreateNodegroup `version`, read back with an empty plan; a new minor is
+/// an `UpdateNodegroupVersion` with `version`, in place; one newer than the cluster (moto's is
+/// 1.33) is EKSGPU307 at plan. (Unset, every other case here: the version EKS chose is not drift.)
+#[test]
+fn node_group_kubernetes_version() {
+    let pool = |version: &str| {
+        format!(
+            r#"
+  training = {{
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group = {{
+      node_role_arn      = "{NODE_ROLE}"
+      subnet_ids         = data.eksgpu_cluster.gpu.subnet_ids
+      kubernetes_version = "{version}"
+      disk_size          = 200
+      scaling = {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+    }}
+  }}"#
+        )
+    };
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &pool("1.32")));
+    w.apply();
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["version"], "1.32");
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool("1.33")));
+    let changes = w.planned_changes();
+    assert!(
+        changes.contains(&"pools[\"training\"].managed_node_group.kubernetes_version".to_owned()),
+        "{changes:?}"
+    );
+    moto.clear_requests();
+    w.apply();
+    let updates: Vec<Value> = moto
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/clusters/gpu/node-groups/gpu-training/update-version")
+        .collect();
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0, "in place");
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["version"], "1.33");
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool("1.34")));
+    let (code, run) = w.plan_code(&[]);
+    assert_ne!(code, 0);
+    assert!(run.combined().contains("EKSGPU307"), "{}", run.combined());
+    w.write("main.tf", &strategy(None, &pool("1.33")));
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+}
+
 /// The provider's `default_tags` and a pool's `tags` on the node group and the hybrid access
 /// entry: pool tags win, the next apply retags in place, and an outside edit is drift.
 #[test]

@@ -409,6 +409,8 @@ pub struct ManagedNodeGroup {
     pub update: Option<UpdateConfig>,
     /// `releaseVersion`: the AMI release; `None` lets EKS pick the latest at creation.
     pub release_version: Option<String>,
+    /// `version`: the nodes' Kubernetes minor; `None` is the cluster's (EKS's default).
+    pub kubernetes_version: Option<String>,
     /// `diskSize` in GiB (no launch template): EKS's default is 20.
     pub disk_size: Option<i64>,
     /// `nodeRepairConfig`.

@@ -66,6 +66,7 @@ static CREATE_ORDER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
         "tags",
         "updateConfig",
         "releaseVersion",
+        "version",
         "diskSize",
         "nodeRepairConfig",
     ];
@@ -181,6 +182,8 @@ pub struct NodeGroupUpdate {
     pub node_repair: Option<NodeRepairConfig>,
     /// An `UpdateNodegroupVersion` to this release, apart from the config update.
     pub release_version: Option<String>,
+    /// An `UpdateNodegroupVersion` to this Kubernetes minor (with `release_version` when both change).
+    pub kubernetes_version: Option<String>,
     /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
     pub tags_add: BTreeMap<String, String>,
     pub tags_remove: Vec<String>,
@@ -194,6 +197,7 @@ impl NodeGroupUpdate {
     pub fn changes_config(&self) -> bool {
         NodeGroupUpdate {
             release_version: None,
+            kubernetes_version: None,
             tags_add: BTreeMap::new(),
             tags_remove: Vec::new(),
             launch_template: None,
@@ -339,6 +343,10 @@ impl NodeGroup {
         if want.release_version.is_some() && want.release_version != was.release_version {
             u.release_version = want.release_version.clone();
         }
+        // And to another Kubernetes minor (EKS API UpdateNodegroupVersion `version`).
+        if want.kubernetes_version.is_some() && want.kubernetes_version != was.kubernetes_version {
+            u.kubernetes_version = want.kubernetes_version.clone();
+        }
         // Every tag of the node group is the provider's to set, as refresh reports them.
         u.tags_add = self
             .tags
@@ -409,6 +417,10 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     // What EKS chose is not drift unless the pool asked for a release.
     if prior_mng.is_none_or(|p| p.release_version.is_none()) {
         m.release_version = None;
+    }
+    // Nor is the cluster's version, EKS's default, unless the pool asked for one.
+    if prior_mng.is_none_or(|p| p.kubernetes_version.is_none()) {
+        m.kubernetes_version = None;
     }
     // Repair off, as EKS reports a node group made without it, is the pool's "unset".
     if prior_mng.is_none_or(|p| p.node_repair_config.is_none())

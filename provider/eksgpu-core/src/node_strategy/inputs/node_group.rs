@@ -60,6 +60,20 @@ const RELEASE_VERSION: Attr<ManagedNodeGroup> = attr(
 // Read back only when the pool asked for a release: what EKS chose is not drift (eks::node_group).
 .renders(&[at(NodeGroup, &["releaseVersion"])]);
 
+const KUBERNETES_VERSION: Attr<ManagedNodeGroup> = attr(
+    "kubernetes_version",
+    Ty::String,
+    "Kubernetes minor of the nodes (`MAJOR.MINOR`, e.g. `1.33`): at most the cluster's and at most three minors \
+     older (EKSGPU307). Default: the cluster's at creation, then kept (not drift). A change rolls the nodes to it in \
+     place (`UpdateNodegroupVersion`).",
+    lens!(ManagedNodeGroup, kubernetes_version),
+)
+// EKS API CreateNodegroup `version` ("defaults to the cluster's Kubernetes version"), written as
+// the cluster's `version` is.
+.checks(&[Check::Str("A Kubernetes version.", validate::kubernetes_version)])
+// Read back only when the pool asked for a version: the cluster's, chosen by EKS, is not drift.
+.renders(&[at(NodeGroup, &["version"])]);
+
 const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
     "disk_size",
     Ty::Number,
@@ -666,6 +680,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &SUBNET_IDS,
     &AMI_TYPE,
     &RELEASE_VERSION,
+    &KUBERNETES_VERSION,
     &DISK_SIZE,
     &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
