@@ -74,10 +74,16 @@ pub struct ModuleCall<'a> {
     /// (v21 default `true`, v20 `false`): `data.aws_ssm_parameter.ami`, e.g.
     /// `/aws/service/eks/optimized-ami/<version>/amazon-linux-2023/x86_64/nvidia/recommended/release_version`.
     pub latest_release_version: &'a str,
-    /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`).
+    /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`, `use_name_prefix`
+    /// defaults `true`): a generated suffix, given the one the pool's `name_prefix` gets (the
+    /// provider's eight hex digits, shown in the plan; the placeholders below are until a
+    /// definition's HCL exists).
     pub node_group_suffix: &'a str,
-    /// What the AWS provider appends to the launch template's `name_prefix` (`<key>-`).
-    pub launch_template_suffix: &'a str,
+    /// The launch template's name: the AWS provider generates it from `name_prefix = "<key>-"`
+    /// (`launch_template_use_name_prefix` defaults `true`); a definition gives the name the pool's
+    /// template has (`<cluster_name>-<pool>`), as `eksug-capacity-block-mng-cfn` gives the one
+    /// CloudFormation generates: the template is compared by what it holds.
+    pub launch_template_name: &'a str,
 }
 
 /// The `CreateLaunchTemplate` and `CreateNodegroup` requests the module makes for the entry
@@ -292,8 +298,11 @@ fn merge(maps: &[&Value]) -> Map<String, Value> {
     out
 }
 
+/// Tags as an EC2 `Tags` list, in the order Terraform iterates a map: its keys' lexical order.
 fn tag_list(tags: &Map<String, Value>) -> Value {
-    Value::Array(tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect())
+    let mut keys: Vec<&String> = tags.keys().collect();
+    keys.sort();
+    Value::Array(keys.into_iter().map(|k| json!({"Key": k, "Value": tags[k]})).collect())
 }
 
 /// The node group's `tags` as the module gives them: `merge(var.tags, each.value.tags)`.
@@ -415,12 +424,13 @@ fn launch_template(call: &ModuleCall, g: &Inputs) -> Result<Value, String> {
     }
     let description = format!("Custom launch template for {name} EKS managed node group");
     let template_tags = merge(&[&tags, g.get("launch_template_tags").unwrap_or(&Value::Null)]);
-    let lt_prefix = g.str_or("launch_template_name", call.key);
     let mut req = Map::new();
-    req.insert(
-        "LaunchTemplateName".into(),
-        json!(format!("{lt_prefix}-{}", call.launch_template_suffix)),
-    );
+    let lt_name = if g.bool_or("launch_template_use_name_prefix", true) {
+        call.launch_template_name.to_owned()
+    } else {
+        g.str_or("launch_template_name", call.key)
+    };
+    req.insert("LaunchTemplateName".into(), json!(lt_name));
     req.insert("LaunchTemplateData".into(), Value::Object(d));
     req.insert("VersionDescription".into(), json!(description));
     if !template_tags.is_empty() {
@@ -711,8 +721,8 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 32,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20250312000000000000000001",
-            launch_template_suffix: "20250312000000000000000001",
+            node_group_suffix: "d28ee552",
+            launch_template_name: "nvidia-gpu-efa-nvidia-efa",
         },
     ),
     // The same repository's patterns/ml-capacity-block: `~> 20.34`.
@@ -731,7 +741,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
             node_group_suffix: "20250312000000000000000001",
-            launch_template_suffix: "20250312000000000000000001",
+            launch_template_name: "ml-capacity-block-cbr",
         },
     ),
     // terraform-aws-modules/terraform-aws-eks@bef29c4d tests/eks-managed-node-group: the module
@@ -759,7 +769,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "1.33.4-20250821",
             node_group_suffix: "20250824000000000000000001",
-            launch_template_suffix: "20250824000000000000000001",
+            launch_template_name: "ex-eks-managed-node-group-efa",
         },
     ),
     // awslabs/data-on-eks@11f2e445 ai-ml/trainium-inferentia: `~> 20.17` (v20.37.2); the module
@@ -784,7 +794,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
             node_group_suffix: "20241030000000000000000001",
-            launch_template_suffix: "20241030000000000000000001",
+            launch_template_name: "trainium-inferentia-trn1-32xl-ng1",
         },
     ),
     (
@@ -798,11 +808,11 @@ const CALLS: &[(&str, ModuleCall)] = &[
             tags: DOEKS_TAGS,
             node_role_arn: "arn:aws:iam::123456789012:role/inf2-24xl-ng-eks-node-group",
             security_group_ids: &["sg-0a1b2c3d4e5f60001"],
-            network_cards: 1,
+            network_cards: 0, // no EFA: the module lays out no interfaces
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
             node_group_suffix: "20241030000000000000000001",
-            launch_template_suffix: "20241030000000000000000001",
+            launch_template_name: "trainium-inferentia-inf2-24xl-ng",
         },
     ),
     // aws-ia/terraform-aws-eks-blueprints@98d0eb40 patterns/ml-container-cache: `~> 20.34`
@@ -826,11 +836,11 @@ const CALLS: &[(&str, ModuleCall)] = &[
             ],
             node_role_arn: "arn:aws:iam::123456789012:role/gpu-eks-node-group",
             security_group_ids: &["sg-0a1b2c3d4e5f60001"],
-            network_cards: 1,
+            network_cards: 0, // no EFA: the module lays out no interfaces
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
             node_group_suffix: "20250312000000000000000001",
-            launch_template_suffix: "20250312000000000000000001",
+            launch_template_name: "ml-container-cache-gpu",
         },
     ),
 ];
@@ -909,7 +919,7 @@ module "eks" {
         launch_template_id: "lt-1",
         latest_release_version: "1.33.0-1",
         node_group_suffix: "s",
-        launch_template_suffix: "t",
+        launch_template_name: "c-a",
     };
     let docs = |call: &ModuleCall| -> Vec<Value> {
         requests(tf, call, &[("var.y", "\"2\"")])
@@ -928,7 +938,7 @@ module "eks" {
         .filter_map(|n| n["InterfaceType"].as_str())
         .collect();
     assert_eq!(kinds, ["efa", "efa-only", "efa", "efa-only"]);
-    assert_eq!(lt["LaunchTemplateName"], "a-t");
+    assert_eq!(lt["LaunchTemplateName"], "c-a");
     assert_eq!(lt["LaunchTemplateData"]["Placement"]["GroupName"], "c-a");
     assert_eq!(
         lt["LaunchTemplateData"]["MetadataOptions"]["HttpPutResponseHopLimit"],
@@ -1015,4 +1025,58 @@ fn data_on_eks_entries_take_list_taints_and_the_v20_defaults() {
     assert!(d.get("NetworkInterfaces").is_none());
     assert_eq!(inf2[1]["CreateNodegroup"]["taints"][0]["value"], "true");
     assert_eq!(inf2[1]["CreateNodegroup"]["capacityType"], "ON_DEMAND");
+}
+
+/// Every module call in [`CALLS`] translates its upstream entry (where the upstream copies are
+/// here): the requests parse, the EFA interfaces are one per network card, and the node group is
+/// the entry's. The values are the references each entry leaves (normalisation 1).
+#[test]
+fn every_module_call_translates_its_upstream_entry() {
+    let dir = eksgpu_acceptance_tests::repo_root().join("../shared/upstream/nodepools");
+    if !dir.is_dir() || terraform_versions().is_empty() {
+        eksgpu_acceptance_tests::skip("no upstream definitions or no Terraform CLI");
+        return;
+    }
+    let values: &[(&str, &str)] = &[
+        ("var.capacity_reservation_id", "\"cr-0123456789abcdef0\""),
+        ("element(module.vpc.private_subnets, 0)", "\"subnet-0a1b2c3d4e5f60001\""),
+        // data-on-eks trainium-inferentia (variables.tf defaults) and ml-container-cache.
+        ("[module.vpc.private_subnets[2]]", "[\"subnet-0a1b2c3d4e5f60003\"]"),
+        ("var.trn1_32xl_min_size", "0"),
+        ("var.trn1_32xl_desired_size", "0"),
+        ("var.inf2_24xl_min_size", "0"),
+        ("var.inf2_24xl_desired_size", "0"),
+        ("local.tags", "{}"),
+        ("local.name", "\"trainium-inferentia\""),
+        ("local.dev_name", "\"xvdb\""),
+        (
+            "nonsensitive(data.aws_ssm_parameter.snapshot_id.value)",
+            "\"snap-0a1b2c3d4e5f60001\"",
+        ),
+    ];
+    for (folder, call) in CALLS {
+        let tf = std::fs::read_dir(dir.join(folder))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "tf"))
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            // The file with the module call (data-on-eks keeps a variables.tf beside it).
+            .find(|t| t.contains("eks_managed_node_groups"))
+            .unwrap_or_else(|| panic!("{folder}: no .tf file"));
+        let out = requests(&tf, call, values).unwrap_or_else(|e| panic!("{folder}: {e}"));
+        if std::env::var_os("EKSGPU_EXPRESSIVENESS_DUMP").is_some() {
+            eprintln!("{folder}:\n{out}");
+        }
+        let docs: Vec<Value> = out
+            .split("\n---\n")
+            .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{folder}: {e}")))
+            .collect();
+        let nics = docs[0]["CreateLaunchTemplate"]["LaunchTemplateData"]["NetworkInterfaces"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(i64::try_from(nics).ok(), Some(call.network_cards), "{folder}");
+        let name = docs[1]["CreateNodegroup"]["nodegroupName"].as_str().unwrap_or_default();
+        assert!(name.starts_with(&format!("{}-", call.key)), "{folder}: {name}");
+    }
 }

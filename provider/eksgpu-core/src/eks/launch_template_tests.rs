@@ -236,6 +236,7 @@ fn template_only_inputs_render_and_read_back() {
             network_card_index: c,
             device_index: i64::from(c != 0),
             interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+            ..NetworkInterface::default()
         })
         .collect();
     m.cluster_placement_group = true;

@@ -7,7 +7,7 @@ use super::engine::{Decl, Object::NodeGroup, at};
 use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
 use crate::model::{
     Hybrid, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool, RepairOverride, Scaling,
-    UpdateConfig,
+    TemplateMetadata, UpdateConfig,
 };
 use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
@@ -59,6 +59,20 @@ const RELEASE_VERSION: Attr<ManagedNodeGroup> = attr(
 )])
 // Read back only when the pool asked for a release: what EKS chose is not drift (eks::node_group).
 .renders(&[at(NodeGroup, &["releaseVersion"])]);
+
+const KUBERNETES_VERSION: Attr<ManagedNodeGroup> = attr(
+    "kubernetes_version",
+    Ty::String,
+    "Kubernetes minor of the nodes (`MAJOR.MINOR`, e.g. `1.33`): at most the cluster's and at most three minors \
+     older (EKSGPU307). Default: the cluster's at creation, then kept (not drift). A change rolls the nodes to it in \
+     place (`UpdateNodegroupVersion`).",
+    lens!(ManagedNodeGroup, kubernetes_version),
+)
+// EKS API CreateNodegroup `version` ("defaults to the cluster's Kubernetes version"), written as
+// the cluster's `version` is.
+.checks(&[Check::Str("A Kubernetes version.", validate::kubernetes_version)])
+// Read back only when the pool asked for a version: the cluster's, chosen by EKS, is not drift.
+.renders(&[at(NodeGroup, &["version"])]);
 
 const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
     "disk_size",
@@ -488,6 +502,45 @@ const NI_TYPE: Attr<NetworkInterface> = attr(
 .checks(&[Check::OneOf(&["interface", "efa", "efa-only"])])
 .custom();
 
+const NI_PUBLIC_IP: Attr<NetworkInterface> = attr(
+    "associate_public_ip_address",
+    Ty::Bool,
+    "Give the interface a public IPv4 address (`AssociatePublicIpAddress`); terraform-aws-modules/eks sets `false` \
+     on its EFA interfaces. Default the subnet's setting.",
+    lens!(NetworkInterface, associate_public_ip_address),
+)
+.custom();
+
+const NI_DELETE: Attr<NetworkInterface> = attr(
+    "delete_on_termination",
+    Ty::Bool,
+    "Delete the interface when the node terminates (`DeleteOnTermination`). Default EC2's `true` for interfaces \
+     it creates at launch.",
+    lens!(NetworkInterface, delete_on_termination),
+)
+.custom();
+
+const NI_DESCRIPTION: Attr<NetworkInterface> = attr(
+    "description",
+    Ty::String,
+    "The interface's description (`Description`).",
+    lens!(NetworkInterface, description),
+)
+// EC2 NetworkInterface Description: at most 255 characters.
+.checks(&[Check::Str("At most 255 characters.", validate::ec2_description)])
+.custom();
+
+const NI_GROUPS: Attr<NetworkInterface> = attr(
+    "security_group_ids",
+    Ty::StringList,
+    "Security groups of the interface (`Groups`), e.g. the node security group and one that allows EFA traffic \
+     between the nodes (all traffic to and from itself, EC2 user guide, EFA security group). Without them EKS \
+     gives the interface the cluster security group.",
+    lens!(NetworkInterface, security_group_ids),
+)
+.checks(&[Check::Each("Security group IDs.", validate::security_group_id)])
+.custom();
+
 /// EC2 `LaunchTemplateInstanceNetworkInterfaceSpecificationRequest` (EC2 API reference).
 const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     name: "network_interfaces",
@@ -503,7 +556,15 @@ const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     max_items: Some(100),
     renders: &[],
     read_back: ReadBack::Custom,
-    children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],
+    children: &[
+        &NI_CARD,
+        &NI_DEVICE,
+        &NI_TYPE,
+        &NI_PUBLIC_IP,
+        &NI_DELETE,
+        &NI_DESCRIPTION,
+        &NI_GROUPS,
+    ],
     get: |m| &m.network_interfaces,
     put: |m, n| m.network_interfaces = n,
 };
@@ -532,6 +593,69 @@ const INSTANCE_TAGS: Attr<ManagedNodeGroup> = attr(
     Check::Keys("EC2 tag keys.", validate::aws_tag_key),
     Check::Each("EC2 tag values.", validate::aws_tag_value),
 ])
+.custom();
+
+const MD_ENDPOINT: Attr<TemplateMetadata> = attr(
+    "http_endpoint",
+    Ty::String,
+    "`enabled` or `disabled` (no instance metadata at all). Default EC2's `enabled`.",
+    lens!(TemplateMetadata, http_endpoint),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpEndpoint: enabled | disabled.
+.checks(&[Check::OneOf(&["enabled", "disabled"])])
+.custom();
+
+const MD_TOKENS: Attr<TemplateMetadata> = attr(
+    "http_tokens",
+    Ty::String,
+    "`required` (IMDSv2 only) or `optional`. Default EC2's for the AMI (`required` on AL2023).",
+    lens!(TemplateMetadata, http_tokens),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: optional | required.
+.checks(&[Check::OneOf(&["required", "optional"])])
+.custom();
+
+const MD_HOP_LIMIT: Attr<TemplateMetadata> = attr(
+    "http_put_response_hop_limit",
+    Ty::Number,
+    "IMDS PUT response hop limit, 1–64: `2` lets pods without host networking reach IMDS (terraform-aws-modules/eks \
+     v20 sets `2`, v21 `1`). Default EC2's `1`.",
+    lens!(TemplateMetadata, http_put_response_hop_limit),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpPutResponseHopLimit: 1–64.
+.checks(&[Check::Int(
+    1,
+    64,
+    "launch template `MetadataOptions.HttpPutResponseHopLimit`",
+)])
+.custom();
+
+/// EC2 `LaunchTemplateInstanceMetadataOptionsRequest` (EC2 API reference).
+const METADATA_OPTIONS: One<ManagedNodeGroup, TemplateMetadata> = One {
+    name: "metadata_options",
+    doc: "Instance metadata (IMDS) of the nodes, in the pool's launch template (`MetadataOptions`), as \
+          terraform-aws-modules/eks sets it on every node group (`http_endpoint = \"enabled\"`, `http_tokens = \
+          \"required\"`, a hop limit). Without it the template sets none and EC2's defaults apply.",
+    kinds: Kinds::All,
+    renders: &[],
+    read_back: ReadBack::Custom,
+    children: &[&MD_ENDPOINT, &MD_TOKENS, &MD_HOP_LIMIT],
+    get: |m| m.metadata_options.as_ref(),
+    put: |m, o| {
+        m.metadata_options = o;
+        Ok(())
+    },
+};
+
+const DETAILED_MONITORING: Attr<ManagedNodeGroup> = attr(
+    "detailed_monitoring",
+    Ty::Bool,
+    "CloudWatch detailed (one-minute) monitoring of the nodes, in the pool's launch template (`Monitoring.Enabled`), \
+     as terraform-aws-modules/eks v20 turns on by default (`enable_monitoring`). Without it the template sets none \
+     (EC2's five-minute basic monitoring).",
+    lens!(ManagedNodeGroup, detailed_monitoring),
+)
+// Rendered in the launch template and read back from it (eks::launch_template).
 .custom();
 
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
@@ -571,6 +695,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &SUBNET_IDS,
     &AMI_TYPE,
     &RELEASE_VERSION,
+    &KUBERNETES_VERSION,
     &DISK_SIZE,
     &EBS_OPTIMIZED,
     &CAPACITY_RESERVATION_ID,
@@ -585,6 +710,8 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &NETWORK_INTERFACES,
     &CLUSTER_PLACEMENT_GROUP,
     &INSTANCE_TAGS,
+    &METADATA_OPTIONS,
+    &DETAILED_MONITORING,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -595,7 +722,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags, `ebs_optimized` or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, `ebs_optimized`, metadata options, detailed monitoring or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

@@ -164,6 +164,7 @@ fn network_interfaces() -> BoxedStrategy<Vec<NetworkInterface>> {
                 network_card_index: card,
                 device_index: device,
                 interface_type: t.into(),
+                ..NetworkInterface::default()
             };
             let mut v = vec![ni(0, 0, "interface")];
             v.extend((1..cards).map(|c| ni(c, 0, "efa-only")));
@@ -526,6 +527,7 @@ fn node_group_template_inputs() -> BoxedStrategy<TemplateInputs> {
                 network_card_index: c,
                 device_index: i64::from(c != 0),
                 interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+                ..NetworkInterface::default()
             })
             .collect()),
     ];
