@@ -13,7 +13,7 @@
   computeConfig / storageConfig of the cluster (dropped), the VPC id of the
   cluster's subnets (never computed), and a node group's updateConfig and
   nodeRepairConfig sent at creation (ignored until an update).
-- UpdateNodegroupVersion (moto has none): sets the node group's releaseVersion.
+- UpdateNodegroupVersion (moto has none): sets the node group's releaseVersion and version.
 - TagResource / UntagResource on node groups and access entries (moto tags
   clusters only).
 """
@@ -129,6 +129,8 @@ def node_group_version(environ, body):
     req = json.loads(body or b"{}")
     if "releaseVersion" in req:
         ng.release_version = req["releaseVersion"]
+    if "version" in req:
+        ng.version = req["version"]
     if "launchTemplate" in req and ng.launch_template is not None:
         # UpdateNodegroupVersion to another launch template version (moto has no update-version route).
         ng.launch_template.update({k: v for k, v in req["launchTemplate"].items() if k in ("id", "version")})

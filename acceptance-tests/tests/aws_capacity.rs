@@ -822,6 +822,63 @@ fn node_group_release_disk_repair_and_update_percentage() {
     }
 }
 
+/// `kubernetes_version`: CreateNodegroup `version`, read back with an empty plan; a new minor is
+/// an `UpdateNodegroupVersion` with `version`, in place; one newer than the cluster (moto's is
+/// 1.33) is EKSGPU307 at plan. (Unset, every other case here: the version EKS chose is not drift.)
+#[test]
+fn node_group_kubernetes_version() {
+    let pool = |version: &str| {
+        format!(
+            r#"
+  training = {{
+    capacity       = "managed_node_group"
+    instance_types = ["p5.48xlarge"]
+    managed_node_group = {{
+      node_role_arn      = "{NODE_ROLE}"
+      subnet_ids         = data.eksgpu_cluster.gpu.subnet_ids
+      kubernetes_version = "{version}"
+      disk_size          = 200
+      scaling = {{
+        min     = 0
+        max     = 4
+        desired = 1
+      }}
+    }}
+  }}"#
+        )
+    };
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &pool("1.32")));
+    w.apply();
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["version"], "1.32");
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool("1.33")));
+    let changes = w.planned_changes();
+    assert!(
+        changes.contains(&"pools[\"training\"].managed_node_group.kubernetes_version".to_owned()),
+        "{changes:?}"
+    );
+    moto.clear_requests();
+    w.apply();
+    let updates: Vec<Value> = moto
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/clusters/gpu/node-groups/gpu-training/update-version")
+        .collect();
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert_eq!(moto.count("DELETE", "/node-groups/gpu-training"), 0, "in place");
+    assert_eq!(node_group(&moto, "gpu-training")["nodegroup"]["version"], "1.33");
+    w.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool("1.34")));
+    let (code, run) = w.plan_code(&[]);
+    assert_ne!(code, 0);
+    assert!(run.combined().contains("EKSGPU307"), "{}", run.combined());
+    w.write("main.tf", &strategy(None, &pool("1.33")));
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+}
+
 /// The provider's `default_tags` and a pool's `tags` on the node group and the hybrid access
 /// entry: pool tags win, the next apply retags in place, and an outside edit is drift.
 #[test]
@@ -1272,4 +1329,170 @@ fn metadata_options_and_security_groups_go_in_the_launch_template_and_a_change_i
     w.assert_empty_plan();
     w.ok(&["destroy", "-auto-approve", "-no-color"]);
     assert!(!template_exists(&moto), "the template went with the node group");
+}
+
+/// terraform-aws-modules/eks `ebs_optimized` against EC2 (moto), on an AL2 node group with a
+/// second volume from a snapshot (terraform-aws-eks-blueprints ml-container-cache): `EbsOptimized`
+/// reaches the launch template, refresh reads it back (no drift), and a change is a new template
+/// version the node group rolls to.
+#[test]
+fn ebs_optimized_reaches_the_launch_template_and_a_change_rolls_it() {
+    let tf = &terraform_versions()[0];
+    let pool = |ebs: bool| {
+        mng_pool("training", "{}")
+            .replace(r#"capacity_types = ["spot"]"#, "")
+            .replace(
+                "      update = {",
+                &format!(
+                    r#"      ami_type      = "AL2_x86_64_GPU"
+      ebs_optimized = {ebs}
+      block_device_mappings = [{{
+        device_name = "/dev/xvdb"
+        snapshot_id = "snap-0123456789abcdef0"
+        volume_size = 64
+        volume_type = "gp3"
+      }}]
+      update = {{"#
+                ),
+            )
+    };
+    // AL2 AMIs end with Kubernetes 1.32 (EKSGPU013).
+    let main = |ebs: bool| {
+        strategy(None, &pool(ebs)).replace(
+            "  name         = \"genai\"\n",
+            "  name         = \"genai\"\n  kubernetes_version = \"1.32\"\n",
+        )
+    };
+    let (_kube, moto, w) = setup(tf, &main(true));
+    w.apply();
+    let v1 = template_version(&moto);
+    assert!(v1.contains("<ebsOptimized>true</ebsOptimized>"), "{v1}");
+    assert!(v1.contains("<snapshotId>snap-0123456789abcdef0</snapshotId>"), "{v1}");
+    w.assert_empty_plan();
+    w.write("main.tf", &main(false));
+    w.apply();
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+        "2"
+    );
+    assert!(template_version(&moto).contains("<ebsOptimized>false</ebsOptimized>"));
+    w.assert_empty_plan();
+}
+
+/// A node group pool as terraform-aws-modules/eks lays out its launch template (#34): IMDS
+/// `metadata_options`, `detailed_monitoring`, and the user data its cloudinit provider renders
+/// (`Content-Type` first, CRLF) kept as written. EC2 (moto) stores them in the template, refresh
+/// and import read them back (no drift), and a changed hop limit is a new template version.
+#[test]
+fn metadata_options_monitoring_and_cloudinit_user_data_reach_the_launch_template() {
+    let user_data = r#"join("", [
+        "Content-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\nMIME-Version: 1.0\r\n\r\n",
+        "--MIMEBOUNDARY\r\nContent-Transfer-Encoding: 7bit\r\nContent-Type: application/node.eks.aws\r\nMime-Version: 1.0\r\n\r\n",
+        "---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  instance:\n    localStorage:\n      strategy: RAID0\n",
+        "\r\n--MIMEBOUNDARY--\r\n",
+      ])"#;
+    let pool = |hop: u32| {
+        mng_pool("training", "{}").replace(
+            "      update = {",
+            &format!(
+                "      detailed_monitoring = true\n      metadata_options = {{\n        \
+                 http_endpoint = \"enabled\"\n        http_tokens = \"required\"\n        \
+                 http_put_response_hop_limit = {hop}\n      }}\n      user_data = {user_data}\n      update = {{"
+            ),
+        )
+    };
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool(2)));
+        let plan = w.ok(&["plan", "-no-color"]);
+        assert!(
+            plan.stdout.contains("MetadataOptions") && plan.stdout.contains("Monitoring"),
+            "{}: the plan shows them",
+            tf.label
+        );
+        w.apply();
+        let v1 = template_version(&moto);
+        for want in [
+            "<httpEndpoint>enabled</httpEndpoint>",
+            "<httpTokens>required</httpTokens>",
+            "<httpPutResponseHopLimit>2</httpPutResponseHopLimit>",
+        ] {
+            assert!(v1.contains(want), "{}: {want} in {v1}", tf.label);
+        }
+        assert!(
+            v1.replace(['\n', ' '], "")
+                .contains("<monitoring><enabled>true</enabled></monitoring>"),
+            "{v1}"
+        );
+        // The cloudinit document is MIME already: sent as written, not wrapped again.
+        let encoded = v1
+            .split("<userData>")
+            .nth(1)
+            .and_then(|r| r.split("</userData>").next())
+            .unwrap_or_default();
+        use base64::Engine as _;
+        let text = base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        assert!(
+            text.starts_with("Content-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("multipart/mixed").count(), 1, "{text}");
+        w.assert_empty_plan();
+        let imported = workdir(&tf, &strategy(None, &pool(2)), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+
+        w.write("main.tf", &strategy(None, &pool(1)));
+        w.apply();
+        assert!(
+            template_version(&moto).contains("<httpPutResponseHopLimit>1</httpPutResponseHopLimit>"),
+            "{}: a new version",
+            tf.label
+        );
+        assert_eq!(
+            node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+            "2"
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}
+
+/// Explicit network interfaces with the fields terraform-aws-modules/eks sets on its EFA
+/// interfaces (#34): no public address, deleted with the node, a description and the
+/// interface's security groups reach the template (EC2, moto), and refresh and import read
+/// them back without drift.
+#[test]
+fn network_interface_public_ip_deletion_description_and_groups_reach_the_launch_template() {
+    let interfaces = r#"network_interfaces = [for i in range(32) : {
+        network_card_index          = i
+        device_index                = i == 0 ? 0 : 1
+        interface_type              = "efa"
+        associate_public_ip_address = false
+        delete_on_termination       = true
+        description                 = "EFA Network Interface ${i}"
+        security_group_ids          = ["sg-0123456789abcdef0"]
+      }]"#;
+    let pool = efa_pool(200).replace("      update = {", &format!("      {interfaces}\n      update = {{"));
+    for tf in terraform_versions() {
+        let (_kube, moto, w) = setup(&tf, &strategy(None, &pool));
+        w.apply();
+        let v1 = template_version(&moto).replace(['\n', ' '], "");
+        assert_eq!(v1.matches("<interfaceType>efa</interfaceType>").count(), 32, "{v1}");
+        assert_eq!(
+            v1.matches("<associatePublicIpAddress>false</associatePublicIpAddress>")
+                .count(),
+            32,
+            "{v1}"
+        );
+        assert!(v1.contains("<description>EFANetworkInterface31</description>"), "{v1}");
+        assert!(v1.contains("sg-0123456789abcdef0"), "{v1}");
+        w.assert_empty_plan();
+        let imported = workdir(&tf, &strategy(None, &pool), &moto);
+        imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+        imported.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
 }

@@ -11,7 +11,8 @@
 //!    `"100"` are one quantity), and YAML `"true"` labels are strings either way; an empty list or
 //!    map the provider renders is the field absent;
 //! 3. lists of requirements, taints and selector terms are compared as sets (Karpenter ORs terms
-//!    and ANDs requirements; order means nothing to it);
+//!    and ANDs requirements; order means nothing to it), and so are a launch template's
+//!    `TagSpecifications` (one entry per resource type; EC2 applies each to its type, in no order);
 //! 4. what the API server drops is dropped: `metadata.namespace` on the cluster-scoped kinds
 //!    (NodePool, EC2NodeClass, NodeClass, NodeOverlay), and fields the v1 CRDs do not define
 //!    (pruned from structural schemas), listed per definition as upstream mistakes;
@@ -37,6 +38,8 @@ mod v1beta1;
 
 #[path = "expressiveness/eksctl.rs"]
 mod eksctl;
+#[path = "expressiveness/tf_module.rs"]
+mod tf_module;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {
@@ -620,6 +623,7 @@ const SETS: &[&str] = &[
     "taints",
     "securityGroupSelectorTerms",
     "subnetSelectorTerms",
+    "TagSpecifications",
 ];
 
 /// Normalisation 5, the provider's ownership metadata.
@@ -835,6 +839,8 @@ fn upstream_definitions_are_expressed_field_by_field() {
                     )
                 } else if text.contains("kind: ClusterConfig") && text.contains("managedNodeGroups:") {
                     eksctl::cluster_config(&text, |cluster, ng| format!("{cluster}-{ng}"))
+                } else if f.ends_with(".tf") {
+                    tf_module::for_folder(def.folder, &text, def.values)
                 } else {
                     text
                 };

@@ -176,6 +176,14 @@ pub struct NetworkInterface {
     /// `interface` (ENA), `efa-only` (an EFA device without ENA), and in a node group's launch
     /// template also `efa` (EFA with ENA).
     pub interface_type: String,
+    /// Node group launch templates only: `AssociatePublicIpAddress`.
+    pub associate_public_ip_address: Option<bool>,
+    /// Node group launch templates only: `DeleteOnTermination`.
+    pub delete_on_termination: Option<bool>,
+    /// Node group launch templates only: `Description`.
+    pub description: Option<String>,
+    /// Node group launch templates only: `Groups` (security group IDs).
+    pub security_group_ids: Vec<String>,
 }
 
 impl NetworkInterface {
@@ -401,8 +409,12 @@ pub struct ManagedNodeGroup {
     pub update: Option<UpdateConfig>,
     /// `releaseVersion`: the AMI release; `None` lets EKS pick the latest at creation.
     pub release_version: Option<String>,
+    /// `version`: the nodes' Kubernetes minor; `None` is the cluster's (EKS's default).
+    pub kubernetes_version: Option<String>,
     /// `diskSize` in GiB (no launch template): EKS's default is 20.
     pub disk_size: Option<i64>,
+    /// `EbsOptimized` in the pool's launch template; `None` leaves it to the instance type.
+    pub ebs_optimized: Option<bool>,
     /// `nodeRepairConfig`.
     pub node_repair_config: Option<NodeRepairConfig>,
     /// The capacity reservation (`cr-…`) the nodes launch into, through the launch template the
@@ -426,11 +438,24 @@ pub struct ManagedNodeGroup {
     pub cluster_placement_group: bool,
     /// Tags on the instances, volumes and network interfaces the node group launches.
     pub instance_tags: BTreeMap<String, String>,
-    /// The instance metadata service options of the nodes (launch template `MetadataOptions`;
-    /// the EC2NodeClass's type, the same two EC2 settings).
-    pub metadata_options: Option<MetadataOptions>,
+    /// Launch template `MetadataOptions`: the nodes' instance metadata service.
+    pub metadata_options: Option<TemplateMetadata>,
+    /// Launch template `Monitoring.Enabled`: CloudWatch detailed (one-minute) monitoring.
+    pub detailed_monitoring: Option<bool>,
     /// Security groups of the nodes in the launch template (on each of its network interfaces).
     pub security_group_ids: Vec<String>,
+}
+
+/// A node group launch template's `MetadataOptions` (EC2 API reference,
+/// LaunchTemplateInstanceMetadataOptionsRequest); unset fields are EC2's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateMetadata {
+    /// `HttpEndpoint`: `enabled` or `disabled`.
+    pub http_endpoint: Option<String>,
+    /// `HttpTokens`: `required` (IMDSv2 only) or `optional`.
+    pub http_tokens: Option<String>,
+    /// `HttpPutResponseHopLimit`: 1–64.
+    pub http_put_response_hop_limit: Option<i64>,
 }
 
 /// One EBS volume of a node group's launch template (EC2 `LaunchTemplateBlockDeviceMappingRequest`).

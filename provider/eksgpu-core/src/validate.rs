@@ -40,10 +40,10 @@ pub use crd_limits::{
 };
 pub use eks::{
     EKS_CLUSTER_NAME_MAX, NODE_GROUP_NAME_MAX, NODE_GROUP_NAME_SUFFIX, NODE_GROUP_TAINTS_MAX, availability_zone,
-    aws_tag_key, aws_tag_value, capacity_kind, eks_cluster_name, eks_label_key, eks_label_value, eks_taint_key,
-    eks_taint_value, iam_role_arn, iam_role_name, kubernetes_version, node_group_name, node_group_name_for,
-    node_group_name_prefix, node_group_release_for, node_group_release_version, node_group_taint_count,
-    resource_group_arn,
+    aws_tag_key, aws_tag_value, capacity_kind, ec2_description, eks_cluster_name, eks_label_key, eks_label_value,
+    eks_taint_key, eks_taint_value, iam_role_arn, iam_role_name, kubernetes_version, node_group_name,
+    node_group_name_for, node_group_name_prefix, node_group_release_for, node_group_release_version,
+    node_group_taint_count, resource_group_arn,
 };
 pub use karpenter::{
     KARPENTER_AWS_WELL_KNOWN_LABELS, NODE_POOL_LABELS_MAX, budget_duration, budget_nodes, budget_schedule,

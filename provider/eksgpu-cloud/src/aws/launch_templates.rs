@@ -8,14 +8,16 @@ use aws_sdk_ec2::types::{
     CapacityReservationTarget, LaunchTemplateBlockDeviceMappingRequest,
     LaunchTemplateCapacityReservationSpecificationRequest, LaunchTemplateEbsBlockDeviceRequest,
     LaunchTemplateHttpTokensState, LaunchTemplateInstanceMarketOptionsRequest,
-    LaunchTemplateInstanceMetadataOptionsRequest, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
-    LaunchTemplatePlacementRequest, LaunchTemplateTagSpecificationRequest, MarketType, RequestLaunchTemplateData,
+    LaunchTemplateInstanceMetadataEndpointState, LaunchTemplateInstanceMetadataOptionsRequest,
+    LaunchTemplateInstanceNetworkInterfaceSpecificationRequest, LaunchTemplatePlacementRequest,
+    LaunchTemplateTagSpecificationRequest, LaunchTemplatesMonitoringRequest, MarketType, RequestLaunchTemplateData,
     ResourceType, Tag, TagSpecification, VolumeType,
 };
 use eksgpu_core::eks::launch_template::{
     INSTANCE_TAG_RESOURCES, LaunchTemplate, LaunchTemplateData, TemplateInterface, TemplateVolume,
 };
 use eksgpu_core::eks::user_data;
+use eksgpu_core::model::TemplateMetadata;
 
 use super::{AwsClients, AwsError};
 
@@ -39,7 +41,15 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
             .network_card_index(to_i32(n.network_card_index))
             .device_index(to_i32(n.device_index))
             .interface_type(&n.interface_type)
-            .set_groups(groups.clone())
+            .set_associate_public_ip_address(n.associate_public_ip_address)
+            .set_delete_on_termination(n.delete_on_termination)
+            .set_description(n.description.clone())
+            // An interface's own groups, else the pool's (`security_group_ids`).
+            .set_groups(if n.security_group_ids.is_empty() {
+                groups.clone()
+            } else {
+                Some(n.security_group_ids.clone())
+            })
             .build()
     });
     let volumes = d.block_device_mappings.iter().map(|v| {
@@ -92,6 +102,7 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
         // EC2 takes security groups on the interfaces when the template has any, not both.
         .set_security_group_ids(groups.clone().filter(|_| d.network_interfaces.is_empty()))
         .set_block_device_mappings((!d.block_device_mappings.is_empty()).then(|| volumes.collect()))
+        .set_ebs_optimized(d.ebs_optimized)
         .set_instance_market_options(d.capacity_block.then(|| {
             LaunchTemplateInstanceMarketOptionsRequest::builder()
                 .market_type(MarketType::CapacityBlock)
@@ -104,13 +115,20 @@ fn request_data(d: &LaunchTemplateData) -> RequestLaunchTemplateData {
                 .map(|g| LaunchTemplatePlacementRequest::builder().group_name(g).build()),
         )
         .set_tag_specifications(tag_specs)
-        .set_metadata_options(
-            (d.http_tokens.is_some() || d.http_put_response_hop_limit.is_some()).then(|| {
-                LaunchTemplateInstanceMetadataOptionsRequest::builder()
-                    .set_http_tokens(d.http_tokens.as_deref().map(LaunchTemplateHttpTokensState::from))
-                    .set_http_put_response_hop_limit(d.http_put_response_hop_limit.map(to_i32))
-                    .build()
-            }),
+        .set_metadata_options(d.metadata_options.as_ref().map(|m| {
+            LaunchTemplateInstanceMetadataOptionsRequest::builder()
+                .set_http_endpoint(
+                    m.http_endpoint
+                        .as_deref()
+                        .map(LaunchTemplateInstanceMetadataEndpointState::from),
+                )
+                .set_http_tokens(m.http_tokens.as_deref().map(LaunchTemplateHttpTokensState::from))
+                .set_http_put_response_hop_limit(m.http_put_response_hop_limit.map(to_i32))
+                .build()
+        }))
+        .set_monitoring(
+            d.detailed_monitoring
+                .map(|on| LaunchTemplatesMonitoringRequest::builder().enabled(on).build()),
         )
         .set_user_data(d.user_data.as_deref().map(user_data::base64))
         .build()
@@ -135,6 +153,10 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
                 network_card_index: n.network_card_index().map_or(0, i64::from),
                 device_index: n.device_index().map_or(0, i64::from),
                 interface_type: n.interface_type().unwrap_or("interface").to_owned(),
+                associate_public_ip_address: n.associate_public_ip_address(),
+                delete_on_termination: n.delete_on_termination(),
+                description: n.description().map(str::to_owned),
+                security_group_ids: n.groups().to_vec(),
             })
             .collect(),
         capacity_reservation_id: target.and_then(|t| t.capacity_reservation_id()).map(str::to_owned),
@@ -163,6 +185,7 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
                 }
             })
             .collect(),
+        ebs_optimized: d.ebs_optimized(),
         // Base64 as EC2 returns it; text that is not base64 of UTF-8 stays as it is (drift).
         user_data: d
             .user_data()
@@ -176,16 +199,14 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
             .find(|t| t.resource_type().is_some_and(|r| r.as_str() == "instance"))
             .map(|t| tags_of(t.tags()))
             .unwrap_or_default(),
-        http_tokens: d
-            .metadata_options()
-            .and_then(|m| m.http_tokens())
-            .map(|t| t.as_str().to_owned()),
-        http_put_response_hop_limit: d
-            .metadata_options()
-            .and_then(|m| m.http_put_response_hop_limit())
-            .map(i64::from),
-        // The groups of the first interface (the provider writes the same on each), or the
-        // template's own.
+        metadata_options: d.metadata_options().map(|m| TemplateMetadata {
+            http_endpoint: m.http_endpoint().map(|e| e.as_str().to_owned()),
+            http_tokens: m.http_tokens().map(|t| t.as_str().to_owned()),
+            http_put_response_hop_limit: m.http_put_response_hop_limit().map(i64::from),
+        }),
+        detailed_monitoring: d.monitoring().and_then(|m| m.enabled()),
+        // The groups of the first interface (the provider writes the pool's on each), or the
+        // template's own; the core's read-back tells the pool's from an interface's.
         security_group_ids: d
             .network_interfaces()
             .first()

@@ -149,6 +149,7 @@ impl AwsClients {
             .set_tags(Some(ng.tags.clone().into_iter().collect()))
             .set_update_config(update_config(ng.config.update))
             .set_release_version(ng.config.release_version.clone())
+            .set_version(ng.config.kubernetes_version.clone())
             .set_disk_size(disk_size)
             .set_node_repair_config(ng.config.node_repair_config.as_ref().map(node_repair));
         req.send().await.map_err(|e| {
@@ -218,6 +219,7 @@ impl AwsClients {
                 },
                 update: n.update_config().map(update_config_of),
                 release_version: n.release_version().map(str::to_owned),
+                kubernetes_version: n.version().map(str::to_owned),
                 disk_size: n.disk_size().map(i64::from),
                 node_repair_config: n.node_repair_config().map(node_repair_of),
                 // The name is the node group's; what only a launch template carries is read from
@@ -298,13 +300,14 @@ impl AwsClients {
         Ok(())
     }
 
-    /// `eks:UpdateNodegroupVersion`: a rolling update of the nodes to another AMI release, or to
-    /// another version of the node group's launch template (or both).
+    /// `eks:UpdateNodegroupVersion`: a rolling update of the nodes to another AMI release or
+    /// Kubernetes minor, or to another version of the node group's launch template (or several).
     pub async fn update_node_group_version(
         &self,
         cluster: &str,
         name: &str,
         release: Option<&str>,
+        kubernetes: Option<&str>,
         template: Option<&LaunchTemplate>,
     ) -> Result<(), AwsError> {
         self.eks()
@@ -313,6 +316,7 @@ impl AwsClients {
             .cluster_name(cluster)
             .nodegroup_name(name)
             .set_release_version(release.map(str::to_owned))
+            .set_version(kubernetes.map(str::to_owned))
             .set_launch_template(template.and_then(template_spec))
             .send()
             .await

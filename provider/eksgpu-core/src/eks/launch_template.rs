@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::catalog;
-use crate::model::{NodeGroupVolume, NodeStrategy, Pool};
+use crate::model::{NetworkInterface, NodeGroupVolume, NodeStrategy, Pool, TemplateMetadata};
 
 /// EC2 `InstanceMarketOptions.MarketType` of a Capacity Block (EKS user guide, capacity-blocks-mng).
 pub const CAPACITY_BLOCK_MARKET: &str = "capacity-block";
@@ -56,28 +56,66 @@ pub struct LaunchTemplateData {
     /// `diskSize` next to a launch template, EKS API CreateNodegroup `diskSize`), then the pool's
     /// `block_device_mappings`.
     pub block_device_mappings: Vec<TemplateVolume>,
+    /// `EbsOptimized` (the pool's `ebs_optimized`); `None` is the instance type's default.
+    pub ebs_optimized: Option<bool>,
     /// `UserData` as text (the API takes and returns it base64-encoded).
     pub user_data: Option<String>,
     /// `Placement.GroupName`.
     pub placement_group: Option<String>,
     /// `TagSpecifications` of the instances, volumes and network interfaces launched.
     pub instance_tags: BTreeMap<String, String>,
-    /// `MetadataOptions.HttpTokens`.
-    pub http_tokens: Option<String>,
-    /// `MetadataOptions.HttpPutResponseHopLimit`.
-    pub http_put_response_hop_limit: Option<i64>,
-    /// `Groups` of every network interface, or `SecurityGroupIds` without interfaces (EC2 refuses
-    /// both in one template).
+    /// `MetadataOptions` (the fields set).
+    pub metadata_options: Option<TemplateMetadata>,
+    /// `Monitoring.Enabled`.
+    pub detailed_monitoring: Option<bool>,
+    /// `Groups` of every network interface that names none of its own, or `SecurityGroupIds`
+    /// without interfaces (EC2 refuses both in one template).
     pub security_group_ids: Vec<String>,
 }
 
 /// `NetworkInterfaces[]` of the template.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TemplateInterface {
     pub network_card_index: i64,
     pub device_index: i64,
     /// `interface` (ENA), `efa` (EFA with ENA) or `efa-only`.
     pub interface_type: String,
+    /// `AssociatePublicIpAddress`, when the pool sets it.
+    pub associate_public_ip_address: Option<bool>,
+    /// `DeleteOnTermination`, when the pool sets it.
+    pub delete_on_termination: Option<bool>,
+    /// `Description`, when the pool sets it.
+    pub description: Option<String>,
+    /// `Groups`: the interface's security groups, when the pool sets them.
+    pub security_group_ids: Vec<String>,
+}
+
+impl From<&NetworkInterface> for TemplateInterface {
+    fn from(n: &NetworkInterface) -> Self {
+        TemplateInterface {
+            network_card_index: n.network_card_index,
+            device_index: n.device_index,
+            interface_type: n.interface_type.clone(),
+            associate_public_ip_address: n.associate_public_ip_address,
+            delete_on_termination: n.delete_on_termination,
+            description: n.description.clone(),
+            security_group_ids: n.security_group_ids.clone(),
+        }
+    }
+}
+
+impl From<&TemplateInterface> for NetworkInterface {
+    fn from(n: &TemplateInterface) -> Self {
+        NetworkInterface {
+            network_card_index: n.network_card_index,
+            device_index: n.device_index,
+            interface_type: n.interface_type.clone(),
+            associate_public_ip_address: n.associate_public_ip_address,
+            delete_on_termination: n.delete_on_termination,
+            description: n.description.clone(),
+            security_group_ids: n.security_group_ids.clone(),
+        }
+    }
 }
 
 /// `BlockDeviceMappings[]` entry with its `Ebs` (EC2 LaunchTemplateBlockDeviceMappingRequest).
@@ -169,19 +207,21 @@ pub fn retag(
 }
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
-/// reservation, or anything else only a template carries (user data, volumes, interfaces,
-/// placement, instance tags, metadata options, security groups).
+/// reservation, or anything else only a template carries (user data, volumes, EBS optimization,
+/// interfaces, placement, instance tags, metadata options, monitoring, security groups).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
             || m.capacity_reservation_resource_group_arn.is_some()
             || m.user_data.is_some()
             || !m.block_device_mappings.is_empty()
+            || m.ebs_optimized.is_some()
             || !m.network_interfaces.is_empty()
             || m.cluster_placement_group
             || !m.instance_tags.is_empty()
             || m.metadata_options.is_some()
             || !m.security_group_ids.is_empty()
+            || m.detailed_monitoring.is_some()
     });
     pool.efa || capacity_block(pool) || template_only
 }
@@ -213,6 +253,7 @@ pub fn efa_interfaces(count: i64) -> Vec<TemplateInterface> {
             network_card_index: i,
             device_index: i64::from(i != 0),
             interface_type: "efa".to_owned(),
+            ..TemplateInterface::default()
         })
         .collect()
 }
@@ -240,6 +281,7 @@ pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
                 network_card_index: 0,
                 device_index: 0,
                 interface_type: "interface".to_owned(),
+                ..TemplateInterface::default()
             }];
             out.extend(
                 n.efa_cards()
@@ -249,6 +291,7 @@ pub fn efa_layout(pool: &Pool) -> Vec<TemplateInterface> {
                         network_card_index: c,
                         device_index: 0,
                         interface_type: "efa-only".to_owned(),
+                        ..TemplateInterface::default()
                     }),
             );
             out
@@ -266,14 +309,7 @@ pub fn template_interfaces(pool: &Pool) -> Vec<TemplateInterface> {
         .map(|m| m.network_interfaces.as_slice())
         .unwrap_or_default();
     if !explicit.is_empty() {
-        return explicit
-            .iter()
-            .map(|n| TemplateInterface {
-                network_card_index: n.network_card_index,
-                device_index: n.device_index,
-                interface_type: n.interface_type.clone(),
-            })
-            .collect();
+        return explicit.iter().map(TemplateInterface::from).collect();
     }
     if pool.efa { efa_layout(pool) } else { Vec::new() }
 }
@@ -373,11 +409,12 @@ pub fn launch_template(
             capacity_reservation_resource_group_arn: m.capacity_reservation_resource_group_arn.clone(),
             capacity_block: cb,
             block_device_mappings: volumes,
+            ebs_optimized: m.ebs_optimized,
             user_data: m.user_data.as_deref().map(|u| super::user_data::rendered(u, ami_type)),
             placement_group: m.cluster_placement_group.then(|| name.clone()),
             instance_tags: m.instance_tags.clone(),
-            http_tokens: m.metadata_options.as_ref().and_then(|o| o.http_tokens.clone()),
-            http_put_response_hop_limit: m.metadata_options.as_ref().and_then(|o| o.http_put_response_hop_limit),
+            metadata_options: m.metadata_options.clone(),
+            detailed_monitoring: m.detailed_monitoring,
             security_group_ids: m.security_group_ids.clone(),
         },
         name,
@@ -390,7 +427,10 @@ pub fn launch_template(
 /// The resources the template's `instance_tags` tag at launch, as eksctl and
 /// terraform-aws-modules/eks tag them (eksctl pkg/cfn/builder/managed_launch_template.go `makeTags`;
 /// terraform-aws-eks v20.37.2 modules/eks-managed-node-group `tag_specifications`).
-pub const INSTANCE_TAG_RESOURCES: [&str; 3] = ["instance", "volume", "network-interface"];
+/// In lexical order, the order terraform-aws-modules/eks sends them in: its `tag_specifications`
+/// blocks come from `toset(var.tag_specifications)`, a set of strings, which Terraform iterates
+/// in lexical order (EC2 reads the list as a set either way).
+pub const INSTANCE_TAG_RESOURCES: [&str; 3] = ["instance", "network-interface", "volume"];
 
 impl TemplateVolume {
     /// One `BlockDeviceMappings` entry as the EC2 API spells it.
@@ -425,20 +465,37 @@ impl LaunchTemplateData {
             let v: Vec<Value> = self.block_device_mappings.iter().map(TemplateVolume::to_json).collect();
             d.insert("BlockDeviceMappings".into(), Value::Array(v));
         }
+        if let Some(e) = self.ebs_optimized {
+            d.insert("EbsOptimized".into(), json!(e));
+        }
         if !self.network_interfaces.is_empty() {
             let nics: Vec<Value> = self
                 .network_interfaces
                 .iter()
                 .map(|n| {
-                    let mut nic = json!({
+                    let mut o = json!({
                         "NetworkCardIndex": n.network_card_index,
                         "DeviceIndex": n.device_index,
                         "InterfaceType": n.interface_type,
                     });
-                    if !self.security_group_ids.is_empty() {
-                        nic["Groups"] = json!(self.security_group_ids);
+                    if let Some(m) = o.as_object_mut() {
+                        if let Some(p) = n.associate_public_ip_address {
+                            m.insert("AssociatePublicIpAddress".into(), json!(p));
+                        }
+                        if let Some(d) = n.delete_on_termination {
+                            m.insert("DeleteOnTermination".into(), json!(d));
+                        }
+                        if let Some(d) = &n.description {
+                            m.insert("Description".into(), json!(d));
+                        }
+                        // An interface's own groups, else the pool's (`security_group_ids`).
+                        if !n.security_group_ids.is_empty() {
+                            m.insert("Groups".into(), json!(n.security_group_ids));
+                        } else if !self.security_group_ids.is_empty() {
+                            m.insert("Groups".into(), json!(self.security_group_ids));
+                        }
                     }
-                    nic
+                    o
                 })
                 .collect();
             d.insert("NetworkInterfaces".into(), Value::Array(nics));
@@ -479,15 +536,21 @@ impl LaunchTemplateData {
                 .collect();
             d.insert("TagSpecifications".into(), Value::Array(specs));
         }
-        let mut imds = serde_json::Map::new();
-        if let Some(t) = &self.http_tokens {
-            imds.insert("HttpTokens".into(), json!(t));
+        if let Some(m) = &self.metadata_options {
+            let mut o = serde_json::Map::new();
+            if let Some(e) = &m.http_endpoint {
+                o.insert("HttpEndpoint".into(), json!(e));
+            }
+            if let Some(t) = &m.http_tokens {
+                o.insert("HttpTokens".into(), json!(t));
+            }
+            if let Some(h) = m.http_put_response_hop_limit {
+                o.insert("HttpPutResponseHopLimit".into(), json!(h));
+            }
+            d.insert("MetadataOptions".into(), Value::Object(o));
         }
-        if let Some(h) = self.http_put_response_hop_limit {
-            imds.insert("HttpPutResponseHopLimit".into(), json!(h));
-        }
-        if !imds.is_empty() {
-            d.insert("MetadataOptions".into(), Value::Object(imds));
+        if let Some(on) = self.detailed_monitoring {
+            d.insert("Monitoring".into(), json!({"Enabled": on}));
         }
         if let Some(u) = &self.user_data {
             d.insert("UserData".into(), json!(super::user_data::base64(u)));

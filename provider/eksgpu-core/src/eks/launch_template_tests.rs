@@ -236,12 +236,14 @@ fn template_only_inputs_render_and_read_back() {
             network_card_index: c,
             device_index: i64::from(c != 0),
             interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+            ..NetworkInterface::default()
         })
         .collect();
     m.cluster_placement_group = true;
     m.instance_tags = BTreeMap::from([("Name".into(), "trn".into())]);
     m.name_prefix = Some("efa-".into());
-    m.metadata_options = Some(crate::model::MetadataOptions {
+    m.metadata_options = Some(crate::model::TemplateMetadata {
+        http_endpoint: None,
         http_tokens: Some("required".into()),
         http_put_response_hop_limit: Some(2),
     });
@@ -392,4 +394,61 @@ fn no_template_puts_efa_on_an_ena_only_card_zero() {
             "{label}: {v:?}"
         );
     }
+}
+
+/// `ebs_optimized` alone gives a node group its template (`EbsOptimized`), reads back from it, and
+/// a change is a new template version, not a new node group.
+#[test]
+fn ebs_optimized_is_template_data_that_reads_back_and_versions() {
+    let mut p = fixture::pool("infer", Capacity::ManagedNodeGroup, &["inf2.24xlarge"]);
+    let m = p.managed_node_group.get_or_insert_with(fixture::managed_node_group);
+    m.disk_size = None;
+    m.ebs_optimized = Some(true);
+    let s = strategy(vec![p.clone()]);
+    let ng = node_group(&s, &s.pools[0]).expect("a node group");
+    let lt = ng.launch_template.clone().expect("a template");
+    assert_eq!(lt.data.to_json()["EbsOptimized"], json!(true));
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &ng, false), s.pools[0]);
+    let mut off = p;
+    off.managed_node_group.as_mut().expect("mng").ebs_optimized = Some(false);
+    let want = node_group(&s, &off).expect("a node group");
+    assert_eq!(want.replacement(&ng), None);
+    let u = want.update(&ng).expect("an update");
+    assert_eq!(u.launch_template.and_then(|d| d.ebs_optimized), Some(false));
+}
+
+/// The pool's `security_group_ids` are written on every interface EC2 gets (`Groups`), and EC2
+/// returns them there: read back, they are the pool's again, the interfaces name none of their own
+/// and an EFA layout still reads as `efa = true` (no drift). Groups on the interfaces of a pool
+/// without `security_group_ids` stay the interfaces' own.
+#[test]
+fn pool_security_groups_on_every_interface_read_back_as_the_pool_s() {
+    let mut p = gb200();
+    p.instance_types = vec!["p5.48xlarge".into()];
+    p.managed_node_group.as_mut().expect("mng").security_group_ids = vec!["sg-0123456789abcdef0".into()];
+    let s = strategy(vec![p]);
+    let mut live = node_group(&s, &s.pools[0]).expect("a node group");
+    let lt = live.launch_template.as_mut().expect("a template");
+    assert!(!lt.data.network_interfaces.is_empty());
+    for n in &mut lt.data.network_interfaces {
+        n.security_group_ids = lt.data.security_group_ids.clone();
+    }
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &live, false), s.pools[0]);
+
+    let mut own = s.pools[0].clone();
+    let m = own.managed_node_group.as_mut().expect("mng");
+    m.security_group_ids = Vec::new();
+    m.network_interfaces = vec![crate::model::NetworkInterface {
+        network_card_index: 0,
+        device_index: 0,
+        interface_type: "efa".into(),
+        security_group_ids: vec!["sg-0fedcba9876543210".into()],
+        ..crate::model::NetworkInterface::default()
+    }];
+    let s = strategy(vec![own]);
+    let mut live = node_group(&s, &s.pools[0]).expect("a node group");
+    // As the cloud adapter reads it: the first interface's groups stand for the template's.
+    let lt = live.launch_template.as_mut().expect("a template");
+    lt.data.security_group_ids = lt.data.network_interfaces[0].security_group_ids.clone();
+    assert_eq!(read_back_node_group(&s, &s.pools[0], &live, false), s.pools[0]);
 }

@@ -66,6 +66,7 @@ static CREATE_ORDER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
         "tags",
         "updateConfig",
         "releaseVersion",
+        "version",
         "diskSize",
         "nodeRepairConfig",
     ];
@@ -181,6 +182,8 @@ pub struct NodeGroupUpdate {
     pub node_repair: Option<NodeRepairConfig>,
     /// An `UpdateNodegroupVersion` to this release, apart from the config update.
     pub release_version: Option<String>,
+    /// An `UpdateNodegroupVersion` to this Kubernetes minor (with `release_version` when both change).
+    pub kubernetes_version: Option<String>,
     /// `TagResource` / `UntagResource` on the node group (tags are not node group config).
     pub tags_add: BTreeMap<String, String>,
     pub tags_remove: Vec<String>,
@@ -194,6 +197,7 @@ impl NodeGroupUpdate {
     pub fn changes_config(&self) -> bool {
         NodeGroupUpdate {
             release_version: None,
+            kubernetes_version: None,
             tags_add: BTreeMap::new(),
             tags_remove: Vec::new(),
             launch_template: None,
@@ -339,6 +343,10 @@ impl NodeGroup {
         if want.release_version.is_some() && want.release_version != was.release_version {
             u.release_version = want.release_version.clone();
         }
+        // And to another Kubernetes minor (EKS API UpdateNodegroupVersion `version`).
+        if want.kubernetes_version.is_some() && want.kubernetes_version != was.kubernetes_version {
+            u.kubernetes_version = want.kubernetes_version.clone();
+        }
         // Every tag of the node group is the provider's to set, as refresh reports them.
         u.tags_add = self
             .tags
@@ -409,6 +417,10 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     // What EKS chose is not drift unless the pool asked for a release.
     if prior_mng.is_none_or(|p| p.release_version.is_none()) {
         m.release_version = None;
+    }
+    // Nor is the cluster's version, EKS's default, unless the pool asked for one.
+    if prior_mng.is_none_or(|p| p.kubernetes_version.is_none()) {
+        m.kubernetes_version = None;
     }
     // Repair off, as EKS reports a node group made without it, is the pool's "unset".
     if prior_mng.is_none_or(|p| p.node_repair_config.is_none())
@@ -530,8 +542,8 @@ fn expected_autoscaler_tags(
 }
 
 /// What the launch template version a node group uses says of the pool: its network interfaces
-/// (the EFA layout `efa` renders, or the pool's own), its capacity reservation, disk, volumes, user
-/// data, placement group and instance tags. Without a template, the pool has none of them.
+/// (the EFA layout `efa` renders, or the pool's own), its capacity reservation, disk, volumes, EBS
+/// optimization, user data, placement group, instance tags, metadata options and monitoring. Without a template, the pool has none of them.
 fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>, ami_type: &str) {
     let prior_m = prior.managed_node_group.clone().unwrap_or_default();
     let Some(lt) = lt else {
@@ -550,13 +562,11 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
     m.capacity_reservation_id = d.capacity_reservation_id.clone();
     m.capacity_reservation_resource_group_arn = d.capacity_reservation_resource_group_arn.clone();
     m.cluster_placement_group = d.placement_group.is_some();
+    m.ebs_optimized = d.ebs_optimized;
     m.instance_tags = d.instance_tags.clone();
     m.security_group_ids = d.security_group_ids.clone();
-    m.metadata_options =
-        (d.http_tokens.is_some() || d.http_put_response_hop_limit.is_some()).then(|| crate::model::MetadataOptions {
-            http_tokens: d.http_tokens.clone(),
-            http_put_response_hop_limit: d.http_put_response_hop_limit,
-        });
+    m.metadata_options = d.metadata_options.clone();
+    m.detailed_monitoring = d.detailed_monitoring;
     m.user_data = d
         .user_data
         .as_deref()
@@ -570,19 +580,24 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
         m.disk_size = volumes.remove(i).volume_size;
     }
     m.block_device_mappings = volumes.iter().map(NodeGroupVolume::from).collect();
-    let interfaces: Vec<NetworkInterface> = d
-        .network_interfaces
-        .iter()
-        .map(|n| NetworkInterface {
-            network_card_index: n.network_card_index,
-            device_index: n.device_index,
-            interface_type: n.interface_type.clone(),
-        })
-        .collect();
+    // The pool's `security_group_ids` are written on every interface (`Groups`): read back, an
+    // interface with exactly those names none of its own. Without them in the prior pool, the
+    // groups on interfaces are the interfaces' own.
+    let mut live_interfaces = d.network_interfaces.clone();
+    if !prior_m.security_group_ids.is_empty() {
+        for n in &mut live_interfaces {
+            if n.security_group_ids == d.security_group_ids {
+                n.security_group_ids.clear();
+            }
+        }
+    } else if !live_interfaces.is_empty() {
+        m.security_group_ids = Vec::new();
+    }
+    let interfaces: Vec<NetworkInterface> = live_interfaces.iter().map(NetworkInterface::from).collect();
     if interfaces.is_empty() {
         m.network_interfaces = Vec::new();
         pool.efa = false;
-    } else if prior_m.network_interfaces.is_empty() && d.network_interfaces == layout {
+    } else if prior_m.network_interfaces.is_empty() && live_interfaces == layout {
         pool.efa = true;
         m.network_interfaces = Vec::new();
     } else {

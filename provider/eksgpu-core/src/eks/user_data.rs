@@ -37,9 +37,17 @@ pub fn format_of(ami_type: &str) -> Format {
     }
 }
 
-/// Whether the text is already a MIME document.
+/// Whether the text is already a MIME document: its first header, in either order of the two a
+/// multi-part document starts with, is `MIME-Version` or a `multipart/` `Content-Type` (RFC 2045
+/// puts no order on headers; hashicorp/terraform-provider-cloudinit, which terraform-aws-modules/eks
+/// renders its user data with, writes `Content-Type` first: internal/provider/cloudinit_config.go
+/// `renderPartsToWriter`).
 pub fn is_mime(text: &str) -> bool {
-    text.trim_start().to_ascii_lowercase().starts_with("mime-version:")
+    let first = text.trim_start().to_ascii_lowercase();
+    first.starts_with("mime-version:")
+        || first
+            .strip_prefix("content-type:")
+            .is_some_and(|v| v.trim_start().starts_with("multipart/"))
 }
 
 /// Whether a document is a nodeadm `NodeConfig` (its `kind`).
@@ -173,6 +181,20 @@ mod tests {
         assert_eq!(p[0].content_type, SHELL);
         let toml = "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\n";
         assert_eq!(rendered(toml, "BOTTLEROCKET_x86_64_NVIDIA"), toml);
+    }
+
+    /// terraform-aws-modules/eks user data: the cloudinit provider's document, `Content-Type`
+    /// first and CRLF line ends, is MIME already: kept as written, its parts read.
+    #[test]
+    fn a_cloudinit_document_is_mime_as_written() {
+        let doc = "Content-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\nMIME-Version: 1.0\r\n\r\n--MIMEBOUNDARY\r\nContent-Transfer-Encoding: 7bit\r\nContent-Type: application/node.eks.aws\r\nMime-Version: 1.0\r\n\r\nkind: NodeConfig\n\r\n--MIMEBOUNDARY--\r\n";
+        assert!(is_mime(doc));
+        assert_eq!(rendered(doc, "AL2023_x86_64_NVIDIA"), doc);
+        let p = parts(doc);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].content_type, "application/node.eks.aws");
+        assert_eq!(p[0].body.trim_end(), "kind: NodeConfig");
+        assert!(!is_mime("Content-Type: text/plain\n\necho"));
     }
 
     #[test]

@@ -977,6 +977,14 @@ pub static RULES: &[Rule] = &[
         source: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html): AMIs from v20251103 enable CDMM, MIG and vGPU are not supported; awslabs/amazon-eks-ami PR #2357 (https://github.com/awslabs/amazon-eks-ami/pull/2357: driver 580 for 1.34+, CDMM enabled unconditionally by modprobe configuration) and release v20251103; NVIDIA data center driver 580.65.06 release notes, CDMM (https://docs.nvidia.com/datacenter/tesla/tesla-release-notes-580-65-06/index.html#hardware-software-support)",
     },
     Rule {
+        code: Code::EKSGPU307,
+        severity: Severity::Error,
+        summary: "Node group Kubernetes version outside the cluster's skew",
+        trigger: "A `managed_node_group` pool's `kubernetes_version` is newer than the strategy's `kubernetes_version` (the cluster's), or more than three minors older (an unknown cluster version skips the check).",
+        fix: "Leave `kubernetes_version` unset (the node group takes the cluster's), or set a minor from the cluster's down to three older; upgrade the control plane first, then the node groups.",
+        source: "Amazon EKS API Reference, CreateNodegroup and UpdateNodegroupVersion (`version`: defaults to the cluster's Kubernetes version, https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html); EKS user guide, Update a managed node group (https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html: the node group's version cannot be newer than the cluster's); Kubernetes version skew policy, kubelet (https://kubernetes.io/releases/version-skew-policy/#kubelet: not newer than kube-apiserver, up to three minors older from 1.28)",
+    },
+    Rule {
         code: Code::EKSGPU312,
         severity: Severity::Warning,
         summary: "Karpenter label exclusion on an Auto Mode pool excludes nothing",

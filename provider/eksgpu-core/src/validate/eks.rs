@@ -580,6 +580,22 @@ pub fn aws_tag_value(value: &str) -> Validation {
     }
 }
 
+/// A network interface description EC2 accepts: at most 255 characters (EC2 API reference,
+/// CreateNetworkInterface `Description`,
+/// https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateNetworkInterface.html).
+pub fn ec2_description(value: &str) -> Validation {
+    if value.chars().count() <= 255 {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            "A network interface description is longer than 255 characters.",
+            "at most 255 characters",
+            "EC2 API reference, CreateNetworkInterface `Description` \
+             (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateNetworkInterface.html)",
+        ))
+    }
+}
+
 #[cfg(test)]
 mod aws_tag_tests {
     use super::{aws_tag_key, aws_tag_value};

@@ -6,8 +6,8 @@ use super::List;
 use super::engine::{Decl, Object::NodeGroup, at};
 use super::{Attr, Check, HYBRID_ONLY, Kinds, Lit, NODE_GROUP, One, ReadBack, Required, Ty, attr, lens};
 use crate::model::{
-    Hybrid, ManagedNodeGroup, MetadataOptions, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool,
-    RepairOverride, Scaling, UpdateConfig,
+    Hybrid, ManagedNodeGroup, NetworkInterface, NodeGroupVolume, NodeRepairConfig, Pool, RepairOverride, Scaling,
+    TemplateMetadata, UpdateConfig,
 };
 use crate::node_strategy::outputs::Output;
 use crate::rules::{Code, Step, Violation};
@@ -60,6 +60,20 @@ const RELEASE_VERSION: Attr<ManagedNodeGroup> = attr(
 // Read back only when the pool asked for a release: what EKS chose is not drift (eks::node_group).
 .renders(&[at(NodeGroup, &["releaseVersion"])]);
 
+const KUBERNETES_VERSION: Attr<ManagedNodeGroup> = attr(
+    "kubernetes_version",
+    Ty::String,
+    "Kubernetes minor of the nodes (`MAJOR.MINOR`, e.g. `1.33`): at most the cluster's and at most three minors \
+     older (EKSGPU307). Default: the cluster's at creation, then kept (not drift). A change rolls the nodes to it in \
+     place (`UpdateNodegroupVersion`).",
+    lens!(ManagedNodeGroup, kubernetes_version),
+)
+// EKS API CreateNodegroup `version` ("defaults to the cluster's Kubernetes version"), written as
+// the cluster's `version` is.
+.checks(&[Check::Str("A Kubernetes version.", validate::kubernetes_version)])
+// Read back only when the pool asked for a version: the cluster's, chosen by EKS, is not drift.
+.renders(&[at(NodeGroup, &["version"])]);
+
 const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
     "disk_size",
     Ty::Number,
@@ -73,6 +87,21 @@ const DISK_SIZE: Attr<ManagedNodeGroup> = attr(
 .renders(&[at(NodeGroup, &["diskSize"])])
 // EKS's disk size of a node group without a launch template: 20 GiB for Linux and Bottlerocket.
 .server_default(Lit::Int(crate::eks::DEFAULT_DISK_SIZE_GIB));
+
+const EBS_OPTIMIZED: Attr<ManagedNodeGroup> = attr(
+    "ebs_optimized",
+    Ty::Bool,
+    "`EbsOptimized` in the pool's launch template, as terraform-aws-modules/eks `ebs_optimized` sets it: dedicated \
+     bandwidth to EBS. GPU and Neuron instance types are EBS-optimized by default, where `true` changes nothing and \
+     `false` has no effect. Default: unset (the instance type's default). A change makes a new template version the \
+     nodes roll to.",
+    lens!(ManagedNodeGroup, ebs_optimized),
+)
+// EC2 RequestLaunchTemplateData.EbsOptimized (EC2 API reference); "For instance types that are
+// EBS-optimized by default, there is no need to enable EBS optimization, and there is no effect if
+// you disable EBS optimization" (EC2 user guide, ebs-optimized.html). Rendered in the launch
+// template and read back from it (eks::launch_template).
+.custom();
 
 const CAPACITY_RESERVATION_ID: Attr<ManagedNodeGroup> = attr(
     "capacity_reservation_id",
@@ -473,6 +502,45 @@ const NI_TYPE: Attr<NetworkInterface> = attr(
 .checks(&[Check::OneOf(&["interface", "efa", "efa-only"])])
 .custom();
 
+const NI_PUBLIC_IP: Attr<NetworkInterface> = attr(
+    "associate_public_ip_address",
+    Ty::Bool,
+    "Give the interface a public IPv4 address (`AssociatePublicIpAddress`); terraform-aws-modules/eks sets `false` \
+     on its EFA interfaces. Default the subnet's setting.",
+    lens!(NetworkInterface, associate_public_ip_address),
+)
+.custom();
+
+const NI_DELETE: Attr<NetworkInterface> = attr(
+    "delete_on_termination",
+    Ty::Bool,
+    "Delete the interface when the node terminates (`DeleteOnTermination`). Default EC2's `true` for interfaces \
+     it creates at launch.",
+    lens!(NetworkInterface, delete_on_termination),
+)
+.custom();
+
+const NI_DESCRIPTION: Attr<NetworkInterface> = attr(
+    "description",
+    Ty::String,
+    "The interface's description (`Description`).",
+    lens!(NetworkInterface, description),
+)
+// EC2 NetworkInterface Description: at most 255 characters.
+.checks(&[Check::Str("At most 255 characters.", validate::ec2_description)])
+.custom();
+
+const NI_GROUPS: Attr<NetworkInterface> = attr(
+    "security_group_ids",
+    Ty::StringList,
+    "Security groups of the interface (`Groups`), e.g. the node security group and one that allows EFA traffic \
+     between the nodes (all traffic to and from itself, EC2 user guide, EFA security group). Without them EKS \
+     gives the interface the cluster security group.",
+    lens!(NetworkInterface, security_group_ids),
+)
+.checks(&[Check::Each("Security group IDs.", validate::security_group_id)])
+.custom();
+
 /// EC2 `LaunchTemplateInstanceNetworkInterfaceSpecificationRequest` (EC2 API reference).
 const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     name: "network_interfaces",
@@ -488,7 +556,15 @@ const NETWORK_INTERFACES: List<ManagedNodeGroup, NetworkInterface> = List {
     max_items: Some(100),
     renders: &[],
     read_back: ReadBack::Custom,
-    children: &[&NI_CARD, &NI_DEVICE, &NI_TYPE],
+    children: &[
+        &NI_CARD,
+        &NI_DEVICE,
+        &NI_TYPE,
+        &NI_PUBLIC_IP,
+        &NI_DELETE,
+        &NI_DESCRIPTION,
+        &NI_GROUPS,
+    ],
     get: |m| &m.network_interfaces,
     put: |m, n| m.network_interfaces = n,
 };
@@ -519,38 +595,51 @@ const INSTANCE_TAGS: Attr<ManagedNodeGroup> = attr(
 ])
 .custom();
 
-const HTTP_TOKENS: Attr<MetadataOptions> = attr(
-    "http_tokens",
+const MD_ENDPOINT: Attr<TemplateMetadata> = attr(
+    "http_endpoint",
     Ty::String,
-    "`required` (IMDSv2 only) or `optional` (IMDSv1 too).",
-    lens!(MetadataOptions, http_tokens),
+    "`enabled` or `disabled` (no instance metadata at all). Default EC2's `enabled`.",
+    lens!(TemplateMetadata, http_endpoint),
 )
-// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: optional | required.
-.checks(&[Check::OneOf(&["optional", "required"])])
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpEndpoint: enabled | disabled.
+.checks(&[Check::OneOf(&["enabled", "disabled"])])
 .custom();
 
-const HTTP_HOP_LIMIT: Attr<MetadataOptions> = attr(
+const MD_TOKENS: Attr<TemplateMetadata> = attr(
+    "http_tokens",
+    Ty::String,
+    "`required` (IMDSv2 only) or `optional`. Default EC2's for the AMI (`required` on AL2023).",
+    lens!(TemplateMetadata, http_tokens),
+)
+// EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: optional | required.
+.checks(&[Check::OneOf(&["required", "optional"])])
+.custom();
+
+const MD_HOP_LIMIT: Attr<TemplateMetadata> = attr(
     "http_put_response_hop_limit",
     Ty::Number,
-    "Network hops an IMDSv2 token response may take (1–64): 2 lets pods that are not on the host network reach \
-     the node's metadata, 1 keeps it from them.",
-    lens!(MetadataOptions, http_put_response_hop_limit),
+    "IMDS PUT response hop limit, 1–64: `2` lets pods without host networking reach IMDS (terraform-aws-modules/eks \
+     v20 sets `2`, v21 `1`). Default EC2's `1`.",
+    lens!(TemplateMetadata, http_put_response_hop_limit),
 )
 // EC2 LaunchTemplateInstanceMetadataOptionsRequest.HttpPutResponseHopLimit: 1–64.
-.checks(&[Check::Int(1, 64, "`HttpPutResponseHopLimit`")])
+.checks(&[Check::Int(
+    1,
+    64,
+    "launch template `MetadataOptions.HttpPutResponseHopLimit`",
+)])
 .custom();
 
 /// EC2 `LaunchTemplateInstanceMetadataOptionsRequest` (EC2 API reference).
-const METADATA_OPTIONS: One<ManagedNodeGroup, MetadataOptions> = One {
+const METADATA_OPTIONS: One<ManagedNodeGroup, TemplateMetadata> = One {
     name: "metadata_options",
-    doc: "The instance metadata service (IMDS) of the nodes, in the pool's launch template (`MetadataOptions`), \
-          as eksctl writes it for every managed node group (`HttpTokens = required`, \
-          `HttpPutResponseHopLimit = 2`). Unset, EC2's defaults for the node's AMI apply. A change makes a new \
-          template version the nodes roll to.",
+    doc: "Instance metadata (IMDS) of the nodes, in the pool's launch template (`MetadataOptions`), as \
+          terraform-aws-modules/eks sets it on every node group (`http_endpoint = \"enabled\"`, `http_tokens = \
+          \"required\"`, a hop limit). Without it the template sets none and EC2's defaults apply.",
     kinds: Kinds::All,
     renders: &[],
     read_back: ReadBack::Custom,
-    children: &[&HTTP_TOKENS, &HTTP_HOP_LIMIT],
+    children: &[&MD_ENDPOINT, &MD_TOKENS, &MD_HOP_LIMIT],
     get: |m| m.metadata_options.as_ref(),
     put: |m, o| {
         m.metadata_options = o;
@@ -572,6 +661,17 @@ const SECURITY_GROUP_IDS: Attr<ManagedNodeGroup> = attr(
     Check::Each("Security group IDs.", validate::security_group_id),
     Check::Distinct,
 ])
+// Rendered in the launch template and read back from it (eks::launch_template).
+.custom();
+
+const DETAILED_MONITORING: Attr<ManagedNodeGroup> = attr(
+    "detailed_monitoring",
+    Ty::Bool,
+    "CloudWatch detailed (one-minute) monitoring of the nodes, in the pool's launch template (`Monitoring.Enabled`), \
+     as terraform-aws-modules/eks v20 turns on by default (`enable_monitoring`). Without it the template sets none \
+     (EC2's five-minute basic monitoring).",
+    lens!(ManagedNodeGroup, detailed_monitoring),
+)
 // Rendered in the launch template and read back from it (eks::launch_template).
 .custom();
 
@@ -612,7 +712,9 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &SUBNET_IDS,
     &AMI_TYPE,
     &RELEASE_VERSION,
+    &KUBERNETES_VERSION,
     &DISK_SIZE,
+    &EBS_OPTIMIZED,
     &CAPACITY_RESERVATION_ID,
     &NODE_REPAIR_CONFIG,
     &Required(&SCALING),
@@ -627,6 +729,7 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &INSTANCE_TAGS,
     &METADATA_OPTIONS,
     &SECURITY_GROUP_IDS,
+    &DETAILED_MONITORING,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -637,7 +740,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags, metadata options, security groups or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, `ebs_optimized`, metadata options, detailed monitoring, security groups or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \

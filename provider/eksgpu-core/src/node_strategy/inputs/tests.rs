@@ -164,6 +164,7 @@ fn network_interfaces() -> BoxedStrategy<Vec<NetworkInterface>> {
                 network_card_index: card,
                 device_index: device,
                 interface_type: t.into(),
+                ..NetworkInterface::default()
             };
             let mut v = vec![ni(0, 0, "interface")];
             v.extend((1..cards).map(|c| ni(c, 0, "efa-only")));
@@ -526,6 +527,7 @@ fn node_group_template_inputs() -> BoxedStrategy<TemplateInputs> {
                 network_card_index: c,
                 device_index: i64::from(c != 0),
                 interface_type: if c == 0 { "efa" } else { "efa-only" }.into(),
+                ..NetworkInterface::default()
             })
             .collect()),
     ];
@@ -585,13 +587,13 @@ pub(crate) fn node_group_pool() -> BoxedStrategy<Pool> {
                 }),
             ]),
             of(Just("1.34.0-20260801")),
-            of(20..500i64),
+            (of(20..500i64), of(any::<bool>())),
             of(any::<bool>()),
         ),
         node_group_template_inputs(),
     )
         .prop_map(
-            |(base, ct, tags, (ami, (min, max), update, release, disk, repair), template)| {
+            |(base, ct, tags, (ami, (min, max), update, release, (disk, ebs_optimized), repair), template)| {
                 // Neuron pools boot the Neuron AMI (EKSGPU013); unset picks it too.
                 let ami = ami.map(|a| if base.is_neuron() { "AL2023_x86_64_NEURON" } else { a });
                 // A Capacity Block is one instance type, which its launch template carries.
@@ -620,6 +622,7 @@ pub(crate) fn node_group_pool() -> BoxedStrategy<Pool> {
                         update,
                         release_version: release.map(str::to_owned),
                         disk_size: disk,
+                        ebs_optimized,
                         node_repair_config: repair.map(|enabled| NodeRepairConfig {
                             enabled,
                             ..thresholds.clone()

@@ -196,6 +196,7 @@ fn check_managed_node_group(s: &NodeStrategy, pool: &Pool, at: &At<'_>, out: &mu
     node_group_request(m, &mng, out);
     node_group_taints(pool, at, out);
     node_group_release(s, pool, m, &mng, out);
+    node_group_version(s, m, &mng, out);
     node_group_disk(pool, m, &mng, out);
     super::launch_template::capacity_block(pool, m, at, &mng, out);
     let ami_type = m
@@ -290,12 +291,16 @@ fn node_group_taints(pool: &Pool, at: &At<'_>, out: &mut Vec<Violation>) {
     }
 }
 
-/// EKSGPU117: an AL2023 or AL2 `release_version` of another Kubernetes minor than the
-/// cluster's, which CreateNodegroup refuses (an unknown `kubernetes_version` skips the check).
+/// EKSGPU117: an AL2023 or AL2 `release_version` of another Kubernetes minor than the node
+/// group's (its `kubernetes_version`, else the cluster's), which CreateNodegroup refuses (an
+/// unknown version skips the check).
 fn node_group_release(s: &NodeStrategy, pool: &Pool, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
     let (Some(release), Some(k8s)) = (
         m.release_version.as_deref(),
-        s.kubernetes_version.as_deref().and_then(crate::rules::parse_version),
+        m.kubernetes_version
+            .as_deref()
+            .or(s.kubernetes_version.as_deref())
+            .and_then(crate::rules::parse_version),
     ) else {
         return;
     };
@@ -314,6 +319,43 @@ fn node_group_release(s: &NodeStrategy, pool: &Pool, m: &ManagedNodeGroup, mng: 
             e.to_string(),
         ));
     }
+}
+
+/// The most minors a node group's kubelet may lag the cluster's API server (Kubernetes version
+/// skew policy, kubelet, from 1.28; EKS user guide, Update a managed node group).
+const MAX_NODE_GROUP_SKEW: u32 = 3;
+
+/// EKSGPU307: a node group `kubernetes_version` newer than the cluster's or more than
+/// [`MAX_NODE_GROUP_SKEW`] minors older (an unknown cluster version skips the check; a version
+/// that is none is the attribute's own check).
+fn node_group_version(s: &NodeStrategy, m: &ManagedNodeGroup, mng: &At<'_>, out: &mut Vec<Violation>) {
+    let (Some(want), Some(cluster)) = (
+        m.kubernetes_version.as_deref(),
+        s.kubernetes_version.as_deref().and_then(crate::rules::parse_version),
+    ) else {
+        return;
+    };
+    let Some(v) = crate::rules::parse_version(want) else {
+        return;
+    };
+    let detail = if v > cluster {
+        format!(
+            "Node group version {want} is newer than the cluster's {}.{}.",
+            cluster.0, cluster.1
+        )
+    } else if v.0 != cluster.0 || cluster.1.checked_sub(v.1).is_none_or(|lag| lag > MAX_NODE_GROUP_SKEW) {
+        format!(
+            "Node group version {want} is more than {MAX_NODE_GROUP_SKEW} minors older than the cluster's {}.{}.",
+            cluster.0, cluster.1
+        )
+    } else {
+        return;
+    };
+    out.push(Violation::new(
+        Code::EKSGPU307,
+        mng(&[Step::Attr("kubernetes_version")]),
+        detail,
+    ));
 }
 
 /// EKSGPU123: EKS's 20 GiB default disk (or a small one) cannot hold inference images.

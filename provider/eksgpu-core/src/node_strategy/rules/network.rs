@@ -22,6 +22,7 @@ fn interfaces(pool: &Pool, at: &At<'_>) -> Option<(Vec<NetworkInterface>, Vec<St
                 network_card_index: n["networkCardIndex"].as_i64().unwrap_or_default(),
                 device_index: n["deviceIndex"].as_i64().unwrap_or_default(),
                 interface_type: n["interfaceType"].as_str().unwrap_or_default().to_owned(),
+                ..NetworkInterface::default()
             })
             .collect()
     };
@@ -40,11 +41,7 @@ fn interfaces(pool: &Pool, at: &At<'_>) -> Option<(Vec<NetworkInterface>, Vec<St
             let explicit = !m.network_interfaces.is_empty();
             let list: Vec<NetworkInterface> = launch_template::template_interfaces(pool)
                 .into_iter()
-                .map(|n| NetworkInterface {
-                    network_card_index: n.network_card_index,
-                    device_index: n.device_index,
-                    interface_type: n.interface_type,
-                })
+                .map(|n| NetworkInterface::from(&n))
                 .collect();
             if list.is_empty() {
                 return None;

@@ -36,11 +36,13 @@ fn capacity_block_upgrade(prior: &NodeStrategy, planned: &NodeStrategy, out: &mu
             continue;
         }
         let Some(u) = want.update(&was) else { continue };
-        if u.release_version.is_none() && u.launch_template.is_none() {
+        if u.release_version.is_none() && u.kubernetes_version.is_none() && u.launch_template.is_none() {
             continue;
         }
         let what = if u.launch_template.is_some() {
             "a new launch template version"
+        } else if u.kubernetes_version.is_some() {
+            "a new Kubernetes version"
         } else {
             "a new AMI release"
         };

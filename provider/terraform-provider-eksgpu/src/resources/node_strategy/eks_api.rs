@@ -211,12 +211,13 @@ impl EksApi<'_> {
                 _ => None,
             };
             versioned = template.is_some();
-            if u.release_version.is_some() || template.is_some() {
+            if u.release_version.is_some() || u.kubernetes_version.is_some() || template.is_some() {
                 self.aws
                     .update_node_group_version(
                         self.cluster,
                         &want.name,
                         u.release_version.as_deref(),
+                        u.kubernetes_version.as_deref(),
                         template.as_ref(),
                     )
                     .await

@@ -429,3 +429,29 @@ fn eksgpu117_node_group_labels_taints_and_releases_as_the_eks_api_takes_them() {
     p.managed_node_group.as_mut().unwrap().node_role_arn = format!("arn:aws:iam::123456789012:role/{}", "r".repeat(65));
     assert!(paths(&strategy(vec![p])).is_empty());
 }
+
+/// EKSGPU307: a node group at most the cluster's minor and three older; EKSGPU117 reads a
+/// release against the node group's own version.
+#[test]
+fn eksgpu307_node_group_version_skew() {
+    let with_version = |cluster: Option<&str>, version: &str, release: Option<&str>| {
+        let mut p = pool(Capacity::ManagedNodeGroup);
+        let m = p.managed_node_group.as_mut().unwrap();
+        m.kubernetes_version = Some(version.into());
+        m.release_version = release.map(str::to_owned);
+        let mut s = strategy(vec![p]);
+        s.kubernetes_version = cluster.map(str::to_owned);
+        codes(&s)
+    };
+    assert!(with_version(Some("1.34"), "1.34", None).is_empty());
+    assert!(with_version(Some("1.34"), "1.31", None).is_empty());
+    assert_eq!(with_version(Some("1.34"), "1.30", None), vec![Code::EKSGPU307]);
+    assert_eq!(with_version(Some("1.34"), "1.35", None), vec![Code::EKSGPU307]);
+    assert_eq!(with_version(Some("1.34"), "2.1", None), vec![Code::EKSGPU307]);
+    assert!(with_version(None, "1.35", None).is_empty(), "unknown cluster version");
+    assert!(with_version(Some("1.34"), "1.32", Some("1.32.9-20260801")).is_empty());
+    assert_eq!(
+        with_version(Some("1.34"), "1.32", Some("1.34.0-20260801")),
+        vec![Code::EKSGPU117]
+    );
+}

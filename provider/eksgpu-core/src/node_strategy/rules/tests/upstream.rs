@@ -280,6 +280,7 @@ fn network_interfaces_follow_the_crd_and_the_types_efa_count() {
         network_card_index: c,
         device_index: d,
         interface_type: t.into(),
+        ..NetworkInterface::default()
     };
     let no_primary = with_class(|nc| nc.network_interfaces = vec![ni(1, 0, "efa-only")]);
     assert!(codes(no_primary).contains(&Code::EKSGPU176));

@@ -46,6 +46,7 @@ fn ni(card: i64, device: i64, t: &str) -> NetworkInterface {
         network_card_index: card,
         device_index: device,
         interface_type: t.into(),
+        ..NetworkInterface::default()
     }
 }
 

@@ -67,6 +67,7 @@ fn upstream_node_class() -> impl Strategy<Value = NodeClass> {
                     network_card_index,
                     device_index,
                     interface_type,
+                    ..NetworkInterface::default()
                 }),
             0..3,
         ),
@@ -392,10 +393,13 @@ fn the_upstream_inputs_read_back_from_their_values() {
                 network_card_index: 0,
                 device_index: 0,
                 interface_type: "efa".into(),
+                ..NetworkInterface::default()
             }],
             cluster_placement_group: true,
+            ebs_optimized: Some(true),
             instance_tags: [("Name".to_owned(), "x".to_owned())].into(),
-            metadata_options: Some(eksgpu_core::model::MetadataOptions {
+            metadata_options: Some(eksgpu_core::model::TemplateMetadata {
+                http_endpoint: None,
                 http_tokens: Some("required".into()),
                 http_put_response_hop_limit: Some(2),
             }),
