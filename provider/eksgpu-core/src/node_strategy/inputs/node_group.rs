@@ -651,7 +651,8 @@ const SECURITY_GROUP_IDS: Attr<ManagedNodeGroup> = attr(
     "security_group_ids",
     Ty::StringList,
     "Security groups of the nodes (`sg-…`), in the pool's launch template: on each network interface it lays out \
-     (`Groups`, as eksctl writes its EFA interfaces), or as `SecurityGroupIds` when it has none. With them EKS adds \
+     that names no `security_group_ids` of its own (`Groups`, as eksctl writes its EFA interfaces), or as \
+     `SecurityGroupIds` when it has none. With them EKS adds \
      no cluster security group of its own (EKS user guide, Customize managed nodes with launch templates): list it \
      here too (`aws eks describe-cluster`, `resourcesVpcConfig.clusterSecurityGroupId`), and for EFA a group that \
      allows all traffic to and from itself. A change makes a new template version the nodes roll to.",
