@@ -440,6 +440,11 @@ pub struct ManagedNodeGroup {
     pub metadata_options: Option<TemplateMetadata>,
     /// Launch template `Monitoring.Enabled`: CloudWatch detailed (one-minute) monitoring.
     pub detailed_monitoring: Option<bool>,
+    /// The launch template version's `VersionDescription`.
+    pub launch_template_description: Option<String>,
+    /// Tags on the launch template itself in place of the pool's `tags` (the provider's
+    /// identifying tags stay); empty: the pool's.
+    pub launch_template_tags: BTreeMap<String, String>,
 }
 
 /// A node group launch template's `MetadataOptions` (EC2 API reference,
