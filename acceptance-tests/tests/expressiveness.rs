@@ -250,14 +250,41 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "eksbp-ml-capacity-block",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
+        values: &[
+            ("var.capacity_reservation_id", "\"cr-0123456789abcdef0\""),
+            ("element(module.vpc.private_subnets, 0)", "\"subnet-0a1b2c3d4e5f60001\""),
+        ],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/cbr-dc9802ea:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
     Definition {
         folder: "eksbp-ml-container-cache",

@@ -739,7 +739,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 32,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20250312000000000000000001",
+            node_group_suffix: "dc9802ea",
             launch_template_name: "ml-capacity-block-cbr",
         },
     ),
