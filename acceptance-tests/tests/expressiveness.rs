@@ -417,14 +417,38 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "tfeks-efa-p4d",
-        status: Status::NotYet,
-        files: &[],
+        status: Status::Complete,
+        files: &["main.tf"],
         values: &[],
-        pruned: &[],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/efa-dbbd77ff:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
 ];
 
