@@ -483,8 +483,9 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     pool.tags = super::user_tags(strategy, &prior.tags, &live_tags);
-    // The template's own tags are `launch_template_tags` where the pool set them, or (import)
-    // where they are not the pool's `tags`; else they are the pool's, read from the node group.
+    // The template's own tags are `launch_template_tags` where the pool set them, or on import
+    // where they are not the pool's `tags`; else they are the pool's, read from the node group
+    // (and retagged at apply when they are not: `eks_templates`).
     let prior_template_tags = prior
         .managed_node_group
         .as_ref()
@@ -497,7 +498,7 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
             &prior_template_tags
         };
         let template_tags = super::user_tags(strategy, basis, &lt.tags);
-        if !prior_template_tags.is_empty() || template_tags != pool.tags {
+        if !prior_template_tags.is_empty() || (import && template_tags != pool.tags) {
             m.launch_template_tags = template_tags;
         }
     }
