@@ -1496,3 +1496,60 @@ fn network_interface_public_ip_deletion_description_and_groups_reach_the_launch_
         w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
+
+/// `launch_template_description` and `launch_template_tags` (#34), as terraform-aws-modules/eks
+/// writes its templates: the version's `VersionDescription`, and the template's own tags without
+/// the node group's `Name` (the provider's identifying tags kept). Refresh and import read them
+/// back (no drift); a new description is a new template version the node group rolls to.
+#[test]
+fn launch_template_description_and_tags_apart_from_the_node_group() {
+    let pool = |description: &str| {
+        mng_pool("training", "{}")
+            .replace(
+                "    capacity_types = [\"spot\"]\n",
+                "    capacity_types = [\"spot\"]\n    tags = {\n      Team = \"ml\"\n      Name = \"training\"\n    }\n",
+            )
+            .replace(
+                "      update = {",
+                &format!(
+                    "      launch_template_description = \"{description}\"\n      \
+                     launch_template_tags = {{\n        Team = \"ml\"\n      }}\n      update = {{"
+                ),
+            )
+    };
+    let tf = &terraform_versions()[0];
+    let (_kube, moto, w) = setup(tf, &strategy(None, &pool("first")));
+    w.apply();
+    assert!(
+        template_version(&moto).contains("<versionDescription>first</versionDescription>"),
+        "{}",
+        template_version(&moto)
+    );
+    let template = moto.ec2("Action=DescribeLaunchTemplates&LaunchTemplateName.1=gpu-training");
+    let compact = template.replace(['\n', ' '], "");
+    assert!(compact.contains("<key>Team</key><value>ml</value>"), "{template}");
+    assert!(
+        !compact.contains("<key>Name</key>"),
+        "Name only on the node group: {template}"
+    );
+    assert!(
+        compact.contains("<key>eksgpu.terraform.io/pool</key>"),
+        "ownership kept: {template}"
+    );
+    let ng = &node_group(&moto, "gpu-training")["nodegroup"];
+    assert_eq!(ng["tags"]["Name"], "training", "{ng}");
+    w.assert_empty_plan();
+    let imported = workdir(tf, &strategy(None, &pool("first")), &moto);
+    imported.ok(&["import", "-no-color", "eksgpu_node_strategy.s", "gpu/genai"]);
+    imported.assert_empty_plan();
+
+    w.write("main.tf", &strategy(None, &pool("second")));
+    w.apply();
+    assert!(template_version(&moto).contains("<versionDescription>second</versionDescription>"));
+    assert_eq!(
+        node_group(&moto, "gpu-training")["nodegroup"]["launchTemplate"]["version"],
+        "2"
+    );
+    w.assert_empty_plan();
+    w.ok(&["destroy", "-auto-approve", "-no-color"]);
+}

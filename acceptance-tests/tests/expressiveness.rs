@@ -17,8 +17,8 @@
 //!    (NodePool, EC2NodeClass, NodeClass, NodeOverlay), and fields the v1 CRDs do not define
 //!    (pruned from structural schemas), listed per definition as upstream mistakes;
 //! 5. the provider's own additions are allowed: its ownership labels and annotations
-//!    (`eksgpu.terraform.io/…`, `app.kubernetes.io/managed-by`), and the per-definition allowlist
-//!    below (each entry says why).
+//!    (`eksgpu.terraform.io/…`, `app.kubernetes.io/managed-by`), the same keys in an EC2 `Tags`
+//!    list of a rendered request, and the per-definition allowlist below (each entry says why).
 //!
 //! A definition ends *complete* (no field missing, differing or added beyond the allowlist), or
 //! *refused* (the plan fails with the rule that says why it cannot work on EKS), or is listed in
@@ -361,14 +361,41 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "eksbp-ml-capacity-block",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
+        values: &[
+            ("var.capacity_reservation_id", "\"cr-0123456789abcdef0\""),
+            ("element(module.vpc.private_subnets, 0)", "\"subnet-0a1b2c3d4e5f60001\""),
+        ],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/cbr-dc9802ea:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
     Definition {
         folder: "eksbp-ml-container-cache",
@@ -383,14 +410,38 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "eksbp-nvidia-gpu-efa",
-        status: Status::NotYet,
-        files: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
         values: &[],
-        pruned: &[],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
     Definition {
         folder: "eksctl-gpu-node-repair",
@@ -477,14 +528,38 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "tfeks-efa-p4d",
-        status: Status::NotYet,
-        files: &[],
+        status: Status::Complete,
+        files: &["main.tf"],
         values: &[],
-        pruned: &[],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/efa-dbbd77ff:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
 ];
 
@@ -634,6 +709,13 @@ fn owned(path: &str) -> bool {
     })
 }
 
+/// Normalisation 5 for EC2 `Tags` lists: a `{Key, Value}` entry of the provider's ownership keys.
+fn owned_tag(t: &Value) -> bool {
+    t["Key"]
+        .as_str()
+        .is_some_and(|k| k.starts_with("eksgpu.terraform.io/") || k == "app.kubernetes.io/managed-by")
+}
+
 /// The differences of `got` from `want` below `path`: `missing`, `differs` and `added` lines.
 fn diff(want: &Value, got: &Value, path: &str, out: &mut Vec<String>) {
     let last = path.rsplit('.').next().unwrap_or_default();
@@ -678,6 +760,11 @@ fn diff(want: &Value, got: &Value, path: &str, out: &mut Vec<String>) {
             if ws != gs {
                 out.push(format!("differs {path}: upstream {ws:?}, rendered {gs:?}"));
             }
+        }
+        (Value::Array(w), Value::Array(g)) if last.ends_with("Tags") && g.iter().any(owned_tag) => {
+            // Normalisation 5: the provider's ownership tags in an EC2 `Tags` list.
+            let g: Vec<Value> = g.iter().filter(|t| !owned_tag(t)).cloned().collect();
+            diff(want, &Value::Array(g), path, out);
         }
         (Value::Array(w), Value::Array(g)) => {
             if w.len() != g.len() {

@@ -76,8 +76,7 @@ pub struct ModuleCall<'a> {
     pub latest_release_version: &'a str,
     /// What the AWS provider appends to `node_group_name_prefix` (`<name>-`, `use_name_prefix`
     /// defaults `true`): a generated suffix, given the one the pool's `name_prefix` gets (the
-    /// provider's eight hex digits, shown in the plan; the placeholders below are until a
-    /// definition's HCL exists).
+    /// provider's eight hex digits, shown in the plan).
     pub node_group_suffix: &'a str,
     /// The launch template's name: the AWS provider generates it from `name_prefix = "<key>-"`
     /// (`launch_template_use_name_prefix` defaults `true`); a definition gives the name the pool's
@@ -740,7 +739,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 32,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20250312000000000000000001",
+            node_group_suffix: "dc9802ea",
             launch_template_name: "ml-capacity-block-cbr",
         },
     ),
@@ -768,7 +767,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 4,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "1.33.4-20250821",
-            node_group_suffix: "20250824000000000000000001",
+            node_group_suffix: "dbbd77ff",
             launch_template_name: "ex-eks-managed-node-group-efa",
         },
     ),

@@ -444,6 +444,11 @@ pub struct ManagedNodeGroup {
     pub detailed_monitoring: Option<bool>,
     /// Security groups of the nodes in the launch template (on each of its network interfaces).
     pub security_group_ids: Vec<String>,
+    /// The launch template version's `VersionDescription`.
+    pub launch_template_description: Option<String>,
+    /// Tags on the launch template itself in place of the pool's `tags` (the provider's
+    /// identifying tags stay); empty: the pool's.
+    pub launch_template_tags: BTreeMap<String, String>,
 }
 
 /// A node group launch template's `MetadataOptions` (EC2 API reference,

@@ -211,6 +211,8 @@ fn data_of(d: &aws_sdk_ec2::types::ResponseLaunchTemplateData) -> LaunchTemplate
             .network_interfaces()
             .first()
             .map_or_else(|| d.security_group_ids().to_vec(), |n| n.groups().to_vec()),
+        // The version's, beside its data (`describe_launch_template`).
+        version_description: None,
     }
 }
 
@@ -228,6 +230,7 @@ impl AwsClients {
             .create_launch_template()
             .launch_template_name(&lt.name)
             .launch_template_data(request_data(&lt.data))
+            .set_version_description(lt.data.version_description.clone())
             .tag_specifications(
                 TagSpecification::builder()
                     .resource_type(ResourceType::LaunchTemplate)
@@ -252,6 +255,7 @@ impl AwsClients {
             .create_launch_template_version()
             .launch_template_id(id)
             .launch_template_data(request_data(data))
+            .set_version_description(data.version_description.clone())
             .send()
             .await
             .map_err(|e| self.sdk_error("ec2:CreateLaunchTemplateVersion", e))?;
@@ -298,12 +302,14 @@ impl AwsClients {
             .send()
             .await
             .map_err(|e| self.sdk_error("ec2:DescribeLaunchTemplateVersions", e))?;
-        let data = versions
-            .launch_template_versions()
-            .first()
-            .and_then(|v| v.launch_template_data())
-            .map(data_of)
-            .unwrap_or_default();
+        let live = versions.launch_template_versions().first();
+        let data = LaunchTemplateData {
+            version_description: live.and_then(|v| v.version_description()).map(str::to_owned),
+            ..live
+                .and_then(|v| v.launch_template_data())
+                .map(data_of)
+                .unwrap_or_default()
+        };
         Ok(Some(LaunchTemplate {
             name: name.to_owned(),
             data,

@@ -71,6 +71,9 @@ pub struct LaunchTemplateData {
     /// `Groups` of every network interface that names none of its own, or `SecurityGroupIds`
     /// without interfaces (EC2 refuses both in one template).
     pub security_group_ids: Vec<String>,
+    /// The version's `VersionDescription` (beside `LaunchTemplateData` in the request, but one per
+    /// version as the data is, so a change is a new version).
+    pub version_description: Option<String>,
 }
 
 /// `NetworkInterfaces[]` of the template.
@@ -208,7 +211,8 @@ pub fn retag(
 
 /// Whether a node group pool needs a launch template: EFA, a Capacity Block, a capacity
 /// reservation, or anything else only a template carries (user data, volumes, EBS optimization,
-/// interfaces, placement, instance tags, metadata options, monitoring, security groups).
+/// interfaces, placement, instance tags, metadata options, monitoring, security groups, the
+/// template's description or tags).
 pub fn needs_launch_template(pool: &Pool) -> bool {
     let template_only = pool.managed_node_group.as_ref().is_some_and(|m| {
         m.capacity_reservation_id.is_some()
@@ -222,6 +226,8 @@ pub fn needs_launch_template(pool: &Pool) -> bool {
             || m.metadata_options.is_some()
             || !m.security_group_ids.is_empty()
             || m.detailed_monitoring.is_some()
+            || m.launch_template_description.is_some()
+            || !m.launch_template_tags.is_empty()
     });
     pool.efa || capacity_block(pool) || template_only
 }
@@ -416,12 +422,32 @@ pub fn launch_template(
             metadata_options: m.metadata_options.clone(),
             detailed_monitoring: m.detailed_monitoring,
             security_group_ids: m.security_group_ids.clone(),
+            version_description: m.launch_template_description.clone(),
         },
         name,
-        tags: tags.clone(),
+        tags: template_tags(m, tags),
         id: None,
         version: None,
     })
+}
+
+/// The template's own tags: the pool's (`tags`, ownership included), or with
+/// `launch_template_tags` those in place of the pool's user tags, the provider's identifying tags
+/// kept (they say whose the template is: `eks::is_provider_tag`).
+fn template_tags(
+    m: &crate::node_strategy::ManagedNodeGroup,
+    pool_tags: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    if m.launch_template_tags.is_empty() {
+        return pool_tags.clone();
+    }
+    let mut t: BTreeMap<String, String> = pool_tags
+        .iter()
+        .filter(|(k, _)| super::is_provider_tag(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    t.extend(m.launch_template_tags.clone());
+    t
 }
 
 /// The resources the template's `instance_tags` tag at launch, as eksctl and
@@ -564,10 +590,14 @@ impl LaunchTemplate {
     /// `CreateLaunchTemplateVersion`).
     pub fn create_request(&self) -> Value {
         let tags: Vec<Value> = self.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
-        json!({"CreateLaunchTemplate": {
+        let mut req = json!({
             "LaunchTemplateName": self.name,
             "LaunchTemplateData": self.data.to_json(),
             "TagSpecifications": [{"ResourceType": "launch-template", "Tags": tags}],
-        }})
+        });
+        if let (Some(d), Some(o)) = (&self.data.version_description, req.as_object_mut()) {
+            o.insert("VersionDescription".into(), json!(d));
+        }
+        json!({ "CreateLaunchTemplate": req })
     }
 }

@@ -483,6 +483,25 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     pool.tags = super::user_tags(strategy, &prior.tags, &live_tags);
+    // The template's own tags are `launch_template_tags` where the pool set them, or on import
+    // where they are not the pool's `tags`; else they are the pool's, read from the node group
+    // (and retagged at apply when they are not: `eks_templates`).
+    let prior_template_tags = prior
+        .managed_node_group
+        .as_ref()
+        .map(|m| m.launch_template_tags.clone())
+        .unwrap_or_default();
+    if let (Some(lt), Some(m)) = (live.launch_template.as_ref(), pool.managed_node_group.as_mut()) {
+        let basis = if prior_template_tags.is_empty() {
+            &prior.tags
+        } else {
+            &prior_template_tags
+        };
+        let template_tags = super::user_tags(strategy, basis, &lt.tags);
+        if !prior_template_tags.is_empty() || (import && template_tags != pool.tags) {
+            m.launch_template_tags = template_tags;
+        }
+    }
     pool
 }
 
@@ -567,6 +586,7 @@ fn read_back_template(pool: &mut Pool, prior: &Pool, lt: Option<&LaunchTemplate>
     m.security_group_ids = d.security_group_ids.clone();
     m.metadata_options = d.metadata_options.clone();
     m.detailed_monitoring = d.detailed_monitoring;
+    m.launch_template_description = d.version_description.clone();
     m.user_data = d
         .user_data
         .as_deref()

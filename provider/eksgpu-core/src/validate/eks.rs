@@ -580,18 +580,20 @@ pub fn aws_tag_value(value: &str) -> Validation {
     }
 }
 
-/// A network interface description EC2 accepts: at most 255 characters (EC2 API reference,
-/// CreateNetworkInterface `Description`,
-/// https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateNetworkInterface.html).
+/// A network interface or launch template version description EC2 accepts: at most 255
+/// characters (EC2 API reference, CreateNetworkInterface `Description`, CreateLaunchTemplate
+/// `VersionDescription`).
 pub fn ec2_description(value: &str) -> Validation {
     if value.chars().count() <= 255 {
         Ok(())
     } else {
         Err(ValidationError::new(
-            "A network interface description is longer than 255 characters.",
+            "The description is longer than 255 characters.",
             "at most 255 characters",
             "EC2 API reference, CreateNetworkInterface `Description` \
-             (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateNetworkInterface.html)",
+             (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateNetworkInterface.html), \
+             CreateLaunchTemplate `VersionDescription` \
+             (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateLaunchTemplate.html)",
         ))
     }
 }

@@ -676,6 +676,33 @@ const DETAILED_MONITORING: Attr<ManagedNodeGroup> = attr(
 // Rendered in the launch template and read back from it (eks::launch_template).
 .custom();
 
+const LAUNCH_TEMPLATE_DESCRIPTION: Attr<ManagedNodeGroup> = attr(
+    "launch_template_description",
+    Ty::String,
+    "Description of the pool's launch template version (`VersionDescription`), e.g. what \
+     terraform-aws-modules/eks writes (`Custom launch template for <name> EKS managed node group`). A change makes a \
+     new template version the node group rolls to. Without it the versions have none.",
+    lens!(ManagedNodeGroup, launch_template_description),
+)
+.checks(&[Check::Str("At most 255 characters.", validate::ec2_description)])
+// Rendered on the template version and read back from it (eks::launch_template).
+.custom();
+
+const LAUNCH_TEMPLATE_TAGS: Attr<ManagedNodeGroup> = attr(
+    "launch_template_tags",
+    Ty::StringMap,
+    "Tags on the pool's launch template itself (`ResourceType = launch-template`) in place of the pool's `tags`, \
+     e.g. the pool's tags without a `Name` the node group carries, as terraform-aws-modules/eks tags its templates. \
+     The provider's identifying tags (`eksgpu.terraform.io/…`) are on the template either way. Unset or empty: the \
+     pool's `tags`.",
+    lens!(ManagedNodeGroup, launch_template_tags),
+)
+.checks(&[
+    Check::Keys("EC2 tag keys.", validate::aws_tag_key),
+    Check::Each("EC2 tag values.", validate::aws_tag_value),
+])
+.custom();
+
 /// EKSGPU117: `NodegroupUpdateConfig` takes `maxUnavailable` or `maxUnavailablePercentage`, each
 /// 1–100, not both (EKS API reference, NodegroupUpdateConfig).
 pub fn check_update(u: &UpdateConfig, path: &[Step], out: &mut Vec<Violation>) {
@@ -731,6 +758,8 @@ pub const MANAGED_NODE_GROUP: &[&dyn Decl<ManagedNodeGroup>] = &[
     &METADATA_OPTIONS,
     &SECURITY_GROUP_IDS,
     &DETAILED_MONITORING,
+    &LAUNCH_TEMPLATE_DESCRIPTION,
+    &LAUNCH_TEMPLATE_TAGS,
 ];
 
 pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
@@ -741,7 +770,7 @@ pub(super) const MANAGED_NODE_GROUP_BLOCK: One<Pool, ManagedNodeGroup> = One {
           subnets and node role need a new node group, which the provider creates after deleting the old one \
           (the plan warns). The desired size is set at creation; later changes by autoscalers are not drift. \
           With `efa = true`, `capacity_types = [\"capacity-block\"]`, a capacity reservation, user data, block device \
-          mappings, network interfaces, instance tags, `ebs_optimized`, metadata options, detailed monitoring, security groups or a cluster placement group the pool owns an EC2 launch template \
+          mappings, network interfaces, instance tags, `ebs_optimized`, metadata options, detailed monitoring, security groups, a launch template description or tags, or a cluster placement group the pool owns an EC2 launch template \
           `<cluster_name>-<pool name>` (EFA interfaces, the Capacity Block, the disk); a change to it is a new \
           template version the node group rolls to. The node group carries the Cluster Autoscaler's tags \
           (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster_name>`, node-template tags \
