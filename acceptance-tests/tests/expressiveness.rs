@@ -313,14 +313,39 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "doeks-inf2-mng",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
+        values: &[
+            ("[module.vpc.private_subnets[2]]", "[\"subnet-0a1b2c3d4e5f60003\"]"),
+            ("local.tags", "{}"),
+            ("local.name", "\"trainium-inferentia\""),
+            ("var.inf2_24xl_min_size", "0"),
+            ("var.inf2_24xl_desired_size", "0"),
+        ],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+        ],
     },
     Definition {
         // Karpenter v1beta1 in `kubectl_manifest` heredocs, converted by the v1 migration guide
@@ -350,14 +375,39 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "doeks-trn1-efa-mng",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
+        values: &[
+            ("[module.vpc.private_subnets[2]]", "[\"subnet-0a1b2c3d4e5f60003\"]"),
+            ("local.tags", "{}"),
+            ("local.name", "\"trainium-inferentia\""),
+            ("var.trn1_32xl_min_size", "0"),
+            ("var.trn1_32xl_desired_size", "0"),
+        ],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+        ],
     },
     Definition {
         folder: "eksbp-ml-capacity-block",
@@ -399,14 +449,44 @@ const DEFINITIONS: &[Definition] = &[
     },
     Definition {
         folder: "eksbp-ml-container-cache",
-        status: Status::NotYet,
-        files: &[],
-        values: &[],
-        pruned: &[],
+        status: Status::Complete,
+        files: &["eks.tf"],
+        values: &[
+            ("local.dev_name", "\"xvdb\""),
+            (
+                "nonsensitive(data.aws_ssm_parameter.snapshot_id.value)",
+                "\"snap-0a1b2c3d4e5f60001\"",
+            ),
+        ],
+        // The module refers to its template by id (`aws_launch_template.this.id`, version 1): the
+        // provider makes the template and refers to it by name.
+        pruned: &["CreateNodegroup/gpu-b38a740b:CreateNodegroup.launchTemplate"],
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[],
+        allow: &[
+            (
+                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.launchTemplate.name",
+                "the pool's own launch template, named <cluster>-<pool>",
+            ),
+            (
+                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.eksgpu.terraform.io/",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.app.kubernetes.io/managed-by",
+                "ownership tags",
+            ),
+            (
+                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
+                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
+            ),
+            (
+                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
+                "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
+                 cloudprovider/aws/README.md, \"Special note on GPU instances\")",
+            ),
+        ],
     },
     Definition {
         folder: "eksbp-nvidia-gpu-efa",
@@ -792,7 +872,12 @@ fn canonical(v: &Value) -> String {
                 Value::Object(sorted.into_iter().map(|(k, x)| (k.clone(), x)).collect())
             }
             Value::Array(a) => {
-                let mut items: Vec<Value> = a.iter().map(|x| norm(x, "")).collect();
+                // Normalisation 5 inside a set's entries too (a `TagSpecifications` entry's `Tags`).
+                let mut items: Vec<Value> = a
+                    .iter()
+                    .filter(|x| !(key.ends_with("Tags") && owned_tag(x)))
+                    .map(|x| norm(x, ""))
+                    .collect();
                 if SETS.contains(&key) {
                     items.sort_by_key(ToString::to_string);
                 }

@@ -792,7 +792,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 8,
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20241030000000000000000001",
+            node_group_suffix: "8e85417e",
             launch_template_name: "trainium-inferentia-trn1-32xl-ng1",
         },
     ),
@@ -810,7 +810,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 0, // no EFA: the module lays out no interfaces
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20241030000000000000000001",
+            node_group_suffix: "aca2d6a6",
             launch_template_name: "trainium-inferentia-inf2-24xl-ng",
         },
     ),
@@ -838,7 +838,7 @@ const CALLS: &[(&str, ModuleCall)] = &[
             network_cards: 0, // no EFA: the module lays out no interfaces
             launch_template_id: "lt-0a1b2c3d4e5f60001",
             latest_release_version: "",
-            node_group_suffix: "20250312000000000000000001",
+            node_group_suffix: "b38a740b",
             launch_template_name: "ml-container-cache-gpu",
         },
     ),
@@ -1006,7 +1006,7 @@ fn data_on_eks_entries_take_list_taints_and_the_v20_defaults() {
     assert_eq!(d["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 100);
     assert_eq!(d["NetworkInterfaces"].as_array().map(Vec::len), Some(8));
     assert_eq!(d["Placement"]["GroupName"], "trainium-inferentia-trn1-32xl-ng1");
-    assert_eq!(ng["nodegroupName"], "trn1-32xl-ng1-20241030000000000000000001");
+    assert_eq!(ng["nodegroupName"], "trn1-32xl-ng1-8e85417e");
     use base64::Engine as _;
     let user_data = base64::engine::general_purpose::STANDARD
         .decode(d["UserData"].as_str().unwrap_or_default())
