@@ -430,33 +430,7 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
     {
         m.node_repair_config = None;
     }
-    // The name as the pool writes it: the default and a prefix's name read as unset and as the
-    // prefix (on import, a name that is not the default reads as `name`).
-    m.name = None;
-    m.name_prefix = None;
-    let named = |m: &ManagedNodeGroup| Pool {
-        managed_node_group: Some(m.clone()),
-        ..pool.clone()
-    };
-    let prior_naming = prior_mng.map(|p| (p.name.clone(), p.name_prefix.clone()));
-    if let Some((name, prefix)) = prior_naming {
-        m.name = name;
-        m.name_prefix = prefix;
-    }
-    if node_group_name(strategy, &named(&m)) != live.name {
-        m.name_prefix = None;
-        m.name = Some(live.name.clone());
-        if node_group_name(
-            strategy,
-            &named(&ManagedNodeGroup {
-                name: None,
-                ..m.clone()
-            }),
-        ) == live.name
-        {
-            m.name = None;
-        }
-    }
+    read_back_name(strategy, &pool, prior_mng, live, &mut m);
     pool.managed_node_group = Some(m);
     // Provider-added labels depend on the live AMI type (Bottlerocket adds the device-plugin
     // label) and instance types (the autoscaler's GPU label), which an import's prior does not
@@ -483,9 +457,50 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     pool.tags = super::user_tags(strategy, &prior.tags, &live_tags);
-    // The template's own tags are `launch_template_tags` where the pool set them, or on import
-    // where they are not the pool's `tags`; else they are the pool's, read from the node group
-    // (and retagged at apply when they are not: `eks_templates`).
+    read_back_template_tags(strategy, prior, live, import, &mut pool);
+    pool
+}
+
+/// The name as the pool writes it: the default and a prefix's name read as unset and as the
+/// prefix (on import, a name that is not the default reads as `name`).
+fn read_back_name(
+    strategy: &NodeStrategy,
+    pool: &Pool,
+    prior_mng: Option<&ManagedNodeGroup>,
+    live: &NodeGroup,
+    m: &mut ManagedNodeGroup,
+) {
+    m.name = None;
+    m.name_prefix = None;
+    let named = |m: &ManagedNodeGroup| Pool {
+        managed_node_group: Some(m.clone()),
+        ..pool.clone()
+    };
+    let prior_naming = prior_mng.map(|p| (p.name.clone(), p.name_prefix.clone()));
+    if let Some((name, prefix)) = prior_naming {
+        m.name = name;
+        m.name_prefix = prefix;
+    }
+    if node_group_name(strategy, &named(m)) != live.name {
+        m.name_prefix = None;
+        m.name = Some(live.name.clone());
+        if node_group_name(
+            strategy,
+            &named(&ManagedNodeGroup {
+                name: None,
+                ..m.clone()
+            }),
+        ) == live.name
+        {
+            m.name = None;
+        }
+    }
+}
+
+/// The template's own tags are `launch_template_tags` where the pool set them, or on import
+/// where they are not the pool's `tags`; else they are the pool's, read from the node group
+/// (and retagged at apply when they are not: `eks_templates`).
+fn read_back_template_tags(strategy: &NodeStrategy, prior: &Pool, live: &NodeGroup, import: bool, pool: &mut Pool) {
     let prior_template_tags = prior
         .managed_node_group
         .as_ref()
@@ -502,7 +517,6 @@ pub fn read_back_node_group(strategy: &NodeStrategy, prior: &Pool, live: &NodeGr
             m.launch_template_tags = template_tags;
         }
     }
-    pool
 }
 
 /// The pools the provider's labels and tags of a node group are judged against: the prior's
