@@ -18,7 +18,9 @@
 //!    (pruned from structural schemas), listed per definition as upstream mistakes;
 //! 5. the provider's own additions are allowed: its ownership labels and annotations
 //!    (`eksgpu.terraform.io/…`, `app.kubernetes.io/managed-by`), the same keys in an EC2 `Tags`
-//!    list of a rendered request, and the per-definition allowlist below (each entry says why).
+//!    list of a rendered request and in every node group's `tags` (with the Cluster Autoscaler's
+//!    tags the provider sets on node groups), and the per-definition allowlist below (each entry
+//!    says why).
 //!
 //! A definition ends *complete* (no field missing, differing or added beyond the allowlist), or
 //! *refused* (the plan fails with the rule that says why it cannot work on EKS), or is listed in
@@ -174,18 +176,6 @@ const DEFINITIONS: &[Definition] = &[
                 "EKS's default capacity type (ON_DEMAND) stated; eksctl sends none",
             ),
             (
-                "CreateNodegroup/g5:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/g5:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/g5:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
-            ),
-            (
                 "CreateNodegroup/g5:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
                 "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
                  cloudprovider/aws/README.md, \"Special note on GPU instances\")",
@@ -227,18 +217,6 @@ const DEFINITIONS: &[Definition] = &[
             (
                 "CreateNodegroup/p5-cbr:CreateNodegroup.capacityType",
                 "EKS's default capacity type (ON_DEMAND) stated; eksctl sends none",
-            ),
-            (
-                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/p5-cbr:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
                 "CreateNodegroup/p5-cbr:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
@@ -328,24 +306,10 @@ const DEFINITIONS: &[Definition] = &[
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[
-            (
-                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.launchTemplate.name",
-                "the pool's own launch template, named <cluster>-<pool>",
-            ),
-            (
-                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
-            ),
-        ],
+        allow: &[(
+            "CreateNodegroup/inf2-24xl-ng-aca2d6a6:CreateNodegroup.launchTemplate.name",
+            "the pool's own launch template, named <cluster>-<pool>",
+        )],
     },
     Definition {
         // Karpenter v1beta1 in `kubectl_manifest` heredocs, converted by the v1 migration guide
@@ -390,24 +354,10 @@ const DEFINITIONS: &[Definition] = &[
         provider: "",
         only: &[],
         elsewhere: &[],
-        allow: &[
-            (
-                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.launchTemplate.name",
-                "the pool's own launch template, named <cluster>-<pool>",
-            ),
-            (
-                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
-            ),
-        ],
+        allow: &[(
+            "CreateNodegroup/trn1-32xl-ng1-8e85417e:CreateNodegroup.launchTemplate.name",
+            "the pool's own launch template, named <cluster>-<pool>",
+        )],
     },
     Definition {
         folder: "eksbp-ml-capacity-block",
@@ -427,18 +377,6 @@ const DEFINITIONS: &[Definition] = &[
             (
                 "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.launchTemplate.name",
                 "the pool's own launch template, named <cluster>-<pool>",
-            ),
-            (
-                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
                 "CreateNodegroup/cbr-dc9802ea:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
@@ -470,18 +408,6 @@ const DEFINITIONS: &[Definition] = &[
                 "the pool's own launch template, named <cluster>-<pool>",
             ),
             (
-                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/gpu-b38a740b:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
-            ),
-            (
                 "CreateNodegroup/gpu-b38a740b:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
                 "the Cluster Autoscaler's GPU label on nodes that advertise nvidia.com/gpu (cluster-autoscaler \
                  cloudprovider/aws/README.md, \"Special note on GPU instances\")",
@@ -503,18 +429,6 @@ const DEFINITIONS: &[Definition] = &[
             (
                 "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.launchTemplate.name",
                 "the pool's own launch template, named <cluster>-<pool>",
-            ),
-            (
-                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
                 "CreateNodegroup/nvidia-efa-d28ee552:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
@@ -560,18 +474,6 @@ const DEFINITIONS: &[Definition] = &[
             (
                 "CreateNodegroup/my-mng:CreateNodegroup.amiType",
                 "the AMI type EKS chooses for p5 without one, stated (EKSGPU013 checks it)",
-            ),
-            (
-                "CreateNodegroup/my-mng:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/my-mng:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/my-mng:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
                 "CreateNodegroup/my-mng:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
@@ -621,18 +523,6 @@ const DEFINITIONS: &[Definition] = &[
             (
                 "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.launchTemplate.name",
                 "the pool's own launch template, named <cluster>-<pool>",
-            ),
-            (
-                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.eksgpu.terraform.io/",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.app.kubernetes.io/managed-by",
-                "ownership tags",
-            ),
-            (
-                "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.tags.k8s.io/cluster-autoscaler/",
-                "the Cluster Autoscaler's discovery and node-template tags the provider sets on node groups",
             ),
             (
                 "CreateNodegroup/efa-dbbd77ff:CreateNodegroup.labels.k8s.amazonaws.com/accelerator",
@@ -783,10 +673,15 @@ const SETS: &[&str] = &[
 
 /// Normalisation 5, the provider's ownership metadata.
 fn owned(path: &str) -> bool {
-    ["metadata.labels.", "metadata.annotations."].iter().any(|p| {
-        path.strip_prefix(p)
-            .is_some_and(|k| k.starts_with("eksgpu.terraform.io/") || k == "app.kubernetes.io/managed-by")
-    })
+    let ownership = |k: &str| k.starts_with("eksgpu.terraform.io/") || k == "app.kubernetes.io/managed-by";
+    ["metadata.labels.", "metadata.annotations."]
+        .iter()
+        .any(|p| path.strip_prefix(p).is_some_and(ownership))
+        // Every node group's tags: the ownership tags, and the Cluster Autoscaler's discovery and
+        // node-template tags the provider sets on node groups (eks/autoscaler.rs).
+        || path
+            .strip_prefix("CreateNodegroup.tags.")
+            .is_some_and(|k| ownership(k) || k.starts_with("k8s.io/cluster-autoscaler/"))
 }
 
 /// Normalisation 5 for EC2 `Tags` lists: a `{Key, Value}` entry of the provider's ownership keys.
