@@ -340,6 +340,21 @@ impl KubeTarget {
         });
     }
 
+    /// Objects of a kind (all namespaces) matching a label selector.
+    pub fn list(&self, k: TestKind, label_selector: &str) -> Vec<Value> {
+        let api = self.api(k, None);
+        let params = kube::api::ListParams::default().labels(label_selector);
+        self.runtime.block_on(async {
+            api.list(&params)
+                .await
+                .unwrap_or_else(|e| panic!("list {}: {e}", k.plural))
+                .items
+                .into_iter()
+                .map(|o| serde_json::to_value(o).unwrap_or_default())
+                .collect()
+        })
+    }
+
     /// An out-of-band delete (`kubectl delete`).
     pub fn delete(&self, k: TestKind, ns: Option<&str>, name: &str) {
         let api = self.api(k, ns);

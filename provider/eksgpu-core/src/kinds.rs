@@ -102,6 +102,38 @@ pub const NAMESPACE: Kind = Kind {
     provided_by: "Kubernetes",
 };
 
+/// karpenter.sh/v1 NodeClaim: read (listed, never written) by the capacity probe; Karpenter makes
+/// one per node it launches (aws/karpenter-provider-aws v1.14.1
+/// `pkg/apis/crds/karpenter.sh_nodeclaims.yaml`, cluster-scoped).
+pub const NODE_CLAIM: Kind = Kind {
+    group: "karpenter.sh",
+    version: "v1",
+    kind: "NodeClaim",
+    plural: "nodeclaims",
+    namespaced: false,
+    provided_by: "Karpenter v1 (its CRDs), or EKS Auto Mode",
+};
+
+/// v1 Pod: the capacity probe's pause pod.
+pub const POD: Kind = Kind {
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    namespaced: true,
+    provided_by: "Kubernetes",
+};
+
+/// v1 Event: what Karpenter says about the probe's pod, NodePool and NodeClaims (read only).
+pub const EVENT: Kind = Kind {
+    group: "",
+    version: "v1",
+    kind: "Event",
+    plural: "events",
+    namespaced: true,
+    provided_by: "Kubernetes",
+};
+
 /// Labels the provider puts on every object it creates, so operators (and
 /// `terraform import`) can find them.
 pub mod labels {

@@ -15,6 +15,7 @@ pub mod kinds;
 pub mod node_strategy;
 pub mod ownership;
 pub mod placement;
+pub mod probe;
 pub mod recommend;
 pub mod rules;
 pub mod sharing;

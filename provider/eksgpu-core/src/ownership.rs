@@ -33,6 +33,8 @@ pub enum Owner {
     /// A burst scaler of this provider (its ScaledObject and the TriggerAuthentications it
     /// renders); `name` is the scaler's, from its label.
     BurstScaler { cluster: String, name: String },
+    /// A capacity probe of this provider (its NodePool and pod); `name` is the probe's.
+    CapacityProbe { cluster: String, name: String },
     /// Labelled by this provider without saying which resource (written by
     /// a version before ownership labels).
     ProviderUnknown,
@@ -63,6 +65,8 @@ impl Owner {
             Owner::SharingPool { cluster, name }
         } else if let Some(name) = get(BURST_SCALER_LABEL) {
             Owner::BurstScaler { cluster, name }
+        } else if let Some(name) = get(crate::probe::PROBE_LABEL) {
+            Owner::CapacityProbe { cluster, name }
         } else {
             Owner::ProviderUnknown
         }
@@ -111,6 +115,9 @@ impl fmt::Display for Owner {
             Owner::Strategy { cluster, name, .. } => write!(f, "eksgpu_node_strategy {name:?} of cluster {cluster:?}"),
             Owner::SharingPool { cluster, name } => write!(f, "eksgpu_sharing_pool {name:?} of cluster {cluster:?}"),
             Owner::BurstScaler { cluster, name } => write!(f, "eksgpu_burst_scaler {name:?} of cluster {cluster:?}"),
+            Owner::CapacityProbe { cluster, name } => {
+                write!(f, "eksgpu_capacity_probe {name:?} of cluster {cluster:?}")
+            }
             Owner::ProviderUnknown => f.write_str("this provider, without an owner label (an older version made it)"),
             Owner::Foreign { makers } if makers.is_empty() => {
                 f.write_str("nothing this provider knows (no eksgpu.terraform.io label or tag, no recorded maker)")

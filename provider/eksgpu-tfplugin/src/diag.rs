@@ -130,6 +130,10 @@ impl Diagnostics {
         self.push(Diagnostic::error(summary, detail));
     }
 
+    pub fn warning(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
+        self.push(Diagnostic::warning(summary, detail));
+    }
+
     pub fn error_at(&mut self, path: AttributePath, summary: impl Into<String>, detail: impl Into<String>) {
         self.push(Diagnostic::error(summary, detail).at(path));
     }

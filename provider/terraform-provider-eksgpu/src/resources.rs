@@ -2,6 +2,7 @@
 
 pub(crate) mod acknowledged;
 pub mod burst_scaler;
+pub mod capacity_probe;
 pub(crate) mod checks;
 mod inputs;
 pub mod node_strategy;
@@ -18,6 +19,7 @@ use crate::provider::ProviderState;
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
         Arc::new(Framework::new(burst_scaler::BurstScalerResource::new(state.clone()))),
+        Arc::new(Framework::new(capacity_probe::CapacityProbeResource::new(state.clone()))),
         Arc::new(Framework::new(node_strategy::NodeStrategyResource::new(state.clone()))),
         Arc::new(Framework::new(sharing_pool::SharingPoolResource::new(state.clone()))),
     ]

@@ -256,6 +256,22 @@ impl Cluster for KubeCluster {
         }
     }
 
+    async fn list_by_fields(&self, kind: &Kind, namespace: &str, field_selector: &str) -> Result<Vec<Value>, KubeError> {
+        validate::namespace_name(namespace).map_err(|e| KubeError::InvalidName {
+            kind: kind.kind,
+            name: namespace.to_owned(),
+            reason: format!("the namespace: {e}"),
+        })?;
+        let list = self
+            .api(kind, Some(&path_segment(namespace)))
+            .list(&ListParams::default().fields(field_selector))
+            .await;
+        match list {
+            Ok(list) => Ok(list.items.into_iter().map(to_value).collect()),
+            Err(e) => Err(self.fail(Some(kind), e).await),
+        }
+    }
+
     async fn server_version(&self) -> Result<String, KubeError> {
         let info = match self.client.apiserver_version().await {
             Ok(info) => info,
