@@ -198,7 +198,7 @@ fn short_examples_are_short_and_plan() {
             examples.push((e.file_name().to_string_lossy().into_owned(), text));
         }
     }
-    assert_eq!(examples.len(), 8, "one per resource and data source");
+    assert_eq!(examples.len(), 9, "one per resource and data source");
     for tf in terraform_versions() {
         for (name, text) in &examples {
             let (header, moto) = if name == "eksgpu_cluster" {
@@ -305,6 +305,35 @@ fn mig_inference_scenario_composes_labels_and_requests() {
                 .unwrap()
                 .contains("strategy: mixed")
         );
+    }
+}
+
+/// The probe example against the emulator, whose Karpenter simulation provisions the node: the
+/// probe's evidence answers the strategy's EKSGPU009 and its precondition lets the pool through.
+#[test]
+fn capacity_probe_example_proves_the_type_before_the_pool() {
+    for tf in terraform_versions() {
+        let (kube, moto) = eksgpu_acceptance_tests::eks_cluster("gpu-cluster");
+        if !kube.is_emulator() || eksgpu_acceptance_tests::kube::upstream_kubeconfig().is_some() {
+            return skip("needs the emulator's Karpenter simulation (the real API server lane runs no controllers)");
+        }
+        kube.simulate_karpenter(serde_json::json!({"enabled": true, "flavor": "auto_mode", "outcome": "provisioned"}));
+        let mut w = Workdir::from_example(&tf, "examples/resources/eksgpu_capacity_probe");
+        w.env("AWS_ENDPOINT_URL", &moto.url());
+        w.init();
+        let r = w.apply();
+        assert!(!r.combined().contains("EKSGPU009"), "answered by the probe: {}", r.combined());
+        let probe = &w.outputs()["probe"]["value"];
+        assert_eq!(probe["result"], "provisioned", "{probe}");
+        assert_eq!(probe["zone"], "us-west-2a");
+        assert!(kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "eksgpu-probe-p5en").is_none());
+        assert_eq!(
+            kube.list(eksgpu_acceptance_tests::kube::NODE_POOL, "eksgpu.terraform.io/strategy=h200").len(),
+            1,
+            "the pool, applied after the probe"
+        );
+        w.assert_empty_plan();
+        w.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
 
