@@ -66,8 +66,15 @@ fn outputs(w: &Workdir) -> Value {
 /// Nothing of the probe is left in the cluster and no instance the simulation launched runs.
 fn nothing_left(kube: &KubeTarget) {
     assert!(kube.get(NODE_POOL, "eksgpu-probe-p5en").is_none(), "NodePool left");
-    assert!(kube.get_in(POD, Some("default"), "eksgpu-probe-p5en").is_none(), "pod left");
-    assert!(kube.list(NODE_CLAIM, "karpenter.sh/nodepool=eksgpu-probe-p5en").is_empty(), "NodeClaim left");
+    assert!(
+        kube.get_in(POD, Some("default"), "eksgpu-probe-p5en").is_none(),
+        "pod left"
+    );
+    assert!(
+        kube.list(NODE_CLAIM, "karpenter.sh/nodepool=eksgpu-probe-p5en")
+            .is_empty(),
+        "NodeClaim left"
+    );
     let record = kube.karpenter_record();
     let running: Vec<&Value> = record["nodeclaims"]
         .as_array()
@@ -95,8 +102,14 @@ fn a_provisioned_probe_records_the_type_zone_and_time_and_leaves_nothing() {
     let unacknowledged = probe(&kube, AUTO_MODE_P5EN).replace("acknowledged_warnings = [\"EKSGPU361\"]", "");
     w.write("main.tf", &unacknowledged);
     let plan = w.ok(&["plan", "-no-color"]).combined();
-    assert!(plan.contains("EKSGPU361") && plan.contains("Launches one real node"), "{plan}");
-    assert!(plan.contains("eksgpu-probe-p5en") && plan.contains("registry.k8s.io/pause"), "{plan}");
+    assert!(
+        plan.contains("EKSGPU361") && plan.contains("Launches one real node"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("eksgpu-probe-p5en") && plan.contains("registry.k8s.io/pause"),
+        "{plan}"
+    );
     w.write("main.tf", &probe(&kube, AUTO_MODE_P5EN));
     w.apply();
     let o = outputs(&w);
@@ -125,8 +138,16 @@ fn each_failure_is_a_result_with_its_message_and_leaves_nothing() {
     let w = Workdir::new(&tf, &probe(&kube, AUTO_MODE_P5EN));
     w.init();
     for (outcome, result, says) in [
-        ("no_compatible_instance_types", "no_compatible_instance_types", "filtered out all compatible"),
-        ("insufficient_capacity", "insufficient_capacity", "insufficient capacity"),
+        (
+            "no_compatible_instance_types",
+            "no_compatible_instance_types",
+            "filtered out all compatible",
+        ),
+        (
+            "insufficient_capacity",
+            "insufficient_capacity",
+            "insufficient capacity",
+        ),
     ] {
         kube.simulate_karpenter(json!({"enabled": true, "flavor": "auto_mode", "outcome": outcome}));
         w.ok(&["apply", "-auto-approve", "-replace=eksgpu_capacity_probe.p"]);
@@ -150,7 +171,10 @@ fn each_failure_is_a_result_with_its_message_and_leaves_nothing() {
     w.ok(&["apply", "-auto-approve", "-replace=eksgpu_capacity_probe.p"]);
     let o = outputs(&w);
     assert_eq!(o["result"], "failed", "{o}");
-    assert!(o["message"].as_str().unwrap_or_default().contains("LaunchFailed"), "{o}");
+    assert!(
+        o["message"].as_str().unwrap_or_default().contains("LaunchFailed"),
+        "{o}"
+    );
     nothing_left(&kube);
 }
 
@@ -173,7 +197,8 @@ fn until_an_instance_runs(kube: &KubeTarget) {
 }
 
 /// The node launches but never becomes ready (initialization takes ten minutes).
-const SLOW: &str = r#"{"enabled": true, "outcome": "provisioned", "launch_ms": 100, "register_ms": 100, "initialize_ms": 600000}"#;
+const SLOW: &str =
+    r#"{"enabled": true, "outcome": "provisioned", "launch_ms": 100, "register_ms": 100, "initialize_ms": 600000}"#;
 
 #[test]
 fn ctrl_c_stops_the_probe_and_its_instance_is_gone() {
@@ -197,12 +222,22 @@ fn ctrl_c_stops_the_probe_and_its_instance_is_gone() {
             assert!(!code.success());
             break;
         }
-        assert!(interrupted.elapsed() < Duration::from_secs(60), "terraform still running 60 s after Ctrl-C");
+        assert!(
+            interrupted.elapsed() < Duration::from_secs(60),
+            "terraform still running 60 s after Ctrl-C"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let out = child.wait_with_output().expect("output");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("cancelled") && text.contains("nothing it launched is left"), "{text}");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("cancelled") && text.contains("nothing it launched is left"),
+        "{text}"
+    );
     nothing_left(&kube);
     assert!(w.state()["values"].is_null() || w.state()["values"]["root_module"]["resources"].is_null());
 }
@@ -238,9 +273,15 @@ fn a_provider_killed_mid_probe_is_cleaned_up_by_the_next_apply() {
     let mut child = w.spawn(&["apply", "-auto-approve", "-no-color"]);
     until_an_instance_runs(&kube);
     let providers = provider_children(child.id());
-    assert!(!providers.is_empty(), "no provider process under terraform {}", child.id());
+    assert!(
+        !providers.is_empty(),
+        "no provider process under terraform {}",
+        child.id()
+    );
     for pid in providers {
-        let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
     }
     let out = child.wait_with_output().expect("output");
     assert!(!out.status.success());
@@ -249,7 +290,11 @@ fn a_provider_killed_mid_probe_is_cleaned_up_by_the_next_apply() {
     // The next apply removes them before it probes afresh.
     kube.simulate_karpenter(json!({"enabled": true, "outcome": "provisioned"}));
     let r = w.apply();
-    assert!(r.combined().contains("Removed what an earlier run of this probe left"), "{}", r.combined());
+    assert!(
+        r.combined().contains("Removed what an earlier run of this probe left"),
+        "{}",
+        r.combined()
+    );
     assert_eq!(outputs(&w)["result"], "provisioned");
     nothing_left(&kube);
     w.ok(&["destroy", "-auto-approve"]);
@@ -275,8 +320,14 @@ fn another_owners_objects_are_never_touched() {
     let r = w.run(&["apply", "-auto-approve", "-no-color"]);
     let text = r.combined();
     assert_ne!(r.code, 0, "{text}");
-    assert!(text.contains("is not this probe's") && text.contains("kubectl"), "{text}");
-    assert_eq!(kube.get(NODE_POOL, "eksgpu-probe-p5en").map(|o| o["spec"].clone()), before.map(|o| o["spec"].clone()));
+    assert!(
+        text.contains("is not this probe's") && text.contains("kubectl"),
+        "{text}"
+    );
+    assert_eq!(
+        kube.get(NODE_POOL, "eksgpu-probe-p5en").map(|o| o["spec"].clone()),
+        before.map(|o| o["spec"].clone())
+    );
     assert_eq!(launched(&kube), 0, "nothing may launch");
     // A NodeClaim of another NodePool is not the probe's to delete or wait for.
     kube.delete(NODE_POOL, None, "eksgpu-probe-p5en");
@@ -287,7 +338,10 @@ fn another_owners_objects_are_never_touched() {
     kube.create(NODE_CLAIM, None, foreign, "karpenter");
     w.apply();
     assert_eq!(outputs(&w)["result"], "provisioned");
-    assert!(kube.get(NODE_CLAIM, "team-pool-abcde").is_some(), "another NodePool's NodeClaim");
+    assert!(
+        kube.get(NODE_CLAIM, "team-pool-abcde").is_some(),
+        "another NodePool's NodeClaim"
+    );
     w.ok(&["destroy", "-auto-approve"]);
     assert!(kube.get(NODE_CLAIM, "team-pool-abcde").is_some());
 }
@@ -298,8 +352,14 @@ fn what_cannot_launch_is_refused_at_plan() {
         return skip("needs the current Terraform CLI (EKSGPU_TF_VERSIONS)");
     };
     let kube = KubeTarget::start();
-    let w = Workdir::new(&tf, &probe(&kube, r#"  capacity = "karpenter"
-  instance_types = ["p5.48xlarge", "trn2.48xlarge", "m5.large"]"#));
+    let w = Workdir::new(
+        &tf,
+        &probe(
+            &kube,
+            r#"  capacity = "karpenter"
+  instance_types = ["p5.48xlarge", "trn2.48xlarge", "m5.large"]"#,
+        ),
+    );
     w.init();
     let (code, r) = w.plan_code(&[]);
     let text = r.combined();
@@ -307,7 +367,10 @@ fn what_cannot_launch_is_refused_at_plan() {
     for c in ["EKSGPU016", "EKSGPU362", "EKSGPU363"] {
         assert!(text.contains(c), "{c}: {text}");
     }
-    assert!(kube.requests().iter().all(|r| r["method"] == "GET"), "a plan writes nothing");
+    assert!(
+        kube.requests().iter().all(|r| r["method"] == "GET"),
+        "a plan writes nothing"
+    );
 }
 
 /// The NodePool and pod the probe applies, from its plan, applied to the server: in the real

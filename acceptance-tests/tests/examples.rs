@@ -322,13 +322,24 @@ fn capacity_probe_example_proves_the_type_before_the_pool() {
         w.env("AWS_ENDPOINT_URL", &moto.url());
         w.init();
         let r = w.apply();
-        assert!(!r.combined().contains("EKSGPU009"), "answered by the probe: {}", r.combined());
+        assert!(
+            !r.combined().contains("EKSGPU009"),
+            "answered by the probe: {}",
+            r.combined()
+        );
         let probe = &w.outputs()["probe"]["value"];
         assert_eq!(probe["result"], "provisioned", "{probe}");
         assert_eq!(probe["zone"], "us-west-2a");
-        assert!(kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "eksgpu-probe-p5en").is_none());
+        assert!(
+            kube.get(eksgpu_acceptance_tests::kube::NODE_POOL, "eksgpu-probe-p5en")
+                .is_none()
+        );
         assert_eq!(
-            kube.list(eksgpu_acceptance_tests::kube::NODE_POOL, "eksgpu.terraform.io/strategy=h200").len(),
+            kube.list(
+                eksgpu_acceptance_tests::kube::NODE_POOL,
+                "eksgpu.terraform.io/strategy=h200"
+            )
+            .len(),
             1,
             "the pool, applied after the probe"
         );

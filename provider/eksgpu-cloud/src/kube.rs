@@ -103,7 +103,8 @@ pub trait Cluster: Send + Sync {
 
     /// Objects of a namespaced kind in one namespace matching a field selector such as
     /// `involvedObject.kind=NodePool,involvedObject.name=gpu` (what events are found by).
-    async fn list_by_fields(&self, kind: &Kind, namespace: &str, field_selector: &str) -> Result<Vec<Value>, KubeError>;
+    async fn list_by_fields(&self, kind: &Kind, namespace: &str, field_selector: &str)
+    -> Result<Vec<Value>, KubeError>;
 
     /// The API server's Kubernetes version as `MAJOR.MINOR`.
     async fn server_version(&self) -> Result<String, KubeError>;

@@ -17,9 +17,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 pub use outcome::{Observation, Outcome, ProbeResult, Watched, answers, observe, timed_out};
-pub use render::{
-    PAUSE_IMAGE, PROBE_LABEL, cost, manifests, max_cost, node_pool, object_name, pod, safety_margin,
-};
+pub use render::{PAUSE_IMAGE, PROBE_LABEL, cost, manifests, max_cost, node_pool, object_name, pod, safety_margin};
 pub use rules::check_probe;
 
 /// Where the probe's node comes from.

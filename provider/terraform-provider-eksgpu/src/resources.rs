@@ -19,7 +19,9 @@ use crate::provider::ProviderState;
 pub(crate) fn all(state: &Arc<ProviderState>) -> Vec<Arc<dyn Resource>> {
     vec![
         Arc::new(Framework::new(burst_scaler::BurstScalerResource::new(state.clone()))),
-        Arc::new(Framework::new(capacity_probe::CapacityProbeResource::new(state.clone()))),
+        Arc::new(Framework::new(capacity_probe::CapacityProbeResource::new(
+            state.clone(),
+        ))),
         Arc::new(Framework::new(node_strategy::NodeStrategyResource::new(state.clone()))),
         Arc::new(Framework::new(sharing_pool::SharingPoolResource::new(state.clone()))),
     ]

@@ -256,7 +256,12 @@ impl Cluster for KubeCluster {
         }
     }
 
-    async fn list_by_fields(&self, kind: &Kind, namespace: &str, field_selector: &str) -> Result<Vec<Value>, KubeError> {
+    async fn list_by_fields(
+        &self,
+        kind: &Kind,
+        namespace: &str,
+        field_selector: &str,
+    ) -> Result<Vec<Value>, KubeError> {
         validate::namespace_name(namespace).map_err(|e| KubeError::InvalidName {
             kind: kind.kind,
             name: namespace.to_owned(),

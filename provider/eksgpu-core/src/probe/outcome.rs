@@ -132,7 +132,8 @@ impl Watched<'_> {
 fn event_result(e: &Value) -> Option<ProbeResult> {
     let reason = text(e, &["reason"]);
     let message = text(e, &["message"]);
-    let from_karpenter = text(e, &["source", "component"]) == "karpenter" || text(e, &["reportingComponent"]) == "karpenter";
+    let from_karpenter =
+        text(e, &["source", "component"]) == "karpenter" || text(e, &["reportingComponent"]) == "karpenter";
     match reason {
         // scheduling/events.go NoCompatibleInstanceTypes, on the NodePool.
         "NoCompatibleInstanceTypes" => Some(ProbeResult::NoCompatibleInstanceTypes),
@@ -170,9 +171,16 @@ pub fn observe(w: Watched<'_>) -> Observation {
     let mut events: Vec<&Value> = w.events.iter().filter(|e| w.relevant(e)).collect();
     events.sort_by_key(|e| text(e, &["lastTimestamp"]).to_owned());
     if let Some(e) = events.iter().find(|e| event_result(e).is_some()) {
-        let claim = w.claims.iter().find(|c| c["metadata"]["name"] == e["involvedObject"]["name"]);
+        let claim = w
+            .claims
+            .iter()
+            .find(|c| c["metadata"]["name"] == e["involvedObject"]["name"]);
         let result = event_result(e).unwrap_or(ProbeResult::Failed);
-        return done(result, claim, format!("{}: {}", text(e, &["reason"]), text(e, &["message"])));
+        return done(
+            result,
+            claim,
+            format!("{}: {}", text(e, &["reason"]), text(e, &["message"])),
+        );
     }
     // A NodeClass that is not ready: launch.go deletes the NodeClaim without an event; the
     // NodePool's NodeClassReady condition says it.
@@ -180,7 +188,11 @@ pub fn observe(w: Watched<'_>) -> Observation {
         return done(
             ProbeResult::Failed,
             None,
-            format!("NodeClassReady=False ({}): {}", text(k, &["reason"]), text(k, &["message"])),
+            format!(
+                "NodeClassReady=False ({}): {}",
+                text(k, &["reason"]),
+                text(k, &["message"])
+            ),
         );
     }
     // Launch errors set Launched=Unknown with their reason and retry (launch.go): the failure is
@@ -231,7 +243,11 @@ fn status(claims: &[Value], events: &[&Value]) -> String {
                 .flatten()
                 .map(|k| format!("{}={}", text(k, &["type"]), text(k, &["status"])))
                 .collect();
-            format!("NodeClaim {} ({})", text(c, &["metadata", "name"]), conditions.join(", "))
+            format!(
+                "NodeClaim {} ({})",
+                text(c, &["metadata", "name"]),
+                conditions.join(", ")
+            )
         })
         .collect();
     match (events.last(), claim_words.is_empty()) {
@@ -252,7 +268,8 @@ fn status(claims: &[Value], events: &[&Value]) -> String {
 /// Auto Mode probe of exactly one type provisioned it. A probe of several types proves only the
 /// type Karpenter chose, so it answers nothing.
 pub fn answers(p: &Probe, o: &Outcome) -> Vec<Code> {
-    let one_type = p.instance_types.len() == 1 && o.instance_type.as_deref() == p.instance_types.first().map(String::as_str);
+    let one_type =
+        p.instance_types.len() == 1 && o.instance_type.as_deref() == p.instance_types.first().map(String::as_str);
     if p.capacity == ProbeCapacity::AutoMode && o.result == ProbeResult::Provisioned && one_type {
         vec![Code::EKSGPU009]
     } else {

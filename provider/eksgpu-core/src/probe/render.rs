@@ -55,7 +55,13 @@ fn most_devices(p: &Probe) -> u32 {
     p.instance_types
         .iter()
         .filter_map(|t| catalog::instance_type(t))
-        .map(|t| if t.is_neuron() { t.neuron_devices().unwrap_or(1) } else { t.gpu_count })
+        .map(|t| {
+            if t.is_neuron() {
+                t.neuron_devices().unwrap_or(1)
+            } else {
+                t.gpu_count
+            }
+        })
         .max()
         .unwrap_or(1)
         .max(1)
@@ -171,7 +177,11 @@ pub fn cost(p: &Probe) -> String {
 /// The most the probe costs at the given prices: the dearest listed type for `timeout`; `None`
 /// unless every listed type has a price.
 pub fn max_cost(p: &Probe) -> Option<f64> {
-    let prices: Option<Vec<f64>> = p.instance_types.iter().map(|t| p.price_per_hour.get(t).copied()).collect();
+    let prices: Option<Vec<f64>> = p
+        .instance_types
+        .iter()
+        .map(|t| p.price_per_hour.get(t).copied())
+        .collect();
     let dearest = prices?.into_iter().fold(0.0_f64, f64::max);
     let hours = p.timeout.as_secs_f64() / 3600.0;
     Some((dearest * hours * 100.0).ceil() / 100.0)

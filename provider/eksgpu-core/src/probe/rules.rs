@@ -11,7 +11,11 @@ pub fn check_probe(p: &Probe) -> Vec<Violation> {
     node_class(p, &mut out);
     capacity_blocks(p, &mut out);
     auto_mode_table(p, &mut out);
-    out.push(Violation::new(Code::EKSGPU361, vec![Step::Attr("instance_types")], super::cost(p)));
+    out.push(Violation::new(
+        Code::EKSGPU361,
+        vec![Step::Attr("instance_types")],
+        super::cost(p),
+    ));
     out
 }
 
@@ -28,7 +32,9 @@ fn instance_types(p: &Probe, out: &mut Vec<Violation>) {
             out.push(Violation::new(
                 Code::EKSGPU016,
                 at_type(i),
-                format!("{name:?} is not an accelerated instance type the catalog knows: a probe launches one to prove it."),
+                format!(
+                    "{name:?} is not an accelerated instance type the catalog knows: a probe launches one to prove it."
+                ),
             ));
             continue;
         };
@@ -91,7 +97,8 @@ fn auto_mode_table(p: &Probe, out: &mut Vec<Violation>) {
         return;
     }
     for (i, name) in p.instance_types.iter().enumerate() {
-        if catalog::instance_type(name).is_some() && catalog::auto_mode_supports(name) == AutoModeSupport::NotDocumented {
+        if catalog::instance_type(name).is_some() && catalog::auto_mode_supports(name) == AutoModeSupport::NotDocumented
+        {
             out.push(Violation::new(
                 Code::EKSGPU364,
                 at_type(i),

@@ -57,9 +57,15 @@ fn the_node_pool_is_one_tainted_node_of_the_types_through_the_named_class() {
 fn the_pod_requests_one_device_on_the_probes_pool_and_stops_at_its_deadline() {
     let p = probe(ProbeCapacity::AutoMode, &["g6e.xlarge"]);
     let pod = pod(&p);
-    assert_eq!(pod["spec"]["nodeSelector"]["karpenter.sh/nodepool"], "eksgpu-probe-p5en");
+    assert_eq!(
+        pod["spec"]["nodeSelector"]["karpenter.sh/nodepool"],
+        "eksgpu-probe-p5en"
+    );
     assert_eq!(pod["spec"]["containers"][0]["image"], PAUSE_IMAGE);
-    assert_eq!(pod["spec"]["containers"][0]["resources"]["limits"], json!({"nvidia.com/gpu": "1"}));
+    assert_eq!(
+        pod["spec"]["containers"][0]["resources"]["limits"],
+        json!({"nvidia.com/gpu": "1"})
+    );
     assert_eq!(pod["spec"]["activeDeadlineSeconds"], 1200);
     assert!(
         pod["spec"]["tolerations"]
@@ -105,8 +111,14 @@ fn what_cannot_launch_is_refused_at_its_type() {
     let p = probe(ProbeCapacity::AutoMode, &["m5.large", "g6e.xlarge", "trn2.48xlarge"]);
     let v = check_probe(&p);
     let at = |code| v.iter().find(|v| v.code == code).map(|v| v.path.clone());
-    assert_eq!(at(Code::EKSGPU016), Some(vec![Step::Attr("instance_types"), Step::Index(0)]));
-    assert_eq!(at(Code::EKSGPU362), Some(vec![Step::Attr("instance_types"), Step::Index(2)]));
+    assert_eq!(
+        at(Code::EKSGPU016),
+        Some(vec![Step::Attr("instance_types"), Step::Index(0)])
+    );
+    assert_eq!(
+        at(Code::EKSGPU362),
+        Some(vec![Step::Attr("instance_types"), Step::Index(2)])
+    );
 
     let k = probe(ProbeCapacity::Karpenter, &["p5.48xlarge"]);
     assert!(codes(&k).contains(&Code::EKSGPU363));
@@ -169,24 +181,43 @@ fn a_ready_node_is_provisioned_with_its_type_and_zone() {
         json!([{"type": "Launched", "status": "True"}, {"type": "Registered", "status": "True"},
                {"type": "Initialized", "status": "True"}]),
     );
-    let Observation::Done(o) = look(&[c], &[]) else { panic!("not done") };
+    let Observation::Done(o) = look(&[c], &[]) else {
+        panic!("not done")
+    };
     assert_eq!(o.result, ProbeResult::Provisioned);
     assert_eq!(o.instance_type.as_deref(), Some("p5en.48xlarge"));
     assert_eq!(o.zone.as_deref(), Some("us-east-2a"));
     assert!(o.message.contains("ip-10-0-1-2"), "{}", o.message);
     // One Auto Mode type provisioned answers its EKSGPU009; several types answer nothing.
-    assert_eq!(answers(&probe(ProbeCapacity::AutoMode, &["p5en.48xlarge"]), &o), [Code::EKSGPU009]);
+    assert_eq!(
+        answers(&probe(ProbeCapacity::AutoMode, &["p5en.48xlarge"]), &o),
+        [Code::EKSGPU009]
+    );
     assert!(answers(&probe(ProbeCapacity::AutoMode, &["p5en.48xlarge", "p5.48xlarge"]), &o).is_empty());
     assert!(answers(&probe(ProbeCapacity::Karpenter, &["p5en.48xlarge"]), &o).is_empty());
 }
 
 #[test]
 fn failures_are_told_apart_by_their_events_and_conditions() {
-    let pending = claim("eksgpu-probe-p5en-a", json!([{"type": "Launched", "status": "Unknown", "reason": "AwaitingReconciliation"}]));
-    assert!(matches!(look(&[pending.clone()], &[]), Observation::Waiting { failure: None, .. }));
+    let pending = claim(
+        "eksgpu-probe-p5en-a",
+        json!([{"type": "Launched", "status": "Unknown", "reason": "AwaitingReconciliation"}]),
+    );
+    assert!(matches!(
+        look(std::slice::from_ref(&pending), &[]),
+        Observation::Waiting { failure: None, .. }
+    ));
 
-    let no_fit = event("NoCompatibleInstanceTypes", "NodePool requirements filtered out all compatible available instance types", "NodePool", "eksgpu-probe-p5en", "uid-pool");
-    let Observation::Done(o) = look(&[], &[no_fit.clone()]) else { panic!() };
+    let no_fit = event(
+        "NoCompatibleInstanceTypes",
+        "NodePool requirements filtered out all compatible available instance types",
+        "NodePool",
+        "eksgpu-probe-p5en",
+        "uid-pool",
+    );
+    let Observation::Done(o) = look(&[], std::slice::from_ref(&no_fit)) else {
+        panic!()
+    };
     assert_eq!(o.result, ProbeResult::NoCompatibleInstanceTypes);
     assert!(o.instance_type.is_none());
     // The same event about a former NodePool of the same name (another UID) is not this probe's.
@@ -195,28 +226,64 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
     assert!(matches!(look(&[], &[former]), Observation::Waiting { .. }));
 
     // Insufficient capacity: the NodeClaim is deleted; its event stays.
-    let ice = event("InsufficientCapacityError", "NodeClaim eksgpu-probe-p5en-b event: insufficient capacity, all requested instance types were unavailable during launch", "NodeClaim", "eksgpu-probe-p5en-b", "uid-b");
-    let Observation::Done(o) = look(&[], &[ice]) else { panic!() };
+    let ice = event(
+        "InsufficientCapacityError",
+        "NodeClaim eksgpu-probe-p5en-b event: insufficient capacity, all requested instance types were unavailable during launch",
+        "NodeClaim",
+        "eksgpu-probe-p5en-b",
+        "uid-b",
+    );
+    let Observation::Done(o) = look(&[], &[ice]) else {
+        panic!()
+    };
     assert_eq!(o.result, ProbeResult::InsufficientCapacity);
     assert!(o.message.contains("unavailable during launch"));
     // … unless the event was there before the probe began.
-    let old = event("InsufficientCapacityError", "old", "NodeClaim", "eksgpu-probe-p5en-old", "uid-old");
+    let old = event(
+        "InsufficientCapacityError",
+        "old",
+        "NodeClaim",
+        "eksgpu-probe-p5en-old",
+        "uid-old",
+    );
     assert!(matches!(look(&[], &[old]), Observation::Waiting { .. }));
 
-    let karpenter_no_fit = event("FailedScheduling", "Failed to schedule pod, no instance type has enough resources", "Pod", "eksgpu-probe-p5en", "uid-pod");
-    let Observation::Done(o) = look(&[], &[karpenter_no_fit]) else { panic!() };
+    let karpenter_no_fit = event(
+        "FailedScheduling",
+        "Failed to schedule pod, no instance type has enough resources",
+        "Pod",
+        "eksgpu-probe-p5en",
+        "uid-pod",
+    );
+    let Observation::Done(o) = look(&[], &[karpenter_no_fit]) else {
+        panic!()
+    };
     assert_eq!(o.result, ProbeResult::NoCompatibleInstanceTypes);
 
     // The default scheduler's FailedScheduling is about existing nodes: not a result.
-    let mut scheduler = event("FailedScheduling", "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity", "Pod", "eksgpu-probe-p5en", "uid-pod");
+    let mut scheduler = event(
+        "FailedScheduling",
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity",
+        "Pod",
+        "eksgpu-probe-p5en",
+        "uid-pod",
+    );
     scheduler["source"]["component"] = "default-scheduler".into();
     let w = look(&[pending], &[scheduler]);
-    let Observation::Waiting { status, .. } = &w else { panic!() };
-    assert!(status.contains("Launched=Unknown") && status.contains("0/3 nodes"), "{status}");
+    let Observation::Waiting { status, .. } = &w else {
+        panic!()
+    };
+    assert!(
+        status.contains("Launched=Unknown") && status.contains("0/3 nodes"),
+        "{status}"
+    );
     assert_eq!(timed_out(&w, Duration::from_secs(60)).result, ProbeResult::Timeout);
 
     // A launch error is retried (Launched stays Unknown): at the timeout it is the result.
-    let failing = claim("eksgpu-probe-p5en-c", json!([{"type": "Launched", "status": "Unknown", "reason": "LaunchFailed", "message": "UnauthorizedOperation"}]));
+    let failing = claim(
+        "eksgpu-probe-p5en-c",
+        json!([{"type": "Launched", "status": "Unknown", "reason": "LaunchFailed", "message": "UnauthorizedOperation"}]),
+    );
     let w = look(&[failing], &[]);
     assert!(matches!(&w, Observation::Waiting { failure: Some(f), .. } if f.contains("UnauthorizedOperation")));
     let o = timed_out(&w, Duration::from_secs(60));
@@ -227,6 +294,18 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
     let mut np = pool_live();
     np["status"] = json!({"conditions": [{"type": "NodeClassReady", "status": "False", "reason": "NodeClassNotFound", "message": "missing"}]});
     let pod = pod_live();
-    let o = observe(Watched { node_pool: &np, pod: &pod, claims: &[], events: &[], events_before: &[] });
-    assert!(matches!(o, Observation::Done(Outcome { result: ProbeResult::Failed, .. })));
+    let o = observe(Watched {
+        node_pool: &np,
+        pod: &pod,
+        claims: &[],
+        events: &[],
+        events_before: &[],
+    });
+    assert!(matches!(
+        o,
+        Observation::Done(Outcome {
+            result: ProbeResult::Failed,
+            ..
+        })
+    ));
 }

@@ -98,7 +98,15 @@ impl ManagedResource for CapacityProbeResource {
         let p = reported(model::read, planned, diags)?;
         let mut v = planned.clone();
         model::set_planned(&mut v, &p);
-        for k in ["result", "instance_type", "zone", "ready_after", "message", "answers", "owner_token"] {
+        for k in [
+            "result",
+            "instance_type",
+            "zone",
+            "ready_after",
+            "message",
+            "answers",
+            "owner_token",
+        ] {
             path::set(&mut v, k, prior.get(k).clone());
         }
         Some(v)

@@ -32,7 +32,10 @@ pub(super) fn ours(o: &Value, p: &Probe, token: Option<&str>) -> bool {
 /// kubernetes-sigs/karpenter v1.14.1 `pkg/utils/nodeclaim` selects a NodePool's claims by).
 pub(super) async fn claims(cluster: &dyn Cluster, p: &Probe) -> Result<Vec<Value>, KubeError> {
     cluster
-        .list(&kinds::NODE_CLAIM, &format!("karpenter.sh/nodepool={}", probe::object_name(p)))
+        .list(
+            &kinds::NODE_CLAIM,
+            &format!("karpenter.sh/nodepool={}", probe::object_name(p)),
+        )
         .await
 }
 
@@ -49,7 +52,10 @@ pub(super) async fn clean(cluster: &dyn Cluster, p: &Probe, token: Option<&str>)
     let fail = |what: &str, e: KubeError| Left(format!("{what}: {e}"));
     let mut kept = Vec::new();
     for (kind, ns) in [(&kinds::POD, Some(p.namespace.as_str())), (&kinds::NODE_POOL, None)] {
-        let live = cluster.get(kind, ns, &name).await.map_err(|e| fail(&format!("reading {} {name}", kind.kind), e))?;
+        let live = cluster
+            .get(kind, ns, &name)
+            .await
+            .map_err(|e| fail(&format!("reading {} {name}", kind.kind), e))?;
         match live {
             None => {}
             Some(o) if ours(&o, p, token) => {
@@ -58,7 +64,11 @@ pub(super) async fn clean(cluster: &dyn Cluster, p: &Probe, token: Option<&str>)
                     .await
                     .map_err(|e| fail(&format!("deleting {} {name}", kind.kind), e))?;
             }
-            Some(o) => kept.push(format!("{} {name} belongs to {}: left untouched", kind.kind, Owner::of_object(&o))),
+            Some(o) => kept.push(format!(
+                "{} {name} belongs to {}: left untouched",
+                kind.kind,
+                Owner::of_object(&o)
+            )),
         }
     }
     if !kept.is_empty() {
@@ -68,7 +78,9 @@ pub(super) async fn clean(cluster: &dyn Cluster, p: &Probe, token: Option<&str>)
     let deadline = Instant::now() + DEADLINE;
     let mut asked = Vec::new();
     loop {
-        let left = claims(cluster, p).await.map_err(|e| fail("listing the NodeClaims", e))?;
+        let left = claims(cluster, p)
+            .await
+            .map_err(|e| fail("listing the NodeClaims", e))?;
         if left.is_empty() {
             return Ok(kept);
         }

@@ -82,7 +82,11 @@ async fn events_before(cluster: &dyn Cluster, p: &Probe) -> Result<Vec<String>, 
         .list_by_fields(&kinds::EVENT, CLUSTER_EVENTS, "involvedObject.kind=NodeClaim")
         .await?
         .iter()
-        .filter(|e| e["involvedObject"]["name"].as_str().is_some_and(|n| n.starts_with(&prefix)))
+        .filter(|e| {
+            e["involvedObject"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with(&prefix))
+        })
         .filter_map(|e| e["metadata"]["uid"].as_str().map(str::to_owned))
         .collect())
 }
@@ -90,15 +94,29 @@ async fn events_before(cluster: &dyn Cluster, p: &Probe) -> Result<Vec<String>, 
 /// One look: the NodePool, the pod, the NodeClaims and the events about them.
 async fn look(cluster: &dyn Cluster, p: &Probe, before: &[String]) -> Result<Observation, KubeError> {
     let name = probe::object_name(p);
-    let pool = cluster.get(&kinds::NODE_POOL, None, &name).await?.unwrap_or(Value::Null);
-    let pod = cluster.get(&kinds::POD, Some(&p.namespace), &name).await?.unwrap_or(Value::Null);
+    let pool = cluster
+        .get(&kinds::NODE_POOL, None, &name)
+        .await?
+        .unwrap_or(Value::Null);
+    let pod = cluster
+        .get(&kinds::POD, Some(&p.namespace), &name)
+        .await?
+        .unwrap_or(Value::Null);
     let claims = cleanup::claims(cluster, p).await?;
     let mut events = cluster
-        .list_by_fields(&kinds::EVENT, &p.namespace, &format!("involvedObject.kind=Pod,involvedObject.name={name}"))
+        .list_by_fields(
+            &kinds::EVENT,
+            &p.namespace,
+            &format!("involvedObject.kind=Pod,involvedObject.name={name}"),
+        )
         .await?;
     events.extend(
         cluster
-            .list_by_fields(&kinds::EVENT, CLUSTER_EVENTS, &format!("involvedObject.kind=NodePool,involvedObject.name={name}"))
+            .list_by_fields(
+                &kinds::EVENT,
+                CLUSTER_EVENTS,
+                &format!("involvedObject.kind=NodePool,involvedObject.name={name}"),
+            )
             .await?,
     );
     events.extend(
@@ -223,7 +241,10 @@ pub(super) async fn run(
         }
         Watch::Stopped => {
             let gone = left.map_or_else(
-                || "Its pod and NodePool were deleted and its NodeClaims are gone: nothing it launched is left.".to_owned(),
+                || {
+                    "Its pod and NodePool were deleted and its NodeClaims are gone: nothing it launched is left."
+                        .to_owned()
+                },
                 |why| format!("Cleaning up did not finish: {why}"),
             );
             diags.error("Terraform asked the provider to stop: the probe was cancelled", gone);
