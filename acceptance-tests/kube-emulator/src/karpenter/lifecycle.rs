@@ -268,9 +268,16 @@ fn claim_object(name: &str, pool: &Value, pod: &Value, now: u64) -> Value {
     let t = &template["spec"];
     let mut labels = template["metadata"]["labels"].as_object().cloned().unwrap_or_default();
     labels.insert(NODEPOOL_LABEL.into(), pool["metadata"]["name"].clone());
+    // `NodeClassLabelKey`: `<group>/<lowercase kind>` = the NodeClass's name.
+    let class = &t["nodeClassRef"];
+    let class_label = format!(
+        "{}/{}",
+        class["group"].as_str().unwrap_or_default(),
+        class["kind"].as_str().unwrap_or_default().to_lowercase()
+    );
+    labels.insert(class_label.clone(), class["name"].clone());
     let mut spec = Map::new();
     for f in [
-        "requirements",
         "nodeClassRef",
         "taints",
         "startupTaints",
@@ -281,15 +288,38 @@ fn claim_object(name: &str, pool: &Value, pod: &Value, now: u64) -> Value {
             spec.insert(f.into(), t[f].clone());
         }
     }
+    // The template's requirements, and its labels as requirements (`NewLabelRequirements`).
+    let mut reqs = t["requirements"].as_array().cloned().unwrap_or_default();
+    for (key, value) in [
+        (NODEPOOL_LABEL.to_owned(), &pool["metadata"]["name"]),
+        (class_label, &class["name"]),
+    ] {
+        if !reqs.iter().any(|r| r["key"] == key.as_str()) {
+            reqs.push(json!({"key": key, "operator": "In", "values": [value]}));
+        }
+    }
+    spec.insert("requirements".into(), Value::Array(reqs));
     spec.insert("resources".into(), json!({"requests": requests(pod)}));
-    let mut meta = json!({"name": name, "labels": labels, "finalizers": ["karpenter.sh/termination"],
+    let mut annotations = template["metadata"]["annotations"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    // Upstream hashes the NodePool spec (drift detection); here a stand-in of the same role.
+    annotations.insert("karpenter.sh/nodepool-hash".into(), hash(&pool["spec"]).into());
+    annotations.insert("karpenter.sh/nodepool-hash-version".into(), "v3".into());
+    let meta = json!({"name": name, "labels": labels, "annotations": annotations, "finalizers": ["karpenter.sh/termination"],
         "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": pool["metadata"]["name"],
                              "uid": pool["metadata"]["uid"], "blockOwnerDeletion": true}]});
-    if let Some(a) = template["metadata"]["annotations"].as_object() {
-        meta["annotations"] = Value::Object(a.clone());
-    }
     json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": meta, "spec": spec,
            "status": {"conditions": events::conditions(0, &Times { created: now, steps: [now; 3] }, None)}})
+}
+
+/// A decimal FNV-1a hash of a value's JSON text (upstream: hashstructure of the NodePool spec).
+fn hash(v: &Value) -> String {
+    let h = v.to_string().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    h.to_string()
 }
 
 /// The node name: EC2's private DNS name for Karpenter (`ip-…` resource names by default);

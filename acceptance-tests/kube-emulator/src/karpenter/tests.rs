@@ -99,6 +99,23 @@ fn provisioned_launches_registers_initializes_and_binds_the_pod() {
     assert_eq!(c["metadata"]["ownerReferences"][0]["blockOwnerDeletion"], true);
     assert_eq!(c["spec"]["resources"]["requests"]["nvidia.com/gpu"], "1");
     assert_eq!(c["spec"]["taints"][0]["key"], "eksgpu.io/probe");
+    assert_eq!(c["metadata"]["labels"]["karpenter.k8s.aws/ec2nodeclass"], "gpu");
+    assert_eq!(c["metadata"]["annotations"]["karpenter.sh/nodepool-hash-version"], "v3");
+    let keys: Vec<&str> = c["spec"]["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "node.kubernetes.io/instance-type",
+            "topology.kubernetes.io/zone",
+            "karpenter.sh/nodepool",
+            "karpenter.k8s.aws/ec2nodeclass"
+        ]
+    );
     assert_eq!(w.condition(c, "Launched")["reason"], "AwaitingReconciliation");
     assert_eq!(w.condition(c, "Ready")["reason"], "ReconcilingDependents");
     assert_eq!(
