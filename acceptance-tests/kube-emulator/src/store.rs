@@ -407,6 +407,10 @@ impl Store {
         k: &Key,
     ) -> Result<Value, ApiError> {
         schema::apply_defaults(&mut obj.value, &kind.schema, true);
+        // A new Pod starts Pending (kubernetes `pkg/registry/core/pod/strategy.go` `PrepareForCreate`).
+        if is_new && kind.group.is_empty() && kind.kind == "Pod" && obj.value["status"]["phase"].is_null() {
+            obj.value["status"]["phase"] = "Pending".into();
+        }
         let mut causes = Vec::new();
         schema::validate(&obj.value, &kind.schema, "", &mut causes);
         if let Some(check) = kind.typed {

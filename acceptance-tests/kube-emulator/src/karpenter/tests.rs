@@ -88,6 +88,7 @@ impl World {
 #[test]
 fn provisioned_launches_registers_initializes_and_binds_the_pod() {
     let mut w = world(json!({"outcome": "provisioned"}));
+    assert_eq!(w.pod()["status"]["phase"], "Pending");
     w.at(0);
     let claims = w.claims();
     assert_eq!(claims.len(), 1);
