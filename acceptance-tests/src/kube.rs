@@ -113,6 +113,27 @@ pub const DEPLOYMENT: TestKind = TestKind {
     plural: "deployments",
 };
 
+/// Core v1 Pod and Event, served by the emulator itself in both lanes; Karpenter's NodeClaim
+/// (upstream CRD, `kube-emulator/crds/`), written by the emulator's Karpenter simulation.
+pub const POD: TestKind = TestKind {
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+};
+pub const EVENT: TestKind = TestKind {
+    group: "",
+    version: "v1",
+    kind: "Event",
+    plural: "events",
+};
+pub const NODE_CLAIM: TestKind = TestKind {
+    group: "karpenter.sh",
+    version: "v1",
+    kind: "NodeClaim",
+    plural: "nodeclaims",
+};
+
 /// The upstream ComputeDomain CRDs (kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
 /// `deployments/helm/dra-driver-nvidia-gpu/crds/`, vendored in `../shared/crds/`, never copied
 /// here), or why a test needing them cannot run (it then says `SKIPPED:`).
@@ -386,6 +407,36 @@ impl KubeTarget {
         };
         let answer = http(&e.control_url, "POST", "/keda", "{\"enabled\": true}");
         assert!(answer.contains("\"ok\""), "KEDA simulation: {answer}");
+    }
+
+    /// Switches on the emulator's Karpenter simulation (`kube-emulator/src/karpenter/`) with a
+    /// scenario: `{"flavor": "karpenter"|"auto_mode", "outcome": "provisioned"|
+    /// "no_compatible_instance_types"|"insufficient_capacity"|"launch_failed"|"pending",
+    /// "instance_type", "zone", "capacity_type", "launch_ms", "register_ms", "initialize_ms",
+    /// "terminate_ms", "retry_ms", "launch_timeout_ms"}` (all optional); `{"enabled": false}`
+    /// switches it off. Returns `Err` with the reason where it cannot run (no emulator in front;
+    /// the real API server lane runs no controllers), for the test to say `SKIPPED:`.
+    pub fn simulate_karpenter(&self, scenario: Value) -> Result<(), String> {
+        let Some(e) = &self.emulator else {
+            return Err("the Karpenter simulation needs the emulator's control endpoint".into());
+        };
+        let answer = http(&e.control_url, "POST", "/karpenter", &scenario.to_string());
+        if answer.contains("\"NotImplemented\"") {
+            return Err(format!("Karpenter simulation: {answer}"));
+        }
+        assert!(answer.contains("\"ok\""), "Karpenter simulation: {answer}");
+        Ok(())
+    }
+
+    /// The Karpenter simulation's record: `{"enabled", "scenario", "nodeclaims": [{"name",
+    /// "nodepool", "pod": {"namespace", "name"}, "created", "launched", "deleted", "gone",
+    /// "instance": null | {"id", "type", "zone", "capacity_type", "running"}}]}`.
+    pub fn karpenter_record(&self) -> Value {
+        let Some(e) = &self.emulator else {
+            panic!("karpenter_record needs the emulator's control endpoint");
+        };
+        let answer = http(&e.control_url, "GET", "/karpenter", "");
+        serde_json::from_str(&answer).unwrap_or_else(|err| panic!("Karpenter record {answer:?}: {err}"))
     }
 
     /// The emulator's request log (method, path, query, auth), after clearing nothing.

@@ -1,5 +1,6 @@
-//! The kinds the emulator serves: core `v1` Namespace, Secret and ConfigMap, `apps/v1`
-//! DaemonSet and Deployment (judged by Kubernetes' own types, `typed.rs`), and the
+//! The kinds the emulator serves: core `v1` Namespace, Secret, ConfigMap, Pod (judged by
+//! Kubernetes' own type, `typed.rs`) and Event, `apps/v1` DaemonSet and Deployment (judged by
+//! Kubernetes' own types), and the
 //! custom kinds from the CRD files in `crds/` (upstream files unchanged where
 //! upstream publishes one).
 
@@ -37,8 +38,9 @@ impl KindInfo {
     }
 }
 
-const CRDS: [&str; 10] = [
+const CRDS: [&str; 11] = [
     include_str!("../crds/karpenter.sh_nodepools.yaml"),
+    include_str!("../crds/karpenter.sh_nodeclaims.yaml"),
     include_str!("../crds/karpenter.sh_nodeoverlays.yaml"),
     include_str!("../crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),
     include_str!("../crds/eks.amazonaws.com_nodeclasses.yaml"),
@@ -109,6 +111,18 @@ impl Registry {
                 typed: None,
             },
         ];
+        // Pods: what the capacity probe places on a NodePool (the Karpenter simulation,
+        // `karpenter/`, binds them); Events: what Karpenter and the scheduler report.
+        kinds.push(KindInfo {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Pod".into(),
+            plural: "pods".into(),
+            namespaced: true,
+            schema: preserved_spec_status(),
+            typed: Some(crate::typed::pod),
+        });
+        kinds.push(event());
         // DaemonSets: the provider lists them to find the device managers a cluster runs;
         // Deployments: what workloads placed with `eksgpu_workload_placement` are.
         kinds.push(apps("DaemonSet", "daemonsets", crate::typed::daemon_set));
@@ -179,11 +193,41 @@ fn apps(kind: &str, plural: &str, check: crate::typed::Check) -> KindInfo {
         kind: kind.into(),
         plural: plural.into(),
         namespaced: true,
-        schema: json!({"type": "object", "properties": {
-            "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
-            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+        schema: preserved_spec_status(),
         typed: Some(check),
+    }
+}
+
+/// Any object below `spec` and `status` (pruning and defaulting leave it as it is), for kinds
+/// judged by Kubernetes' own types instead.
+fn preserved_spec_status() -> Value {
+    json!({"type": "object", "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}})
+}
+
+/// Core `v1` Event, the fields of k8s.io/api `core/v1/types.go` `Event` (Kubernetes 1.33).
+fn event() -> KindInfo {
+    let s = json!({"type": "string"});
+    let object_reference = json!({"type": "object", "properties": {
+        "kind": s, "namespace": s, "name": s, "uid": s, "apiVersion": s, "resourceVersion": s, "fieldPath": s}});
+    KindInfo {
+        group: String::new(),
+        version: "v1".into(),
+        kind: "Event".into(),
+        plural: "events".into(),
+        namespaced: true,
+        schema: json!({"type": "object", "properties": {
+            "apiVersion": s, "kind": s, "metadata": {"type": "object"},
+            "involvedObject": object_reference, "related": object_reference,
+            "reason": s, "message": s, "type": s, "action": s,
+            "source": {"type": "object", "properties": {"component": s, "host": s}},
+            "reportingComponent": s, "reportingInstance": s,
+            "firstTimestamp": s, "lastTimestamp": s, "eventTime": s,
+            "count": {"type": "integer"},
+            "series": {"type": "object", "properties": {"count": {"type": "integer"}, "lastObservedTime": s}}}}),
+        typed: None,
     }
 }
 
@@ -206,12 +250,17 @@ mod tests {
             ("resource.k8s.io", "resourceclaims"),
             ("resource.k8s.io", "deviceclasses"),
             ("", "configmaps"),
+            ("", "pods"),
+            ("", "events"),
+            ("karpenter.sh", "nodeclaims"),
         ] {
             let k = r.find(g, p).unwrap_or_else(|| panic!("{p}.{g} not loaded"));
             assert!(k.schema["type"] == "object", "{p}");
         }
         assert!(!r.find("karpenter.sh", "nodepools").unwrap().namespaced);
         assert!(r.find("keda.sh", "scaledobjects").unwrap().namespaced);
+        assert!(!r.find("karpenter.sh", "nodeclaims").unwrap().namespaced);
+        assert!(r.find("", "pods").unwrap().typed.is_some());
         assert!(r.find("keda.sh", "triggerauthentications").unwrap().namespaced);
         assert!(!r.find("keda.sh", "clustertriggerauthentications").unwrap().namespaced);
     }

@@ -56,6 +56,16 @@ struct State {
     extra: Vec<crate::kinds::KindInfo>,
     /// The KEDA simulation runs after every write of a KEDA kind or a Secret (`POST /keda`).
     keda: bool,
+    /// The Karpenter simulation (`POST /karpenter`), brought up to date on every API request.
+    karpenter: Option<crate::karpenter::Sim>,
+}
+
+impl State {
+    fn karpenter_step(&mut self) {
+        if let Some(sim) = self.karpenter.as_mut() {
+            sim.step(&mut self.store, &self.registry, crate::karpenter::now_ms());
+        }
+    }
 }
 
 /// A running emulator.
@@ -118,6 +128,7 @@ impl Emulator {
             upstream,
             extra,
             keda: false,
+            karpenter: None,
         }));
         let api = TcpListener::bind(("127.0.0.1", 0)).await?;
         let control = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -452,6 +463,7 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_ce
         }
         return Ok(resp.unwrap_or_else(|e| status(502, "InternalError", &e)));
     }
+    st.karpenter_step();
     if method == Method::GET
         && let Some(v) = discovery(&st.registry, &path)
     {
@@ -501,13 +513,18 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_ce
             .ok_or_else(|| not_found(&kind, n)),
         (&Method::GET, None) => {
             let selector = query_param(&query, "labelSelector").map(decode).unwrap_or_default();
-            let items = st.store.list(&kind, ns, &selector);
-            Ok((
-                200,
-                json!({"kind": format!("{}List", kind.kind), "apiVersion": kind.api_version(), "metadata": {"resourceVersion": "1"}, "items": items}),
-            ))
+            let fields = query_param(&query, "fieldSelector").map(decode).unwrap_or_default();
+            crate::selectors::filter(&kind, st.store.list(&kind, ns, &selector), &fields).map(|items| {
+                (
+                    200,
+                    json!({"kind": format!("{}List", kind.kind), "apiVersion": kind.api_version(), "metadata": {"resourceVersion": "1"}, "items": items}),
+                )
+            })
         }
-        (&Method::DELETE, Some(n)) => st.store.delete(&kind, ns, n).map(|v| (200, v)),
+        (&Method::DELETE, Some(n)) => {
+            let now = crate::karpenter::rfc3339(crate::karpenter::now_ms());
+            st.store.delete(&kind, ns, n, &now).map(|v| (200, v))
+        }
         (&Method::PATCH, Some(n)) if content_type.starts_with("application/apply-patch") => match manager {
             None => Err(ApiError {
                 code: 400,
@@ -567,6 +584,9 @@ async fn api_handler(state: Arc<Mutex<State>>, req: Request<Incoming>, client_ce
     };
     let keda =
         st.keda && method != Method::GET && result.is_ok() && (kind.group == "keda.sh" || kind.plural == "secrets");
+    if method != Method::GET {
+        st.karpenter_step();
+    }
     drop(st);
     if keda && let Err(e) = keda_reconcile(&state).await {
         eprintln!("kube-emulator: KEDA simulation: {e}");
@@ -640,7 +660,17 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
             st.requests.clear();
             st.registry = Registry::with(&st.extra);
             st.keda = false;
+            st.karpenter = None;
             json_response(200, &json!({"status": "ok"}))
+        }
+        (Method::POST, "/karpenter") => karpenter_control(&mut st, &payload),
+        (Method::GET, "/karpenter") => {
+            st.karpenter_step();
+            let record = st.karpenter.as_ref().map(crate::karpenter::Sim::record);
+            json_response(
+                200,
+                &record.unwrap_or_else(|| json!({"enabled": false, "nodeclaims": []})),
+            )
         }
         (Method::POST, "/keda") => {
             st.keda = payload["enabled"].as_bool().unwrap_or(true);
@@ -702,6 +732,29 @@ async fn control_handler(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Re
         _ => status(404, "NotFound", "unknown control endpoint"),
     };
     Ok(r)
+}
+
+/// `POST /karpenter`: switches the Karpenter simulation on with a scenario, or off.
+fn karpenter_control(st: &mut State, payload: &Value) -> Resp {
+    if st.upstream.is_some() {
+        return status(
+            501,
+            "NotImplemented",
+            "the Karpenter simulation is not available in upstream mode: the real API server lane runs no controllers",
+        );
+    }
+    if payload["enabled"] == false {
+        st.karpenter = None;
+        return json_response(200, &json!({"status": "ok", "enabled": false}));
+    }
+    match crate::karpenter::Scenario::parse(payload) {
+        Ok(s) => {
+            st.karpenter = Some(crate::karpenter::Sim::new(s));
+            st.karpenter_step();
+            json_response(200, &json!({"status": "ok", "enabled": true}))
+        }
+        Err(e) => status(400, "BadRequest", &e),
+    }
 }
 
 /// A controller's status write (`group`, `plural`, `namespace`, `name`,

@@ -129,11 +129,29 @@ impl Store {
             .collect()
     }
 
-    pub fn delete(&mut self, kind: &KindInfo, ns: Option<&str>, name: &str) -> Result<Value, ApiError> {
-        match self.objects.remove(&key(kind, ns, name)) {
-            Some(o) => Ok(self.render(&o)),
-            None => Err(not_found(kind, name)),
+    /// DELETE at `now` (RFC 3339): an object with finalizers only gets its `deletionTimestamp`
+    /// and stays until its controller removes the last finalizer (`finish`), as on a real server.
+    pub fn delete(&mut self, kind: &KindInfo, ns: Option<&str>, name: &str, now: &str) -> Result<Value, ApiError> {
+        let k = key(kind, ns, name);
+        let Some(o) = self.objects.get(&k) else {
+            return Err(not_found(kind, name));
+        };
+        let has_finalizers = o.value["metadata"]["finalizers"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty());
+        if !has_finalizers {
+            let o = self.objects.remove(&k).ok_or_else(|| not_found(kind, name))?;
+            return Ok(self.render(&o));
         }
+        if !o.value["metadata"]["deletionTimestamp"].is_null() {
+            return Ok(self.render(o));
+        }
+        let rv = self.next_revision();
+        let o = self.objects.get_mut(&k).ok_or_else(|| not_found(kind, name))?;
+        o.value["metadata"]["deletionTimestamp"] = now.into();
+        o.value["metadata"]["resourceVersion"] = rv.into();
+        let o = o.clone();
+        Ok(self.render(&o))
     }
 
     pub fn clear(&mut self) {
@@ -389,6 +407,10 @@ impl Store {
         k: &Key,
     ) -> Result<Value, ApiError> {
         schema::apply_defaults(&mut obj.value, &kind.schema, true);
+        // A new Pod starts Pending (kubernetes `pkg/registry/core/pod/strategy.go` `PrepareForCreate`).
+        if is_new && kind.group.is_empty() && kind.kind == "Pod" && obj.value["status"]["phase"].is_null() {
+            obj.value["status"]["phase"] = "Pending".into();
+        }
         let mut causes = Vec::new();
         schema::validate(&obj.value, &kind.schema, "", &mut causes);
         if let Some(check) = kind.typed {
@@ -434,7 +456,14 @@ impl Store {
             }
         }
         let out = self.render(&obj);
-        if !dry_run {
+        // The last finalizer of an object being deleted is gone: the object goes.
+        let finalized = !obj.value["metadata"]["deletionTimestamp"].is_null()
+            && obj.value["metadata"]["finalizers"]
+                .as_array()
+                .is_none_or(|f| f.is_empty());
+        if finalized && !dry_run {
+            self.objects.remove(k);
+        } else if !dry_run {
             self.objects.insert(k.clone(), obj);
         }
         Ok(out)

@@ -1,4 +1,4 @@
-//! The built-in `apps/v1` kinds the emulator serves (DaemonSet, Deployment), judged against
+//! The built-in kinds the emulator serves (`apps/v1` DaemonSet, Deployment, core `v1` Pod), judged against
 //! Kubernetes' own types rather than a CRD schema: each object must deserialize into the
 //! k8s-openapi 0.29 type of its kind (Kubernetes 1.33 API: wrong types, missing required fields
 //! fail), and every field it sets must survive the round trip through that type, so a field the
@@ -82,6 +82,11 @@ pub fn daemon_set(v: &Value) -> Vec<Cause> {
 
 pub fn deployment(v: &Value) -> Vec<Cause> {
     strict::<k8s_openapi::api::apps::v1::Deployment>(v)
+}
+
+/// Core `v1` Pod (the capacity probe's placeholder pod); its status is the simulation's.
+pub fn pod(v: &Value) -> Vec<Cause> {
+    strict::<k8s_openapi::api::core::v1::Pod>(v)
 }
 
 #[cfg(test)]
