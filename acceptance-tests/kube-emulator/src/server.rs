@@ -749,7 +749,12 @@ fn karpenter_control(st: &mut State, payload: &Value) -> Resp {
     }
     match crate::karpenter::Scenario::parse(payload) {
         Ok(s) => {
-            st.karpenter = Some(crate::karpenter::Sim::new(s));
+            // A new scenario changes what Karpenter does next; the NodeClaims it made go on
+            // through their lifecycle (a controller does not forget them).
+            match st.karpenter.as_mut() {
+                Some(sim) => sim.scenario = s,
+                None => st.karpenter = Some(crate::karpenter::Sim::new(s)),
+            }
             st.karpenter_step();
             json_response(200, &json!({"status": "ok", "enabled": true}))
         }

@@ -81,7 +81,10 @@ pub fn read_back_pool(strategy: &NodeStrategy, prior: &Pool, node_pool: &Value, 
     let ref_name = template["spec"]["nodeClassRef"]["name"].as_str().map(str::to_owned);
     pool.node_class_ref = match (&pool.node_class, pool.capacity) {
         (Some(_), _) => None,
-        (None, Capacity::AutoMode) => ref_name.clone().filter(|n| n != "default"),
+        // Auto Mode's own `default` is what an unset ref renders; written out, it reads back so.
+        (None, Capacity::AutoMode) => ref_name
+            .clone()
+            .filter(|n| n != "default" || prior.node_class_ref.as_ref() == Some(n)),
         (None, _) => ref_name
             .clone()
             .filter(|n| *n != pool.name || prior.node_class_ref.as_ref() == Some(n)),

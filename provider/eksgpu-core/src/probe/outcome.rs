@@ -170,7 +170,13 @@ pub fn observe(w: Watched<'_>) -> Observation {
     }
     let mut events: Vec<&Value> = w.events.iter().filter(|e| w.relevant(e)).collect();
     events.sort_by_key(|e| text(e, &["lastTimestamp"]).to_owned());
-    if let Some(e) = events.iter().find(|e| event_result(e).is_some()) {
+    // The NodePool's and NodeClaim's own events say it best; Karpenter's FailedScheduling on the
+    // pod repeats the NodePool's in other words.
+    let decisive = events
+        .iter()
+        .find(|e| event_result(e).is_some() && e["reason"] != "FailedScheduling")
+        .or_else(|| events.iter().find(|e| event_result(e).is_some()));
+    if let Some(e) = decisive {
         let claim = w
             .claims
             .iter()

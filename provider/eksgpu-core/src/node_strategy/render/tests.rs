@@ -503,4 +503,16 @@ fn node_classes_by_name_and_by_reference() {
     );
     let read = crate::readback::read_back_pool(&s, &b, &objects[0].body, None);
     assert_eq!(read.node_class_ref.as_deref(), Some("gpu-nodeclass"));
+    // Auto Mode's built-in `default`: unset and written out, each reads back as it was.
+    for written in [None, Some("default".to_owned())] {
+        let mut c = crate::fixture::valid_pool("h200", Capacity::AutoMode, &["p5en.48xlarge"]);
+        c.node_class = None;
+        c.node_class_ref = written.clone();
+        let s = crate::fixture::strategy("gpu", vec![c.clone()]);
+        let objects = pool_manifests(&s, &c);
+        let np = objects.iter().find(|o| o.kind.kind == "NodePool").expect("NodePool");
+        assert_eq!(np.body["spec"]["template"]["spec"]["nodeClassRef"]["name"], "default");
+        let read = crate::readback::read_back_pool(&s, &c, &np.body, None);
+        assert_eq!(read.node_class_ref, written);
+    }
 }
