@@ -123,6 +123,26 @@ fn a_provisioned_probe_records_the_type_zone_and_time_and_leaves_nothing() {
     assert_eq!(launched(&kube), 1);
     // A probe is a record: refresh changes nothing, and running it again is -replace.
     w.assert_empty_plan();
+    // A price is not a reason to run again: it changes in place, and max_cost follows it.
+    w.write(
+        "main.tf",
+        &probe(
+            &kube,
+            &format!("{AUTO_MODE_P5EN}\n  price_per_hour = {{ \"p5en.48xlarge\" = 90 }}"),
+        )
+        .replace(
+            "answers       = eksgpu_capacity_probe.p.answers",
+            "answers       = eksgpu_capacity_probe.p.answers\n    max_cost      = eksgpu_capacity_probe.p.max_cost",
+        ),
+    );
+    let plan = w.ok(&["plan", "-no-color"]).combined();
+    assert!(plan.contains("1 to change, 0 to destroy"), "{plan}");
+    w.apply();
+    assert_eq!(launched(&kube), 1, "no second launch");
+    let o = outputs(&w);
+    assert_eq!(o["result"], "provisioned");
+    // 90 USD per hour for the 2m timeout.
+    assert_eq!(o["max_cost"], 3.0, "{o}");
     w.ok(&["apply", "-auto-approve", "-replace=eksgpu_capacity_probe.p"]);
     assert_eq!(launched(&kube), 2);
     nothing_left(&kube);
@@ -382,6 +402,35 @@ fn what_cannot_launch_is_refused_at_plan() {
         kube.requests().iter().all(|r| r["method"] == "GET"),
         "a plan writes nothing"
     );
+    // A Capacity Block type without `reserved` can only time out: refused at its type.
+    w.write(
+        "main.tf",
+        &probe(
+            &kube,
+            r#"  capacity = "karpenter"
+  node_class = "gb200"
+  instance_types = ["p6e-gb200.36xlarge"]"#,
+        ),
+    );
+    let (code, r) = w.plan_code(&[]);
+    let text = r.combined();
+    assert_eq!(code, 1, "{text}");
+    let code365 = "EKSGPU365";
+    assert!(text.contains(&format!("Error: {code365}")), "{text}");
+    // An Auto Mode family the instance table does not list: a warning (proving it may be the point).
+    w.write(
+        "main.tf",
+        &probe(
+            &kube,
+            r#"  capacity = "auto_mode"
+  instance_types = ["g6f.xlarge"]"#,
+        ),
+    );
+    let (code, r) = w.plan_code(&[]);
+    let text = r.combined();
+    assert_eq!(code, 2, "{text}");
+    let code364 = "EKSGPU364";
+    assert!(text.contains(&format!("Warning: {code364}")), "{text}");
 }
 
 /// The NodePool and pod the probe applies, from its plan, applied to the server: in the real

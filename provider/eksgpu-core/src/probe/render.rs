@@ -126,10 +126,19 @@ pub fn pod(p: &Probe) -> Value {
                 {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
                 {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"},
             ],
+            // Admitted under the Pod Security Standards' `restricted` profile, which a namespace may
+            // enforce (https://kubernetes.io/docs/concepts/security/pod-security-standards/, v1.33);
+            // pause runs as 65535 in its image.
+            "securityContext": {"runAsNonRoot": true, "runAsUser": 65535, "seccompProfile": {"type": "RuntimeDefault"}},
             "containers": [{
                 "name": "pause",
                 "image": PAUSE_IMAGE,
                 "resources": {"requests": {resource: "1"}, "limits": {resource: "1"}},
+                "securityContext": {
+                    "allowPrivilegeEscalation": false,
+                    "readOnlyRootFilesystem": true,
+                    "capabilities": {"drop": ["ALL"]},
+                },
             }],
             "restartPolicy": "Never",
             "terminationGracePeriodSeconds": 0,

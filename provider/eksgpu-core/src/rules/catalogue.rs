@@ -76,7 +76,7 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Instance type observed not to provision on Auto Mode (dated)",
         trigger: "An `auto_mode` pool lists an instance type seen failing to provision on Auto Mode in 2026-04 (p5en.48xlarge, p6-b200.48xlarge) whose family the EKS Auto Mode instance table (read 2026-12-01) documents. A family the table does not list is EKSGPU154's error instead.",
-        fix: "Re-validate in your account and region (the table now lists the family), or serve these types from a `karpenter` pool.",
+        fix: "Re-validate in your account and region (the table now lists the family): an `eksgpu_capacity_probe` of the type on `auto_mode` launches one node, and once it provisioned it its `answers` acknowledge this warning. Or serve these types from a `karpenter` pool.",
         source: "Provisioning observed on Auto Mode in 2026-04 (NoCompatibleInstanceTypes), a dated observation; EKS user guide, Auto Mode supported instances (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html, read 2026-12-01)",
     },
     Rule {
