@@ -316,6 +316,8 @@ fn a_provider_killed_mid_probe_is_cleaned_up_by_the_next_apply() {
     assert!(!out.status.success());
     // The crash left the probe's objects and its instance.
     assert!(kube.get(NODE_POOL, "eksgpu-probe-p5en").is_some());
+    // Until its heartbeat is 30 s old a run counts as alive (another state's, say).
+    std::thread::sleep(Duration::from_secs(31));
     // The next apply removes them before it probes afresh.
     kube.simulate_karpenter(json!({"enabled": true, "outcome": "provisioned"}))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -362,8 +364,11 @@ fn another_owners_objects_are_never_touched() {
     assert_eq!(launched(&kube), 0, "nothing may launch");
     // A NodeClaim of another NodePool is not the probe's to delete or wait for.
     kube.delete(NODE_POOL, None, "eksgpu-probe-p5en");
+    // Labelled with the probe's NodePool but owned by another object: not the probe's.
     let foreign = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
-        "metadata": {"name": "team-pool-abcde", "labels": {"karpenter.sh/nodepool": "team-pool"}},
+        "metadata": {"name": "team-pool-abcde", "labels": {"karpenter.sh/nodepool": "eksgpu-probe-p5en"},
+                     "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": "team-pool",
+                                          "uid": "00000000-0000-4000-8000-00000000beef"}]},
         "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
                  "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]}]}});
     kube.create(NODE_CLAIM, None, foreign, "karpenter");
@@ -375,6 +380,40 @@ fn another_owners_objects_are_never_touched() {
     );
     w.ok(&["destroy", "-auto-approve"]);
     assert!(kube.get(NODE_CLAIM, "team-pool-abcde").is_some());
+}
+
+/// A run of the same probe alive elsewhere (another state) is refused, not cleaned up.
+#[test]
+fn a_run_in_progress_elsewhere_is_refused_not_cleaned_up() {
+    let (tf, kube) = match setup() {
+        Ok(s) => s,
+        Err(why) => return skip(why),
+    };
+    kube.simulate_karpenter(serde_json::from_str(SLOW).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let first = Workdir::new(&tf, &probe(&kube, AUTO_MODE_P5EN));
+    first.init();
+    let child = first.spawn(&["apply", "-auto-approve", "-no-color"]);
+    until_an_instance_runs(&kube);
+    let second = Workdir::new(&tf, &probe(&kube, AUTO_MODE_P5EN));
+    second.init();
+    let r = second.run(&["apply", "-auto-approve", "-no-color"]);
+    let text = r.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_ne!(r.code, 0, "{text}");
+    assert!(text.contains("Another run of this probe is in progress"), "{text}");
+    assert_eq!(launched(&kube), 1, "the second run launched nothing");
+    assert!(
+        kube.list(NODE_CLAIM, "karpenter.sh/nodepool=eksgpu-probe-p5en")
+            .iter()
+            .all(|c| c["metadata"]["deletionTimestamp"].is_null()),
+        "the first run's NodeClaim is untouched"
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().expect("output");
+    assert!(!out.status.success());
+    nothing_left(&kube);
 }
 
 #[test]

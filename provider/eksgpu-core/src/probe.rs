@@ -16,7 +16,7 @@ mod rules;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-pub use outcome::{Observation, Outcome, ProbeResult, Watched, answers, observe, timed_out};
+pub use outcome::{Failure, Observation, Outcome, ProbeResult, Watched, answers, is_claim_of, observe, timed_out};
 pub use render::{PAUSE_IMAGE, PROBE_LABEL, cost, manifests, max_cost, node_pool, object_name, pod, safety_margin};
 pub use rules::check_probe;
 
@@ -74,6 +74,11 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// One instance type in one zone (see [`Watched::single_offering`]).
+    pub fn single_offering(&self) -> bool {
+        self.instance_types.len() == 1 && self.zones.len() == 1
+    }
+
     /// The node class the NodePool refers to.
     pub fn node_class_name(&self) -> &str {
         match (&self.node_class, self.capacity) {

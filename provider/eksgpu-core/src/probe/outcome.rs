@@ -60,14 +60,22 @@ pub struct Outcome {
     pub message: String,
 }
 
+/// A failure Karpenter retries, kept for the timeout's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub result: ProbeResult,
+    pub message: String,
+}
+
 /// What one look at the cluster shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Observation {
     /// Nothing decided yet; `status` is the latest word, for a timeout's message.
     Waiting {
         status: String,
-        /// A launch error seen (Karpenter retries it): the result if the time runs out.
-        failure: Option<String>,
+        /// A failure seen that Karpenter retries (a launch error, or insufficient capacity of one
+        /// offering among several): the result if the time runs out.
+        failure: Option<Failure>,
     },
     Done(Outcome),
 }
@@ -108,6 +116,9 @@ pub struct Watched<'a> {
     pub claims: &'a [Value],
     pub events: &'a [Value],
     pub events_before: &'a [String],
+    /// One instance type in one zone: an InsufficientCapacityError leaves Karpenter nothing else
+    /// to try, so it decides; with more offerings Karpenter deletes the claim and tries another.
+    pub single_offering: bool,
 }
 
 fn uid_of(o: &Value) -> Option<&str> {
@@ -121,11 +132,24 @@ impl Watched<'_> {
         if uid_of(self.pod) == Some(uid) || uid_of(self.node_pool) == Some(uid) {
             return true;
         }
-        let prefix = format!("{}-", text(self.node_pool, &["metadata", "name"]));
         about["kind"] == "NodeClaim"
-            && text(e, &["involvedObject", "name"]).starts_with(&prefix)
+            && is_claim_of(
+                text(e, &["involvedObject", "name"]),
+                text(self.node_pool, &["metadata", "name"]),
+            )
             && !self.events_before.iter().any(|b| b == text(e, &["metadata", "uid"]))
     }
+}
+
+/// Whether `claim` is a name Karpenter generates for a NodeClaim of NodePool `pool`: the pool's
+/// name, `-` and the API server's five generated characters (CORE `nodeclaimtemplate.go`
+/// `GenerateName: <nodepool>-`; k8s.io/apiserver `names.SimpleNameGenerator`, five of
+/// `bcdfghjklmnpqrstvwxz2456789`). A probe `a` is not a probe `a-b`'s.
+pub fn is_claim_of(claim: &str, pool: &str) -> bool {
+    claim
+        .strip_prefix(pool)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|suffix| suffix.len() == 5 && suffix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
 /// Event reasons that decide a result, and that result.
@@ -176,17 +200,18 @@ pub fn observe(w: Watched<'_>) -> Observation {
         .iter()
         .find(|e| event_result(e).is_some() && e["reason"] != "FailedScheduling")
         .or_else(|| events.iter().find(|e| event_result(e).is_some()));
+    let mut failure = None;
     if let Some(e) = decisive {
         let claim = w
             .claims
             .iter()
             .find(|c| c["metadata"]["name"] == e["involvedObject"]["name"]);
         let result = event_result(e).unwrap_or(ProbeResult::Failed);
-        return done(
-            result,
-            claim,
-            format!("{}: {}", text(e, &["reason"]), text(e, &["message"])),
-        );
+        let message = format!("{}: {}", text(e, &["reason"]), text(e, &["message"]));
+        if result != ProbeResult::InsufficientCapacity || w.single_offering {
+            return done(result, claim, message);
+        }
+        failure = Some(Failure { result, message });
     }
     // A NodeClass that is not ready: launch.go deletes the NodeClaim without an event; the
     // NodePool's NodeClassReady condition says it.
@@ -201,16 +226,49 @@ pub fn observe(w: Watched<'_>) -> Observation {
             ),
         );
     }
-    // Launch errors set Launched=Unknown with their reason and retry (launch.go): the failure is
-    // kept for the timeout's result.
-    let failure = w.claims.iter().find_map(|c| {
+    // Launch errors set Launched=Unknown with their reason and retry (launch.go); the NodePool's
+    // NodeRegistrationHealthy=False copies the reason of a claim the liveness check deleted
+    // (liveness.go). Kept for the timeout's result.
+    let launch_error = w.claims.iter().find_map(|c| {
         let k = condition(c, "Launched").filter(|k| k["status"] != "True")?;
         let reason = text(k, &["reason"]);
         (!NOT_YET.contains(&reason)).then(|| format!("{reason}: {}", text(k, &["message"])))
     });
+    let unhealthy = condition(w.node_pool, "NodeRegistrationHealthy")
+        .filter(|k| k["status"] == "False")
+        .map(|k| {
+            format!(
+                "NodeRegistrationHealthy=False ({}): {}",
+                text(k, &["reason"]),
+                text(k, &["message"])
+            )
+        });
+    if let Some(message) = launch_error.or(unhealthy) {
+        failure = Some(Failure {
+            result: ProbeResult::Failed,
+            message,
+        });
+    }
     Observation::Waiting {
         status: status(w.claims, &events),
         failure,
+    }
+}
+
+impl Observation {
+    /// This look, keeping the failure an earlier look saw when this one sees none (Karpenter
+    /// deletes a failing claim and tries again: its failure stays the best word).
+    #[must_use]
+    pub fn after(self, earlier: &Observation) -> Observation {
+        match (self, earlier) {
+            (Observation::Waiting { status, failure: None }, Observation::Waiting { failure: Some(f), .. }) => {
+                Observation::Waiting {
+                    status,
+                    failure: Some(f.clone()),
+                }
+            }
+            (this, _) => this,
+        }
     }
 }
 
@@ -224,10 +282,10 @@ pub fn timed_out(last: &Observation, timeout: std::time::Duration) -> Outcome {
     let secs = timeout.as_secs();
     match failure {
         Some(f) => Outcome {
-            result: ProbeResult::Failed,
+            result: f.result,
             instance_type: None,
             zone: None,
-            message: format!("no ready node within {secs}s; the launch kept failing: {f}"),
+            message: format!("no ready node within {secs}s; Karpenter kept failing: {}", f.message),
         },
         None => Outcome {
             result: ProbeResult::Timeout,

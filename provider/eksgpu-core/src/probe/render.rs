@@ -25,10 +25,10 @@ pub fn object_name(p: &Probe) -> String {
     format!("eksgpu-probe-{}", p.name)
 }
 
-/// How long past `timeout` a node of a probe whose provider died may live: the pod's
-/// `activeDeadlineSeconds` ends it after `timeout` of running, `consolidateAfter` then removes
-/// the empty node, and `expireAfter` (timeout plus this) bounds any node of the pool whatever
-/// happens to the pod.
+/// How long past `timeout` the NodePool's nodes may live (`expireAfter`): what limits a probe whose
+/// provider died. While the pod runs on the node, its `activeDeadlineSeconds` fails it after
+/// `timeout` and `consolidateAfter` removes the empty node; a node the pod never reaches is
+/// expired (and, the pod still pending, replaced) until the next apply cleans up.
 pub fn safety_margin() -> std::time::Duration {
     std::time::Duration::from_secs(15 * 60)
 }

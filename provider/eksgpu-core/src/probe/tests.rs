@@ -170,7 +170,8 @@ fn look(claims: &[serde_json::Value], events: &[serde_json::Value]) -> Observati
         pod: &pod,
         claims,
         events,
-        events_before: &["ev-InsufficientCapacityError-eksgpu-probe-p5en-old".to_owned()],
+        events_before: &["ev-InsufficientCapacityError-eksgpu-probe-p5en-zz9q2".to_owned()],
+        single_offering: true,
     })
 }
 
@@ -228,9 +229,9 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
     // Insufficient capacity: the NodeClaim is deleted; its event stays.
     let ice = event(
         "InsufficientCapacityError",
-        "NodeClaim eksgpu-probe-p5en-b event: insufficient capacity, all requested instance types were unavailable during launch",
+        "NodeClaim eksgpu-probe-p5en-bx7kq event: insufficient capacity, all requested instance types were unavailable during launch",
         "NodeClaim",
-        "eksgpu-probe-p5en-b",
+        "eksgpu-probe-p5en-bx7kq",
         "uid-b",
     );
     let Observation::Done(o) = look(&[], &[ice]) else {
@@ -243,7 +244,7 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
         "InsufficientCapacityError",
         "old",
         "NodeClaim",
-        "eksgpu-probe-p5en-old",
+        "eksgpu-probe-p5en-zz9q2",
         "uid-old",
     );
     assert!(matches!(look(&[], &[old]), Observation::Waiting { .. }));
@@ -281,12 +282,18 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
 
     // A launch error is retried (Launched stays Unknown): at the timeout it is the result.
     let failing = claim(
-        "eksgpu-probe-p5en-c",
+        "eksgpu-probe-p5en-c7v9q",
         json!([{"type": "Launched", "status": "Unknown", "reason": "LaunchFailed", "message": "UnauthorizedOperation"}]),
     );
     let w = look(&[failing], &[]);
-    assert!(matches!(&w, Observation::Waiting { failure: Some(f), .. } if f.contains("UnauthorizedOperation")));
-    let o = timed_out(&w, Duration::from_secs(60));
+    assert!(matches!(&w, Observation::Waiting { failure: Some(f), .. } if f.message.contains("UnauthorizedOperation")));
+    // Karpenter deletes the failing claim and makes another: the failure seen stays the word.
+    let replacement = claim(
+        "eksgpu-probe-p5en-d2k4m",
+        json!([{"type": "Launched", "status": "Unknown", "reason": "AwaitingReconciliation"}]),
+    );
+    let later = look(&[replacement], &[]).after(&w);
+    let o = timed_out(&later, Duration::from_secs(60));
     assert_eq!(o.result, ProbeResult::Failed);
     assert!(o.message.contains("LaunchFailed"), "{}", o.message);
 
@@ -300,6 +307,7 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
         claims: &[],
         events: &[],
         events_before: &[],
+        single_offering: true,
     });
     assert!(matches!(
         o,
@@ -308,4 +316,42 @@ fn failures_are_told_apart_by_their_events_and_conditions() {
             ..
         })
     ));
+}
+
+#[test]
+fn insufficient_capacity_of_one_offering_among_several_waits_and_other_probes_claims_do_not_count() {
+    let ice = event(
+        "InsufficientCapacityError",
+        "NodeClaim eksgpu-probe-p5en-bx7kq event: insufficient capacity",
+        "NodeClaim",
+        "eksgpu-probe-p5en-bx7kq",
+        "uid-b",
+    );
+    let (np, pod) = (pool_live(), pod_live());
+    let w = |events: &[serde_json::Value], single| {
+        observe(Watched {
+            node_pool: &np,
+            pod: &pod,
+            claims: &[],
+            events,
+            events_before: &[],
+            single_offering: single,
+        })
+    };
+    // Several types or zones: Karpenter tries another offering; at the timeout ICE is the result.
+    let o = w(std::slice::from_ref(&ice), false);
+    assert!(
+        matches!(&o, Observation::Waiting { failure: Some(f), .. } if f.result == ProbeResult::InsufficientCapacity)
+    );
+    assert_eq!(
+        timed_out(&o, Duration::from_secs(60)).result,
+        ProbeResult::InsufficientCapacity
+    );
+    // Probe `p5en-x`'s claim `eksgpu-probe-p5en-x-bx7kq` is not probe `p5en`'s.
+    let mut other = ice.clone();
+    other["involvedObject"]["name"] = "eksgpu-probe-p5en-x-bx7kq".into();
+    assert!(matches!(w(&[other], true), Observation::Waiting { failure: None, .. }));
+    assert!(is_claim_of("eksgpu-probe-p5en-bx7kq", "eksgpu-probe-p5en"));
+    assert!(!is_claim_of("eksgpu-probe-p5en-x-bx7kq", "eksgpu-probe-p5en"));
+    assert!(!is_claim_of("eksgpu-probe-p5en-bx7k", "eksgpu-probe-p5en"));
 }

@@ -24,6 +24,20 @@ use crate::provider::ProviderState;
 
 pub use schema::schema;
 
+/// Whether a finding reads an input that is unknown at plan (a null stands in for it, so the
+/// finding would judge a default): such a finding waits for apply, where it is checked again.
+fn depends_on_unknown(code: rules::Code, planned: &Value) -> bool {
+    use rules::Code::{EKSGPU361, EKSGPU363, EKSGPU364, EKSGPU365};
+    let inputs: &[&str] = match code {
+        EKSGPU361 => &["instance_types", "capacity_types", "timeout", "price_per_hour"],
+        EKSGPU363 => &["capacity", "node_class"],
+        EKSGPU364 => &["capacity", "instance_types"],
+        EKSGPU365 => &["instance_types", "capacity_types"],
+        _ => &["instance_types"],
+    };
+    inputs.iter().any(|a| !planned.get(a).is_wholly_known())
+}
+
 pub struct CapacityProbeResource {
     state: Arc<ProviderState>,
 }
@@ -62,7 +76,10 @@ impl ManagedResource for CapacityProbeResource {
         let Ok(p) = model::read(&inputs) else {
             return;
         };
-        for v in rules::unanswered(probe::check_probe(&p), &acknowledged::codes(&plan.planned)) {
+        let found = probe::check_probe(&p)
+            .into_iter()
+            .filter(|v| !depends_on_unknown(v.code, &plan.planned));
+        for v in rules::unanswered(found.collect(), &acknowledged::codes(&plan.planned)) {
             let d = diagnostics::violation(&v);
             if partial.reports(&schema::cached().block, &d) {
                 diags.push(d);
@@ -120,8 +137,16 @@ impl ManagedResource for CapacityProbeResource {
         let Some(cluster) = connect(c, &p.cluster_name, diags).await else {
             return Some(prior.clone());
         };
-        // The run deleted its objects already; what a failed clean-up left goes now.
-        match cleanup::clean(cluster.as_ref(), &p, prior.get("owner_token").as_str()).await {
+        // The run deleted its objects already; what a failed clean-up left goes now, and only
+        // what this instance wrote (its token).
+        let Some(token) = prior.get("owner_token").as_str() else {
+            diags.warning(
+                "Nothing deleted",
+                "The state holds no owner token, so nothing in the cluster can be told apart as this probe's.",
+            );
+            return None;
+        };
+        match cleanup::clean(cluster.as_ref(), &p, Some(token)).await {
             Ok(kept) => {
                 for k in kept {
                     diags.warning("Left in place", k);
@@ -149,5 +174,41 @@ impl ManagedResource for CapacityProbeResource {
                 .to_owned(),
         );
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eksgpu_tfplugin::Value;
+    use std::collections::BTreeMap;
+
+    fn planned(capacity_types: Value, timeout: Value) -> Value {
+        Value::Object(BTreeMap::from([
+            ("capacity".to_owned(), "karpenter".into()),
+            (
+                "instance_types".to_owned(),
+                Value::List(vec!["p6e-gb200.36xlarge".into()]),
+            ),
+            ("capacity_types".to_owned(), capacity_types),
+            ("timeout".to_owned(), timeout),
+            ("price_per_hour".to_owned(), Value::Null),
+            ("node_class".to_owned(), "gb200".into()),
+        ]))
+    }
+
+    #[test]
+    fn a_finding_on_an_unknown_input_waits_for_apply() {
+        use rules::Code::{EKSGPU361, EKSGPU365};
+        let known = planned(Value::List(vec!["on-demand".into()]), "20m".into());
+        assert!(!depends_on_unknown(EKSGPU365, &known));
+        assert!(!depends_on_unknown(EKSGPU361, &known));
+        // With capacity_types unknown, the default would make EKSGPU365 refuse what may be `reserved`.
+        let unknown_types = planned(Value::Unknown, "20m".into());
+        assert!(depends_on_unknown(EKSGPU365, &unknown_types));
+        // With timeout unknown, EKSGPU361 would state the default's cost.
+        let unknown_timeout = planned(Value::List(vec!["reserved".into()]), Value::Unknown);
+        assert!(depends_on_unknown(EKSGPU361, &unknown_timeout));
+        assert!(!depends_on_unknown(EKSGPU365, &unknown_timeout));
     }
 }

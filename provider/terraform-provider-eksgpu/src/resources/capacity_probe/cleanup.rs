@@ -28,15 +28,47 @@ pub(super) fn ours(o: &Value, p: &Probe, token: Option<&str>) -> bool {
     probe_matches && token_matches
 }
 
-/// The NodeClaims Karpenter made for the probe's NodePool (`karpenter.sh/nodepool`, the label
-/// kubernetes-sigs/karpenter v1.14.1 `pkg/utils/nodeclaim` selects a NodePool's claims by).
+/// The NodeClaims Karpenter made for the probe's NodePool: labelled `karpenter.sh/nodepool` (the
+/// label kubernetes-sigs/karpenter v1.14.1 `pkg/utils/nodeclaim` selects a NodePool's claims by)
+/// and owned by a NodePool of that name (`nodeclaimtemplate.go` sets the owner reference). A
+/// claim with the label that another object owns is not the probe's.
 pub(super) async fn claims(cluster: &dyn Cluster, p: &Probe) -> Result<Vec<Value>, KubeError> {
-    cluster
-        .list(
-            &kinds::NODE_CLAIM,
-            &format!("karpenter.sh/nodepool={}", probe::object_name(p)),
-        )
-        .await
+    let pool = probe::object_name(p);
+    let owned = |c: &Value| {
+        c["metadata"]["ownerReferences"].as_array().is_some_and(|refs| {
+            refs.iter()
+                .any(|r| r["kind"] == "NodePool" && r["name"] == pool.as_str())
+        })
+    };
+    Ok(cluster
+        .list(&kinds::NODE_CLAIM, &format!("karpenter.sh/nodepool={pool}"))
+        .await?
+        .into_iter()
+        .filter(owned)
+        .collect())
+}
+
+/// On the probe's NodePool: when its run last said it is alive (Unix seconds), every
+/// [`HEARTBEAT`]. A NodePool of this probe not heard from for [`STALE`] is what a run whose
+/// provider died left; a fresher one is another run's, in progress (from another state).
+pub(super) const HEARTBEAT_ANNOTATION: &str = "eksgpu.terraform.io/capacity-probe-heartbeat";
+pub(super) const HEARTBEAT: Duration = Duration::from_secs(10);
+pub(super) const STALE: Duration = Duration::from_secs(30);
+
+pub(super) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// How long ago the run that wrote the NodePool `o` last said it is alive; `None` when it never
+/// said (then it is stale).
+pub(super) fn silent_for(o: &Value) -> Option<Duration> {
+    let at: u64 = o["metadata"]["annotations"][HEARTBEAT_ANNOTATION]
+        .as_str()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(now_secs().saturating_sub(at)))
 }
 
 /// What was left, when something was.
@@ -51,6 +83,7 @@ pub(super) async fn clean(cluster: &dyn Cluster, p: &Probe, token: Option<&str>)
     let name = probe::object_name(p);
     let fail = |what: &str, e: KubeError| Left(format!("{what}: {e}"));
     let mut kept = Vec::new();
+    let mut pool_kept = false;
     for (kind, ns) in [(&kinds::POD, Some(p.namespace.as_str())), (&kinds::NODE_POOL, None)] {
         let live = cluster
             .get(kind, ns, &name)
@@ -64,15 +97,18 @@ pub(super) async fn clean(cluster: &dyn Cluster, p: &Probe, token: Option<&str>)
                     .await
                     .map_err(|e| fail(&format!("deleting {} {name}", kind.kind), e))?;
             }
-            Some(o) => kept.push(format!(
-                "{} {name} belongs to {}: left untouched",
-                kind.kind,
-                Owner::of_object(&o)
-            )),
+            Some(o) => {
+                pool_kept |= *kind == kinds::NODE_POOL;
+                kept.push(format!(
+                    "{} {name} belongs to {}: left untouched",
+                    kind.kind,
+                    Owner::of_object(&o)
+                ));
+            }
         }
     }
-    if !kept.is_empty() {
-        // Not ours: neither are the NodeClaims of that NodePool.
+    if pool_kept {
+        // Not our NodePool: neither are its NodeClaims.
         return Ok(kept);
     }
     let deadline = Instant::now() + DEADLINE;

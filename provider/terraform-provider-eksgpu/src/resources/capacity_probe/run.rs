@@ -27,15 +27,36 @@ fn kube(what: &str, e: &KubeError) -> Diagnostic {
     diagnostics::kube_failed(e, what, AttributePath::root())
 }
 
-/// What the cluster holds of an earlier run of this probe (one whose provider died) is removed
-/// first; anything else under the probe's names stops the run before a write.
+/// What the cluster holds of an earlier run of this probe whose provider died (its NodePool not
+/// heard from for [`cleanup::STALE`], or a pod without its NodePool) is removed first; a run in
+/// progress elsewhere, or anything of another owner under the probe's names, stops this run
+/// before a write.
 async fn clear_the_way(cluster: &dyn Cluster, p: &Probe, diags: &mut Diagnostics) -> bool {
     let name = probe::object_name(p);
     let mut leftover = false;
     for (kind, ns) in [(&kinds::NODE_POOL, None), (&kinds::POD, Some(p.namespace.as_str()))] {
         match cluster.get(kind, ns, &name).await {
             Ok(None) => {}
-            Ok(Some(o)) if cleanup::ours(&o, p, None) => leftover = true,
+            Ok(Some(o)) if cleanup::ours(&o, p, None) => {
+                let silent = cleanup::silent_for(&o);
+                if *kind == kinds::NODE_POOL
+                    && let Some(s) = silent.filter(|s| *s < cleanup::STALE)
+                {
+                    diags.error(
+                        "Another run of this probe is in progress",
+                        format!(
+                            "NodePool {name} was written by a run of probe {:?} that was alive {}s ago                              (owner token {}), from another Terraform state or workspace. This run launched                              nothing; wait for that run to end, or give this probe another `name`.",
+                            p.name,
+                            s.as_secs(),
+                            o["metadata"]["labels"][eksgpu_core::kinds::labels::OWNER_TOKEN]
+                                .as_str()
+                                .unwrap_or("none")
+                        ),
+                    );
+                    return false;
+                }
+                leftover = true;
+            }
             Ok(Some(o)) => {
                 diags.error(
                     format!("{} {name} is not this probe's", kind.kind),
@@ -61,8 +82,8 @@ async fn clear_the_way(cluster: &dyn Cluster, p: &Probe, diags: &mut Diagnostics
             diags.warning(
                 "Removed what an earlier run of this probe left",
                 format!(
-                    "NodePool or pod {name} of an earlier run of this probe (interrupted before it could clean \
-                     up) was deleted and its NodeClaims are gone; this run starts afresh."
+                    "NodePool or pod {name} of an earlier run of this probe (its provider stopped before it \
+                     could clean up) was deleted and its NodeClaims are gone; this run starts afresh."
                 ),
             );
             true
@@ -130,6 +151,7 @@ async fn look(cluster: &dyn Cluster, p: &Probe, before: &[String]) -> Result<Obs
         claims: &claims,
         events: &events,
         events_before: before,
+        single_offering: p.single_offering(),
     }))
 }
 
@@ -141,7 +163,14 @@ enum Watch {
 
 /// Looks every [`POLL`] until the outcome is known, the timeout passes or Terraform stops the
 /// provider. A failed look is retried twice before the run gives up.
-async fn watch(ctx: &Context, cluster: &dyn Cluster, p: &Probe, before: &[String], start: Instant) -> Watch {
+async fn watch(
+    ctx: &Context,
+    cluster: &dyn Cluster,
+    p: &Probe,
+    beat: &Heartbeat<'_>,
+    before: &[String],
+    start: Instant,
+) -> Watch {
     let mut last = Observation::Waiting {
         status: "no look yet".into(),
         failure: None,
@@ -158,7 +187,7 @@ async fn watch(ctx: &Context, cluster: &dyn Cluster, p: &Probe, before: &[String
                 return Watch::Done(Finished { outcome, ready_after });
             }
             Ok(waiting) => {
-                last = waiting;
+                last = waiting.after(&last);
                 failures = 0;
             }
             Err(e) if failures < 2 => {
@@ -173,6 +202,9 @@ async fn watch(ctx: &Context, cluster: &dyn Cluster, p: &Probe, before: &[String
                 ready_after: None,
             });
         }
+        if let Err(e) = beat.maybe(cluster).await {
+            tracing::debug!(error = %e, "the probe's heartbeat failed; trying again");
+        }
         tokio::select! {
             () = tokio::time::sleep(POLL) => {}
             () = ctx.cancelled() => return Watch::Stopped,
@@ -180,19 +212,59 @@ async fn watch(ctx: &Context, cluster: &dyn Cluster, p: &Probe, before: &[String
     }
 }
 
-/// Applies the NodePool, then the pod, with the instance's token.
-async fn apply(cluster: &dyn Cluster, p: &Probe, token: &str, opts: ApplyOptions<'_>) -> Result<(), Diagnostic> {
-    let name = probe::object_name(p);
-    for (kind, ns, mut body) in [
-        (&kinds::NODE_POOL, None, probe::node_pool(p)),
-        (&kinds::POD, Some(p.namespace.as_str()), probe::pod(p)),
-    ] {
-        stamp(&mut body, token);
-        if let Err(e) = cluster.apply(kind, ns, &name, &body, opts).await {
-            return Err(kube(&format!("applying {} {name}", kind.kind), &e));
-        }
+/// The run's NodePool, written again every [`cleanup::HEARTBEAT`] with the time: how another
+/// apply of the same probe tells a live run from what a dead one left.
+struct Heartbeat<'a> {
+    p: &'a Probe,
+    token: &'a str,
+    opts: ApplyOptions<'a>,
+    last: std::sync::Mutex<Option<Instant>>,
+}
+
+impl Heartbeat<'_> {
+    fn body(&self) -> Value {
+        let mut body = probe::node_pool(self.p);
+        stamp(&mut body, self.token);
+        body["metadata"]["annotations"] =
+            serde_json::json!({cleanup::HEARTBEAT_ANNOTATION: cleanup::now_secs().to_string()});
+        body
     }
-    Ok(())
+
+    async fn write(&self, cluster: &dyn Cluster) -> Result<(), KubeError> {
+        let name = probe::object_name(self.p);
+        cluster
+            .apply(&kinds::NODE_POOL, None, &name, &self.body(), self.opts)
+            .await?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(Instant::now());
+        }
+        Ok(())
+    }
+
+    async fn maybe(&self, cluster: &dyn Cluster) -> Result<(), KubeError> {
+        let due = self
+            .last
+            .lock()
+            .map_or(true, |l| l.is_none_or(|t| t.elapsed() >= cleanup::HEARTBEAT));
+        if due { self.write(cluster).await } else { Ok(()) }
+    }
+}
+
+/// Applies the NodePool (with its first heartbeat), then the pod, with the instance's token.
+async fn apply(cluster: &dyn Cluster, beat: &Heartbeat<'_>) -> Result<(), Diagnostic> {
+    let name = probe::object_name(beat.p);
+    if let Err(e) = beat.write(cluster).await {
+        return Err(kube(&format!("applying NodePool {name}"), &e));
+    }
+    let mut pod = probe::pod(beat.p);
+    stamp(&mut pod, beat.token);
+    match cluster
+        .apply(&kinds::POD, Some(&beat.p.namespace), &name, &pod, beat.opts)
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(e) => Err(kube(&format!("applying Pod {name}"), &e)),
+    }
 }
 
 /// Runs the probe. `None` when it did not finish (stopped, refused, or failed before an
@@ -218,8 +290,14 @@ pub(super) async fn run(
         }
     };
     let start = Instant::now();
-    let watched = match apply(cluster, p, token, opts).await {
-        Ok(()) => watch(ctx, cluster, p, &before, start).await,
+    let beat = Heartbeat {
+        p,
+        token,
+        opts,
+        last: std::sync::Mutex::new(None),
+    };
+    let watched = match apply(cluster, &beat).await {
+        Ok(()) => watch(ctx, cluster, p, &beat, &before, start).await,
         Err(d) => Watch::Failed(d),
     };
     let cleaned = cleanup::clean(cluster, p, Some(token)).await;
