@@ -53,6 +53,17 @@ pub fn parse(s: &str) -> Result<Duration, DurationError> {
     }
 }
 
+/// `d` in whole seconds as Go's `time.Duration.String` prints it (`7s`, `3m41s`, `1h1m1s`): the
+/// form [`parse`] reads back.
+pub fn format(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, s % 3600 / 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, m, s) => format!("{h}h{m}m{s}s"),
+    }
+}
+
 /// A Karpenter duration: `Never`, or [`parse`]'s form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KarpenterDuration {
@@ -73,6 +84,14 @@ impl KarpenterDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_as_go_prints_and_reads_back() {
+        for (secs, text) in [(7, "7s"), (221, "3m41s"), (3661, "1h1m1s"), (1200, "20m0s")] {
+            assert_eq!(format(Duration::from_secs(secs)), text);
+            assert_eq!(parse(text), Ok(Duration::from_secs(secs)));
+        }
+    }
 
     #[test]
     fn parses_what_the_crd_accepts_and_nothing_else() {

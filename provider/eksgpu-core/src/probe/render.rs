@@ -153,16 +153,6 @@ pub fn manifests(p: &Probe) -> Vec<Value> {
     vec![node_pool(p), pod(p)]
 }
 
-fn minutes(d: std::time::Duration) -> String {
-    let s = d.as_secs();
-    match (s / 3600, s % 3600 / 60, s % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, s) => format!("{m}m{s}s"),
-        (h, m, _) => format!("{h}h{m}m"),
-    }
-}
-
 /// What the probe costs, in words: one node of one of the types for at most `timeout` (it is
 /// deleted as soon as it is ready), plus the time EC2 takes to terminate it.
 pub fn cost(p: &Probe) -> String {
@@ -179,7 +169,7 @@ pub fn cost(p: &Probe) -> String {
     format!(
         "Launches one real node ({types}; {capacity}) and keeps it at most {} until it is ready, then deletes \
          it; EC2 bills the instance per second (at least 60 s) until it is terminated.{price}",
-        minutes(p.timeout)
+        crate::duration::format(p.timeout)
     )
 }
 

@@ -63,7 +63,7 @@ pub(crate) fn finished(
     path::set(
         &mut v,
         "ready_after",
-        ready_after.map_or(Value::Null, |d| go_duration(d).into()),
+        ready_after.map_or(Value::Null, |d| eksgpu_core::duration::format(d).into()),
     );
     path::set(&mut v, "message", o.message.clone().into());
     let answers = probe::answers(p, o)
@@ -73,27 +73,4 @@ pub(crate) fn finished(
     path::set(&mut v, "answers", Value::List(answers));
     path::set(&mut v, "owner_token", token.into());
     v
-}
-
-/// `3m41s`, as Go prints a duration in whole seconds.
-pub(crate) fn go_duration(d: std::time::Duration) -> String {
-    let s = d.as_secs();
-    let (h, m, s) = (s / 3600, s % 3600 / 60, s % 60);
-    match (h, m) {
-        (0, 0) => format!("{s}s"),
-        (0, m) => format!("{m}m{s}s"),
-        (h, m) => format!("{h}h{m}m{s}s"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_as_go_prints_them() {
-        assert_eq!(go_duration(std::time::Duration::from_secs(7)), "7s");
-        assert_eq!(go_duration(std::time::Duration::from_secs(221)), "3m41s");
-        assert_eq!(go_duration(std::time::Duration::from_secs(3661)), "1h1m1s");
-    }
 }
